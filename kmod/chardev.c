@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * chardev.c - /dev/kjit, the control interface (a misc device).
+ *
+ * Invariants:
+ *  - Every ioctl checks CAP_SYS_ADMIN first: without it, -EPERM and nothing
+ *    else happens.
+ *  - Unknown commands get -ENOTTY; the handlers validate sizes themselves.
+ */
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include "kjit_ioctl.h"
+#include "chardev.h"
+#include "decode_check.h"
+
+static long ioctl_version(void __user *uarg)
+{
+	struct kjit_version v;
+
+	if (copy_from_user(&v, uarg, sizeof(v)))
+		return -EFAULT;
+	if (v.size != sizeof(v))
+		return -EINVAL;
+	v.abi = KJIT_ABI_VERSION;
+	strscpy(v.build, KJIT_BUILD_STRING, sizeof(v.build));
+	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
+}
+
+static long kjit_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	switch (cmd) {
+	case KJIT_IOC_VERSION:
+		return ioctl_version(uarg);
+	case KJIT_IOC_DECODE:
+		return kjit_ioctl_decode(uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations kjit_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = kjit_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct miscdevice kjit_miscdev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "kjit",
+	.fops = &kjit_fops,
+	.mode = 0600,
+};
+
+int kjit_chardev_init(void)
+{
+	return misc_register(&kjit_miscdev);
+}
+
+void kjit_chardev_exit(void)
+{
+	misc_deregister(&kjit_miscdev);
+}

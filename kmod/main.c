@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * main.c - kjit.ko load and unload.
+ *
+ * Order matters: symbols are resolved before anything can use them, and
+ * /dev/kjit appears last, so no request reaches a half-initialised module.
+ * Unload removes /dev/kjit first.
+ */
+#include <linux/module.h>
+#include "chardev.h"
+#include "kjit_ioctl.h"
+#include "ksyms.h"
+
+static int __init kjit_init(void)
+{
+	int err;
+
+	err = kjit_ksyms_init();
+	if (err)
+		return err;
+	err = kjit_chardev_init();
+	if (err) {
+		pr_err("kjit: cannot register /dev/kjit: %d\n", err);
+		return err;
+	}
+	pr_info("kjit: loaded (%s, ABI %d)\n", KJIT_BUILD_STRING, KJIT_ABI_VERSION);
+	return 0;
+}
+
+static void __exit kjit_exit(void)
+{
+	kjit_chardev_exit();
+	pr_info("kjit: unloaded\n");
+}
+
+module_init(kjit_init);
+module_exit(kjit_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kjit: just-in-time instrumentation of kernel code");

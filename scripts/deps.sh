@@ -1,0 +1,76 @@
+#!/bin/sh
+# deps.sh - install what kjit needs on a bare Debian 12 machine, then fetch the
+# third-party sources and the test kernel into build/cache. Idempotent: a second
+# run installs nothing and downloads nothing (each step checks before acting).
+#
+# Usage: scripts/deps.sh BUILD_DIR
+set -eu
+BUILD=${1:-build}
+CACHE=$BUILD/cache
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$CACHE"
+
+say() { echo "deps: $*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+PKGS="gcc make clang libelf-dev libzydis-dev libzycore-dev qemu-system-x86 \
+busybox-static cpio linux-headers-amd64 dpkg-dev xz-utils zstd gzip kmod"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+
+# deb-src entry for Debian 12 main, so that `apt-get source zydis` works.
+SRCLIST=/etc/apt/sources.list.d/kjit-deb-src.sources
+need_update=""
+if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ &&
+   ! grep -qs '^deb-src' /etc/apt/sources.list; then
+	say "adding $SRCLIST"
+	as_root cp "$ROOT/scripts/kjit-deb-src.sources" "$SRCLIST"
+	need_update=1
+fi
+if [ -n "$missing" ] || [ -n "$need_update" ]; then
+	say "apt-get update"
+	as_root apt-get update -q >/dev/null
+fi
+if [ -n "$missing" ]; then
+	say "installing:$missing"
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends $missing >/dev/null
+fi
+
+# The kernel version Debian's linux-headers-amd64 points at, e.g. 6.1.0-56-amd64.
+KVER=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 |
+	sed -n 's/.*linux-headers-\([0-9][^ ,]*-amd64\).*/\1/p')
+[ -n "$KVER" ] || { echo "deps: cannot tell the kernel version" >&2; exit 1; }
+echo "$KVER" > "$CACHE/kver.new"
+cmp -s "$CACHE/kver.new" "$CACHE/kver" 2>/dev/null || mv "$CACHE/kver.new" "$CACHE/kver"
+rm -f "$CACHE/kver.new"
+
+# Zydis source from Debian's source package (patched by dpkg-source).
+if [ ! -f "$CACHE/zydis/src/Decoder.c" ]; then
+	say "fetching Zydis source (apt-get source zydis)"
+	rm -rf "$CACHE/zydis-dl" "$CACHE/zydis"
+	mkdir -p "$CACHE/zydis-dl"
+	(cd "$CACHE/zydis-dl" && apt-get source -q zydis >/dev/null 2>&1)
+	mv "$CACHE"/zydis-dl/zydis-*/ "$CACHE/zydis"
+	rm -rf "$CACHE/zydis-dl"
+fi
+# Zycore headers (libzycore-dev) in a directory of their own, so the module's
+# include path names nothing else from /usr/include.
+mkdir -p "$CACHE/zycore-include"
+ln -sfn /usr/include/Zycore "$CACHE/zycore-include/Zycore"
+
+# The stock kernel image matching the headers, unpacked (not installed).
+KDIR=$CACHE/kernel-$KVER
+if [ ! -f "$KDIR/boot/vmlinuz-$KVER" ]; then
+	say "fetching linux-image-$KVER"
+	rm -rf "$CACHE/kimg-dl" "$KDIR"
+	mkdir -p "$CACHE/kimg-dl"
+	(cd "$CACHE/kimg-dl" && apt-get download -q "linux-image-$KVER" >/dev/null 2>&1)
+	dpkg-deb -x "$CACHE"/kimg-dl/linux-image-*.deb "$KDIR"
+	rm -rf "$CACHE/kimg-dl"
+fi
+touch "$BUILD/deps.stamp"

@@ -1,0 +1,26 @@
+#!/bin/sh
+# summarize.sh - the verdict of `make test`: count every result line of the
+# host and VM runs, list the failures, and end with "N passed, N failed".
+# A suite whose results file is missing (its build failed) counts as a failure.
+# Exit status 1 if anything failed or nothing passed.
+set -u
+dir=$1
+for suite in host vm; do
+	[ -s "$dir/$suite.results" ] ||
+		echo "KJIT-RESULT FAIL $suite.suite no results: build or run failed (see make's output)" \
+			>> "$dir/missing.results"
+done
+cat "$dir"/*.results > "$dir/all.txt" 2>/dev/null
+passed=$(grep -c '^KJIT-RESULT PASS' "$dir/all.txt")
+failed=$(grep -c '^KJIT-RESULT FAIL' "$dir/all.txt")
+skipped=$(grep -c '^KJIT-RESULT SKIP' "$dir/all.txt")
+echo
+echo "== test summary (details: $dir)"
+grep '^KJIT-RESULT SKIP' "$dir/all.txt" | sed 's/^KJIT-RESULT /  /'
+grep '^KJIT-RESULT FAIL' "$dir/all.txt" | sed 's/^KJIT-RESULT /  /'
+if [ "$skipped" -gt 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,38 @@
+#!/bin/busybox sh
+# init.sh - /init of the test guest: mount, run each test case, report, power off.
+#
+# Each case in /tests/list ("NAME TIMEOUT" per line) runs as `sh /tests/cases/NAME.sh`
+# with a timeout. Its output goes to the console (ttyS0, with the kernel log) and
+# to ttyS1 (test output only), followed by one machine-readable line on both:
+#     KJIT-RESULT PASS|FAIL NAME [why]
+# A case fails if it exits non-zero, times out, or if the kernel logged a bug,
+# warning, oops, lockup or stall while it ran. "KJIT-DONE" ends the run.
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mkdir -p /tmp && mount -t tmpfs tmpfs /tmp
+BAD='BUG:|WARNING:|Oops|general protection|soft lockup|hard LOCKUP|self-detected stall|detected stalls|rcu_.*stall|Kernel panic|blocked for more than'
+out() { echo "$*" > /dev/ttyS1; echo "$*" > /dev/console; }
+
+out "KJIT-BOOT $(uname -r) cpus=$(nproc)"
+while read -r name tmo; do
+	dmesg -c > /dev/null
+	out "KJIT-BEGIN $name"
+	(cd /tmp && timeout -s KILL "$tmo" sh "/tests/cases/$name.sh" 2>&1; echo $? > /tmp/rc) |
+		tee /dev/ttyS1 > /dev/console
+	rc=$(cat /tmp/rc)
+	why=""
+	[ "$rc" = 0 ] || why="exit status $rc"
+	[ "$rc" = 137 ] && why="timed out after ${tmo}s"
+	if dmesg | grep -E "$BAD" > /tmp/bad; then
+		why="${why:+$why; }kernel log: $(head -n 1 /tmp/bad)"
+	fi
+	if [ -z "$why" ]; then out "KJIT-RESULT PASS $name"; else out "KJIT-RESULT FAIL $name $why"; fi
+done < /tests/list
+out "KJIT-DONE"
+sync
+poweroff -f

@@ -1,0 +1,30 @@
+#!/bin/sh
+# rig-selftest.sh - prove the VM rig cannot pass what it should fail.
+# Runs each tests/vm/selftest case in its own boot and expects run.sh to exit
+# non-zero with the named failure. Not part of `make test` (it costs ~1 min).
+# Usage: rig-selftest.sh BUILD_DIR
+set -u
+BUILD=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
+ok=0 bad=0
+# expect CASE TIMEOUT PATTERN: run CASE; the run must fail and the results
+# must match PATTERN.
+expect() {
+	res=$BUILD/vm/selftest-$1.results
+	if sh "$HERE/run.sh" --build "$BUILD" --log "$BUILD/vm/selftest-$1.log" \
+		--results "$res" --timeout "$2" "$HERE/selftest/$1.sh" > /dev/null 2>&1; then
+		echo "KJIT-RESULT FAIL rig.$1 the rig passed a run that must fail"
+		bad=$((bad + 1))
+	elif grep -Eq "$3" "$res"; then
+		echo "KJIT-RESULT PASS rig.$1 ($(grep -E "$3" "$res" | head -n 1))"
+		ok=$((ok + 1))
+	else
+		echo "KJIT-RESULT FAIL rig.$1 failed, but not as expected: $(cat "$res")"
+		bad=$((bad + 1))
+	fi
+}
+expect assert_fail 120 'FAIL vm.assert_fail exit status 1'
+expect guest_warning 120 'FAIL vm.guest_warning .*kernel log: .*WARNING:'
+expect guest_hang 60 'FAIL vm.guest_hang no result'
+echo "$ok passed, $bad failed"
+[ $bad = 0 ]
