@@ -1,0 +1,273 @@
+/* decode.c - block discovery: Zydis decode + classification of each
+ * instruction into what the translator must do with it.
+ *
+ * Invariants:
+ *  - Only ZydisDecoderDecodeInstruction (no operand decoding) is used: raw
+ *    field offsets are all later stages need, and it is the fast path.
+ *  - A refused instruction refuses the whole block; the reason is the first
+ *    one met in program order.
+ *  - Flag effects are conservative: flags_read may over-approximate,
+ *    flags_kill may only under-approximate (a shift/rotate by a count that
+ *    can be zero leaves flags untouched, so it kills nothing).
+ */
+#include "jit/decode.h"
+#include "jit/translate.h"
+
+/* Mnemonics that must never run from a copy, with their reason. */
+static const struct {
+	ZydisMnemonic m;
+	u8 reason;
+} refused_mnemonics[] = {
+	{ ZYDIS_MNEMONIC_IRET, KJIT_R_PRIVILEGED_FLOW },
+	{ ZYDIS_MNEMONIC_IRETD, KJIT_R_PRIVILEGED_FLOW },
+	{ ZYDIS_MNEMONIC_IRETQ, KJIT_R_PRIVILEGED_FLOW },
+	{ ZYDIS_MNEMONIC_SYSRET, KJIT_R_PRIVILEGED_FLOW },
+	{ ZYDIS_MNEMONIC_SYSEXIT, KJIT_R_PRIVILEGED_FLOW },
+	{ ZYDIS_MNEMONIC_SYSCALL, KJIT_R_PRIVILEGED_FLOW },
+	{ ZYDIS_MNEMONIC_SYSENTER, KJIT_R_PRIVILEGED_FLOW },
+	{ ZYDIS_MNEMONIC_SWAPGS, KJIT_R_PRIVILEGED_FLOW },
+	{ ZYDIS_MNEMONIC_INT3, KJIT_R_TRAP },
+	{ ZYDIS_MNEMONIC_INT, KJIT_R_TRAP },
+	{ ZYDIS_MNEMONIC_INTO, KJIT_R_TRAP },
+	{ ZYDIS_MNEMONIC_INT1, KJIT_R_TRAP },
+	{ ZYDIS_MNEMONIC_UD0, KJIT_R_TRAP },
+	{ ZYDIS_MNEMONIC_UD1, KJIT_R_TRAP },
+	{ ZYDIS_MNEMONIC_UD2, KJIT_R_TRAP },
+	{ ZYDIS_MNEMONIC_HLT, KJIT_R_TRAP },
+	{ ZYDIS_MNEMONIC_VMLAUNCH, KJIT_R_VMX },
+	{ ZYDIS_MNEMONIC_VMRESUME, KJIT_R_VMX },
+	{ ZYDIS_MNEMONIC_VMRUN, KJIT_R_VMX },
+	{ ZYDIS_MNEMONIC_XBEGIN, KJIT_R_TSX },
+};
+
+static enum kjit_reason refused_mnemonic(ZydisMnemonic m)
+{
+	unsigned i;
+
+	for (i = 0; i < KJIT_ARRAY_SIZE(refused_mnemonics); i++)
+		if (refused_mnemonics[i].m == m)
+			return (enum kjit_reason)refused_mnemonics[i].reason;
+	return KJIT_OK;
+}
+
+static bool count_may_be_zero(const ZydisDecodedInstruction *zi)
+{
+	switch (zi->mnemonic) {
+	case ZYDIS_MNEMONIC_SHL: case ZYDIS_MNEMONIC_SHR:
+	case ZYDIS_MNEMONIC_SAR: case ZYDIS_MNEMONIC_ROL:
+	case ZYDIS_MNEMONIC_ROR: case ZYDIS_MNEMONIC_RCL:
+	case ZYDIS_MNEMONIC_RCR: case ZYDIS_MNEMONIC_SHLD:
+	case ZYDIS_MNEMONIC_SHRD:
+		/* d0/d1: count is the constant 1 */
+		return !(zi->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT &&
+			 (zi->opcode == 0xd0 || zi->opcode == 0xd1));
+	default:
+		return false;
+	}
+}
+
+static void set_flags(const ZydisDecodedInstruction *zi, struct kjit_insn *in)
+{
+	const ZydisAccessedFlags *f = zi->cpu_flags;
+
+	if (!f) { /* unknown: reads everything, kills nothing */
+		in->flags_read = X86_FLAGS_ARITH;
+		in->flags_kill = 0;
+		return;
+	}
+	in->flags_read = (u16)(f->tested & X86_FLAGS_ARITH);
+	in->flags_kill = (u16)((f->modified | f->set_0 | f->set_1 | f->undefined) &
+			       X86_FLAGS_ARITH);
+	if (count_may_be_zero(zi))
+		in->flags_kill = 0;
+}
+
+static u64 rel_target(const ZydisDecodedInstruction *zi, const struct kjit_insn *in)
+{
+	return in->addr + in->len + (u64)zi->raw.imm[0].value.s;
+}
+
+/* Direct rel8/rel32 branch or call: fill kind/target/rel_off. */
+static enum kjit_reason classify_direct(struct kjit_translator *tr,
+					const ZydisDecodedInstruction *zi,
+					struct kjit_insn *in, u8 kind)
+{
+	const struct kjit_env *env = tr->env;
+	int reg = -1;
+	enum kjit_sym sym = KJIT_SYM_NONE;
+
+	in->kind = kind;
+	in->target = rel_target(zi, in);
+	in->rel_off = zi->raw.imm[0].offset;
+	if (kind == KJIT_I_LOOP || !env->classify)
+		return KJIT_OK;
+	sym = env->classify(env->opaque, in->target, &reg);
+	if (sym == KJIT_SYM_NONE)
+		return KJIT_OK;
+	if (kind == KJIT_I_JCC)
+		return KJIT_R_THUNK_COND;
+	if (sym == KJIT_SYM_FENTRY && kind == KJIT_I_CALL) {
+		in->kind = KJIT_I_DROP;
+	} else if (sym == KJIT_SYM_RETURN_THUNK && kind == KJIT_I_JMP) {
+		in->kind = KJIT_I_RET;
+	} else if (sym == KJIT_SYM_INDIRECT_THUNK && reg >= 0 && reg < X86_NREGS &&
+		   reg != X86_RSP) {
+		in->kind = kind == KJIT_I_CALL ? KJIT_I_CALL_IND : KJIT_I_JMP_IND;
+		in->reg = (u8)reg;
+	}
+	return KJIT_OK;
+}
+
+/* ff /2 /3 /4 /5: near indirect call/jmp (far forms refused). */
+static enum kjit_reason classify_grp5(const ZydisDecodedInstruction *zi,
+				      struct kjit_insn *in)
+{
+	u8 r = zi->raw.modrm.reg;
+
+	if (r == 3 || r == 5)
+		return KJIT_R_PRIVILEGED_FLOW; /* far call/jmp m16:64 */
+	in->kind = r == X86_GRP5_CALL ? KJIT_I_CALL_IND : KJIT_I_JMP_IND;
+	if (zi->raw.modrm.mod == 3) {
+		in->reg = (u8)(zi->raw.modrm.rm | (zi->raw.rex.B << 3));
+		if (in->reg == X86_RSP)
+			return KJIT_R_RSP_CALL;
+	} else {
+		in->reg = KJIT_IND_MEM;
+		in->modrm_off = zi->raw.modrm.offset;
+	}
+	return KJIT_OK;
+}
+
+static bool is_rip_relative_mem(const ZydisDecodedInstruction *zi)
+{
+	return (zi->attributes & ZYDIS_ATTRIB_HAS_MODRM) && zi->raw.modrm.mod == 0 &&
+	       zi->raw.modrm.rm == 5 && zi->raw.disp.size == 32;
+}
+
+/* Control transfers of the one-byte and 0f maps. */
+static enum kjit_reason classify_branch(struct kjit_translator *tr,
+					const ZydisDecodedInstruction *zi,
+					struct kjit_insn *in, bool *done)
+{
+	u8 op = zi->opcode;
+
+	*done = true;
+	if (zi->opcode_map == ZYDIS_OPCODE_MAP_0F && (op & 0xf0) == X86_OP2_JCC32)
+		return classify_direct(tr, zi, in, KJIT_I_JCC);
+	if (zi->opcode_map != ZYDIS_OPCODE_MAP_DEFAULT) {
+		*done = false;
+		return KJIT_OK;
+	}
+	if ((op & 0xf0) == X86_OP_JCC8)
+		return classify_direct(tr, zi, in, KJIT_I_JCC);
+	switch (op) {
+	case X86_OP_LOOPNE: case X86_OP_LOOPE: case X86_OP_LOOP: case X86_OP_JRCXZ:
+		return classify_direct(tr, zi, in, KJIT_I_LOOP);
+	case X86_OP_JMP32: case X86_OP_JMP8:
+		return classify_direct(tr, zi, in, KJIT_I_JMP);
+	case X86_OP_CALL32:
+		return classify_direct(tr, zi, in, KJIT_I_CALL);
+	case X86_OP_RET: case X86_OP_RET_IW:
+		in->kind = KJIT_I_RET;
+		in->ret_imm = op == X86_OP_RET_IW ? (u16)zi->raw.imm[0].value.u : 0;
+		return KJIT_OK;
+	case 0xca: case 0xcb: /* far ret */
+		return KJIT_R_PRIVILEGED_FLOW;
+	case X86_OP_GRP5:
+		if (zi->raw.modrm.reg >= 2 && zi->raw.modrm.reg <= 5)
+			return classify_grp5(zi, in);
+		break;
+	}
+	*done = false;
+	return KJIT_OK;
+}
+
+static enum kjit_reason classify(struct kjit_translator *tr,
+				 const ZydisDecodedInstruction *zi,
+				 struct kjit_insn *in)
+{
+	enum kjit_reason r = refused_mnemonic(zi->mnemonic);
+	bool branch;
+
+	if (r)
+		return r;
+	r = classify_branch(tr, zi, in, &branch);
+	if (r || branch) {
+		if (!r && in->kind != KJIT_I_DROP &&
+		    (zi->attributes & ZYDIS_ATTRIB_HAS_OPERANDSIZE))
+			return KJIT_R_OPSIZE_BRANCH;
+		return r;
+	}
+	if (is_rip_relative_mem(zi))
+		in->disp_off = zi->raw.disp.offset;
+	else if (zi->attributes & ZYDIS_ATTRIB_IS_RELATIVE)
+		return KJIT_R_DECODE; /* a relative operand we do not know */
+	return KJIT_OK;
+}
+
+enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
+				  struct kjit_insn *in, bool check_fixup)
+{
+	const struct kjit_env *env = tr->env;
+	ZydisDecodedInstruction *zi = &tr->zi;
+	size_t n = env->read_code(env->opaque, addr, in->bytes, X86_MAX_INSN_LEN);
+	unsigned i;
+
+	if (n == 0)
+		return KJIT_R_UNREADABLE;
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&tr->dec, ZYAN_NULL, in->bytes,
+						       n, zi)))
+		return n < X86_MAX_INSN_LEN ? KJIT_R_UNREADABLE : KJIT_R_DECODE;
+	in->addr = addr;
+	in->len = zi->length;
+	in->kind = KJIT_I_PLAIN;
+	in->target = 0;
+	in->ret_imm = 0;
+	in->disp_off = in->rel_off = in->modrm_off = 0;
+	in->reg = 0;
+	for (i = in->len; i < X86_MAX_INSN_LEN; i++)
+		in->bytes[i] = 0;
+	set_flags(zi, in);
+	if (check_fixup && env->has_fixup && env->has_fixup(env->opaque, addr))
+		return KJIT_R_FIXUP;
+	return classify(tr, zi, in);
+}
+
+enum kjit_reason kjit_decode_block(struct kjit_translator *tr, u64 start,
+				   struct kjit_block_desc *d)
+{
+	u64 addr = start;
+	enum kjit_reason r;
+
+	d->start = start;
+	d->n = 0;
+	d->reason = KJIT_OK;
+	d->reason_addr = 0;
+	while (d->n < KJIT_MAX_INSNS - 1) {
+		struct kjit_insn *in = &d->insn[d->n];
+
+		r = kjit_decode_insn(tr, addr, in, true);
+		if (r) {
+			d->reason = r;
+			d->reason_addr = addr;
+			d->end = addr;
+			return r;
+		}
+		d->n++;
+		addr += in->len;
+		if (kjit_insn_is_term(in))
+			break;
+	}
+	if (!kjit_insn_is_term(&d->insn[d->n - 1])) {
+		struct kjit_insn *lim = &d->insn[d->n++];
+
+		lim->kind = KJIT_I_LIMIT;
+		lim->addr = addr;
+		lim->target = addr;
+		lim->len = 0;
+		lim->flags_read = lim->flags_kill = 0;
+		lim->disp_off = 0;
+	}
+	d->end = addr;
+	return KJIT_OK;
+}

@@ -1,0 +1,81 @@
+/* decode.h - block discovery: decode from a start address to the first
+ * control transfer and classify every instruction.
+ *
+ * Invariants:
+ *  - A block is the straight line of instructions from its start up to and
+ *    including its first control transfer (jcc, jmp, call, ret, loop/jrcxz,
+ *    indirect jmp/call, retpoline/return thunk jump). `call __fentry__` is
+ *    not a transfer: it is classified KJIT_I_DROP and the block goes on.
+ *  - A block that would exceed KJIT_MAX_INSNS ends in a KJIT_I_LIMIT
+ *    pseudo-terminator that falls through to the next address.
+ *  - Decoding never refuses silently: on refusal desc->reason and
+ *    desc->reason_addr say which instruction and why.
+ *  - Instruction bytes are copied into the descriptor; later stages never
+ *    read original code again.
+ */
+#ifndef KJIT_JIT_DECODE_H
+#define KJIT_JIT_DECODE_H
+
+#include "jit/types.h"
+#include "jit/reason.h"
+#include "jit/arch_x86.h"
+
+#define KJIT_MAX_INSNS 64
+
+enum kjit_insn_kind {
+	KJIT_I_PLAIN,    /* copied; RIP-relative disp32 rebased if disp_off */
+	KJIT_I_DROP,     /* call __fentry__: not emitted */
+	KJIT_I_JCC,      /* jcc rel8/rel32 -> target, else fall through */
+	KJIT_I_JMP,      /* jmp rel8/rel32 -> target */
+	KJIT_I_CALL,     /* call rel32 -> target, returns to addr+len */
+	KJIT_I_RET,      /* ret, ret imm16, jmp __x86_return_thunk */
+	KJIT_I_JMP_IND,  /* jmp reg/mem, jmp __x86_indirect_thunk_reg */
+	KJIT_I_CALL_IND, /* call reg/mem, call __x86_indirect_thunk_reg */
+	KJIT_I_LOOP,     /* loop/loope/loopne/jrcxz/jecxz rel8 */
+	KJIT_I_LIMIT,    /* pseudo: block too long, falls through to addr */
+};
+
+#define KJIT_IND_MEM 0xff /* kjit_insn.reg for a memory-operand indirect */
+
+struct kjit_insn {
+	u64 addr;
+	u64 target;     /* direct transfers: original target */
+	u16 flags_read; /* X86_FLAGS_ARITH bits read */
+	u16 flags_kill; /* X86_FLAGS_ARITH bits surely overwritten */
+	u16 ret_imm;    /* ret imm16 */
+	u8 len;
+	u8 kind;        /* enum kjit_insn_kind */
+	u8 disp_off;    /* offset of RIP-relative disp32, 0 = none */
+	u8 rel_off;     /* offset of a branch's rel8/rel32 */
+	u8 modrm_off;   /* offset of ModRM of an indirect jmp/call (mem form) */
+	u8 reg;         /* indirect register, or KJIT_IND_MEM */
+	u8 bytes[X86_MAX_INSN_LEN];
+};
+
+struct kjit_block_desc {
+	u64 start;
+	u64 end; /* address after the last instruction */
+	unsigned n;
+	enum kjit_reason reason;
+	u64 reason_addr;
+	struct kjit_insn insn[KJIT_MAX_INSNS];
+};
+
+struct kjit_translator;
+
+/* Decode and classify the block at @start into @d. Returns KJIT_OK or the
+ * refusal reason (also stored in d->reason). Does not emit anything. */
+enum kjit_reason kjit_decode_block(struct kjit_translator *tr, u64 start,
+				   struct kjit_block_desc *d);
+
+/* Decode one instruction at @addr into @in (no fixup check). Used by the
+ * liveness look-ahead. */
+enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
+				  struct kjit_insn *in, bool check_fixup);
+
+static inline bool kjit_insn_is_term(const struct kjit_insn *in)
+{
+	return in->kind != KJIT_I_PLAIN && in->kind != KJIT_I_DROP;
+}
+
+#endif /* KJIT_JIT_DECODE_H */

@@ -1,0 +1,62 @@
+/* env.h - the only window the translator has onto the world around it.
+ *
+ * The translator never reads memory, looks up a symbol or picks a counter
+ * address by itself: it asks through struct kjit_env. kmod/ implements it for
+ * the kernel, tests/host/ for host programs.
+ *
+ * Invariants:
+ *  - Callbacks are called only from inside kjit_translate() and friends, in
+ *    the caller's context; they must not call back into the translator.
+ *  - read_code is the only way code bytes come in; it may return fewer bytes
+ *    than asked (end of mapping) but never bytes that are not there.
+ */
+#ifndef KJIT_JIT_ENV_H
+#define KJIT_JIT_ENV_H
+
+#include "jit/types.h"
+
+/* What a direct call/jump target means to the translator. */
+enum kjit_sym {
+	KJIT_SYM_NONE = 0,        /* ordinary code */
+	KJIT_SYM_FENTRY,          /* __fentry__: the call is dropped */
+	KJIT_SYM_RETURN_THUNK,    /* __x86_return_thunk: jmp to it is a ret */
+	KJIT_SYM_INDIRECT_THUNK,  /* __x86_indirect_thunk_<reg>: *reg set */
+};
+
+/* How an instrumentation counter is addressed. */
+enum kjit_mem_mode {
+	KJIT_MEM_GS,     /* %gs:disp32 (kernel per-CPU offset in .addr) */
+	KJIT_MEM_ABS32,  /* [disp32], sign-extended absolute address */
+	KJIT_MEM_RIPREL, /* [rip+disp32], .addr must be within +-2 GiB of code */
+};
+
+struct kjit_mem {
+	enum kjit_mem_mode mode;
+	u64 addr;
+};
+
+enum kjit_counter_kind {
+	KJIT_CTR_BLOCK, /* block-entry count (u64) */
+	KJIT_CTR_EDGE,  /* reserved: per-exit edge count */
+};
+
+struct kjit_env {
+	void *opaque;
+	/* Copy up to @len bytes of original code at @addr to @buf. Returns the
+	 * number of bytes copied (0: nothing readable). */
+	size_t (*read_code)(void *opaque, u64 addr, u8 *buf, size_t len);
+	/* Classify a direct branch/call target. For KJIT_SYM_INDIRECT_THUNK set
+	 * *reg to the register number (0 = rax .. 15 = r15). Optional. */
+	enum kjit_sym (*classify)(void *opaque, u64 target, int *reg);
+	/* True if the instruction at @addr has an exception-table fixup (it may
+	 * only fault at its original address). Optional. */
+	bool (*has_fixup)(void *opaque, u64 addr);
+	/* Give the address of a counter for the block at @block_addr
+	 * (@exit: exit index for edge counters). Returns false if none. */
+	bool (*counter)(void *opaque, u64 block_addr, enum kjit_counter_kind kind,
+			unsigned exit, struct kjit_mem *out);
+	/* Dispatcher entry: see the contract in jit/exit.h. */
+	u64 dispatch;
+};
+
+#endif /* KJIT_JIT_ENV_H */

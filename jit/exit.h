@@ -1,0 +1,70 @@
+/* exit.h - block exits: patchable exit branches, exit stubs, and the patch
+ * that links an exit to its successor's translation.
+ *
+ * Every way out of a translated block is an exit. A direct exit (known
+ * original target) is a jmp/jcc rel32 whose 4-byte rel32 field is naturally
+ * aligned, so one aligned 32-bit store re-targets it atomically. Unlinked,
+ * it points at the exit's stub, which hands the original target to the
+ * dispatcher:
+ *
+ *   hot path (block body)                      stub area (after the body)
+ *   ...                                        stub k:
+ *   [nop pad] 0f 8x | rel32 (4-aligned) ---->    68 imm32      push $orig_target
+ *   [nop pad] e9    | rel32 (4-aligned) --+      (or ff 35 d32 push [rip+lit]
+ *                                         |       when orig_target does not
+ *                                         |       sign-extend from 32 bits)
+ *                                         +-->   e9 rel32      jmp dispatcher
+ *                                                (or ff 25 d32 jmp [rip+lit])
+ *   literals (8-aligned, int3 padded): 8-byte values used by [rip+lit] forms
+ *
+ * Linking writes, at branch_off, rel32 = successor - (run address of
+ * branch_off + 4). Unlinking writes back the value that points at the stub.
+ *
+ * Indirect exits (ret, jmp/call through register or memory, retpoline
+ * thunks) are not linkable: their target is pushed and they jump straight
+ * to the dispatcher.
+ *
+ * Dispatcher contract (implemented by kmod/ and by tests/host/):
+ *   on entry  [rsp] = original target address (8 bytes), every register and
+ *             RFLAGS as the program left them, rest of the stack untouched;
+ *   it pops that slot and continues at the target's translation (or at the
+ *   original target natively), leaving registers and flags unchanged.
+ *
+ * Invariants:
+ *  - branch_off is 4-aligned in run-time addresses for every direct exit.
+ *  - The stub of an exit is never reached once that exit is linked; it stays
+ *    in place so unlinking is one store too.
+ */
+#ifndef KJIT_JIT_EXIT_H
+#define KJIT_JIT_EXIT_H
+
+#include "jit/types.h"
+#include "jit/reason.h"
+
+#define KJIT_MAX_EXITS 2
+
+enum kjit_exit_kind {
+	KJIT_EXIT_DIRECT,   /* linkable; target known */
+	KJIT_EXIT_INDIRECT, /* target on the stack; goes to the dispatcher */
+};
+
+struct kjit_exit {
+	u64 target;     /* DIRECT: original target address */
+	u32 branch_off; /* DIRECT: offset of the aligned rel32 field */
+	u32 stub_off;   /* DIRECT: offset of the stub; INDIRECT: of the jump */
+	u8 kind;        /* enum kjit_exit_kind */
+};
+
+struct kjit_block;
+
+/* Compute the link patch of exit @idx of block @b (emitted at run-time
+ * address @run) so that it jumps to @dest. Fills *off (offset of the 4-byte
+ * aligned field within the block), *new_val and *old_val (the value it holds
+ * while unlinked - for a compare-and-exchange). Writes nothing.
+ * Returns KJIT_R_BAD_ARG for an indirect exit or bad index,
+ * KJIT_R_BRANCH_FAR if @dest is out of rel32 reach. */
+enum kjit_reason kjit_exit_patch(const struct kjit_block *b, u64 run,
+				 unsigned idx, u64 dest, u32 *off,
+				 u32 *new_val, u32 *old_val);
+
+#endif /* KJIT_JIT_EXIT_H */

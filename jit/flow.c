@@ -1,0 +1,179 @@
+/* flow.c - translated control transfers (sequences drawn in flow.h).
+ *
+ * Invariants: see flow.h. One emit_* helper per terminator class, chosen
+ * by a table indexed by enum kjit_insn_kind.
+ */
+#include "jit/flow.h"
+#include "jit/emit.h"
+#include "jit/exit.h"
+#include "jit/translate.h"
+#include "jit/arch_x86.h"
+
+static const u8 op_jmp32[] = { X86_OP_JMP32 };
+
+static enum kjit_reason emit_jcc(struct kjit_translator *tr, struct kjit_emit *e,
+				 const struct kjit_insn *in, struct kjit_block *blk)
+{
+	/* rel8 (70+cc) and rel32 (0f 80+cc) both keep cc in the byte before rel */
+	u8 op[2] = { X86_OP_ESC, (u8)(X86_OP2_JCC32 | (in->bytes[in->rel_off - 1] & 0xf)) };
+	enum kjit_reason r = kjit_exit_branch(e, blk, op, 2, in->target);
+
+	return r ? r : kjit_exit_branch(e, blk, op_jmp32, 1, in->addr + in->len);
+}
+
+static enum kjit_reason emit_jmp(struct kjit_translator *tr, struct kjit_emit *e,
+				 const struct kjit_insn *in, struct kjit_block *blk)
+{
+	return kjit_exit_branch(e, blk, op_jmp32, 1, in->target);
+}
+
+/* loop L -> [prefixes] e0..e3 rel8=+over; jmp exit(fall); over: jmp exit(T) */
+static enum kjit_reason emit_loop(struct kjit_translator *tr, struct kjit_emit *e,
+				  const struct kjit_insn *in, struct kjit_block *blk)
+{
+	enum kjit_reason r;
+	u32 rel8_at;
+	s64 d;
+	unsigned i;
+
+	for (i = 0; i < in->rel_off; i++)
+		kjit_emit_u8(e, in->bytes[i]);
+	rel8_at = e->pos;
+	kjit_emit_u8(e, 0);
+	r = kjit_exit_branch(e, blk, op_jmp32, 1, in->addr + in->len);
+	if (r)
+		return r;
+	d = (s64)e->pos - (rel8_at + 1);
+	if (d > 127)
+		return KJIT_R_BRANCH_FAR;
+	if (rel8_at < e->cap)
+		e->buf[rel8_at] = (u8)d;
+	return kjit_exit_branch(e, blk, op_jmp32, 1, in->target);
+}
+
+static enum kjit_reason emit_call(struct kjit_translator *tr, struct kjit_emit *e,
+				  const struct kjit_insn *in, struct kjit_block *blk)
+{
+	enum kjit_reason r = kjit_emit_push_const(e, in->addr + in->len);
+
+	return r ? r : kjit_exit_branch(e, blk, op_jmp32, 1, in->target);
+}
+
+static enum kjit_reason emit_ret(struct kjit_translator *tr, struct kjit_emit *e,
+				 const struct kjit_insn *in, struct kjit_block *blk)
+{
+	u32 d = (u32)in->ret_imm - 8;
+
+	if (in->ret_imm) {
+		/* pop qword [rsp+n-8]: address computed after the pop's rsp += 8 */
+		kjit_emit_u8(e, X86_OP_POP_RM);
+		kjit_emit_u8(e, X86_MODRM(2, 0, 4));
+		kjit_emit_u8(e, 0x24); /* SIB: base rsp */
+		kjit_emit_u32(e, d);
+		/* lea rsp, [rsp+n-8] */
+		kjit_emit_u8(e, X86_REX | X86_REX_W);
+		kjit_emit_u8(e, X86_OP_LEA);
+		kjit_emit_u8(e, X86_MODRM(2, X86_RSP, 4));
+		kjit_emit_u8(e, 0x24);
+		kjit_emit_u32(e, d);
+	}
+	return kjit_exit_dispatch(tr, e, blk);
+}
+
+static void emit_push_reg(struct kjit_emit *e, u8 reg)
+{
+	if (reg >= 8)
+		kjit_emit_u8(e, X86_REX | X86_REX_B);
+	kjit_emit_u8(e, X86_OP_PUSH_R + (reg & 7)); /* push %reg */
+}
+
+/* Is the memory operand of @c rsp-based? Then fix its displacement by
+ * @adj (the pushes done before it), or refuse. */
+static enum kjit_reason adjust_rsp_base(struct kjit_insn *c, s32 adj)
+{
+	u8 mrm = c->bytes[c->modrm_off];
+	u8 mod = mrm >> 6, rm = mrm & 7;
+	u8 rex = c->modrm_off >= 2 ? c->bytes[c->modrm_off - 2] : 0;
+	bool rex_b = (rex & 0xf0) == X86_REX && (rex & X86_REX_B);
+	u8 *disp = &c->bytes[c->modrm_off + 2];
+	s32 v;
+
+	if (!adj || mod == 3 || rm != 4 || rex_b || (c->bytes[c->modrm_off + 1] & 7) != 4)
+		return KJIT_OK;
+	if (mod == 1) {
+		v = (s8)disp[0] + adj;
+		if (v > 127)
+			return KJIT_R_RSP_CALL;
+		disp[0] = (u8)v;
+		return KJIT_OK;
+	}
+	if (mod != 2)
+		return KJIT_R_RSP_CALL; /* [rsp] without displacement */
+	v = (s32)((u32)disp[0] | (u32)disp[1] << 8 | (u32)disp[2] << 16 | (u32)disp[3] << 24);
+	if (v > 0x7fffffff - adj)
+		return KJIT_R_RSP_CALL;
+	v += adj;
+	disp[0] = (u8)v, disp[1] = (u8)(v >> 8), disp[2] = (u8)(v >> 16), disp[3] = (u8)(v >> 24);
+	return KJIT_OK;
+}
+
+/* push the indirect target: push %reg, or ff /6 with the original operand */
+static enum kjit_reason emit_push_target(struct kjit_emit *e,
+					 const struct kjit_insn *in, s32 rsp_adj)
+{
+	struct kjit_insn c;
+	enum kjit_reason r;
+
+	if (in->reg != KJIT_IND_MEM) {
+		emit_push_reg(e, in->reg);
+		return KJIT_OK;
+	}
+	c = *in;
+	c.kind = KJIT_I_PLAIN;
+	c.bytes[c.modrm_off] = (u8)((c.bytes[c.modrm_off] & ~0x38) | (X86_GRP5_PUSH << 3));
+	r = adjust_rsp_base(&c, rsp_adj);
+	return r ? r : kjit_emit_copy(e, &c);
+}
+
+static enum kjit_reason emit_jmp_ind(struct kjit_translator *tr, struct kjit_emit *e,
+				     const struct kjit_insn *in, struct kjit_block *blk)
+{
+	enum kjit_reason r = emit_push_target(e, in, 0);
+
+	return r ? r : kjit_exit_dispatch(tr, e, blk);
+}
+
+static enum kjit_reason emit_call_ind(struct kjit_translator *tr,
+				      struct kjit_emit *e,
+				      const struct kjit_insn *in, struct kjit_block *blk)
+{
+	enum kjit_reason r = kjit_emit_push_const(e, in->addr + in->len);
+
+	if (!r)
+		r = emit_push_target(e, in, 8);
+	return r ? r : kjit_exit_dispatch(tr, e, blk);
+}
+
+typedef enum kjit_reason (*term_fn)(struct kjit_translator *tr, struct kjit_emit *e,
+				    const struct kjit_insn *in, struct kjit_block *blk);
+
+static const term_fn term_fns[] = {
+	[KJIT_I_JCC] = emit_jcc,
+	[KJIT_I_JMP] = emit_jmp,
+	[KJIT_I_LIMIT] = emit_jmp,
+	[KJIT_I_LOOP] = emit_loop,
+	[KJIT_I_CALL] = emit_call,
+	[KJIT_I_RET] = emit_ret,
+	[KJIT_I_JMP_IND] = emit_jmp_ind,
+	[KJIT_I_CALL_IND] = emit_call_ind,
+};
+
+enum kjit_reason kjit_flow_emit_term(struct kjit_translator *tr,
+				     struct kjit_emit *e, const struct kjit_insn *in,
+				     struct kjit_block *blk)
+{
+	if (in->kind >= KJIT_ARRAY_SIZE(term_fns) || !term_fns[in->kind])
+		return KJIT_R_BAD_ARG;
+	blk->term = in->kind;
+	return term_fns[in->kind](tr, e, in, blk);
+}

@@ -1,0 +1,76 @@
+/* liveness.c - conservative arithmetic-flags liveness by forward look-ahead.
+ *
+ * A flag is live at a point if some path from there reads it before every
+ * path overwrites it. We scan forward: `need` collects flags read before
+ * being killed, `killed` the flags overwritten on this straight line. At a
+ * transfer we continue into its direct successors (bounded), and give up -
+ * everything not killed is live - at any unknown target.
+ *
+ * Invariants: see liveness.h (conservative, bounded recursion).
+ */
+#include "jit/liveness.h"
+#include "jit/translate.h"
+#include "jit/arch_x86.h"
+
+/* Flags live after a terminator @in, given what is already killed. */
+static u16 live_after_term(struct kjit_translator *tr, const struct kjit_insn *in,
+			   unsigned depth)
+{
+	u64 t = in->target, fall = in->addr + in->len;
+	u16 live;
+
+	switch (in->kind) {
+	case KJIT_I_JCC:
+	case KJIT_I_LOOP:
+		live = kjit_live_at(tr, t, depth);
+		if ((live & X86_FLAGS_ARITH) == X86_FLAGS_ARITH)
+			return live;
+		return live | kjit_live_at(tr, fall, depth);
+	case KJIT_I_JMP:
+	case KJIT_I_CALL: /* the callee's entry is the successor */
+	case KJIT_I_LIMIT:
+		return kjit_live_at(tr, t, depth);
+	default: /* ret, indirect: unknown */
+		return X86_FLAGS_ARITH;
+	}
+}
+
+u16 kjit_live_at(struct kjit_translator *tr, u64 addr, unsigned depth)
+{
+	struct kjit_insn *in = &tr->la;
+	u16 need = 0, killed = 0;
+	unsigned i;
+
+	if (depth == 0)
+		return X86_FLAGS_ARITH;
+	for (i = 0; i < KJIT_LIVE_WINDOW; i++) {
+		if (kjit_decode_insn(tr, addr, in, false))
+			return need | (X86_FLAGS_ARITH & ~killed);
+		need |= in->flags_read & ~killed;
+		killed |= in->flags_kill;
+		if ((killed & X86_FLAGS_ARITH) == X86_FLAGS_ARITH)
+			return need;
+		if (kjit_insn_is_term(in))
+			return need | (live_after_term(tr, in, depth - 1) & ~killed);
+		addr += in->len;
+	}
+	return need | (X86_FLAGS_ARITH & ~killed);
+}
+
+u16 kjit_live_in_block(struct kjit_translator *tr, const struct kjit_block_desc *d)
+{
+	u16 need = 0, killed = 0;
+	unsigned i;
+
+	for (i = 0; i < d->n; i++) {
+		const struct kjit_insn *in = &d->insn[i];
+
+		need |= in->flags_read & ~killed;
+		killed |= in->flags_kill;
+		if ((killed & X86_FLAGS_ARITH) == X86_FLAGS_ARITH)
+			return need;
+	}
+	/* the look-ahead uses tr->la, never @d, so d's terminator stays valid */
+	return need | (live_after_term(tr, &d->insn[d->n - 1], tr->cfg.live_depth) &
+		       ~killed);
+}

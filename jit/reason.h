@@ -1,0 +1,34 @@
+/* reason.h - why the translator refused a block (one meaning per code).
+ *
+ * Invariants:
+ *  - KJIT_OK is 0; every other value is a refusal: the caller runs the
+ *    block natively, which is always legal. Nothing is half-emitted.
+ *  - kjit_reason_name() has an entry for every value (checked by a host test).
+ */
+#ifndef KJIT_JIT_REASON_H
+#define KJIT_JIT_REASON_H
+
+enum kjit_reason {
+	KJIT_OK = 0,
+	KJIT_R_DECODE,       /* decoder rejected the bytes */
+	KJIT_R_UNREADABLE,   /* code bytes could not be read */
+	KJIT_R_PRIVILEGED_FLOW, /* iret/sysret/sysexit/swapgs/far transfer... */
+	KJIT_R_TRAP,         /* int3/int n/into/int1/ud0/ud1/ud2/hlt */
+	KJIT_R_VMX,          /* vmlaunch/vmresume/vmrun etc. */
+	KJIT_R_TSX,          /* xbegin: fallback address is its own */
+	KJIT_R_RIP_FAR,      /* a RIP-relative operand out of rel32 reach */
+	KJIT_R_BRANCH_FAR,   /* an exit or literal out of rel32 reach */
+	KJIT_R_RSP_CALL,     /* call [rsp+...] we cannot re-address after push */
+	KJIT_R_OPSIZE_BRANCH, /* 16-bit indirect branch / ret (66 prefix) */
+	KJIT_R_THUNK_COND,   /* conditional jump to a retpoline/return thunk */
+	KJIT_R_FIXUP,        /* instruction has an exception-table fixup */
+	KJIT_R_NO_SPACE,     /* output buffer too small */
+	KJIT_R_COUNTER,      /* environment gave no counter */
+	KJIT_R_BAD_ARG,      /* caller error (null env, bad exit index...) */
+	KJIT_R_COUNT
+};
+
+/* Short stable name ("rip_far") for logs and reports; never NULL. */
+const char *kjit_reason_name(enum kjit_reason r);
+
+#endif /* KJIT_JIT_REASON_H */

@@ -1,0 +1,143 @@
+/* translate.c - the translator pipeline for one block:
+ * decode -> liveness -> entry instrumentation -> body copy -> terminator ->
+ * stubs -> literals.
+ *
+ * Invariants: see translate.h. Each stage lives in its own file; this one
+ * only sequences them and fills the block metadata and statistics.
+ */
+#include "jit/translate.h"
+#include "jit/emit.h"
+#include "jit/flow.h"
+#include "jit/instrument.h"
+#include "jit/liveness.h"
+
+void kjit_config_default(struct kjit_config *cfg)
+{
+	cfg->instr = KJIT_INSTR_BLOCK_COUNT;
+	cfg->live_seq = KJIT_SEQ_LAHF;
+	cfg->force_live = false;
+	cfg->live_depth = 2;
+}
+
+enum kjit_reason kjit_translator_init(struct kjit_translator *tr,
+				      const struct kjit_env *env,
+				      const struct kjit_config *cfg)
+{
+	unsigned i;
+	u8 *p = (u8 *)&tr->stats;
+
+	if (!tr || !env || !env->read_code)
+		return KJIT_R_BAD_ARG;
+	tr->env = env;
+	if (cfg)
+		tr->cfg = *cfg;
+	else
+		kjit_config_default(&tr->cfg);
+	if (tr->cfg.live_seq != KJIT_SEQ_PUSHF)
+		tr->cfg.live_seq = KJIT_SEQ_LAHF;
+	for (i = 0; i < sizeof(tr->stats); i++)
+		p[i] = 0;
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&tr->dec, ZYDIS_MACHINE_MODE_LONG_64,
+					   ZYDIS_STACK_WIDTH_64)))
+		return KJIT_R_BAD_ARG;
+	return KJIT_OK;
+}
+
+static void block_reset(struct kjit_block *blk, u64 orig)
+{
+	blk->orig = orig;
+	blk->orig_len = blk->body_len = blk->len = 0;
+	blk->n_insns = 0;
+	blk->n_exits = 0;
+	blk->term = 0;
+	blk->seq = KJIT_SEQ_NONE;
+	blk->live_in = 0;
+	blk->reason = KJIT_OK;
+	blk->reason_addr = 0;
+}
+
+/* Copy every instruction but the terminator. */
+static enum kjit_reason emit_body(struct kjit_emit *e, const struct kjit_block_desc *d,
+				  struct kjit_block *blk)
+{
+	enum kjit_reason r;
+	unsigned i;
+
+	for (i = 0; i + 1 < d->n; i++) {
+		if (d->insn[i].kind == KJIT_I_DROP) {
+			blk->insn_off[i] = 0xffff;
+			continue;
+		}
+		blk->insn_off[i] = (u16)e->pos;
+		r = kjit_emit_copy(e, &d->insn[i]);
+		if (r) {
+			blk->reason_addr = d->insn[i].addr;
+			return r;
+		}
+	}
+	return KJIT_OK;
+}
+
+static enum kjit_reason translate(struct kjit_translator *tr, struct kjit_emit *e,
+				  struct kjit_block *blk)
+{
+	struct kjit_block_desc *d = &tr->desc;
+	struct kjit_point_info pi = { KJIT_POINT_ENTRY, blk->orig, 0, 0 };
+	enum kjit_reason r;
+
+	r = kjit_decode_block(tr, blk->orig, d);
+	if (r) {
+		blk->reason_addr = d->reason_addr;
+		return r;
+	}
+	blk->n_insns = (u16)d->n;
+	blk->orig_len = (u32)(d->end - d->start);
+	if (tr->cfg.instr) {
+		pi.live = kjit_live_in_block(tr, d);
+		blk->live_in = pi.live;
+		r = kjit_instrument_point(tr, e, &pi, blk);
+		if (r)
+			return r;
+	}
+	r = emit_body(e, d, blk);
+	if (r)
+		return r;
+	blk->insn_off[d->n - 1] = (u16)e->pos;
+	r = kjit_flow_emit_term(tr, e, &d->insn[d->n - 1], blk);
+	if (r) {
+		blk->reason_addr = d->insn[d->n - 1].addr;
+		return r;
+	}
+	blk->body_len = e->pos;
+	r = kjit_exit_emit_stubs(tr, e, blk);
+	if (!r)
+		r = kjit_emit_literals(e);
+	return r;
+}
+
+enum kjit_reason kjit_translate(struct kjit_translator *tr, u64 orig, u8 *buf,
+				u32 cap, u64 run, struct kjit_block *blk)
+{
+	struct kjit_emit e;
+	enum kjit_reason r;
+
+	if (!tr || !buf || !blk)
+		return KJIT_R_BAD_ARG;
+	block_reset(blk, orig);
+	kjit_emit_init(&e, buf, cap, run);
+	r = translate(tr, &e, blk);
+	if (!r && e.overflow)
+		r = KJIT_R_NO_SPACE;
+	blk->reason = r;
+	if (r) {
+		tr->stats.refused[r]++;
+		return r;
+	}
+	blk->len = e.pos;
+	tr->stats.blocks++;
+	tr->stats.seq[blk->seq]++;
+	tr->stats.in_bytes += blk->orig_len;
+	tr->stats.out_bytes += blk->len;
+	tr->stats.body_bytes += blk->body_len;
+	return KJIT_OK;
+}

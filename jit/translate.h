@@ -1,0 +1,118 @@
+/* translate.h - public API of the translator core: one basic block in, one
+ * instrumented, relocated copy with linkable exits out.
+ *
+ * Use:
+ *   struct kjit_translator *tr = <allocate sizeof(*tr), not on the stack>;
+ *   kjit_translator_init(tr, &env, &cfg);
+ *   r = kjit_translate(tr, orig, buf, cap, run_addr, &blk);
+ *   if (r != KJIT_OK) run the block natively (kjit_reason_name(r) says why);
+ *   else copy nothing more: buf[0..blk.len) is the block, entry at offset 0,
+ *        meant to run at run_addr (buf may be a writable alias of it).
+ *
+ * Block layout (offsets from run_addr):
+ *
+ *   0          entry instrumentation (block counter; flags-safe form if the
+ *              arithmetic flags are live at entry)
+ *   ...        body: original instructions, RIP-relative operands rebased
+ *   ...        translated terminator + exit branches (see exit.h, flow.c)
+ *   body_len   exit stubs (cold), then the 8-aligned literal pool
+ *   len        end
+ *
+ * Invariants:
+ *  - kjit_translate() writes only buf[0..cap) and nothing at all to memory
+ *    outside it; on refusal buf contents are unspecified and blk->reason set.
+ *  - It does not link exits, publish the block or flush anything: that is
+ *    the code cache's job. It may run in any context that may call the env
+ *    callbacks (no sleeping of its own, no allocation).
+ *  - Not reentrant per translator: one kjit_translator per CPU or a lock.
+ */
+#ifndef KJIT_JIT_TRANSLATE_H
+#define KJIT_JIT_TRANSLATE_H
+
+#include <Zydis/Zydis.h>
+#include "jit/types.h"
+#include "jit/reason.h"
+#include "jit/env.h"
+#include "jit/decode.h"
+#include "jit/exit.h"
+
+/* Worst-case output bytes for one block (fits any block of KJIT_MAX_INSNS). */
+#define KJIT_MAX_BLOCK_BYTES (KJIT_MAX_INSNS * X86_MAX_INSN_LEN + 256)
+
+/* Entry counter sequences, chosen per block by flags liveness. */
+enum kjit_flagsave {
+	KJIT_SEQ_NONE = 0, /* no instrumentation emitted */
+	KJIT_SEQ_INC,      /* incq mem: OF SF ZF AF PF dead at entry */
+	KJIT_SEQ_LAHF,     /* push rax; lahf; seto al; incq; add al,0x7f; sahf; pop rax */
+	KJIT_SEQ_PUSHF,    /* pushfq; incq mem; popfq */
+};
+
+/* Instrumentation selection (bits). */
+#define KJIT_INSTR_BLOCK_COUNT (1u << 0)
+
+struct kjit_config {
+	unsigned instr;           /* KJIT_INSTR_* (default: block count) */
+	enum kjit_flagsave live_seq; /* LAHF (default) or PUSHF when flags live */
+	bool force_live;          /* tests: treat flags as live at every entry */
+	u8 live_depth;            /* successor look-ahead levels (default 2) */
+};
+
+struct kjit_stats {
+	u64 blocks;               /* translated */
+	u64 refused[KJIT_R_COUNT];
+	u64 seq[4];               /* by enum kjit_flagsave */
+	u64 in_bytes, out_bytes, body_bytes;
+};
+
+/* What one translation produced (metadata; the code is in the buffer). */
+struct kjit_block {
+	u64 orig;      /* original start */
+	u32 orig_len;  /* bytes of original code covered */
+	u32 body_len;  /* hot bytes: entry up to the stubs */
+	u32 len;       /* all bytes incl. stubs and literals */
+	u16 n_insns;
+	u8 n_exits;
+	u8 term;       /* enum kjit_insn_kind of the last instruction */
+	u8 seq;        /* enum kjit_flagsave used at entry */
+	u16 live_in;   /* arithmetic flags live at entry (X86_FLAG_*) */
+	enum kjit_reason reason;
+	u64 reason_addr;
+	struct kjit_exit exit[KJIT_MAX_EXITS];
+	/* offset of each original instruction's translation (0xffff: dropped);
+	 * for the fault/unwind map from cache address back to original. */
+	u16 insn_off[KJIT_MAX_INSNS];
+};
+
+struct kjit_translator {
+	const struct kjit_env *env;
+	struct kjit_config cfg;
+	struct kjit_stats stats;
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi; /* scratch, kept off the stack */
+	struct kjit_insn la;        /* scratch for liveness look-ahead */
+	struct kjit_block_desc desc;
+};
+
+/* Fill @cfg with defaults (block counting, LAHF sequence, depth 2). */
+void kjit_config_default(struct kjit_config *cfg);
+
+/* Prepare @tr. @env must outlive @tr. @cfg may be NULL (defaults).
+ * Returns KJIT_OK or KJIT_R_BAD_ARG. */
+enum kjit_reason kjit_translator_init(struct kjit_translator *tr,
+				      const struct kjit_env *env,
+				      const struct kjit_config *cfg);
+
+/* Translate the block at @orig into @buf (capacity @cap) for execution at
+ * @run. Returns KJIT_OK or a refusal reason (see reason.h). */
+enum kjit_reason kjit_translate(struct kjit_translator *tr, u64 orig, u8 *buf,
+				u32 cap, u64 run, struct kjit_block *blk);
+
+/* The descriptor of the block last decoded by kjit_translate() (valid until
+ * the next call) - for verifiers and debugging. */
+static inline const struct kjit_block_desc *
+kjit_last_desc(const struct kjit_translator *tr)
+{
+	return &tr->desc;
+}
+
+#endif /* KJIT_JIT_TRANSLATE_H */

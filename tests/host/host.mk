@@ -1,0 +1,32 @@
+# tests/host/host.mk - host test programs for the translator core (jit/).
+# Included by the root Makefile from the repo root; appends to HOST_TESTS.
+#
+# All host programs are non-PIE (-fno-pie -no-pie) so that code and data sit
+# below 2 GiB like kernel text sits in the top 2 GiB: push $imm32 and
+# absolute counters work as in the kernel.
+
+HT_DIR    := $(BUILD)/host
+HT_SRC    := $(ROOT)/tests/host
+HT_CFLAGS := $(HOST_CFLAGS) -fno-pie -no-pie
+HT_LIBS   := -lZydis -lZycore
+HT_JIT_SRC := $(wildcard $(ROOT)/jit/*.c)
+HT_JIT_HDR := $(wildcard $(ROOT)/jit/*.h)
+HT_HDR    := $(wildcard $(HT_SRC)/*.h) $(HT_JIT_HDR)
+HT_JIT_OBJ := $(patsubst $(ROOT)/jit/%.c,$(HT_DIR)/jit/%.o,$(HT_JIT_SRC))
+HT_COMMON := $(HT_DIR)/verify.o $(HT_DIR)/host_env.o
+
+$(HT_DIR)/jit/%.o: $(ROOT)/jit/%.c $(HT_JIT_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(HT_CFLAGS) -c -o $@ $<
+
+$(HT_DIR)/%.o: $(HT_SRC)/%.c $(HT_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(HT_CFLAGS) -c -o $@ $<
+
+$(HT_DIR)/libkjit.a: $(HT_JIT_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+HOST_TESTS += $(HT_DIR)/test_unit
+$(HT_DIR)/test_unit: $(HT_DIR)/test_unit.o $(HT_COMMON) $(HT_DIR)/libkjit.a
+	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)

@@ -1,0 +1,126 @@
+/* host_env.c - host implementation of struct kjit_env (see host_env.h). */
+#include <string.h>
+#include "tests/host/host_env.h"
+
+static size_t h_read(void *o, u64 addr, u8 *buf, size_t len)
+{
+	struct henv *h = o;
+	unsigned i;
+
+	for (i = 0; i < h->n_region; i++) {
+		u64 a = h->region[i].addr, n = h->region[i].size;
+
+		if (addr >= a && addr < a + n) {
+			if (len > a + n - addr)
+				len = a + n - addr;
+			memcpy(buf, h->region[i].ptr + (addr - a), len);
+			return len;
+		}
+	}
+	return 0;
+}
+
+static enum kjit_sym h_classify(void *o, u64 t, int *reg)
+{
+	struct henv *h = o;
+	unsigned i;
+
+	for (i = 0; i < h->n_sym; i++)
+		if (h->sym[i].addr == t) {
+			*reg = h->sym[i].reg;
+			return h->sym[i].kind;
+		}
+	return KJIT_SYM_NONE;
+}
+
+static bool h_fixup(void *o, u64 addr)
+{
+	struct henv *h = o;
+	size_t lo = 0, hi = h->n_fixups;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (h->fixups[mid] == addr)
+			return true;
+		if (h->fixups[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static u64 *slot_of(struct henv *h, u64 block, bool add)
+{
+	unsigned i = (unsigned)((block * 0x9e3779b97f4a7c15ull) >> 48) & (HENV_MAX_CTRS - 1);
+
+	for (;; i = (i + 1) & (HENV_MAX_CTRS - 1)) {
+		if (h->ctr_key[i] == block)
+			return &h->ctr[i];
+		if (!h->ctr_key[i]) {
+			if (!add || h->n_ctr + 1 >= HENV_MAX_CTRS)
+				return NULL;
+			h->ctr_key[i] = block;
+			h->n_ctr++;
+			return &h->ctr[i];
+		}
+	}
+}
+
+static bool h_counter(void *o, u64 block, enum kjit_counter_kind kind, unsigned exit,
+		      struct kjit_mem *out)
+{
+	struct henv *h = o;
+	u64 *c;
+
+	out->mode = h->ctr_mode;
+	if (h->ctr_mode == KJIT_MEM_GS) {
+		out->addr = 0x10000 + (block & 0xfff8); /* fake per-CPU offset */
+		return true;
+	}
+	c = slot_of(h, block, true);
+	if (!c)
+		return false;
+	out->addr = (u64)(uintptr_t)c;
+	return true;
+}
+
+u64 *henv_counter_of(struct henv *h, u64 block)
+{
+	return h->ctr ? slot_of(h, block, false) : NULL;
+}
+
+void henv_init(struct henv *h, enum kjit_mem_mode mode, u64 *ctr, u64 *keys, u64 dispatch)
+{
+	memset(h, 0, sizeof(*h));
+	h->env.opaque = h;
+	h->env.read_code = h_read;
+	h->env.classify = h_classify;
+	h->env.has_fixup = h_fixup;
+	h->env.counter = h_counter;
+	h->env.dispatch = dispatch;
+	h->ctr_mode = mode;
+	h->ctr = ctr;
+	h->ctr_key = keys;
+}
+
+void henv_add_region(struct henv *h, u64 addr, const void *ptr, u64 size)
+{
+	if (h->n_region < HENV_MAX_REGIONS) {
+		h->region[h->n_region].addr = addr;
+		h->region[h->n_region].ptr = ptr;
+		h->region[h->n_region].size = size;
+		h->n_region++;
+	}
+}
+
+void henv_add_sym(struct henv *h, u64 addr, enum kjit_sym kind, int reg)
+{
+	if (h->n_sym < HENV_MAX_SYMS) {
+		h->sym[h->n_sym].addr = addr;
+		h->sym[h->n_sym].kind = kind;
+		h->sym[h->n_sym].reg = reg;
+		h->n_sym++;
+	}
+}
