@@ -24,7 +24,7 @@ WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 HOST_CFLAGS := -O2 -g $(WARN) -I$(ROOT)
 TOOL_LIBS   := -lZydis -lZycore -lelf
 
-.PHONY: all deps module tool host-test vm-test test demo rig-selftest \
+.PHONY: all deps module tool guest-progs host-test vm-test test demo rig-selftest \
 	format-check bench clean
 all: module tool
 
@@ -57,6 +57,13 @@ $(BUILD)/tools/kjit: $(TOOL_SRC) $(TOOL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ $(TOOL_SRC) $(TOOL_LIBS)
 
+# ---- programs that run in the test guest (static: the guest has no libc)
+GUEST_PROGS := $(patsubst tests/vm/progs/%.c,$(BUILD)/guest/%,$(wildcard tests/vm/progs/*.c))
+guest-progs: $(GUEST_PROGS)
+$(BUILD)/guest/%: tests/vm/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 $(WARN) -static -o $@ $<
+
 # ---- host tests ----------------------------------------------------------
 # tests/host/host.mk appends test programs to HOST_TESTS (paths under
 # $(BUILD)/host). Each prints "KJIT-RESULT PASS|FAIL|SKIP name [detail]" lines.
@@ -69,7 +76,7 @@ host-test: deps $(HOST_TESTS)
 	@sh tests/run-host.sh $(RESULTS) $(HOST_TESTS)
 
 # ---- VM tests ------------------------------------------------------------
-vm-test: module tool
+vm-test: module tool guest-progs
 	@mkdir -p $(RESULTS)
 	@sh tests/vm/run.sh --build $(BUILD) --log $(RESULTS)/vm-console.log \
 		--results $(RESULTS)/vm.results $(VM_CASES)
@@ -80,10 +87,10 @@ test: deps
 	-@$(MAKE) --no-print-directory vm-test
 	@sh tests/summarize.sh $(RESULTS)
 
-rig-selftest: module tool
+rig-selftest: module tool guest-progs
 	@sh tests/vm/rig-selftest.sh $(BUILD)
 
-demo: module tool
+demo: module tool guest-progs
 	@sh tests/vm/run.sh --build $(BUILD) --log $(BUILD)/demo-console.log --demo
 
 bench:

@@ -15,6 +15,7 @@
 #include <linux/uaccess.h>
 #include "kjit_ioctl.h"
 #include "chardev.h"
+#include "control.h"
 #include "decode_check.h"
 
 static long ioctl_version(void __user *uarg)
@@ -41,6 +42,18 @@ static long kjit_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ioctl_version(uarg);
 	case KJIT_IOC_DECODE:
 		return kjit_ioctl_decode(uarg);
+	case KJIT_IOC_ATTACH:
+		return kjit_ioctl_attach(uarg);
+	case KJIT_IOC_DETACH:
+		return kjit_ioctl_detach();
+	case KJIT_IOC_BLOCKS:
+		return kjit_ioctl_blocks(uarg);
+	case KJIT_IOC_FUNCS:
+		return kjit_ioctl_funcs(uarg);
+	case KJIT_IOC_STATS:
+		return kjit_ioctl_stats(uarg);
+	case KJIT_IOC_RESET:
+		return kjit_ioctl_reset();
 	default:
 		return -ENOTTY;
 	}

@@ -59,7 +59,107 @@ struct kjit_decode {
 	__u32 pad;
 };
 
+/* One function to attach; err and why are filled in by KJIT_IOC_ATTACH. */
+struct kjit_target {
+	char name[KJIT_NAME_MAX];	/* in: symbol, when addr is 0 */
+	__u64 addr;			/* in: function start, or 0 */
+	__s32 err;			/* out: 0 or -errno for this target */
+	__u32 pad;
+	char why[64];			/* out: refusal reason, NUL-terminated */
+};
+
+#define KJIT_MAX_TARGETS 64	/* functions per attach */
+#define KJIT_ATTACH_BEST_EFFORT 0x1	/* attach what can be, skip refusals */
+
+/*
+ * KJIT_IOC_ATTACH: divert n functions into the code cache and count their
+ * basic blocks. All or nothing unless KJIT_ATTACH_BEST_EFFORT: any refused
+ * target fails the request with its error (each target's err/why says which)
+ * and nothing is attached. Errors: -EBUSY already attached (detach first),
+ * -EINVAL bad size/flags/n or duplicate target, -ENOENT unknown symbol,
+ * -EOPNOTSUPP a function kjit must not or cannot instrument, -ENOMEM.
+ * Attaching drops the results of the previous session.
+ */
+struct kjit_attach {
+	__u32 size;
+	__u32 flags;			/* KJIT_ATTACH_* */
+	__u32 n;			/* in: 1..KJIT_MAX_TARGETS */
+	__u32 attached;			/* out: functions diverted */
+	__u64 targets;			/* in/out: user pointer, n entries */
+};
+
+/* One translated block, its counts summed over CPUs. */
+struct kjit_block_info {
+	__u64 orig;			/* original start address */
+	__u64 run;			/* a translation (lowest CPU's) */
+	__u64 count;			/* executions, all CPUs */
+	__u32 orig_len;			/* bytes of original code */
+	__u32 run_len;			/* bytes of that translation */
+	__u32 func;			/* index into the attached functions */
+	__u16 cpus;			/* CPUs that translated it */
+	__u8 n_insns;
+	__u8 seq;			/* counter sequence (flags liveness) */
+};
+
+/*
+ * KJIT_IOC_BLOCKS: the blocks translated so far (attached or after detach),
+ * sorted by original address. Writes min(max, total) entries. -ENOENT if no
+ * session exists.
+ */
+struct kjit_blocks {
+	__u32 size;
+	__u32 max;			/* in: entries room at buf */
+	__u64 buf;			/* in: user pointer */
+	__u32 total;			/* out: blocks in the session */
+	__u32 written;			/* out */
+};
+
+/* An attached function, as KJIT_IOC_FUNCS reports it. */
+struct kjit_func_info {
+	char name[KJIT_NAME_MAX];
+	__u64 start, end;
+	__u64 tramp;			/* its entry trampoline */
+	__u32 diverted;			/* 1 while attached */
+	__u32 pad;
+};
+
+struct kjit_funcs {
+	__u32 size;
+	__u32 max;
+	__u64 buf;			/* in: user pointer to max entries */
+	__u32 total;			/* out */
+	__u32 written;			/* out */
+};
+
+#define KJIT_STAT_CPUS 64
+#define KJIT_FALLBACK_REASONS 8
+#define KJIT_REFUSE_REASONS 32
+
+/* KJIT_IOC_STATS: session statistics (-ENOENT if no session). */
+struct kjit_session_stats {
+	__u32 size;
+	__u32 ncpus;			/* out: entries used in bytes[] */
+	__u64 translated;		/* blocks, all CPUs */
+	__u64 links;			/* exits linked to a successor */
+	__u64 exits_native;		/* exits that left the attached code */
+	__u64 translate_ns;		/* time spent translating */
+	__u64 bytes[KJIT_STAT_CPUS];	/* code cache bytes used per CPU */
+	__u64 fallback[KJIT_FALLBACK_REASONS];	/* by enum: nmi nested refused full */
+	__u64 refused[KJIT_REFUSE_REASONS];	/* by translator reason code */
+	__u32 attached;			/* out: 1 while attached */
+	__u32 n_funcs;
+};
+
 #define KJIT_IOC_VERSION _IOWR(KJIT_IOC_MAGIC, 0x00, struct kjit_version)
 #define KJIT_IOC_DECODE _IOWR(KJIT_IOC_MAGIC, 0x01, struct kjit_decode)
+#define KJIT_IOC_ATTACH _IOWR(KJIT_IOC_MAGIC, 0x02, struct kjit_attach)
+/* KJIT_IOC_DETACH: stop diversion; results stay readable. -ENOENT if not
+ * attached. */
+#define KJIT_IOC_DETACH _IO(KJIT_IOC_MAGIC, 0x03)
+#define KJIT_IOC_BLOCKS _IOWR(KJIT_IOC_MAGIC, 0x04, struct kjit_blocks)
+#define KJIT_IOC_FUNCS _IOWR(KJIT_IOC_MAGIC, 0x05, struct kjit_funcs)
+#define KJIT_IOC_STATS _IOWR(KJIT_IOC_MAGIC, 0x06, struct kjit_session_stats)
+/* KJIT_IOC_RESET: zero every counter of the session. -ENOENT if none. */
+#define KJIT_IOC_RESET _IO(KJIT_IOC_MAGIC, 0x07)
 
 #endif /* KJIT_IOCTL_H */

@@ -37,13 +37,46 @@ static int find_kallsyms_lookup_name(void)
 	return 0;
 }
 
-/* Returns the address of @name, or 0 if the kernel has no such symbol. */
 unsigned long kjit_lookup_name(const char *name)
 {
 	return kjit_kallsyms_lookup_name(name);
 }
 
+struct kjit_kernel_api kjit_kapi;
+
+/* Every unexported function we call, with the slot it is resolved into. */
+static const struct {
+	const char *name;
+	void **slot;
+} wanted[] = {
+	{ "module_alloc", (void **)&kjit_kapi.module_alloc },
+	{ "set_memory_ro", (void **)&kjit_kapi.set_memory_ro },
+	{ "set_memory_rw", (void **)&kjit_kapi.set_memory_rw },
+	{ "set_memory_x", (void **)&kjit_kapi.set_memory_x },
+	{ "set_memory_nx", (void **)&kjit_kapi.set_memory_nx },
+	{ "search_exception_tables", (void **)&kjit_kapi.search_exception_tables },
+	{ "within_kprobe_blacklist", (void **)&kjit_kapi.within_kprobe_blacklist },
+	{ "kallsyms_lookup_size_offset", (void **)&kjit_kapi.kallsyms_lookup_size_offset },
+	{ "ftrace_location", (void **)&kjit_kapi.ftrace_location },
+};
+
 int kjit_ksyms_init(void)
 {
-	return find_kallsyms_lookup_name();
+	unsigned long addr;
+	size_t i;
+	int err;
+
+	err = find_kallsyms_lookup_name();
+	if (err)
+		return err;
+	for (i = 0; i < ARRAY_SIZE(wanted); i++) {
+		addr = kjit_lookup_name(wanted[i].name);
+		if (!addr) {
+			pr_err("kjit: kernel symbol %s not found; cannot load\n",
+			       wanted[i].name);
+			return -ENOENT;
+		}
+		*wanted[i].slot = (void *)addr;
+	}
+	return 0;
 }

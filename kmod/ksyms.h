@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ksyms.h - kernel symbols kjit needs but the kernel does not export.
+ * ksyms.h - kernel functions kjit needs but the kernel does not export.
  *
  * They are resolved once, at module load, through kallsyms_lookup_name (itself
  * found with a kprobe, since 6.1 no longer exports it). A symbol that cannot be
@@ -10,7 +10,28 @@
 #ifndef KJIT_KSYMS_H
 #define KJIT_KSYMS_H
 
+#include <linux/types.h>
+
+struct exception_table_entry;
+
+/* The resolved functions; every pointer is non-NULL after kjit_ksyms_init(). */
+struct kjit_kernel_api {
+	void *(*module_alloc)(unsigned long size);
+	int (*set_memory_ro)(unsigned long addr, int numpages);
+	int (*set_memory_rw)(unsigned long addr, int numpages);
+	int (*set_memory_x)(unsigned long addr, int numpages);
+	int (*set_memory_nx)(unsigned long addr, int numpages);
+	const struct exception_table_entry *(*search_exception_tables)(unsigned long addr);
+	bool (*within_kprobe_blacklist)(unsigned long addr);
+	int (*kallsyms_lookup_size_offset)(unsigned long addr, unsigned long *size,
+					   unsigned long *offset);
+	unsigned long (*ftrace_location)(unsigned long ip);
+};
+
+extern struct kjit_kernel_api kjit_kapi;
+
 int kjit_ksyms_init(void);
+/* Returns the address of @name, or 0 if the kernel has no such symbol. */
 unsigned long kjit_lookup_name(const char *name);
 
 #endif

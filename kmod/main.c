@@ -8,6 +8,8 @@
  */
 #include <linux/module.h>
 #include "chardev.h"
+#include "control.h"
+#include "env.h"
 #include "kjit_ioctl.h"
 #include "ksyms.h"
 
@@ -16,6 +18,8 @@ static int __init kjit_init(void)
 	int err;
 
 	err = kjit_ksyms_init();
+	if (!err)
+		err = kjit_env_init();
 	if (err)
 		return err;
 	err = kjit_chardev_init();
@@ -30,6 +34,7 @@ static int __init kjit_init(void)
 static void __exit kjit_exit(void)
 {
 	kjit_chardev_exit();
+	kjit_control_exit();
 	pr_info("kjit: unloaded\n");
 }
 

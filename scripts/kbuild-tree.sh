@@ -21,11 +21,11 @@ ours=""
 theirs=""
 link_dir() { # link_dir SRC_DIR DEST_SUBDIR OWNER
 	mkdir -p "$OUT/$2"
-	for f in "$1"/*.c "$1"/*.h; do
+	for f in "$1"/*.c "$1"/*.S "$1"/*.h; do
 		[ -e "$f" ] || continue
 		ln -sfn "$f" "$OUT/$2/$(basename "$f")"
 		case $f in
-		*.c) o="$2/$(basename "$f" .c).o"
+		*.c|*.S) o="$2/$(basename "${f%.?}").o"
 		     if [ "$3" = ours ]; then ours="$ours $o"; else theirs="$theirs $o"; fi ;;
 		esac
 	done
@@ -45,6 +45,9 @@ link_dir "$ZYDIS/src" zydis theirs
 	echo "ccflags-y := -DKJIT_KERNEL -DZYAN_NO_LIBC -DZYDIS_STATIC_BUILD -DZYCORE_STATIC_BUILD \\"
 	echo "  -I$ROOT -I$ZYDIS/include -I$ZYDIS/src -I$BUILD/cache/zycore-include"
 	for o in $ours; do echo "CFLAGS_$o := -Werror"; done
+	# Nothing of kjit is traceable: the dispatcher and the translator must
+	# never enter ftrace (or themselves) while kjit is at work.
+	for o in $ours $theirs; do echo "CFLAGS_REMOVE_$o = \$(CC_FLAGS_FTRACE)"; done
 } > "$OUT/Kbuild.new"
 cmp -s "$OUT/Kbuild.new" "$OUT/Kbuild" 2>/dev/null || mv "$OUT/Kbuild.new" "$OUT/Kbuild"
 rm -f "$OUT/Kbuild.new"

@@ -4,5 +4,10 @@
 
 int cmd_decode(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_attach(int argc, char **argv);
+int cmd_detach(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
 
 #endif

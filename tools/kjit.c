@@ -18,6 +18,16 @@ struct subcommand {
 };
 
 static const struct subcommand subcommands[] = {
+	{ "attach", cmd_attach,
+	  "attach [--best-effort] FUNC...    divert FUNCs into the code cache and count blocks" },
+	{ "detach", cmd_detach,
+	  "detach                            stop diversion (results stay readable)" },
+	{ "report", cmd_report,
+	  "report                            blocks and their counts" },
+	{ "stat", cmd_stat,
+	  "stat                              cache and fallback statistics" },
+	{ "reset", cmd_reset,
+	  "reset                             zero the counters" },
 	{ "decode", cmd_decode,
 	  "decode [-n N] [--check] FUNC...   decode FUNC in the kernel and in user space" },
 	{ "version", cmd_version,

@@ -65,6 +65,9 @@ pack_initramfs() {
 	done
 	strip --strip-debug "$IRD"/lib/kjit/*.ko
 	copy_with_libs "$BUILD/tools/kjit" bin
+	for p in "$BUILD"/guest/*; do
+		[ -x "$p" ] && cp "$p" "$IRD/bin/"
+	done
 	: > "$IRD/tests/list"
 	total=0
 	for c in "$@"; do

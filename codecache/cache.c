@@ -1,0 +1,122 @@
+/* cache.c - translate a block into one CPU's cache and publish it
+ * (invariants in cache.h).
+ */
+#include "codecache/cache.h"
+#include "codecache/blockmap.h"
+
+#define KJIT_BLOCK_ALIGN 16
+
+int kjit_cache_init(struct kjit_cache *c, const struct kjit_cache_mem *m)
+{
+	if (!m->code_run || !m->code_rw || !m->blocks || !m->map ||
+	    !m->pending || !m->counters_run || !m->counters_rw ||
+	    !m->max_blocks || m->map_slots < 2 * m->max_blocks ||
+	    (m->map_slots & (m->map_slots - 1)))
+		return -1;
+	*c = (struct kjit_cache){
+		.code_run = m->code_run, .code_rw = m->code_rw,
+		.code_size = m->code_size,
+		.counters_run = m->counters_run, .counters_rw = m->counters_rw,
+		.max_blocks = m->max_blocks, .blocks = m->blocks,
+		.map = m->map, .map_mask = m->map_slots - 1,
+		.pending = m->pending, .max_pending = m->max_pending,
+	};
+	return 0;
+}
+
+u64 kjit_cache_lookup(const struct kjit_cache *c, u64 orig)
+{
+	const struct kjit_centry *e = kjit_map_find(c, orig);
+
+	return e && e->block ? c->blocks[e->block - 1].run : 0;
+}
+
+u64 kjit_cache_next_counter(const struct kjit_cache *c)
+{
+	return (u64)(unsigned long)(c->counters_run + c->n_blocks);
+}
+
+/* Link exit @x of new block @bi now if its target is translated, else queue
+ * it on the target's pending list. */
+static enum kjit_reason link_or_queue(struct kjit_cache *c, u32 bi, unsigned x)
+{
+	const struct kjit_exit *ex = &c->blocks[bi].b.exit[x];
+	struct kjit_centry *t;
+	struct kjit_pending *p;
+
+	if (ex->kind != KJIT_EXIT_DIRECT)
+		return KJIT_OK;
+	t = kjit_map_get(c, ex->target, &c->map_used);
+	if (!t)
+		return KJIT_R_NO_SPACE;
+	if (t->block)
+		return kjit_cache_link(c, bi, x, c->blocks[t->block - 1].run);
+	if (c->n_pending >= c->max_pending)
+		return KJIT_OK; /* stays unlinked: correct, only slower */
+	p = &c->pending[c->n_pending];
+	p->block = bi;
+	p->exit = (u8)x;
+	p->next = t->pending;
+	t->pending = ++c->n_pending;
+	return KJIT_OK;
+}
+
+/* Link every exit that waited for @e's block, then drop the list. */
+static void link_waiting(struct kjit_cache *c, struct kjit_centry *e, u64 run)
+{
+	u32 i = e->pending;
+
+	while (i) {
+		const struct kjit_pending *p = &c->pending[i - 1];
+
+		kjit_cache_link(c, p->block, p->exit, run);
+		i = p->next;
+	}
+	e->pending = 0;
+}
+
+static u32 align_up(u32 v, u32 a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+enum kjit_reason kjit_cache_add(struct kjit_cache *c, struct kjit_translator *tr,
+				u64 orig, u32 func, u64 *run)
+{
+	u32 at = align_up(c->code_used, KJIT_BLOCK_ALIGN), bi = c->n_blocks;
+	struct kjit_cblock *cb = &c->blocks[bi];
+	struct kjit_centry *e;
+	enum kjit_reason r;
+	unsigned x;
+
+	e = bi < c->max_blocks ? kjit_map_get(c, orig, &c->map_used) : NULL;
+	if (!e || at >= c->code_size) {
+		c->stats.full++;
+		return KJIT_R_NO_SPACE;
+	}
+	if (e->block) {
+		*run = c->blocks[e->block - 1].run;
+		return KJIT_OK;
+	}
+	r = kjit_translate(tr, orig, c->code_rw + at, c->code_size - at,
+			   (u64)(unsigned long)(c->code_run + at), &cb->b);
+	if (r) {
+		c->stats.refused++;
+		c->stats.full += r == KJIT_R_NO_SPACE;
+		return r;
+	}
+	cb->run = (u64)(unsigned long)(c->code_run + at);
+	cb->func = func;
+	cb->linked = 0;
+	c->counters_rw[bi] = 0;
+	c->code_used = at + cb->b.len;
+	for (x = 0; x < cb->b.n_exits; x++)
+		link_or_queue(c, bi, x);
+	e->block = bi + 1;
+	link_waiting(c, e, cb->run);
+	c->stats.translated++;
+	c->stats.bytes = c->code_used;
+	__atomic_store_n(&c->n_blocks, bi + 1, __ATOMIC_RELEASE);
+	*run = cb->run;
+	return KJIT_OK;
+}

@@ -1,0 +1,126 @@
+/* cache.h - one CPU's code cache: code bytes, counters, the block map
+ * (original address -> translation) and pending links.
+ *
+ * Memory is handed in by the caller (kmod/ in the kernel, tests/ on the
+ * host); this file allocates nothing and calls no kernel or libc function.
+ *
+ *   code area   [run | rw alias]  bump-allocated, 16-aligned blocks,
+ *                                 unused bytes stay int3
+ *   counters    u64[max_blocks]   counter i belongs to block i
+ *   blocks      struct kjit_cblock[max_blocks], published in order
+ *   map         open-addressing hash, orig -> (block+1, pending+1)
+ *   pending     exits waiting for their target to be translated
+ *
+ * Invariants:
+ *  - Only the owning CPU modifies a cache, with preemption disabled and never
+ *    re-entered (the dispatcher's busy flag); any CPU may execute its code.
+ *  - n_blocks is published with release semantics after the block, its map
+ *    entry and its links are complete; readers on other CPUs load it with
+ *    acquire and may read blocks[0..n_blocks) and their counters.
+ *  - An exit is linked only to a block of the same cache; an unlinked exit
+ *    always reaches the dispatcher through its stub.
+ *  - A block is never freed or moved while the cache lives.
+ */
+#ifndef KJIT_CODECACHE_CACHE_H
+#define KJIT_CODECACHE_CACHE_H
+
+#include "jit/translate.h"
+
+/* One translated block. */
+struct kjit_cblock {
+	u64 run;		/* run-time address of its entry */
+	u32 func;		/* index of the attached function it belongs to */
+	u32 linked;		/* bit i: exit i is linked */
+	struct kjit_block b;	/* what the translator produced */
+};
+
+struct kjit_centry {
+	u64 orig;	/* 0: empty slot */
+	u32 block;	/* index+1 into blocks, 0: not translated */
+	u32 pending;	/* index+1 of the first pending link, 0: none */
+};
+
+struct kjit_pending {
+	u32 block;	/* index of the block whose exit waits */
+	u32 next;	/* index+1 of the next pending link, 0: end */
+	u8 exit;
+};
+
+struct kjit_cache_stats {
+	u64 translated;		/* blocks */
+	u64 links;		/* exits linked */
+	u64 bytes;		/* code bytes used */
+	u64 refused;		/* kjit_translate refusals */
+	u64 full;		/* refusals for lack of space or table room */
+};
+
+struct kjit_cache {
+	u8 *code_run;
+	u8 *code_rw;
+	u32 code_size;
+	u32 code_used;
+	u64 *counters_run;	/* run-time address of counters[0] */
+	u64 *counters_rw;
+	u32 max_blocks;
+	u32 n_blocks;		/* published count, see invariants */
+	struct kjit_cblock *blocks;
+	struct kjit_centry *map;
+	u32 map_mask;		/* map has map_mask+1 slots, a power of two */
+	u32 map_used;
+	struct kjit_pending *pending;
+	u32 max_pending;
+	u32 n_pending;
+	struct kjit_cache_stats stats;
+};
+
+/* Memory for one cache; map_slots must be a power of two > max_blocks. */
+struct kjit_cache_mem {
+	u8 *code_run, *code_rw;
+	u32 code_size;
+	u64 *counters_run, *counters_rw;
+	struct kjit_cblock *blocks;
+	u32 max_blocks;
+	struct kjit_centry *map;
+	u32 map_slots;
+	struct kjit_pending *pending;
+	u32 max_pending;
+};
+
+/* Returns 0, or -1 if @m is inconsistent. The tables must be zeroed. */
+int kjit_cache_init(struct kjit_cache *c, const struct kjit_cache_mem *m);
+
+/* Run-time address of the translation of @orig, or 0. Owning CPU only. */
+u64 kjit_cache_lookup(const struct kjit_cache *c, u64 orig);
+
+/* Counter address the translator should use for the block about to be
+ * translated (the next block index): for kjit_env.counter. */
+u64 kjit_cache_next_counter(const struct kjit_cache *c);
+
+/*
+ * kjit_cache_add - translate the block at @orig into the cache with @tr (whose
+ * env hands out kjit_cache_next_counter() for it), publish it, link its direct
+ * exits to translated targets and link exits that were waiting for @orig.
+ * Returns KJIT_OK and *run, or the refusal reason (KJIT_R_NO_SPACE also when
+ * the block table, map or pending list is full). Owning CPU only. Does not
+ * flush anything: x86 keeps instruction fetch coherent with stores.
+ */
+enum kjit_reason kjit_cache_add(struct kjit_cache *c, struct kjit_translator *tr,
+				u64 orig, u32 func, u64 *run);
+
+/* Published block count (acquire): for readers on any CPU. */
+static inline u32 kjit_cache_count(const struct kjit_cache *c)
+{
+	return __atomic_load_n(&c->n_blocks, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * kjit_cache_link - point exit @exit of block @bi at run-time address @dest
+ * (a translation in the same cache): one compare-and-exchange of the aligned
+ * rel32 field through the writable alias, checked against the unlinked
+ * value. Returns KJIT_OK, KJIT_R_BRANCH_FAR, or KJIT_R_BAD_ARG if the field
+ * did not hold what it should (nothing is written then).
+ */
+enum kjit_reason kjit_cache_link(struct kjit_cache *c, u32 bi, unsigned exit,
+				 u64 dest);
+
+#endif

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * control.c - the session ioctls of /dev/kjit: attach, detach, blocks,
+ * funcs, stats, reset (ABI in kjit_ioctl.h).
+ *
+ * Invariants:
+ *  - Every handler validates the whole request before changing anything, so
+ *    a malformed request leaves all state as it was.
+ *  - kjit_current is the latest session (attached or not); it and the
+ *    attach state change only under kjit_mutex.
+ *  - Process context; handlers sleep.
+ */
+#include <linux/kallsyms.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include "control.h"
+#include "divert.h"
+#include "ksyms.h"
+#include "session.h"
+
+static struct kjit_session *kjit_current;
+
+static void set_why(struct kjit_target *t, int err, const char *why)
+{
+	t->err = err;
+	strscpy(t->why, why, sizeof(t->why));
+}
+
+/* Fills @f for target @t; on refusal sets t->err/why and returns it. */
+static int resolve_target(struct kjit_target *t, struct kjit_func *f)
+{
+	unsigned long size = 0, off = 0;
+	const char *why;
+
+	t->name[KJIT_NAME_MAX - 1] = 0;
+	if (!t->addr)
+		t->addr = kjit_lookup_name(t->name);
+	if (!t->addr) {
+		set_why(t, -ENOENT, "no such kernel symbol");
+		return -ENOENT;
+	}
+	if (!kjit_kapi.kallsyms_lookup_size_offset(t->addr, &size, &off) || off) {
+		set_why(t, -EINVAL, "not the start of a kernel function");
+		return -EINVAL;
+	}
+	if (kjit_divert_check(t->addr, &why)) {
+		set_why(t, -EOPNOTSUPP, why);
+		return -EOPNOTSUPP;
+	}
+	f->start = t->addr;
+	f->end = t->addr + size;
+	if (t->name[0])
+		strscpy(f->name, t->name, sizeof(f->name));
+	else
+		snprintf(f->name, sizeof(f->name), "%ps", (void *)t->addr);
+	set_why(t, 0, "");
+	return 0;
+}
+
+/* Resolves all targets into @funcs; returns how many were accepted, or the
+ * first refusal's error when all-or-nothing. */
+static int resolve_all(struct kjit_target *t, unsigned int n, u32 flags,
+		       struct kjit_func *funcs)
+{
+	unsigned int i, j, ok = 0;
+	int err, first = 0;
+
+	for (i = 0; i < n; i++) {
+		err = resolve_target(&t[i], &funcs[ok]);
+		for (j = 0; !err && j < ok; j++)
+			if (funcs[j].start == funcs[ok].start) {
+				set_why(&t[i], -EINVAL, "duplicate target");
+				err = -EINVAL;
+			}
+		if (err && !first)
+			first = err;
+		if (!err)
+			ok++;
+	}
+	if (first && !(flags & KJIT_ATTACH_BEST_EFFORT))
+		return first;
+	return ok ? (int)ok : (first ? first : -EINVAL);
+}
+
+static long __attach(struct kjit_attach *req, struct kjit_target *t)
+{
+	struct kjit_func *funcs;
+	struct kjit_session *s;
+	unsigned int failed = 0;
+	int n, err;
+
+	if (kjit_current && kjit_current->attached)
+		return -EBUSY;
+	funcs = kvcalloc(req->n, sizeof(*funcs), GFP_KERNEL);
+	if (!funcs)
+		return -ENOMEM;
+	n = resolve_all(t, req->n, req->flags, funcs);
+	s = n > 0 ? kjit_session_new(funcs, n) : NULL;
+	kvfree(funcs);
+	if (n <= 0)
+		return n;
+	if (!s)
+		return -ENOMEM;
+	err = __kjit_session_attach(s, &failed);
+	if (err) {
+		pr_info("kjit: cannot divert %s: %d\n", s->funcs[failed].name, err);
+		kjit_session_free(s);
+		return err;
+	}
+	kjit_session_free(kjit_current);
+	kjit_current = s;
+	req->attached = s->n_funcs;
+	return 0;
+}
+
+long kjit_ioctl_attach(void __user *uarg)
+{
+	struct kjit_target *t;
+	struct kjit_attach req;
+	size_t bytes;
+	long err;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (req.size != sizeof(req) || !req.n || req.n > KJIT_MAX_TARGETS ||
+	    (req.flags & ~KJIT_ATTACH_BEST_EFFORT))
+		return -EINVAL;
+	bytes = array_size(req.n, sizeof(*t));
+	t = vmemdup_user(u64_to_user_ptr(req.targets), bytes);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	mutex_lock(&kjit_mutex);
+	req.attached = 0;
+	err = __attach(&req, t);
+	mutex_unlock(&kjit_mutex);
+	if (copy_to_user(u64_to_user_ptr(req.targets), t, bytes) ||
+	    copy_to_user(uarg, &req, sizeof(req)))
+		err = err ?: -EFAULT;
+	kvfree(t);
+	return err;
+}
+
+long kjit_ioctl_detach(void)
+{
+	long err = 0;
+
+	mutex_lock(&kjit_mutex);
+	if (kjit_current && kjit_current->attached)
+		__kjit_session_detach(kjit_current);
+	else
+		err = -ENOENT;
+	mutex_unlock(&kjit_mutex);
+	return err;
+}
+
+/* Detach and free everything (module unload). */
+void kjit_control_exit(void)
+{
+	mutex_lock(&kjit_mutex);
+	if (kjit_current)
+		__kjit_session_detach(kjit_current);
+	kjit_session_free(kjit_current);
+	kjit_current = NULL;
+	mutex_unlock(&kjit_mutex);
+}
+
+struct kjit_session *__kjit_current(void)
+{
+	return kjit_current;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* control.h - the session ioctls of /dev/kjit. */
+#ifndef KJIT_CONTROL_H
+#define KJIT_CONTROL_H
+
+#include <linux/compiler_types.h>
+
+long kjit_ioctl_attach(void __user *uarg);
+long kjit_ioctl_detach(void);
+long kjit_ioctl_blocks(void __user *uarg);
+long kjit_ioctl_funcs(void __user *uarg);
+long kjit_ioctl_stats(void __user *uarg);
+long kjit_ioctl_reset(void);
+void kjit_control_exit(void);
+/* The latest session or NULL; kjit_mutex held. */
+struct kjit_session *__kjit_current(void);
+
+#endif

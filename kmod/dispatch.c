@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dispatch.c - where translated code goes when it does not know where to go:
+ * find or make the translation of a target on this CPU, or run it natively.
+ *
+ * Context: any - process, softirq, hardirq, NMI - with interrupts in any
+ * state. kjit_dispatch() never sleeps and never allocates: the cache tables
+ * are preallocated per CPU. It returns the address to continue at; running
+ * the original target natively is always legal, because every target is a
+ * block boundary of the original code.
+ *
+ * Invariants:
+ *  - Preemption is disabled from the session lookup to the last use of the
+ *    CPU's cache, so the session cannot be freed under us (detach waits for
+ *    synchronize_rcu()) and the cache is only touched by its own CPU.
+ *  - The per-CPU busy flag makes a nested entry (an interrupt arriving while
+ *    this CPU translates, itself running instrumented code) fall back to
+ *    native code instead of re-entering the translator.
+ */
+#include <linux/hardirq.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/timekeeping.h>
+#include "session.h"
+
+unsigned long kjit_dispatch(unsigned long target);
+
+/* The entry block of function @fi now has a translation on this CPU: let
+ * the function's trampoline jump straight to it from now on. */
+static void set_entry_slot(const struct kjit_session *s, int fi,
+			   unsigned long target, unsigned long run)
+{
+	if (s->funcs[fi].body == target)
+		this_cpu_write(kjit_entry_slot[fi], run);
+}
+
+static unsigned long translate(struct kjit_session *s, struct kjit_cpu *c,
+			       unsigned long target, int fi)
+{
+	u64 t0 = ktime_get_mono_fast_ns(), run;
+	enum kjit_reason r;
+
+	r = kjit_cache_add(&c->cache, c->tr, target, fi, &run);
+	c->translate_ns += ktime_get_mono_fast_ns() - t0;
+	if (r == KJIT_R_NO_SPACE) {
+		c->fallback[KJIT_FB_FULL]++;
+		return target;
+	}
+	if (r) {
+		c->fallback[KJIT_FB_REFUSED]++;
+		c->refused[r]++;
+		return target;
+	}
+	return run;
+}
+
+unsigned long notrace kjit_dispatch(unsigned long target)
+{
+	struct kjit_session *s;
+	unsigned long run = target;
+	struct kjit_cpu *c;
+	int fi;
+
+	preempt_disable_notrace();
+	s = rcu_dereference_sched(kjit_active);
+	if (!s)
+		goto out;
+	c = s->cpu[smp_processor_id()];
+	if (in_nmi()) {
+		c->fallback[KJIT_FB_NMI]++;
+		goto out;
+	}
+	if (c->busy) {
+		c->fallback[KJIT_FB_NESTED]++;
+		goto out;
+	}
+	fi = kjit_session_func_of(s, target);
+	if (fi < 0) {
+		c->native_exits++;
+		goto out;
+	}
+	c->busy = 1;
+	run = kjit_cache_lookup(&c->cache, target);
+	if (!run)
+		run = translate(s, c, target, fi);
+	if (run != target)
+		set_entry_slot(s, fi, target, run);
+	c->busy = 0;
+out:
+	preempt_enable_notrace();
+	return run;
+}

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * divert.c - entry diversion through ftrace direct calls (layout in divert.h).
+ *
+ * Invariants:
+ *  - Trampolines are written through the writable alias before any direct
+ *    call points at them, and never change while diverted.
+ *  - A refused function is never touched; the reason is one of a fixed set
+ *    of strings (kjit_divert_check).
+ *  - Process context, kjit_mutex held.
+ */
+#include <linux/ftrace.h>
+#include <linux/module.h>
+#include <linux/string.h>
+#include <asm/unaligned.h>
+#include "divert.h"
+#include "ksyms.h"
+
+DEFINE_PER_CPU(unsigned long, kjit_entry_slot[KJIT_MAX_FUNCS]);
+extern char kjit_dispatch_entry[];
+
+/* Functions the dispatcher itself calls: diverting them would only make
+ * every dispatch fall back (busy flag), so they are refused outright. */
+static const char *const dispatch_deps[] = {
+	"copy_from_kernel_nofault", "copy_from_kernel_nofault_allowed",
+	"search_exception_tables", "search_kernel_exception_table",
+	"search_module_extables", "__module_address", "bsearch",
+	"ktime_get_mono_fast_ns", "preempt_schedule_notrace",
+	"preempt_schedule", "__x86_return_thunk",
+};
+
+static bool in_section(unsigned long a, const char *start, const char *end)
+{
+	unsigned long s = kjit_lookup_name(start), e = kjit_lookup_name(end);
+
+	return s && e && a >= s && a < e;
+}
+
+static bool is_dispatch_dep(unsigned long start)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(dispatch_deps); i++)
+		if (kjit_lookup_name(dispatch_deps[i]) == start)
+			return true;
+	return false;
+}
+
+int kjit_divert_check(unsigned long start, const char **why)
+{
+	if (within_module(start, THIS_MODULE))
+		*why = "part of kjit";
+	else if (in_section(start, "__entry_text_start", "__entry_text_end"))
+		*why = "entry text";
+	else if (in_section(start, "__noinstr_text_start", "__noinstr_text_end"))
+		*why = "noinstr text";
+	else if (is_dispatch_dep(start))
+		*why = "used by kjit's dispatcher";
+	else if (kjit_kapi.within_kprobe_blacklist(start))
+		*why = "on the kprobe blacklist";
+	else if (kjit_kapi.ftrace_location(start) != start)
+		*why = "not traceable (no __fentry__ site at its start)";
+	else
+		return 0;
+	return -EOPNOTSUPP;
+}
+
+/* Emits the 32 bytes drawn in divert.h into @p (run address @run). */
+static int write_tramp(u8 *p, unsigned long run, unsigned long slot,
+		       unsigned long body)
+{
+	unsigned long miss = run + 13;
+	s64 rel = (s64)((unsigned long)kjit_dispatch_entry - (miss + 10));
+
+	if ((s64)(s32)slot != (s64)slot || (s64)(s32)body != (s64)body ||
+	    (s64)(s32)rel != rel)
+		return -ERANGE;
+	memset(p, 0xcc, KJIT_TRAMP_SIZE);
+	memcpy(p, "\x48\x8d\x64\x24\x08", 5);	/* lea 0x8(%rsp),%rsp */
+	memcpy(p + 5, "\x65\xff\x24\x25", 4);	/* jmp *%gs:disp32 */
+	put_unaligned((s32)slot, (s32 *)(p + 9));
+	p[13] = 0x68;				/* push $imm32 (sign-extended) */
+	put_unaligned((s32)body, (s32 *)(p + 14));
+	p[18] = 0xe9;				/* jmp rel32 */
+	put_unaligned((s32)rel, (s32 *)(p + 19));
+	return 0;
+}
+
+int kjit_divert_prepare(struct kjit_session *s)
+{
+	unsigned long slot, run;
+	unsigned int i;
+	int cpu, err;
+
+	for (i = 0; i < s->n_funcs; i++) {
+		run = (unsigned long)s->tramps.exec + i * KJIT_TRAMP_SIZE;
+		slot = (unsigned long)&kjit_entry_slot[i];
+		err = write_tramp(kjit_region_rw(&s->tramps, (void *)run), run,
+				  slot, s->funcs[i].body);
+		if (err)
+			return err;
+		s->funcs[i].tramp = run;
+		for_each_possible_cpu(cpu)
+			per_cpu(kjit_entry_slot[i], cpu) = run + 13;
+	}
+	return 0;
+}
+
+int kjit_divert_on(struct kjit_session *s, unsigned int i)
+{
+	struct kjit_func *f = &s->funcs[i];
+	int err;
+
+	err = register_ftrace_direct(f->start, f->tramp);
+	if (!err)
+		f->diverted = true;
+	return err;
+}
+
+void kjit_divert_off(struct kjit_session *s, unsigned int i)
+{
+	struct kjit_func *f = &s->funcs[i];
+	int err;
+
+	if (!f->diverted)
+		return;
+	err = unregister_ftrace_direct(f->start, f->tramp);
+	if (err)
+		pr_err("kjit: %s: cannot remove diversion: %d\n", f->name, err);
+	else
+		f->diverted = false;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * divert.h - entry diversion: an ftrace direct call at each attached
+ * function's __fentry__ site sends its entry into the code cache.
+ *
+ * Entry trampoline of function i (32 bytes in the shared trampoline region):
+ *
+ *   tramp_i:  48 8d 64 24 08         lea  0x8(%rsp),%rsp  ; drop the fentry
+ *                                                         ; call's return addr
+ *             65 ff 24 25 <slot_i>   jmp  *%gs:slot_i     ; this CPU's entry
+ *   miss_i:   68 <body_i>            push $body_i         ; first block
+ *             e9 <rel32>             jmp  kjit_dispatch_entry
+ *             cc ...                 int3 padding
+ *
+ * slot_i is kjit_entry_slot[i], a per-CPU variable of the module (its %gs
+ * offset fits in 32 bits). It holds miss_i until this CPU has translated the
+ * function's first block, then that translation.
+ */
+#ifndef KJIT_DIVERT_H
+#define KJIT_DIVERT_H
+
+#include "session.h"
+
+#define KJIT_TRAMP_SIZE 32
+
+/* Why a function cannot be attached (also reported to user space). */
+int kjit_divert_check(unsigned long start, const char **why);
+/* Write the trampolines of every function of @s and point every CPU's slot
+ * at its miss stub. Process context, before any diversion. */
+int kjit_divert_prepare(struct kjit_session *s);
+/* Register the ftrace direct call of function @i. Returns 0 or -errno
+ * (-EBUSY: someone else redirects this function already). */
+int kjit_divert_on(struct kjit_session *s, unsigned int i);
+void kjit_divert_off(struct kjit_session *s, unsigned int i);
+
+#endif

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * env.c - the translator's window onto the running kernel (jit/env.h):
+ * reading live text, recognising __fentry__ and the retpoline/return thunks,
+ * exception-table fixups, and where each block's counter lives.
+ *
+ * Context: the callbacks run inside kjit_dispatch(): any context, preemption
+ * disabled, no sleeping. The symbol addresses are resolved once by
+ * kjit_env_init() (process context, at module load).
+ */
+#include <linux/kernel.h>
+#include <linux/uaccess.h>
+#include "env.h"
+#include "ksyms.h"
+#include "session.h"
+
+static unsigned long fentry_addr, return_thunk_addr;
+/* __x86_indirect_thunk_<reg>, indexed by register number (rsp has none). */
+static unsigned long indirect_thunk[16];
+
+static const char *const reg_names[16] = {
+	"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+};
+
+int kjit_env_init(void)
+{
+	char name[40];
+	int i;
+
+	fentry_addr = kjit_lookup_name("__fentry__");
+	return_thunk_addr = kjit_lookup_name("__x86_return_thunk");
+	for (i = 0; i < 16; i++) {
+		snprintf(name, sizeof(name), "__x86_indirect_thunk_%s", reg_names[i]);
+		indirect_thunk[i] = kjit_lookup_name(name);
+	}
+	if (!fentry_addr) {
+		pr_err("kjit: kernel symbol __fentry__ not found; cannot load\n");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Copies what is readable of [addr, addr+len): all of it, or up to the
+ * first unreadable byte. */
+static size_t env_read_code(void *opaque, u64 addr, u8 *buf, size_t len)
+{
+	size_t n;
+
+	if (!copy_from_kernel_nofault(buf, (const void *)(unsigned long)addr, len))
+		return len;
+	for (n = 0; n < len; n++)
+		if (copy_from_kernel_nofault(buf + n, (const void *)(unsigned long)(addr + n), 1))
+			break;
+	return n;
+}
+
+static enum kjit_sym env_classify(void *opaque, u64 target, int *reg)
+{
+	int i;
+
+	if (target == fentry_addr)
+		return KJIT_SYM_FENTRY;
+	if (return_thunk_addr && target == return_thunk_addr)
+		return KJIT_SYM_RETURN_THUNK;
+	for (i = 0; i < 16; i++) {
+		if (indirect_thunk[i] && target == indirect_thunk[i]) {
+			*reg = i;
+			return KJIT_SYM_INDIRECT_THUNK;
+		}
+	}
+	return KJIT_SYM_NONE;
+}
+
+static bool env_has_fixup(void *opaque, u64 addr)
+{
+	return kjit_kapi.search_exception_tables((unsigned long)addr) != NULL;
+}
+
+/* Block counters are this CPU's u64 array in the module area, incremented
+ * RIP-relative (see docs/design.md: why not %gs). */
+static bool env_counter(void *opaque, u64 block_addr, enum kjit_counter_kind kind,
+			unsigned int exit, struct kjit_mem *out)
+{
+	struct kjit_cpu *c = opaque;
+
+	if (kind != KJIT_CTR_BLOCK)
+		return false;
+	out->mode = KJIT_MEM_RIPREL;
+	out->addr = kjit_cache_next_counter(&c->cache);
+	return true;
+}
+
+extern char kjit_dispatch_entry[];
+
+void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
+{
+	*env = (struct kjit_env){
+		.opaque = c,
+		.read_code = env_read_code,
+		.classify = env_classify,
+		.has_fixup = env_has_fixup,
+		.counter = env_counter,
+		.dispatch = (u64)(unsigned long)kjit_dispatch_entry,
+	};
+}

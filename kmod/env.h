@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* env.h - the kernel implementation of jit/env.h. */
+#ifndef KJIT_KMOD_ENV_H
+#define KJIT_KMOD_ENV_H
+
+#include "jit/env.h"
+
+struct kjit_cpu;
+
+/* Resolve __fentry__ and the thunks (process context, at load). */
+int kjit_env_init(void);
+/* Fill @env for translations into @c's cache. */
+void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c);
+
+#endif

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report.c - read a session's results: blocks with counts summed over CPUs,
+ * attached functions, statistics; and reset the counters.
+ *
+ * Readers run while other CPUs keep translating and counting: they read
+ * each cache's published block count with acquire (codecache/cache.h) and
+ * the counters with READ_ONCE, so a report is a consistent snapshot per
+ * block, not across blocks. Process context, kjit_mutex held.
+ */
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include "control.h"
+#include "session.h"
+
+static int cmp_block(const void *a, const void *b)
+{
+	const struct kjit_block_info *x = a, *y = b;
+
+	if (x->orig != y->orig)
+		return x->orig < y->orig ? -1 : 1;
+	return 0;
+}
+
+static u32 total_blocks(const struct kjit_session *s)
+{
+	u32 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += kjit_cache_count(&s->cpu[cpu]->cache);
+	return n;
+}
+
+/* Every CPU's blocks into @out (room for @max); returns how many. */
+static u32 gather(const struct kjit_session *s, struct kjit_block_info *out, u32 max)
+{
+	const struct kjit_cache *c;
+	u32 n = 0, i, cnt;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		c = &s->cpu[cpu]->cache;
+		cnt = kjit_cache_count(c);
+		for (i = 0; i < cnt && n < max; i++, n++) {
+			const struct kjit_cblock *cb = &c->blocks[i];
+
+			out[n] = (struct kjit_block_info){
+				.orig = cb->b.orig, .run = cb->run,
+				.count = READ_ONCE(c->counters_rw[i]),
+				.orig_len = cb->b.orig_len, .run_len = cb->b.len,
+				.func = cb->func, .cpus = 1,
+				.n_insns = (u8)cb->b.n_insns, .seq = cb->b.seq,
+			};
+		}
+	}
+	return n;
+}
+
+/* Merges entries of the same original block (sorted input); returns count. */
+static u32 merge(struct kjit_block_info *b, u32 n)
+{
+	u32 i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		if (o && b[o - 1].orig == b[i].orig) {
+			b[o - 1].count += b[i].count;
+			b[o - 1].cpus++;
+		} else {
+			b[o++] = b[i];
+		}
+	}
+	return o;
+}
+
+static long __blocks(struct kjit_session *s, struct kjit_blocks *req)
+{
+	struct kjit_block_info *b;
+	u32 n, room = total_blocks(s);
+	long err = 0;
+
+	b = vmalloc(array_size(room ? room : 1, sizeof(*b)));
+	if (!b)
+		return -ENOMEM;
+	n = gather(s, b, room);
+	sort(b, n, sizeof(*b), cmp_block, NULL);
+	n = merge(b, n);
+	req->total = n;
+	req->written = min(n, req->max);
+	if (req->written && copy_to_user(u64_to_user_ptr(req->buf), b,
+					 req->written * sizeof(*b)))
+		err = -EFAULT;
+	vfree(b);
+	return err;
+}
+
+long kjit_ioctl_blocks(void __user *uarg)
+{
+	struct kjit_blocks req;
+	long err;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (req.size != sizeof(req))
+		return -EINVAL;
+	mutex_lock(&kjit_mutex);
+	err = __kjit_current() ? __blocks(__kjit_current(), &req) : -ENOENT;
+	mutex_unlock(&kjit_mutex);
+	if (!err && copy_to_user(uarg, &req, sizeof(req)))
+		err = -EFAULT;
+	return err;
+}
+
+static long __funcs(struct kjit_session *s, struct kjit_funcs *req)
+{
+	struct kjit_func_info fi;
+	u32 i;
+
+	req->total = s->n_funcs;
+	req->written = min(s->n_funcs, req->max);
+	for (i = 0; i < req->written; i++) {
+		memset(&fi, 0, sizeof(fi));
+		strscpy(fi.name, s->funcs[i].name, sizeof(fi.name));
+		fi.start = s->funcs[i].start;
+		fi.end = s->funcs[i].end;
+		fi.tramp = s->funcs[i].tramp;
+		fi.diverted = s->funcs[i].diverted;
+		if (copy_to_user(u64_to_user_ptr(req->buf) + i * sizeof(fi), &fi,
+				 sizeof(fi)))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+long kjit_ioctl_funcs(void __user *uarg)
+{
+	struct kjit_funcs req;
+	long err;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (req.size != sizeof(req))
+		return -EINVAL;
+	mutex_lock(&kjit_mutex);
+	err = __kjit_current() ? __funcs(__kjit_current(), &req) : -ENOENT;
+	mutex_unlock(&kjit_mutex);
+	if (!err && copy_to_user(uarg, &req, sizeof(req)))
+		err = -EFAULT;
+	return err;
+}
+
+static void add_cpu_stats(struct kjit_session_stats *st, const struct kjit_cpu *c, int cpu)
+{
+	int i;
+
+	st->translated += READ_ONCE(c->cache.stats.translated);
+	st->links += READ_ONCE(c->cache.stats.links);
+	st->exits_native += READ_ONCE(c->native_exits);
+	st->translate_ns += READ_ONCE(c->translate_ns);
+	if (cpu < KJIT_STAT_CPUS)
+		st->bytes[cpu] = READ_ONCE(c->cache.code_used);
+	for (i = 0; i < KJIT_FB_COUNT && i < KJIT_FALLBACK_REASONS; i++)
+		st->fallback[i] += READ_ONCE(c->fallback[i]);
+	for (i = 0; i < KJIT_R_COUNT && i < KJIT_REFUSE_REASONS; i++)
+		st->refused[i] += READ_ONCE(c->refused[i]);
+}
+
+long kjit_ioctl_stats(void __user *uarg)
+{
+	struct kjit_session *s;
+	struct kjit_session_stats st;
+	long err = 0;
+	int cpu;
+
+	if (copy_from_user(&st, uarg, sizeof(st)))
+		return -EFAULT;
+	if (st.size != sizeof(st))
+		return -EINVAL;
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	mutex_lock(&kjit_mutex);
+	s = __kjit_current();
+	if (s) {
+		for_each_possible_cpu(cpu)
+			add_cpu_stats(&st, s->cpu[cpu], cpu);
+		st.ncpus = min_t(u32, nr_cpu_ids, KJIT_STAT_CPUS);
+		st.attached = s->attached;
+		st.n_funcs = s->n_funcs;
+	} else {
+		err = -ENOENT;
+	}
+	mutex_unlock(&kjit_mutex);
+	if (!err && copy_to_user(uarg, &st, sizeof(st)))
+		err = -EFAULT;
+	return err;
+}
+
+long kjit_ioctl_reset(void)
+{
+	struct kjit_session *s;
+	struct kjit_cache *c;
+	u32 i, n;
+	int cpu;
+
+	mutex_lock(&kjit_mutex);
+	s = __kjit_current();
+	if (s) {
+		for_each_possible_cpu(cpu) {
+			c = &s->cpu[cpu]->cache;
+			n = kjit_cache_count(c);
+			for (i = 0; i < n; i++)
+				WRITE_ONCE(c->counters_rw[i], 0);
+		}
+	}
+	mutex_unlock(&kjit_mutex);
+	return s ? 0 : -ENOENT;
+}

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * session.c - create, attach, detach and destroy a session (see session.h).
+ *
+ * Detach order, and why it is safe:
+ *   1. unregister every ftrace direct call: no new entry into the cache;
+ *   2. synchronize_rcu_tasks(): every task that was preempted inside a
+ *      trampoline or translated code has since scheduled voluntarily, so it
+ *      left them (translated code calls out with original return addresses
+ *      on the stack, so no sleeping task returns into the cache);
+ *   3. clear kjit_active and synchronize_rcu(): no dispatcher (preemption
+ *      disabled, any context, interrupts included) still uses the session.
+ * Only then is code memory freed (at the next attach, reset or unload); the
+ * tables and counters stay readable until then.
+ *
+ * Context: process, kjit_mutex held (the __ functions say so).
+ */
+#include <linux/ftrace.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/rcupdate.h>
+#include <linux/rcupdate_wait.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+#include "divert.h"
+#include "env.h"
+#include "ksyms.h"
+#include "session.h"
+
+struct kjit_session __rcu *kjit_active;
+DEFINE_MUTEX(kjit_mutex);
+
+static unsigned int cache_kb = 1024;
+module_param(cache_kb, uint, 0444);
+MODULE_PARM_DESC(cache_kb, "code cache per CPU, KiB (default 1024)");
+static unsigned int max_blocks = 8192;
+module_param(max_blocks, uint, 0444);
+MODULE_PARM_DESC(max_blocks, "translated blocks per CPU (default 8192)");
+
+int kjit_session_func_of(const struct kjit_session *s, unsigned long addr)
+{
+	int lo = 0, hi = (int)s->n_funcs - 1, mid;
+
+	while (lo <= hi) {
+		mid = (lo + hi) / 2;
+		if (addr < s->funcs[mid].start)
+			hi = mid - 1;
+		else if (addr >= s->funcs[mid].end)
+			lo = mid + 1;
+		else
+			return mid;
+	}
+	return -1;
+}
+
+static void cpu_free(struct kjit_cpu *c)
+{
+	if (!c)
+		return;
+	kjit_region_free(&c->code);
+	kjit_region_free(&c->data);
+	vfree(c->cache.blocks);
+	vfree(c->cache.map);
+	vfree(c->cache.pending);
+	kvfree(c->tr);
+	kfree(c);
+}
+
+static struct kjit_cpu *cpu_alloc(void)
+{
+	struct kjit_cache_mem m = { .max_blocks = max_blocks };
+	struct kjit_cpu *c = kzalloc(sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return NULL;
+	m.map_slots = roundup_pow_of_two(2 * max_blocks + 1);
+	m.max_pending = 2 * max_blocks;
+	c->tr = kvzalloc(sizeof(*c->tr), GFP_KERNEL);
+	m.blocks = vzalloc(array_size(max_blocks, sizeof(*m.blocks)));
+	m.map = vzalloc(array_size(m.map_slots, sizeof(*m.map)));
+	m.pending = vzalloc(array_size(m.max_pending, sizeof(*m.pending)));
+	if (!c->tr || !m.blocks || !m.map || !m.pending ||
+	    kjit_region_alloc_code(&c->code, (size_t)cache_kb << 10) ||
+	    kjit_region_alloc_data(&c->data, (size_t)max_blocks * sizeof(u64)))
+		goto fail;
+	m.code_run = c->code.exec;
+	m.code_rw = c->code.rw;
+	m.code_size = c->code.size;
+	m.counters_run = (u64 *)c->data.exec;
+	m.counters_rw = (u64 *)c->data.rw;
+	if (kjit_cache_init(&c->cache, &m))
+		goto fail;
+	kjit_env_fill(&c->env, c);
+	if (kjit_translator_init(c->tr, &c->env, NULL) != KJIT_OK)
+		goto fail;
+	return c;
+fail:
+	vfree(m.blocks);
+	vfree(m.map);
+	vfree(m.pending);
+	c->cache.blocks = NULL;
+	c->cache.map = NULL;
+	c->cache.pending = NULL;
+	cpu_free(c);
+	return NULL;
+}
+
+void kjit_session_free(struct kjit_session *s)
+{
+	unsigned int i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->n_funcs; i++) {
+		if (s->funcs[i].diverted) {
+			pr_err("kjit: %s still diverted: leaking its session\n",
+			       s->funcs[i].name);
+			return;
+		}
+	}
+	if (s->cpu)
+		for (i = 0; i < nr_cpu_ids; i++)
+			cpu_free(s->cpu[i]);
+	kfree(s->cpu);
+	kjit_region_free(&s->tramps);
+	kvfree(s);
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct kjit_func *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Allocates a session for the @n functions in @funcs (start/end/name set). */
+struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
+				      unsigned int n)
+{
+	struct kjit_session *s = kvzalloc(sizeof(*s), GFP_KERNEL);
+	unsigned int i;
+
+	if (!s)
+		return NULL;
+	s->n_funcs = n;
+	memcpy(s->funcs, funcs, n * sizeof(*funcs));
+	sort(s->funcs, n, sizeof(*funcs), cmp_func, NULL);
+	for (i = 0; i < n; i++)
+		s->funcs[i].body = s->funcs[i].start + MCOUNT_INSN_SIZE;
+	s->cpu = kcalloc(nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
+	if (!s->cpu ||
+	    kjit_region_alloc_code(&s->tramps, KJIT_MAX_FUNCS * KJIT_TRAMP_SIZE))
+		goto fail;
+	for_each_possible_cpu(i) {
+		s->cpu[i] = cpu_alloc();
+		if (!s->cpu[i])
+			goto fail;
+	}
+	if (kjit_divert_prepare(s))
+		goto fail;
+	return s;
+fail:
+	kjit_session_free(s);
+	return NULL;
+}
+
+/* __kjit_session_attach - publish @s and divert its functions; on failure
+ * of function i, *failed = i and everything is undone. kjit_mutex held. */
+int __kjit_session_attach(struct kjit_session *s, unsigned int *failed)
+{
+	unsigned int i;
+	int err;
+
+	rcu_assign_pointer(kjit_active, s);
+	for (i = 0; i < s->n_funcs; i++) {
+		err = kjit_divert_on(s, i);
+		if (err) {
+			*failed = i;
+			s->attached = true;
+			__kjit_session_detach(s);
+			return err;
+		}
+	}
+	s->attached = true;
+	return 0;
+}
+
+/* __kjit_session_detach - steps 1-3 above. kjit_mutex held. */
+void __kjit_session_detach(struct kjit_session *s)
+{
+	unsigned int i;
+
+	if (!s->attached)
+		return;
+	for (i = 0; i < s->n_funcs; i++)
+		kjit_divert_off(s, i);
+	synchronize_rcu_tasks();
+	rcu_assign_pointer(kjit_active, NULL);
+	synchronize_rcu();
+	s->attached = false;
+}

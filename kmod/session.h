@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * session.h - one attachment: the functions diverted, each CPU's code cache,
+ * counters and statistics.
+ *
+ *     kjit_active --rcu--> struct kjit_session
+ *                            funcs[]      sorted by start address
+ *                            tramps       entry trampolines (shared)
+ *                            cpu[c] ----> struct kjit_cpu: cache, translator,
+ *                                          env, fallbacks, busy flag
+ *
+ * Invariants:
+ *  - kjit_active is set before any diversion is registered and cleared only
+ *    after every diversion is gone and no task can run diverted code; the
+ *    dispatcher reads it with preemption disabled (rcu_dereference_sched).
+ *  - A session stays readable (blocks, counters, statistics) after detach,
+ *    until the next attach, reset-all or unload; kjit_mutex serialises all of
+ *    that.
+ */
+#ifndef KJIT_SESSION_H
+#define KJIT_SESSION_H
+
+#include <linux/kallsyms.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include "codecache/cache.h"
+#include "cachemem.h"
+#include "kjit_ioctl.h"
+
+#define KJIT_MAX_FUNCS 64	/* functions per attach (per-CPU entry slots) */
+
+/* Why the dispatcher ran code natively instead of translating it. */
+enum kjit_fallback {
+	KJIT_FB_NMI,		/* dispatcher entered in NMI context */
+	KJIT_FB_NESTED,		/* dispatcher re-entered on this CPU */
+	KJIT_FB_REFUSED,	/* translator refused the block (see refused[]) */
+	KJIT_FB_FULL,		/* cache or tables full */
+	KJIT_FB_COUNT
+};
+
+struct kjit_func {
+	unsigned long start, end;	/* [start, end), from kallsyms */
+	unsigned long body;		/* first block run from the cache */
+	unsigned long tramp;		/* its entry trampoline (run address) */
+	bool diverted;
+	char name[KSYM_NAME_LEN];
+};
+
+struct kjit_cpu {
+	struct kjit_cache cache;
+	struct kjit_translator *tr;
+	struct kjit_env env;
+	struct kjit_region code, data;
+	int busy;
+	u64 fallback[KJIT_FB_COUNT];
+	u64 refused[KJIT_R_COUNT];
+	u64 native_exits;		/* exits that left the attached code */
+	u64 translate_ns;
+};
+
+struct kjit_session {
+	unsigned int n_funcs;
+	bool attached;
+	struct kjit_func funcs[KJIT_MAX_FUNCS];
+	struct kjit_region tramps;
+	struct kjit_cpu **cpu;		/* [nr_cpu_ids] */
+};
+
+extern struct kjit_session __rcu *kjit_active;
+extern struct mutex kjit_mutex;
+/* Per-CPU entry slot of each attached function: where its trampoline jumps. */
+DECLARE_PER_CPU(unsigned long, kjit_entry_slot[KJIT_MAX_FUNCS]);
+
+/* Index of the attached function containing @addr, or -1. Any context. */
+int kjit_session_func_of(const struct kjit_session *s, unsigned long addr);
+
+struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
+				      unsigned int n);
+void kjit_session_free(struct kjit_session *s);
+int __kjit_session_attach(struct kjit_session *s, unsigned int *failed);
+void __kjit_session_detach(struct kjit_session *s);
+
+#endif
