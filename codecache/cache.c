@@ -46,6 +46,12 @@ static enum kjit_reason link_or_queue(struct kjit_cache *c, u32 bi, unsigned x)
 
 	if (ex->kind != KJIT_EXIT_DIRECT)
 		return KJIT_OK;
+	if (c->translatable && !c->translatable(c->ctx, ex->target)) {
+		enum kjit_reason r = kjit_cache_link(c, bi, x, ex->target);
+
+		c->stats.native_links += r == KJIT_OK;
+		return r;
+	}
 	t = kjit_map_get(c, ex->target, &c->map_used);
 	if (!t)
 		return KJIT_R_NO_SPACE;

@@ -48,7 +48,8 @@ struct kjit_pending {
 
 struct kjit_cache_stats {
 	u64 translated;		/* blocks */
-	u64 links;		/* exits linked */
+	u64 links;		/* exits linked (to translations or native code) */
+	u64 native_links;	/* of which straight to original code */
 	u64 bytes;		/* code bytes used */
 	u64 refused;		/* kjit_translate refusals */
 	u64 full;		/* refusals for lack of space or table room */
@@ -71,6 +72,12 @@ struct kjit_cache {
 	u32 max_pending;
 	u32 n_pending;
 	struct kjit_cache_stats stats;
+	/* Optional policy: false for an original address this cache will never
+	 * translate (outside the instrumented functions). Direct exits to such
+	 * a target are linked straight to the original code when their block
+	 * is added, so leaving the instrumented code costs one jmp. */
+	bool (*translatable)(void *ctx, u64 orig);
+	void *ctx;
 };
 
 /* Memory for one cache; map_slots must be a power of two > max_blocks. */

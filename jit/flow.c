@@ -154,6 +154,46 @@ static enum kjit_reason emit_call_ind(struct kjit_translator *tr,
 	return r ? r : kjit_exit_dispatch(tr, e, blk);
 }
 
+/*
+ * Native-call mode (kjit_config.native_calls):
+ *   call rel32 / call thunk  ->  e8 rel32 (original target); jmp exit(fall)
+ *   call *reg / call *mem    ->  the instruction, RIP-relative rebased;
+ *                                jmp exit(fall)
+ *   ret / ret imm16          ->  the instruction
+ *   jmp __x86_return_thunk   ->  e9 rel32 (the thunk)
+ * The callee, translated or not, returns into the cache right after the
+ * call, so the caller's remaining blocks keep being counted.
+ */
+static enum kjit_reason emit_op_rel32(struct kjit_emit *e, u8 op, u64 target)
+{
+	kjit_emit_u8(e, op);
+	return kjit_emit_rel32(e, target);
+}
+
+static enum kjit_reason emit_native_call(struct kjit_translator *tr,
+					 struct kjit_emit *e,
+					 const struct kjit_insn *in,
+					 struct kjit_block *blk)
+{
+	enum kjit_reason r;
+
+	if (in->rel_off)
+		r = emit_op_rel32(e, X86_OP_CALL32, in->target);
+	else
+		r = kjit_emit_copy(e, in);
+	return r ? r : kjit_exit_branch(e, blk, op_jmp32, 1, in->addr + in->len);
+}
+
+static enum kjit_reason emit_native_ret(struct kjit_translator *tr,
+					struct kjit_emit *e,
+					const struct kjit_insn *in,
+					struct kjit_block *blk)
+{
+	if (in->rel_off)
+		return emit_op_rel32(e, X86_OP_JMP32, in->target);
+	return kjit_emit_copy(e, in);
+}
+
 typedef enum kjit_reason (*term_fn)(struct kjit_translator *tr, struct kjit_emit *e,
 				    const struct kjit_insn *in, struct kjit_block *blk);
 
@@ -175,5 +215,9 @@ enum kjit_reason kjit_flow_emit_term(struct kjit_translator *tr,
 	if (in->kind >= KJIT_ARRAY_SIZE(term_fns) || !term_fns[in->kind])
 		return KJIT_R_BAD_ARG;
 	blk->term = in->kind;
+	if (tr->cfg.native_calls && (in->kind == KJIT_I_CALL || in->kind == KJIT_I_CALL_IND))
+		return emit_native_call(tr, e, in, blk);
+	if (tr->cfg.native_calls && in->kind == KJIT_I_RET)
+		return emit_native_ret(tr, e, in, blk);
 	return term_fns[in->kind](tr, e, in, blk);
 }

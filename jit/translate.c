@@ -17,6 +17,7 @@ void kjit_config_default(struct kjit_config *cfg)
 	cfg->live_seq = KJIT_SEQ_LAHF;
 	cfg->force_live = false;
 	cfg->live_depth = 2;
+	cfg->native_calls = false;
 }
 
 enum kjit_reason kjit_translator_init(struct kjit_translator *tr,

@@ -55,6 +55,12 @@ struct kjit_config {
 	enum kjit_flagsave live_seq; /* LAHF (default) or PUSHF when flags live */
 	bool force_live;          /* tests: treat flags as live at every entry */
 	u8 live_depth;            /* successor look-ahead levels (default 2) */
+	/* Native-call mode (default off): calls run as real calls from the
+	 * cache - the return address pushed is the cache address of the exit
+	 * that follows the call - and ret is the original ret. The kernel uses
+	 * it (see docs/design.md, "Calls and returns"); off, a call pushes the
+	 * original return address and ret goes through the dispatcher. */
+	bool native_calls;
 };
 
 struct kjit_stats {

@@ -67,9 +67,15 @@ static void cpu_free(struct kjit_cpu *c)
 	kfree(c);
 }
 
-static struct kjit_cpu *cpu_alloc(void)
+static bool translatable(void *ctx, u64 orig)
+{
+	return kjit_session_func_of(ctx, (unsigned long)orig) >= 0;
+}
+
+static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 {
 	struct kjit_cache_mem m = { .max_blocks = max_blocks };
+	struct kjit_config cfg;
 	struct kjit_cpu *c = kzalloc(sizeof(*c), GFP_KERNEL);
 
 	if (!c)
@@ -91,8 +97,12 @@ static struct kjit_cpu *cpu_alloc(void)
 	m.counters_rw = (u64 *)c->data.rw;
 	if (kjit_cache_init(&c->cache, &m))
 		goto fail;
+	c->cache.translatable = translatable;
+	c->cache.ctx = s;
 	kjit_env_fill(&c->env, c);
-	if (kjit_translator_init(c->tr, &c->env, NULL) != KJIT_OK)
+	kjit_config_default(&cfg);
+	cfg.native_calls = true;
+	if (kjit_translator_init(c->tr, &c->env, &cfg) != KJIT_OK)
 		goto fail;
 	return c;
 fail:
@@ -153,7 +163,7 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 	    kjit_region_alloc_code(&s->tramps, KJIT_MAX_FUNCS * KJIT_TRAMP_SIZE))
 		goto fail;
 	for_each_possible_cpu(i) {
-		s->cpu[i] = cpu_alloc();
+		s->cpu[i] = cpu_alloc(s);
 		if (!s->cpu[i])
 			goto fail;
 	}
