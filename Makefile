@@ -36,7 +36,9 @@ $(BUILD)/deps.stamp: scripts/deps.sh scripts/kjit-deb-src.sources
 # one_file_module SRC: build a helper module made of one C file in
 # $(BUILD)/<name>/ (a symlink and a generated Kbuild; nothing in the tree).
 one_file_module = n=$$(basename $(1) .c); d=$(BUILD)/$$n; mkdir -p $$d && \
-	ln -sfn $(ROOT)/$(1) $$d/$$n.c && echo "obj-m := $$n.o" > $$d/Kbuild && \
+	ln -sfn $(ROOT)/$(1) $$d/$$n.c && \
+	for h in $(dir $(ROOT)/$(1))*.h; do [ -e $$h ] && ln -sfn $$h $$d/; done; \
+	echo "obj-m := $$n.o" > $$d/Kbuild && \
 	$(call kbuild,$$d)
 # kbuild DIR: run Kbuild in DIR, hiding only its "Skipping BTF" notice (the
 # headers ship no vmlinux); keeps make's exit status.
@@ -47,6 +49,7 @@ module: deps
 	@sh scripts/kbuild-tree.sh $(ROOT) $(BUILD)
 	@$(call kbuild,$(BUILD)/kmod)
 	@$(call one_file_module,tests/vm/rigtest/kjit_rigtest.c)
+	@$(call one_file_module,kmod/companion/kjit_kprobes.c)
 	@echo "  built $(BUILD)/kmod/kjit.ko"
 
 # ---- user tool -----------------------------------------------------------
@@ -60,9 +63,9 @@ $(BUILD)/tools/kjit: $(TOOL_SRC) $(TOOL_HDR)
 # ---- programs that run in the test guest (static: the guest has no libc)
 GUEST_PROGS := $(patsubst tests/vm/progs/%.c,$(BUILD)/guest/%,$(wildcard tests/vm/progs/*.c))
 guest-progs: $(GUEST_PROGS)
-$(BUILD)/guest/%: tests/vm/progs/%.c
+$(BUILD)/guest/%: tests/vm/progs/%.c tests/vm/progs/workload_ops.h kmod/kjit_ioctl.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 $(WARN) -static -o $@ $<
+	$(CC) -O2 $(WARN) -I$(ROOT) -static -o $@ $<
 
 # ---- host tests ----------------------------------------------------------
 # tests/host/host.mk appends test programs to HOST_TESTS (paths under

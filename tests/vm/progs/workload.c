@@ -20,94 +20,24 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "workload_ops.h"
 
-static int op_getpid(long n)
-{
-	while (n--)
-		syscall(SYS_getpid);
-	return 0;
-}
-
-static int op_read(long n)
-{
-	int fd = open("/dev/zero", O_RDONLY);
-	char c;
-
-	if (fd < 0)
-		return -1;
-	while (n--)
-		if (read(fd, &c, 1) != 1)
-			return -1;
-	return close(fd);
-}
-
-static int op_fstat(long n)
-{
-	struct stat st;
-
-	while (n--)
-		if (fstat(0, &st))
-			return -1;
-	return 0;
-}
-
-static int op_openclose(long n)
-{
-	int fd;
-
-	while (n--) {
-		fd = open("/dev/null", O_RDONLY);
-		if (fd < 0 || close(fd))
-			return -1;
-	}
-	return 0;
-}
-
-static int op_pipe(long n)
-{
-	int p[2];
-	char c = 'x';
-
-	if (pipe(p))
-		return -1;
-	while (n--)
-		if (write(p[1], &c, 1) != 1 || read(p[0], &c, 1) != 1)
-			return -1;
-	close(p[0]);
-	return close(p[1]);
-}
-
-static const struct {
-	const char *name;
-	int (*run)(long n);
-} ops[] = {
-	{ "getpid", op_getpid }, { "read", op_read }, { "fstat", op_fstat },
-	{ "openclose", op_openclose }, { "pipe", op_pipe },
-};
-
-static int run_op(const char *name, long n, int timed)
+static int run_timed(const char *name, long n, int timed)
 {
 	struct timespec a, b;
-	size_t i;
 	int rc;
 
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-		if (strcmp(name, ops[i].name))
-			continue;
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		rc = ops[i].run(n);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		if (rc) {
-			perror(name);
-			return 1;
-		}
-		if (timed)
-			printf("ns_per_op=%.1f\n",
-			       ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n);
-		return 0;
-	}
-	fprintf(stderr, "workload: unknown op %s\n", name);
-	return 2;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	rc = run_op(name, n);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	if (rc == -1)
+		perror(name);
+	if (rc)
+		return rc < 0 ? 1 : rc;
+	if (timed)
+		printf("ns_per_op=%.1f\n",
+		       ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -134,5 +64,5 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: workload [-c CPU] [time] OP N\n");
 		return 2;
 	}
-	return run_op(argv[1], atol(argv[2]), timed);
+	return run_timed(argv[1], atol(argv[2]), timed);
 }

@@ -1,0 +1,166 @@
+/*
+ * kjitcount.c - count a workload's kernel blocks with kjit, then with the
+ * kjit_kprobes oracle on the same block addresses, and compare.
+ *
+ *   kjitcount [-c CPU] [-e] [-x] OP N FUNC...
+ *     OP N   the workload (see workload.c: getpid read fstat openclose pipe)
+ *     -e     every FUNC's entry block must have run exactly N times
+ *     -x     cross-check every block against a Kprobe on its address
+ *     -c     pin to CPU
+ *
+ * The measuring window holds nothing but the workload: counters are reset
+ * and read with ioctls only, so the tool's own system calls (open, read,
+ * mmap...) never land in the counts. Output, one line each:
+ *   BLOCK <func>+0x<off> kjit=<n> kprobe=<n>|- <OK|MISMATCH|NOPROBE(<err>)>
+ *   ENTRY <func> kjit=<n> expected=<N> <OK|MISMATCH>
+ *   SUMMARY blocks=<b> crosschecked=<c> mismatches=<m> entry_mismatches=<e>
+ * Exit status 0 when there is no mismatch.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include "kmod/kjit_ioctl.h"
+#include "kmod/companion/kjit_kprobes_ioctl.h"
+#include "workload_ops.h"
+
+static struct kjit_block_info blocks[8192];
+static struct kjit_func_info funcs[KJIT_MAX_TARGETS];
+static unsigned int nblocks, nfuncs;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "kjitcount: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static void attach(int fd, char **names, int n)
+{
+	struct kjit_target t[KJIT_MAX_TARGETS];
+	struct kjit_attach a = { .size = sizeof(a), .n = n, .targets = (uintptr_t)t };
+	int i;
+
+	memset(t, 0, sizeof(t));
+	for (i = 0; i < n; i++)
+		snprintf(t[i].name, sizeof(t[i].name), "%s", names[i]);
+	if (ioctl(fd, KJIT_IOC_ATTACH, &a)) {
+		for (i = 0; i < n; i++)
+			if (t[i].err)
+				fprintf(stderr, "kjitcount: %s: %s\n", names[i], t[i].why);
+		die("attach");
+	}
+}
+
+static void read_results(int fd)
+{
+	struct kjit_blocks b = { .size = sizeof(b), .max = 8192, .buf = (uintptr_t)blocks };
+	struct kjit_funcs f = { .size = sizeof(f), .max = KJIT_MAX_TARGETS, .buf = (uintptr_t)funcs };
+
+	if (ioctl(fd, KJIT_IOC_BLOCKS, &b) || ioctl(fd, KJIT_IOC_FUNCS, &f))
+		die("read results");
+	nblocks = b.written;
+	nfuncs = f.written;
+}
+
+/* Kprobe counts for every block address (errs: register_kprobe result). */
+static void kprobe_counts(const char *op, long n, unsigned long long *cnt, int *errs)
+{
+	static unsigned long long addrs[8192];
+	struct kjitkp_arm a = { .size = sizeof(a), .n = nblocks,
+				.addrs = (uintptr_t)addrs, .errs = (uintptr_t)errs };
+	struct kjitkp_read r = { .size = sizeof(r), .n = nblocks, .counts = (uintptr_t)cnt };
+	unsigned int i;
+	int fd = open(KJITKP_DEVICE, O_RDWR);
+
+	if (fd < 0)
+		die(KJITKP_DEVICE);
+	for (i = 0; i < nblocks; i++)
+		addrs[i] = blocks[i].orig;
+	if (ioctl(fd, KJITKP_IOC_ARM, &a))
+		die("arm kprobes");
+	run_op(op, 10);
+	if (ioctl(fd, KJITKP_IOC_RESET, 0) || run_op(op, n) || ioctl(fd, KJITKP_IOC_READ, &r))
+		die("kprobe run");
+	a.n = 0;
+	ioctl(fd, KJITKP_IOC_ARM, &a);
+	close(fd);
+}
+
+static int report(long n, int entry, int cross, const unsigned long long *kc, const int *errs)
+{
+	unsigned int i, checked = 0, bad = 0, ebad = 0;
+
+	for (i = 0; i < nblocks; i++) {
+		const struct kjit_block_info *b = &blocks[i];
+		const struct kjit_func_info *f = &funcs[b->func];
+		int ok = !cross || errs[i] || kc[i] == b->count;
+
+		printf("BLOCK %s+0x%llx kjit=%llu", f->name,
+		       (unsigned long long)(b->orig - f->start), (unsigned long long)b->count);
+		if (!cross)
+			printf("\n");
+		else if (errs[i])
+			printf(" kprobe=- NOPROBE(%d)\n", errs[i]);
+		else
+			printf(" kprobe=%llu %s\n", kc[i], ok ? "OK" : "MISMATCH");
+		checked += cross && !errs[i];
+		bad += !ok;
+		if (entry && b->orig == f->start + 5) {
+			printf("ENTRY %s kjit=%llu expected=%ld %s\n", f->name,
+			       (unsigned long long)b->count, n,
+			       b->count == (unsigned long long)n ? "OK" : "MISMATCH");
+			ebad += b->count != (unsigned long long)n;
+		}
+	}
+	printf("SUMMARY blocks=%u crosschecked=%u mismatches=%u entry_mismatches=%u\n",
+	       nblocks, checked, bad, ebad);
+	return bad || ebad;
+}
+
+int main(int argc, char **argv)
+{
+	static unsigned long long kc[8192];
+	static int errs[8192];
+	int entry = 0, cross = 0, opt, fd;
+	cpu_set_t set;
+	long n;
+
+	while ((opt = getopt(argc, argv, "c:ex")) != -1) {
+		if (opt == 'c') {
+			CPU_ZERO(&set);
+			CPU_SET(atoi(optarg), &set);
+			if (sched_setaffinity(0, sizeof(set), &set))
+				die("sched_setaffinity");
+		} else if (opt == 'e') {
+			entry = 1;
+		} else if (opt == 'x') {
+			cross = 1;
+		} else {
+			return 2;
+		}
+	}
+	if (argc - optind < 3 || argc - optind - 2 > KJIT_MAX_TARGETS) {
+		fprintf(stderr, "usage: kjitcount [-c CPU] [-e] [-x] OP N FUNC...\n");
+		return 2;
+	}
+	n = atol(argv[optind + 1]);
+	fd = open(KJIT_DEVICE, O_RDWR);
+	if (fd < 0)
+		die(KJIT_DEVICE);
+	attach(fd, argv + optind + 2, argc - optind - 2);
+	if (run_op(argv[optind], 10) || ioctl(fd, KJIT_IOC_RESET, 0) ||
+	    run_op(argv[optind], n))
+		die("workload under kjit");
+	read_results(fd);
+	if (ioctl(fd, KJIT_IOC_DETACH, 0))
+		die("detach");
+	if (cross)
+		kprobe_counts(argv[optind], n, kc, errs);
+	return report(n, entry, cross, kc, errs);
+}

@@ -1,0 +1,88 @@
+/* workload_ops.h - the system call loops shared by workload and kjitcount.
+ * run_op(name, n) returns 0, -1 (a call failed, errno set) or 2 (unknown op). */
+#ifndef KJIT_WORKLOAD_OPS_H
+#define KJIT_WORKLOAD_OPS_H
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static inline int op_getpid(long n)
+{
+	while (n--)
+		syscall(SYS_getpid);
+	return 0;
+}
+
+static inline int op_read(long n)
+{
+	int fd = open("/dev/zero", O_RDONLY);
+	char c;
+
+	if (fd < 0)
+		return -1;
+	while (n--)
+		if (read(fd, &c, 1) != 1)
+			return -1;
+	return close(fd);
+}
+
+static inline int op_fstat(long n)
+{
+	struct stat st;
+
+	while (n--)
+		if (fstat(0, &st))
+			return -1;
+	return 0;
+}
+
+static inline int op_openclose(long n)
+{
+	int fd;
+
+	while (n--) {
+		fd = open("/dev/null", O_RDONLY);
+		if (fd < 0 || close(fd))
+			return -1;
+	}
+	return 0;
+}
+
+static inline int op_pipe(long n)
+{
+	int p[2];
+	char c = 'x';
+
+	if (pipe(p))
+		return -1;
+	while (n--)
+		if (write(p[1], &c, 1) != 1 || read(p[0], &c, 1) != 1)
+			return -1;
+	close(p[0]);
+	return close(p[1]);
+}
+
+static const struct {
+	const char *name;
+	int (*run)(long n);
+} ops[] = {
+	{ "getpid", op_getpid }, { "read", op_read }, { "fstat", op_fstat },
+	{ "openclose", op_openclose }, { "pipe", op_pipe },
+};
+
+static inline int run_op(const char *name, long n)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (!strcmp(name, ops[i].name))
+			return ops[i].run(n);
+	fprintf(stderr, "unknown op %s\n", name);
+	return 2;
+}
+
+#endif
