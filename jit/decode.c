@@ -191,6 +191,8 @@ static enum kjit_reason classify(struct kjit_translator *tr,
 
 	if (r)
 		return r;
+	if (is_rip_relative_mem(zi)) /* also jmp/call *disp(%rip) */
+		in->disp_off = zi->raw.disp.offset;
 	r = classify_branch(tr, zi, in, &branch);
 	if (r || branch) {
 		if (!r && in->kind != KJIT_I_DROP &&
@@ -198,9 +200,7 @@ static enum kjit_reason classify(struct kjit_translator *tr,
 			return KJIT_R_OPSIZE_BRANCH;
 		return r;
 	}
-	if (is_rip_relative_mem(zi))
-		in->disp_off = zi->raw.disp.offset;
-	else if (zi->attributes & ZYDIS_ATTRIB_IS_RELATIVE)
+	if (!in->disp_off && (zi->attributes & ZYDIS_ATTRIB_IS_RELATIVE))
 		return KJIT_R_DECODE; /* a relative operand we do not know */
 	return KJIT_OK;
 }

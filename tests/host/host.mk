@@ -30,3 +30,16 @@ $(HT_DIR)/libkjit.a: $(HT_JIT_OBJ)
 HOST_TESTS += $(HT_DIR)/test_unit
 $(HT_DIR)/test_unit: $(HT_DIR)/test_unit.o $(HT_COMMON) $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
+
+# Differential test: corpus built with kernel-like code generation flags.
+HT_CORPUS_CFLAGS := $(HOST_CFLAGS) -fno-pie -mno-red-zone -mgeneral-regs-only \
+	-fno-stack-protector -fno-builtin -fno-tree-loop-distribute-patterns \
+	-fcf-protection=none
+$(HT_DIR)/corpus.o: $(HT_SRC)/corpus.c $(HT_SRC)/corpus.h
+	@mkdir -p $(dir $@)
+	$(CC) $(HT_CORPUS_CFLAGS) -c -o $@ $<
+
+HOST_TESTS += $(HT_DIR)/test_diff
+$(HT_DIR)/test_diff: $(HT_DIR)/test_diff.o $(HT_DIR)/host_cache.o $(HT_DIR)/corpus.o \
+		$(HT_COMMON) $(HT_DIR)/libkjit.a
+	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)

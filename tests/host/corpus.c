@@ -1,0 +1,276 @@
+/* corpus.c - differential test corpus (see corpus.h).
+ *
+ * Covers: loops, switch jump tables, recursion, calls through pointers,
+ * tail calls, setcc/cmov, flags live across blocks (two jcc on one cmp,
+ * adc/sbb chains split by jumps), string instructions, RIP-relative data,
+ * computed goto, loop/jrcxz, ret imm16, call *disp(%rsp), fake retpoline /
+ * return thunks and a fake __fentry__ call at function entry.
+ * Built with -O2 -mno-red-zone -fno-pie -mgeneral-regs-only -fno-builtin.
+ */
+#include "tests/host/corpus.h"
+
+#define CORPUS __attribute__((section("kjit_corpus"), noinline, used))
+
+static long g_arr[64];
+static long g_acc;
+unsigned char g_buf[256], g_src[256]; /* used by the asm cases */
+
+void corpus_reset(void)
+{
+	int i;
+
+	for (i = 0; i < 64; i++)
+		g_arr[i] = i * 3;
+	for (i = 0; i < 256; i++) {
+		g_buf[i] = 0;
+		g_src[i] = (unsigned char)(i * 7 + 1);
+	}
+	g_acc = 0;
+}
+
+unsigned long corpus_state(void)
+{
+	unsigned long h = (unsigned long)g_acc;
+	int i;
+
+	for (i = 0; i < 64; i++)
+		h = h * 31 + (unsigned long)g_arr[i];
+	for (i = 0; i < 256; i++)
+		h = h * 31 + g_buf[i];
+	return h;
+}
+
+CORPUS long c_loop(long a, long b)
+{
+	long s = 0, i;
+
+	for (i = 0; i < (a & 63); i++) {
+		if ((i ^ b) & 1)
+			s += i * i;
+		else
+			s -= b % 7;
+	}
+	return s;
+}
+
+CORPUS long c_switch(long a, long b)
+{
+	switch (a & 15) {
+	case 0: return b + 1;
+	case 1: return b * 3;
+	case 2: return b - 7;
+	case 3: return b ^ 0x55;
+	case 4: return b << 2;
+	case 5: return b >> 1;
+	case 6: return -b;
+	case 7: return b * b;
+	case 8: return b | 9;
+	case 9: return b & 0xf0;
+	case 10: return b + a;
+	case 11: return b - a;
+	default: return a;
+	}
+}
+
+CORPUS long c_fib(long a, long b)
+{
+	long n = a & 15;
+
+	if (n < 2)
+		return n + b;
+	return c_fib(n - 1, b) + c_fib(n - 2, b);
+}
+
+CORPUS long op_add(long a, long b) { return a + b; }
+CORPUS long op_sub(long a, long b) { return a - b; }
+CORPUS long op_mul(long a, long b) { return a * b; }
+CORPUS long op_xor(long a, long b) { return a ^ b; }
+static long (*const ops[4])(long, long) = { op_add, op_sub, op_mul, op_xor };
+
+CORPUS long c_fnptr(long a, long b)
+{
+	long r = 0, i;
+
+	for (i = 0; i < 4; i++)
+		r += ops[(a + i) & 3](r, b + i);
+	return r;
+}
+
+CORPUS long t_even(long a, long b) { g_acc += a; return a * 2 + b; }
+CORPUS long t_odd(long a, long b) { g_acc -= b; return a - b * 2; }
+
+CORPUS long c_tail(long a, long b)
+{
+	if (a & 1)
+		return t_odd(b, a + 1);
+	return t_even(a >> 1, b);
+}
+
+CORPUS long c_setcc(long a, long b)
+{
+	long r = (a < b) + 2 * (a == b) + 4 * ((unsigned long)a > (unsigned long)b);
+
+	return r + (a > b ? a : b) * 8 + ((a & 3) ? 5 : 11);
+}
+
+CORPUS long c_twojcc(long a, long b)
+{
+	long r = 0, i;
+
+	for (i = -3; i < 4; i++) {
+		long x = a + i;
+
+		if (x < b)
+			r += 1;
+		else if (x == b)
+			r += 100;
+		else
+			r -= 7;
+	}
+	return r;
+}
+
+CORPUS long c_wide(long a, long b)
+{
+	unsigned __int128 x = (unsigned __int128)(unsigned long)a * (unsigned long)b;
+	unsigned __int128 y = x + ((unsigned __int128)(unsigned long)b << 64) - (unsigned long)a;
+
+	return (long)(y >> 64) ^ (long)y;
+}
+
+CORPUS long c_global(long a, long b)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		g_arr[(a + i) & 63] += b + g_arr[(b + i) & 63];
+	g_acc += g_arr[a & 63];
+	return g_acc;
+}
+
+CORPUS long c_goto(long a, long b)
+{
+	static void *const lbl[4] = { &&l0, &&l1, &&l2, &&l3 };
+	long r = b, n = a & 7;
+
+next:
+	if (n-- <= 0)
+		return r;
+	goto *lbl[(r + n) & 3];
+l0:	r += 3; goto next;
+l1:	r *= 5; goto next;
+l2:	r ^= n; goto next;
+l3:	r -= a; goto next;
+}
+
+CORPUS long c_bits(long a, long b)
+{
+	unsigned long x = (unsigned long)a, r = 0;
+	int s = (int)(b & 63);
+
+	while (x) {
+		r += (x & 1) << (s & 7);
+		x >>= 1;
+		s++;
+	}
+	return (long)(r ^ ((unsigned long)a << (b & 31)));
+}
+
+/* ---- assembly cases, all in section kjit_corpus ---------------------- */
+__asm__(".pushsection kjit_corpus,\"ax\",@progbits\n"
+	/* fake kernel symbols */
+	".globl corpus_fentry\n corpus_fentry: ret\n"
+	".globl corpus_return_thunk\n corpus_return_thunk: ret\n"
+	".globl corpus_thunk_rax\n corpus_thunk_rax: jmp *%rax\n"
+	".globl corpus_thunk_r11\n corpus_thunk_r11: jmp *%r11\n"
+
+	/* a_carry: flags live across blocks: add; jmp; adc; sbb chain split
+	 * by a jcc whose both sides read CF */
+	".globl a_carry\n a_carry:\n"
+	"  call corpus_fentry\n"
+	"  xor %eax,%eax\n"
+	"  add %rsi,%rdi\n"
+	"  jmp 1f\n"
+	"1: adc $0,%rax\n"
+	"  sub %rsi,%rdi\n"
+	"  jz 2f\n"
+	"  sbb $1,%rax\n"
+	"  jmp 3f\n"
+	"2: adc $7,%rax\n"
+	"3: cmp %rsi,%rdi\n"
+	"  jb 4f\n"
+	"  je 5f\n"
+	"  add $10,%rax\n"
+	"  ret\n"
+	"4: add $20,%rax\n"
+	"  ret\n"
+	"5: add $30,%rax\n"
+	"  ret\n"
+
+	/* a_string: rep movsb / repe cmpsb / rep stosb on RIP-relative data */
+	".globl a_string\n a_string:\n"
+	"  mov %rdi,%rcx\n and $127,%rcx\n"
+	"  lea g_src(%rip),%rsi\n"
+	"  lea g_buf(%rip),%rdi\n"
+	"  rep movsb\n"
+	"  mov %rsi,%r8\n"
+	"  lea g_src(%rip),%rsi\n lea g_buf(%rip),%rdi\n mov $200,%ecx\n"
+	"  repe cmpsb\n"
+	"  mov %rcx,%rax\n"
+	"  lea 128+g_buf(%rip),%rdi\n mov $16,%ecx\n mov %r8b,%al\n"
+	"  and $15,%ecx\n rep stosb\n"
+	"  mov %rcx,%rdx\n"
+	"  sete %cl\n movzbl %cl,%ecx\n add %rcx,%rax\n"
+	"  ret\n"
+
+	/* a_loop: loop and jrcxz */
+	".globl a_loop\n a_loop:\n"
+	"  mov %rdi,%rcx\n and $31,%rcx\n xor %eax,%eax\n"
+	"  jrcxz 2f\n"
+	"1: add %rsi,%rax\n xor %rcx,%rax\n loop 1b\n"
+	"2: mov %rsi,%rcx\n and $3,%rcx\n"
+	"3: jrcxz 4f\n inc %rax\n dec %rcx\n jmp 3b\n"
+	"4: ret\n"
+
+	/* a_retimm: callee pops its two stack arguments with ret $16 */
+	"retimm_callee:\n"
+	"  mov 8(%rsp),%rax\n sub 16(%rsp),%rax\n ret $16\n"
+	".globl a_retimm\n a_retimm:\n"
+	"  push %rdi\n push %rsi\n call retimm_callee\n add %rdi,%rax\n ret\n"
+
+	/* a_thunks: retpoline-style calls/jumps and a return thunk */
+	"thunk_target:\n lea 1(%rdi,%rsi,2),%rax\n jmp corpus_return_thunk\n"
+	".globl a_thunks\n a_thunks:\n"
+	"  call corpus_fentry\n"
+	"  push %rbx\n mov %rdi,%rbx\n"
+	"  lea thunk_target(%rip),%rax\n call corpus_thunk_rax\n"
+	"  add %rax,%rbx\n"
+	"  lea op_mul(%rip),%r11\n call corpus_thunk_r11\n"
+	"  add %rbx,%rax\n pop %rbx\n"
+	"  test $1,%al\n jz 1f\n"
+	"  lea op_xor(%rip),%r11\n jmp corpus_thunk_r11\n"
+	"1: jmp corpus_return_thunk\n"
+
+	/* a_callrsp: call *8(%rsp), call *(%rax), jmp *mem (rip-relative) */
+	".globl a_callrsp\n a_callrsp:\n"
+	"  lea op_sub(%rip),%rax\n push %rax\n push %rax\n"
+	"  call *8(%rsp)\n"
+	"  add $16,%rsp\n mov %rax,%rdi\n"
+	"  lea ptr_cell(%rip),%rax\n call *(%rax)\n"
+	"  test %rax,%rax\n js 1f\n ret\n"
+	"1: jmp *ptr_cell(%rip)\n"
+	".popsection\n"
+	".pushsection .data\n ptr_cell: .quad op_add\n .popsection\n");
+
+long a_carry(long, long), a_string(long, long), a_loop(long, long);
+long a_retimm(long, long), a_thunks(long, long), a_callrsp(long, long);
+
+const struct corpus_case corpus_cases[] = {
+	{ "loop", c_loop },     { "switch", c_switch }, { "fib", c_fib },
+	{ "fnptr", c_fnptr },   { "tail", c_tail },     { "setcc", c_setcc },
+	{ "twojcc", c_twojcc }, { "wide", c_wide },     { "global", c_global },
+	{ "goto", c_goto },     { "bits", c_bits },     { "carry", a_carry },
+	{ "string", a_string }, { "loopinsn", a_loop }, { "retimm", a_retimm },
+	{ "thunks", a_thunks }, { "callrsp", a_callrsp },
+};
+const unsigned corpus_n_cases = sizeof(corpus_cases) / sizeof(corpus_cases[0]);

@@ -1,0 +1,161 @@
+/* host_cache.c - host code cache and dispatcher (see host_cache.h). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "tests/host/host_cache.h"
+
+#define HC_RX_ADDR 0x40000000ul
+#define HC_SIZE (16ul << 20)
+
+struct hc *hc_cur;
+static u64 hc_ctr[HENV_MAX_CTRS], hc_key[HENV_MAX_CTRS];
+
+/* Dispatcher: see jit/exit.h for the contract. 9 saved GPRs + flags put
+ * the target slot at 80(%rsp). fxsave keeps SSE state for the C side. */
+__asm__(".text\n.globl host_dispatch\nhost_dispatch:\n"
+	"  pushfq\n push %rax\n push %rcx\n push %rdx\n push %rsi\n push %rdi\n"
+	"  push %r8\n push %r9\n push %r10\n push %r11\n"
+	"  cld\n"
+	"  mov 80(%rsp),%rsi\n mov hc_cur(%rip),%rdi\n"
+	"  push %rbp\n mov %rsp,%rbp\n and $-64,%rsp\n sub $512,%rsp\n"
+	"  fxsave64 (%rsp)\n call hc_lookup\n fxrstor64 (%rsp)\n"
+	"  mov %rbp,%rsp\n pop %rbp\n"
+	"  mov %rax,80(%rsp)\n"
+	"  pop %r11\n pop %r10\n pop %r9\n pop %r8\n pop %rdi\n pop %rsi\n"
+	"  pop %rdx\n pop %rcx\n pop %rax\n popfq\n"
+	"  ret\n");
+
+static unsigned hslot(u64 a)
+{
+	return (unsigned)((a * 0x9e3779b97f4a7c15ull) >> 40) % (HC_MAX_BLOCKS * 2);
+}
+
+struct hc_block *hc_find(struct hc *c, u64 orig)
+{
+	unsigned i;
+
+	for (i = hslot(orig); c->hash[i] >= 0; i = (i + 1) % (HC_MAX_BLOCKS * 2))
+		if (c->blk[c->hash[i]].orig == orig)
+			return &c->blk[c->hash[i]];
+	return NULL;
+}
+
+static void insert(struct hc *c, unsigned idx)
+{
+	unsigned i;
+
+	for (i = hslot(c->blk[idx].orig); c->hash[i] >= 0; i = (i + 1) % (HC_MAX_BLOCKS * 2))
+		;
+	c->hash[i] = (int)idx;
+}
+
+/* patch exit @x of @b to jump to @dest (one aligned 4-byte store) */
+static void link_exit(struct hc *c, struct hc_block *b, unsigned x, u64 dest)
+{
+	u32 off, nv, ov;
+
+	if (kjit_exit_patch(&b->meta, b->run, x, dest, &off, &nv, &ov))
+		return;
+	if (__atomic_compare_exchange_n((u32 *)(c->rw + (b->run - (u64)(uintptr_t)c->rx) + off),
+					&ov, nv, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		c->links++;
+}
+
+static void link_new(struct hc *c, struct hc_block *nb)
+{
+	unsigned i, x;
+
+	for (x = 0; x < nb->meta.n_exits; x++) {
+		struct hc_block *t;
+
+		if (nb->meta.exit[x].kind != KJIT_EXIT_DIRECT)
+			continue;
+		t = hc_find(c, nb->meta.exit[x].target);
+		if (t)
+			link_exit(c, nb, x, t->run);
+	}
+	for (i = 0; i + 1 < c->n_blk; i++)
+		for (x = 0; x < c->blk[i].meta.n_exits; x++)
+			if (c->blk[i].meta.exit[x].kind == KJIT_EXIT_DIRECT &&
+			    c->blk[i].meta.exit[x].target == nb->orig)
+				link_exit(c, &c->blk[i], x, nb->run);
+}
+
+u64 hc_lookup(struct hc *c, u64 orig)
+{
+	struct hc_block *b = hc_find(c, orig);
+	u64 run;
+	const struct kjit_block_desc *d;
+	enum kjit_reason r;
+
+	if (b)
+		return b->run;
+	if (orig < c->lo || orig >= c->hi || c->n_blk >= HC_MAX_BLOCKS ||
+	    c->used + KJIT_MAX_BLOCK_BYTES > c->size)
+		return orig;
+	b = &c->blk[c->n_blk];
+	run = (u64)(uintptr_t)c->rx + c->used;
+	r = kjit_translate(&c->tr, orig, c->rw + c->used, KJIT_MAX_BLOCK_BYTES, run, &b->meta);
+	if (r) {
+		c->refusals++;
+		c->last_refusal = r;
+		c->last_refusal_addr = orig;
+		return orig;
+	}
+	d = kjit_last_desc(&c->tr);
+	if (vfy_block(&c->vfy, d, &b->meta, c->rw + c->used, run) && !c->vfy_failed++)
+		snprintf(c->vfy_msg, sizeof(c->vfy_msg), "block %#llx: %.200s",
+			 (unsigned long long)orig, c->vfy.msg);
+	b->orig = orig;
+	b->run = run;
+	b->term_addr = d->insn[d->n - 1].kind == KJIT_I_LIMIT ? 0 : d->insn[d->n - 1].addr;
+	c->used = (c->used + b->meta.len + 15) & ~15ull;
+	c->n_blk++;
+	insert(c, c->n_blk - 1);
+	if (c->link)
+		link_new(c, b);
+	return run;
+}
+
+void hc_reset(struct hc *c)
+{
+	c->n_blk = 0;
+	c->used = 0;
+	c->refusals = c->links = 0;
+	memset(c->hash, 0xff, sizeof(c->hash));
+	memset(c->rw, 0xcc, c->size);
+	memset(hc_ctr, 0, sizeof(hc_ctr));
+	memset(hc_key, 0, sizeof(hc_key));
+	c->henv.n_ctr = 0;
+}
+
+int hc_init(struct hc *c, u64 lo, u64 hi, enum kjit_mem_mode mode,
+	    const struct kjit_config *cfg, bool link)
+{
+	static int fd = -1;
+	static u8 *rw, *rx;
+
+	if (fd < 0) {
+		fd = memfd_create("kjit-cache", 0);
+		if (fd < 0 || ftruncate(fd, HC_SIZE))
+			return -1;
+		rw = mmap(NULL, HC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		rx = mmap((void *)HC_RX_ADDR, HC_SIZE, PROT_READ | PROT_EXEC,
+			  MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+		if (rw == MAP_FAILED || rx == MAP_FAILED)
+			return -1;
+	}
+	memset(c, 0, sizeof(*c));
+	c->rw = rw, c->rx = rx, c->size = HC_SIZE;
+	c->lo = lo, c->hi = hi, c->link = link;
+	henv_init(&c->henv, mode, hc_ctr, hc_key, (u64)(uintptr_t)host_dispatch);
+	henv_add_region(&c->henv, lo, (const void *)(uintptr_t)lo, hi - lo);
+	hc_reset(c);
+	vfy_init(&c->vfy, &c->henv.env);
+	if (kjit_translator_init(&c->tr, &c->henv.env, cfg))
+		return -1;
+	hc_cur = c;
+	return 0;
+}

@@ -1,0 +1,59 @@
+/* host_cache.h - a minimal host code cache + dispatcher for running
+ * translated code in a test process.
+ *
+ * The cache is one memfd mapped twice: a read-write view the translator
+ * writes through and a read-execute view (at a fixed address below 2 GiB)
+ * the code runs from; no page is ever writable and executable at once.
+ * The dispatcher (host_dispatch, assembly) implements the contract of
+ * jit/exit.h: [rsp] = original target; it saves all state, looks the
+ * target up (translating on a miss), and `ret`s into the translation, or to
+ * the original address when it is outside the translatable range.
+ *
+ * Invariants: single-threaded; blocks are never freed until hc_reset().
+ */
+#ifndef KJIT_TESTS_HOST_HOST_CACHE_H
+#define KJIT_TESTS_HOST_HOST_CACHE_H
+
+#include "jit/translate.h"
+#include "tests/host/host_env.h"
+#include "tests/host/verify.h"
+
+#define HC_MAX_BLOCKS 8192
+
+struct hc_block {
+	u64 orig;
+	u64 run;
+	u64 term_addr; /* address of the original terminator (0: LIMIT) */
+	struct kjit_block meta;
+};
+
+struct hc {
+	struct kjit_translator tr;
+	struct henv henv;
+	u8 *rw, *rx;
+	u64 size, used;
+	u64 lo, hi;   /* translatable original range */
+	bool link;    /* link exits eagerly */
+	struct hc_block blk[HC_MAX_BLOCKS];
+	unsigned n_blk;
+	int hash[HC_MAX_BLOCKS * 2];
+	unsigned refusals, links;
+	struct vfy vfy;     /* every new block is decode-back verified */
+	unsigned vfy_failed;
+	char vfy_msg[300];
+	enum kjit_reason last_refusal;
+	u64 last_refusal_addr;
+};
+
+extern struct hc *hc_cur; /* used by the dispatcher */
+void host_dispatch(void);
+
+int hc_init(struct hc *c, u64 lo, u64 hi, enum kjit_mem_mode mode,
+	    const struct kjit_config *cfg, bool link);
+void hc_reset(struct hc *c);
+/* translation of @orig (translating if needed), or @orig if outside range
+ * or refused */
+u64 hc_lookup(struct hc *c, u64 orig);
+struct hc_block *hc_find(struct hc *c, u64 orig);
+
+#endif

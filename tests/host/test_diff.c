@@ -1,0 +1,348 @@
+/* test_diff.c - differential test: every corpus function runs natively and
+ * translated (through host_cache's dispatcher) on many inputs; results and
+ * global state must match, and per-block entry counts must equal those of
+ * an independent ptrace single-step oracle.
+ *
+ * The oracle does not use the translator or Zydis: it classifies executed
+ * instructions as control transfers with its own small opcode table
+ * (is_transfer), counts an address as a block start when it executes right
+ * after a transfer (or first), and records for each start the address of
+ * the transfer that ends its straight line. Both must agree with the
+ * translator's blocks: counts exactly, and block ends exactly.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "tests/host/corpus.h"
+#include "tests/host/host_cache.h"
+#include "tests/host/kjit_test.h"
+
+#define N_INPUTS 300
+#define N_ORACLE 6
+#define MAX_STEPS 2000000
+#define OMAP_MAX 512
+#define MAX_CASES 32
+
+static struct hc cache;
+static u64 lo, hi;
+
+/* ---- independent oracle ------------------------------------------------ */
+
+/* Control transfer by opcode, skipping legacy prefixes and REX. */
+static int is_transfer(const u8 *p)
+{
+	int i = 0;
+
+	while (i < 14 && (p[i] == 0x66 || p[i] == 0x67 || p[i] == 0xf2 || p[i] == 0xf3 ||
+			  p[i] == 0x2e || p[i] == 0x36 || p[i] == 0x3e || p[i] == 0x26 ||
+			  p[i] == 0x64 || p[i] == 0x65 || p[i] == 0xf0))
+		i++;
+	if ((p[i] & 0xf0) == 0x40)
+		i++;
+	if ((p[i] & 0xf0) == 0x70 || (p[i] >= 0xe0 && p[i] <= 0xe3) || p[i] == 0xe8 ||
+	    p[i] == 0xe9 || p[i] == 0xeb || p[i] == 0xc2 || p[i] == 0xc3 || p[i] == 0xca ||
+	    p[i] == 0xcb || p[i] == 0xcc || p[i] == 0xcd || p[i] == 0xcf)
+		return 1;
+	if (p[i] == 0xff) {
+		int reg = (p[i + 1] >> 3) & 7;
+
+		return reg >= 2 && reg <= 5;
+	}
+	return p[i] == 0x0f && (p[i + 1] & 0xf0) == 0x80;
+}
+
+static int is_fentry_call(u64 rip)
+{
+	const u8 *p = (const u8 *)(uintptr_t)rip;
+	s32 rel;
+
+	if (p[0] != 0xe8)
+		return 0;
+	memcpy(&rel, p + 1, 4);
+	return rip + 5 + rel == (u64)(uintptr_t)corpus_fentry;
+}
+
+struct omap {
+	u64 addr[OMAP_MAX];
+	u64 count[OMAP_MAX];
+	u64 end[OMAP_MAX]; /* transfer that ends the straight line from addr */
+	unsigned n;
+	bool valid;
+};
+
+static unsigned omap_idx(struct omap *m, u64 a)
+{
+	unsigned i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->addr[i] == a)
+			return i;
+	if (m->n >= OMAP_MAX)
+		return 0;
+	m->addr[m->n] = a, m->count[m->n] = 0, m->end[m->n] = 0;
+	return m->n++;
+}
+
+static void oracle_step(struct omap *m, u64 rip, int *prev_ct, int *first, u64 *seg)
+{
+	/* the fake kernel symbols (fentry, thunks) sit before a_carry: they are
+	 * not blocks of their own; fentry returns are not block boundaries */
+	if (rip < (u64)(uintptr_t)corpus_thunk_r11 + 3) {
+		*prev_ct = rip >= (u64)(uintptr_t)corpus_return_thunk;
+		return;
+	}
+	if (*first || *prev_ct) {
+		unsigned i = omap_idx(m, rip);
+
+		m->count[i]++;
+		*seg = rip;
+		*first = 0;
+	}
+	*prev_ct = is_transfer((const u8 *)(uintptr_t)rip) && !is_fentry_call(rip);
+	if (*prev_ct) {
+		unsigned i = omap_idx(m, *seg);
+
+		if (m->end[i] && m->end[i] != rip)
+			m->end[i] = ~0ull; /* inconsistent: flagged by the check */
+		else
+			m->end[i] = rip;
+	}
+}
+
+/* single-step f(a,b) natively in a child; returns steps or -1 */
+static long oracle_run(corpus_fn f, long a, long b, struct omap *m)
+{
+	pid_t pid = fork();
+	int st, prev_ct = 0, first = 1;
+	long steps = 0;
+	u64 seg = 0;
+
+	if (pid == 0) {
+		corpus_reset();
+		ptrace(PTRACE_TRACEME, 0, 0, 0);
+		raise(SIGSTOP);
+		f(a, b);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	m->n = 0;
+	while (steps < MAX_STEPS) {
+		u64 rip;
+
+		if (ptrace(PTRACE_SINGLESTEP, pid, 0, 0) < 0)
+			break;
+		waitpid(pid, &st, 0);
+		if (!WIFSTOPPED(st))
+			return steps;
+		rip = (u64)ptrace(PTRACE_PEEKUSER, pid, offsetof(struct user_regs_struct, rip), 0);
+		if (rip >= lo && rip < hi)
+			oracle_step(m, rip, &prev_ct, &first, &seg), steps++;
+		else
+			prev_ct = 1; /* left the corpus (return to harness) */
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
+}
+
+/* ---- translated runs ------------------------------------------------- */
+
+static long run_translated(corpus_fn f, long a, long b)
+{
+	corpus_fn t = (corpus_fn)(uintptr_t)hc_lookup(&cache, (u64)(uintptr_t)f);
+
+	return t(a, b);
+}
+
+static u64 rnd_state = 0x12345678abcdefull;
+static long rnd(void)
+{
+	rnd_state ^= rnd_state << 13, rnd_state ^= rnd_state >> 7, rnd_state ^= rnd_state << 17;
+	return (long)rnd_state;
+}
+
+static void input(unsigned i, long *a, long *b)
+{
+	static const long special[] = { 0, 1, -1, 2, 7, 63, 64, 0x7fffffffffffffffl,
+					(long)0x8000000000000000ul, -64 };
+
+	*a = i < 10 ? special[i] : (i % 3 ? rnd() % 200 : rnd());
+	*b = i < 20 && i >= 10 ? special[i - 10] : (i % 5 ? rnd() % 100 : rnd());
+}
+
+static void zero_counters(void)
+{
+	unsigned i;
+
+	for (i = 0; i < cache.n_blk; i++)
+		*henv_counter_of(&cache.henv, cache.blk[i].orig) = 0;
+}
+
+/* compare translated counts with the oracle; "" if equal */
+static void compare_counts(struct omap *m, char *why, size_t n)
+{
+	unsigned i;
+
+	why[0] = 0;
+	for (i = 0; i < m->n; i++) {
+		struct hc_block *b = hc_find(&cache, m->addr[i]);
+		u64 *c = b ? henv_counter_of(&cache.henv, m->addr[i]) : NULL;
+
+		if (!b || !c) {
+			snprintf(why, n, "oracle block %#llx never translated",
+				 (unsigned long long)m->addr[i]);
+			return;
+		}
+		if (*c != m->count[i]) {
+			snprintf(why, n, "block %#llx: count %llu, oracle %llu",
+				 (unsigned long long)m->addr[i], (unsigned long long)*c,
+				 (unsigned long long)m->count[i]);
+			return;
+		}
+		if (m->end[i] && m->end[i] != b->term_addr) {
+			snprintf(why, n, "block %#llx ends at %#llx, oracle says %#llx",
+				 (unsigned long long)m->addr[i], (unsigned long long)b->term_addr,
+				 (unsigned long long)m->end[i]);
+			return;
+		}
+	}
+	for (i = 0; i < cache.n_blk; i++) {
+		u64 c = *henv_counter_of(&cache.henv, cache.blk[i].orig);
+
+		if (c && omap_idx(m, cache.blk[i].orig) == m->n - 1 &&
+		    m->count[m->n - 1] == 0) {
+			snprintf(why, n, "block %#llx counted %llu, oracle never entered it",
+				 (unsigned long long)cache.blk[i].orig, (unsigned long long)c);
+			return;
+		}
+	}
+}
+
+static struct omap om;
+static struct omap oracle_cache[MAX_CASES][N_ORACLE]; /* mode-independent */
+
+static void oracle_input(unsigned c, unsigned i, long *a, long *b)
+{
+	static const long as[N_ORACLE] = { 0, 5, -3, 37, 1000003, -77 };
+	static const long bs[N_ORACLE] = { 3, -1, 17, 64, 12, 5 };
+
+	*a = as[i] + (long)c;
+	*b = bs[i] * (long)(c + 1);
+}
+
+static void run_case(const char *mode, const struct corpus_case *cc, long *steps_total)
+{
+	char name[96], why[256] = "";
+	unsigned i;
+	long a, b;
+
+	snprintf(name, sizeof(name), "jit.diff.%s.%s", mode, cc->name);
+	for (i = 0; i < N_INPUTS && !why[0]; i++) {
+		long rn, rt;
+		unsigned long sn, st;
+
+		input(i, &a, &b);
+		corpus_reset();
+		rn = cc->fn(a, b);
+		sn = corpus_state();
+		corpus_reset();
+		rt = run_translated(cc->fn, a, b);
+		st = corpus_state();
+		if (rn != rt || sn != st)
+			snprintf(why, sizeof(why), "f(%ld,%ld): native %ld translated %ld%s", a, b,
+				 rn, rt, sn != st ? " (global state differs)" : "");
+	}
+	for (i = 0; i < N_ORACLE && !why[0]; i++) {
+		struct omap *m = &oracle_cache[cc - corpus_cases][i];
+
+		oracle_input((unsigned)(cc - corpus_cases), i, &a, &b);
+		if (!m->valid) {
+			long s = oracle_run(cc->fn, a, b, m);
+
+			if (s < 0) {
+				snprintf(why, sizeof(why), "oracle run failed");
+				break;
+			}
+			m->valid = true;
+			*steps_total += s;
+		}
+		zero_counters();
+		corpus_reset();
+		run_translated(cc->fn, a, b);
+		compare_counts(m, why, sizeof(why));
+	}
+	if (!why[0] && cache.vfy_failed)
+		snprintf(why, sizeof(why), "verifier: %.230s", cache.vfy_msg);
+	if (!why[0] && cache.refusals)
+		snprintf(why, sizeof(why), "%u refusals (last %s at %#llx)", cache.refusals,
+			 kjit_reason_name(cache.last_refusal),
+			 (unsigned long long)cache.last_refusal_addr);
+	if (why[0])
+		kt_fail(name, "%s", why);
+	else
+		kt_pass(name, "%u blocks", cache.n_blk);
+}
+
+static void run_mode(const char *mode, enum kjit_mem_mode mm, enum kjit_flagsave seq,
+		     bool force_live, bool link)
+{
+	struct kjit_config cfg;
+	unsigned i;
+	long steps = 0;
+
+	kjit_config_default(&cfg);
+	cfg.live_seq = seq;
+	cfg.force_live = force_live;
+	if (hc_init(&cache, lo, hi, mm, &cfg, link)) {
+		kt_fail("jit.diff.setup", "cannot map the code cache");
+		return;
+	}
+	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_fentry, KJIT_SYM_FENTRY, -1);
+	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_return_thunk, KJIT_SYM_RETURN_THUNK, -1);
+	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_thunk_rax, KJIT_SYM_INDIRECT_THUNK, 0);
+	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_thunk_r11, KJIT_SYM_INDIRECT_THUNK, 11);
+	for (i = 0; i < corpus_n_cases && i < MAX_CASES; i++)
+		run_case(mode, &corpus_cases[i], &steps);
+	printf("mode %s: %u blocks, %u links, %ld oracle steps, seq inc/lahf/pushf %llu/%llu/%llu\n",
+	       mode, cache.n_blk, cache.links, steps,
+	       (unsigned long long)cache.tr.stats.seq[KJIT_SEQ_INC],
+	       (unsigned long long)cache.tr.stats.seq[KJIT_SEQ_LAHF],
+	       (unsigned long long)cache.tr.stats.seq[KJIT_SEQ_PUSHF]);
+}
+
+/* The oracle must be able to fail: a translation whose counter sequence is
+ * skipped for one block must be caught by the count comparison. */
+static void oracle_selftest(void)
+{
+	char why[256];
+	struct hc_block *b;
+	long a = 5, bb = 3;
+
+	if (oracle_run(corpus_cases[0].fn, a, bb, &om) < 0) {
+		kt_fail("jit.diff.oracle_selftest", "oracle run failed");
+		return;
+	}
+	zero_counters();
+	run_translated(corpus_cases[0].fn, a, bb);
+	b = hc_find(&cache, om.addr[om.n - 1]);
+	if (b)
+		(*henv_counter_of(&cache.henv, b->orig))++; /* simulate a miscount */
+	compare_counts(&om, why, sizeof(why));
+	kt_check("jit.diff.oracle_selftest", b && why[0], "a miscount went unnoticed");
+}
+
+int main(void)
+{
+	lo = (u64)(uintptr_t)__start_kjit_corpus;
+	hi = (u64)(uintptr_t)__stop_kjit_corpus;
+	run_mode("link", KJIT_MEM_ABS32, KJIT_SEQ_LAHF, false, true);
+	oracle_selftest();
+	run_mode("nolink_riprel_lahf", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, true, false);
+	run_mode("pushf", KJIT_MEM_ABS32, KJIT_SEQ_PUSHF, true, true);
+	return kt_exit();
+}
