@@ -247,6 +247,8 @@ enum kjit_reason kjit_decode_block(struct kjit_translator *tr, u64 start,
 		struct kjit_insn *in = &d->insn[d->n];
 
 		r = kjit_decode_insn(tr, addr, in, true);
+		if (r && d->n)
+			break; /* end before it: it runs natively, at its own address */
 		if (r) {
 			d->reason = r;
 			d->reason_addr = addr;

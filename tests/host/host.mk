@@ -43,3 +43,17 @@ HOST_TESTS += $(HT_DIR)/test_diff
 $(HT_DIR)/test_diff: $(HT_DIR)/test_diff.o $(HT_DIR)/host_cache.o $(HT_DIR)/corpus.o \
 		$(HT_COMMON) $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
+
+# vmlinux sweep: extract the stock kernel's vmlinux once (a failed
+# extraction is reported by the test itself, so `make` does not stop here).
+HT_KIMG = $(CACHE)/kernel-$(KVER)/boot/vmlinuz-$(KVER)
+HT_KCFG = $(CACHE)/kernel-$(KVER)/boot/config-$(KVER)
+$(HT_DIR)/vmlinux: $(HT_SRC)/extract-vmlinux.sh
+	@mkdir -p $(dir $@)
+	-@[ -f "$(HT_KIMG)" ] && sh $(HT_SRC)/extract-vmlinux.sh $(HT_KIMG) $(HT_KCFG) $@ || \
+		echo "  (no vmlinux extracted; jit.vmlinux.* will say why)"
+
+HOST_TESTS += $(HT_DIR)/test_vmlinux
+$(HT_DIR)/test_vmlinux: $(HT_DIR)/test_vmlinux.o $(HT_DIR)/vmlinux.o $(HT_COMMON) \
+		$(HT_DIR)/libkjit.a | $(HT_DIR)/vmlinux
+	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o %.a,$^) $(HT_LIBS)

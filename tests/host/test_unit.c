@@ -154,7 +154,7 @@ static const struct {
 	const char *name, *in;
 	enum kjit_reason want;
 } refusals[] = {
-	{ "jit.refuse.ud2", "31c0 0f0b", KJIT_R_TRAP },
+	{ "jit.refuse.ud2", "0f0b", KJIT_R_TRAP },
 	{ "jit.refuse.int3", "cc", KJIT_R_TRAP },
 	{ "jit.refuse.int80", "cd80", KJIT_R_TRAP },
 	{ "jit.refuse.hlt", "f4", KJIT_R_TRAP },
@@ -166,7 +166,7 @@ static const struct {
 	{ "jit.refuse.xbegin", "c7f800000000", KJIT_R_TSX },
 	{ "jit.refuse.vmlaunch", "0f01c2", KJIT_R_VMX },
 	{ "jit.refuse.invalid", "06", KJIT_R_DECODE },
-	{ "jit.refuse.jcc_thunk", "31c0 0f84" "f801e000", KJIT_R_THUNK_COND },
+	{ "jit.refuse.jcc_thunk", "0f84" "fa01e000", KJIT_R_THUNK_COND },
 	{ "jit.refuse.call_rsp", "ff1424", KJIT_R_RSP_CALL },
 	{ "jit.refuse.retw", "66c3", KJIT_R_OPSIZE_BRANCH },
 };
@@ -184,6 +184,20 @@ static void test_refusals(void)
 			 "got %s want %s", kjit_reason_name(r),
 			 kjit_reason_name(refusals[i].want));
 	}
+}
+
+/* A must-run-natively instruction after the first ends the block before
+ * it, with a fall-through exit to its original address. */
+static void test_cut_before_native(void)
+{
+	struct kjit_block b;
+	char why[256];
+	enum kjit_reason r = xlate("31c0 0f0b", &b, why);
+
+	kt_check("jit.decode.cut_before_trap",
+		 !r && !why[0] && b.term == KJIT_I_LIMIT && b.n_exits == 1 &&
+			 b.exit[0].target == ORIG + 2 && b.orig_len == 2,
+		 "r=%s term=%u %s", kjit_reason_name(r), b.term, why);
 }
 
 static void test_reason_names(void)
@@ -366,6 +380,7 @@ int main(void)
 	test_reason_names();
 	test_goldens();
 	test_refusals();
+	test_cut_before_native();
 	test_relocation();
 	test_liveness();
 	test_exit_patch();

@@ -1,0 +1,256 @@
+/* test_vmlinux.c - translate every statically reachable block of every
+ * function in the stock kernel's .text (no execution) and decode each
+ * emitted block back with the independent verifier.
+ *
+ * Functions come from the kernel's embedded kallsyms; .entry.text,
+ * .noinstr.text, cpuidle text and the retpoline/return thunks themselves
+ * are skipped. Blocks are found by following direct successors (both jcc
+ * sides, jmp targets, loop, call return sites) inside the function.
+ * Instructions with exception-table entries are refused (they may only
+ * fault at their original address), as the kernel module must do.
+ * Fails below 99% of non-trap blocks (98.5% of all blocks) translated, or
+ * on any verifier complaint.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "jit/translate.h"
+#include "tests/host/host_env.h"
+#include "tests/host/kjit_test.h"
+#include "tests/host/verify.h"
+#include "tests/host/vmlinux.h"
+
+#define RUN_BASE 0xffffffffc0000000ull /* module area: like the real cache */
+#define DISPATCH 0xffffffffc0ff0000ull
+#define MAX_FN_BLOCKS (1u << 16)
+/* Target on blocks that are not a lone ud2/int3 (BUG/WARN sites and padding
+ * after noreturn calls: they must execute at their original address, so
+ * refusing them is the design, not a gap); a floor on all blocks. */
+#define TARGET_PCT 99.0
+#define RAW_FLOOR_PCT 98.5
+
+static struct vml vml;
+static struct henv henv;
+static struct kjit_translator tr;
+static struct vfy vfy;
+static u8 outbuf[KJIT_MAX_BLOCK_BYTES];
+
+static u64 seen_addr[MAX_FN_BLOCKS * 2];
+static unsigned seen_gen[MAX_FN_BLOCKS * 2], gen;
+static u64 work[MAX_FN_BLOCKS];
+
+static struct {
+	u64 fns, fns_ok, blocks, blocks_ok, vfy_fail, in_bytes, out_bytes;
+	u64 reason[KJIT_R_COUNT];
+	u64 trap_kind[3];
+	char first_vfy[400];
+} st;
+
+static const char *const thunk_regs[16] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp",
+					    "rsi", "rdi", "r8", "r9", "r10", "r11",
+					    "r12", "r13", "r14", "r15" };
+
+static int visit(u64 a)
+{
+	unsigned i = (unsigned)((a * 0x9e3779b97f4a7c15ull) >> 47);
+
+	for (;; i = (i + 1) % (MAX_FN_BLOCKS * 2)) {
+		if (seen_gen[i] != gen) {
+			seen_gen[i] = gen, seen_addr[i] = a;
+			return 1;
+		}
+		if (seen_addr[i] == a)
+			return 0;
+	}
+}
+
+/* translate one block; push its in-function successors */
+static int do_block(u64 a, u64 lo, u64 hi, unsigned *nw)
+{
+	struct kjit_block b;
+	const struct kjit_block_desc *d;
+	const struct kjit_insn *t;
+	u64 run = RUN_BASE + ((st.blocks * 4099) & 0xfffff) * 16;
+	enum kjit_reason r = kjit_translate(&tr, a, outbuf, sizeof(outbuf), run, &b);
+	u64 succ[2];
+	int ns = 0, k;
+
+	st.blocks++;
+	if (r) {
+		st.reason[r]++;
+		if (r == KJIT_R_TRAP) {
+			u8 c = vml.text[a - vml.text_addr];
+			st.trap_kind[c == 0xcc ? 0 : c == 0x0f ? 1 : 2]++;
+		}
+		return 0;
+	}
+	st.blocks_ok++;
+	st.in_bytes += b.orig_len, st.out_bytes += b.len;
+	d = kjit_last_desc(&tr);
+	if (vfy_block(&vfy, d, &b, outbuf, run) && !st.vfy_fail++)
+		snprintf(st.first_vfy, sizeof(st.first_vfy), "block %#llx: %.300s",
+			 (unsigned long long)a, vfy.msg);
+	t = &d->insn[d->n - 1];
+	switch (t->kind) {
+	case KJIT_I_JCC: case KJIT_I_LOOP:
+		succ[ns++] = t->target;
+		/* fallthrough */
+	case KJIT_I_CALL: case KJIT_I_CALL_IND:
+		succ[ns++] = t->addr + t->len;
+		break;
+	case KJIT_I_JMP: case KJIT_I_LIMIT:
+		succ[ns++] = t->target;
+		break;
+	}
+	for (k = 0; k < ns; k++)
+		if (succ[k] >= lo && succ[k] < hi && *nw < MAX_FN_BLOCKS && visit(succ[k]))
+			work[(*nw)++] = succ[k];
+	return 1;
+}
+
+static void do_function(u64 lo, u64 hi)
+{
+	unsigned nw = 0, i, ok = 1;
+
+	gen++;
+	visit(lo);
+	work[nw++] = lo;
+	for (i = 0; i < nw; i++)
+		ok &= do_block(work[i], lo, hi, &nw);
+	st.fns++;
+	st.fns_ok += ok;
+}
+
+static int in_skip(u64 a, const u64 (*skip)[2], int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (a >= skip[i][0] && a < skip[i][1])
+			return 1;
+	return 0;
+}
+
+static void sweep(void)
+{
+	u64 skip[4][2] = {
+		{ vml_sym(&vml, "__noinstr_text_start"), vml_sym(&vml, "__noinstr_text_end") },
+		{ vml_sym(&vml, "__entry_text_start"), vml_sym(&vml, "__entry_text_end") },
+		{ vml_sym(&vml, "__cpuidle_text_start"), vml_sym(&vml, "__cpuidle_text_end") },
+		{ vml_sym(&vml, "__indirect_thunk_start"), vml_sym(&vml, "__indirect_thunk_end") },
+	};
+	u64 text_end = vml.text_addr + vml.text_size;
+	size_t i, j;
+
+	for (i = 0; i < vml.n_sym; i++) {
+		const struct vsym *s = &vml.sym[i];
+		u64 end = text_end;
+
+		if (!strchr("tTwW", s->type) || s->addr < vml.text_addr || s->addr >= text_end ||
+		    in_skip(s->addr, (const u64(*)[2])skip, 4) ||
+		    (i > 0 && vml.sym[i - 1].addr == s->addr))
+			continue;
+		for (j = i + 1; j < vml.n_sym; j++)
+			if (vml.sym[j].addr > s->addr) {
+				end = vml.sym[j].addr < text_end ? vml.sym[j].addr : text_end;
+				break;
+			}
+		do_function(s->addr, end);
+	}
+}
+
+static int setup_env(void)
+{
+	char name[64];
+	int r;
+	u64 a;
+
+	henv_init(&henv, KJIT_MEM_GS, NULL, NULL, DISPATCH);
+	henv_add_region(&henv, vml.text_addr, vml.text, vml.text_size);
+	henv.fixups = vml.fixups, henv.n_fixups = vml.n_fixups;
+	if (!(a = vml_sym(&vml, "__fentry__")))
+		return -1;
+	henv_add_sym(&henv, a, KJIT_SYM_FENTRY, -1);
+	if (!(a = vml_sym(&vml, "__x86_return_thunk")))
+		return -1;
+	henv_add_sym(&henv, a, KJIT_SYM_RETURN_THUNK, -1);
+	for (r = 0; r < 16; r++) {
+		snprintf(name, sizeof(name), "__x86_indirect_thunk_%s", thunk_regs[r]);
+		if ((a = vml_sym(&vml, name)))
+			henv_add_sym(&henv, a, KJIT_SYM_INDIRECT_THUNK, r);
+	}
+	kjit_translator_init(&tr, &henv.env, NULL);
+	vfy_init(&vfy, &henv.env);
+	return 0;
+}
+
+static void report(double secs)
+{
+	double pct = st.blocks ? 100.0 * st.blocks_ok / st.blocks : 0;
+	u64 code_blocks = st.blocks - st.trap_kind[0] - st.trap_kind[1];
+	double pct_code = code_blocks ? 100.0 * st.blocks_ok / code_blocks : 0;
+	int r;
+
+	printf("vmlinux sweep: %llu functions, %llu fully translated (%.2f%%)\n",
+	       (unsigned long long)st.fns, (unsigned long long)st.fns_ok,
+	       st.fns ? 100.0 * st.fns_ok / st.fns : 0);
+	printf("vmlinux sweep: %llu blocks, %llu translated (%.3f%%), %.2fs, %.0f blocks/s incl. verify\n",
+	       (unsigned long long)st.blocks, (unsigned long long)st.blocks_ok, pct, secs,
+	       st.blocks / secs);
+	printf("vmlinux sweep: expansion %.2fx (all bytes incl. stubs), inc/lahf/pushf %llu/%llu/%llu\n",
+	       (double)st.out_bytes / st.in_bytes, (unsigned long long)tr.stats.seq[KJIT_SEQ_INC],
+	       (unsigned long long)tr.stats.seq[KJIT_SEQ_LAHF],
+	       (unsigned long long)tr.stats.seq[KJIT_SEQ_PUSHF]);
+	for (r = 1; r < KJIT_R_COUNT; r++)
+		if (st.reason[r])
+			printf("vmlinux sweep: refused %-16s %8llu (%.3f%% of blocks)\n",
+			       kjit_reason_name(r), (unsigned long long)st.reason[r],
+			       100.0 * st.reason[r] / st.blocks);
+	printf("vmlinux sweep: trap blocks starting with int3 %llu, ud2 (BUG/WARN) %llu, other %llu\n",
+	       (unsigned long long)st.trap_kind[0], (unsigned long long)st.trap_kind[1],
+	       (unsigned long long)st.trap_kind[2]);
+	printf("vmlinux sweep: %.3f%% of blocks that are not a lone trap (ud2/int3 must run at their own address)\n",
+	       pct_code);
+	kt_check("jit.vmlinux.verify", st.vfy_fail == 0, "%llu blocks fail decode-back; first: %s",
+		 (unsigned long long)st.vfy_fail, st.first_vfy);
+	kt_check("jit.vmlinux.coverage", pct_code >= TARGET_PCT && st.fns > 10000,
+		 "%.3f%% of %llu non-trap blocks translated, target %.0f%%", pct_code,
+		 (unsigned long long)code_blocks, TARGET_PCT);
+	kt_check("jit.vmlinux.coverage_raw", pct >= RAW_FLOOR_PCT,
+		 "%.3f%% of all %llu blocks translated, floor %.1f%%", pct,
+		 (unsigned long long)st.blocks, RAW_FLOOR_PCT);
+}
+
+int main(int argc, char **argv)
+{
+	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
+	char path[512], err[256];
+	struct stat sb;
+	struct timespec t0, t1;
+
+	snprintf(path, sizeof(path), "%s/host/vmlinux", build);
+	if (argc > 1)
+		snprintf(path, sizeof(path), "%s", argv[1]);
+	if (stat(path, &sb)) {
+		/* no image at all is a SKIP; an image we failed to unpack is not */
+		snprintf(err, sizeof(err), "%s/cache/kver", build);
+		if (stat(err, &sb))
+			kt_skip("jit.vmlinux.extract", "no kernel image in %s/cache", build);
+		else
+			kt_fail("jit.vmlinux.extract", "%s missing (extract-vmlinux.sh failed?)", path);
+		return kt_exit();
+	}
+	if (vml_open(&vml, path, err, sizeof(err)) || setup_env()) {
+		kt_fail("jit.vmlinux.kallsyms", "%s", err);
+		return kt_exit();
+	}
+	kt_pass("jit.vmlinux.kallsyms", "%zu symbols, %zu extable entries", vml.n_sym, vml.n_fixups);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	sweep();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	report((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	return kt_exit();
+}

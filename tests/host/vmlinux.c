@@ -1,0 +1,186 @@
+/* vmlinux.c - ELF sections and embedded kallsyms of a vmlinux (vmlinux.h).
+ *
+ * kallsyms (6.1, CONFIG_KALLSYMS_BASE_RELATIVE + ABSOLUTE_PERCPU) is found
+ * without symbols: the token table holds the single digits "0".."9" as
+ * tokens 0x30..0x39 and is followed by 256 increasing u16 token offsets;
+ * kallsyms_relative_base (== address of .text) is followed by num_syms and
+ * the compressed names, and preceded by num_syms s32 offsets. Every guess is
+ * checked (names decode to typed symbols; addresses come out sorted).
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "tests/host/vmlinux.h"
+
+static u16 rd16(const u8 *p) { u16 v; memcpy(&v, p, 2); return v; }
+static u32 rd32(const u8 *p) { u32 v; memcpy(&v, p, 4); return v; }
+static u64 rd64(const u8 *p) { u64 v; memcpy(&v, p, 8); return v; }
+
+static const Elf64_Shdr *section(const struct vml *v, const char *want)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)v->data;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(v->data + eh->e_shoff);
+	const char *names = (const char *)v->data + sh[eh->e_shstrndx].sh_offset;
+	int i;
+
+	for (i = 0; i < eh->e_shnum; i++)
+		if (!strcmp(names + sh[i].sh_name, want))
+			return &sh[i];
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void load_fixups(struct vml *v)
+{
+	const Elf64_Shdr *s = section(v, "__ex_table");
+	size_t i, n;
+
+	if (!s)
+		return;
+	n = s->sh_size / 12; /* struct exception_table_entry { int insn, fixup, data; } */
+	v->fixups = calloc(n, sizeof(u64));
+	for (i = 0; i < n; i++)
+		v->fixups[i] = s->sh_addr + i * 12 + (s64)(s32)rd32(v->data + s->sh_offset + i * 12);
+	qsort(v->fixups, n, sizeof(u64), cmp_u64);
+	v->n_fixups = n;
+}
+
+/* token table start (and index position) */
+static int find_tokens(const struct vml *v, size_t *table, size_t *index)
+{
+	static const char digits[] = "0\0" "1\0" "2\0" "3\0" "4\0" "5\0" "6\0" "7\0" "8\0" "9";
+	const u8 *p = v->data, *end = v->data + v->size;
+
+	while ((p = memmem(p, end - p, digits, sizeof(digits))) != NULL) {
+		size_t d = p - v->data, q;
+
+		for (q = (d + 1) & ~1ul; q < d + 8192 && q + 512 < v->size; q += 2) {
+			const u8 *ix = v->data + q;
+			size_t t;
+			int k, ok = rd16(ix) == 0;
+
+			for (k = 1; ok && k < 256; k++)
+				ok = rd16(ix + 2 * k) > rd16(ix + 2 * k - 2);
+			if (!ok || rd16(ix + 2 * 0x30) > d)
+				continue;
+			t = d - rd16(ix + 2 * 0x30);
+			for (k = 1; ok && k < 256; k++)
+				ok = v->data[t + rd16(ix + 2 * k) - 1] == 0;
+			if (ok) {
+				*table = t, *index = q;
+				return 0;
+			}
+		}
+		p++;
+	}
+	return -1;
+}
+
+/* expand one compressed name at @p into @out; returns bytes consumed */
+static size_t expand(const struct vml *v, size_t p, size_t table, size_t index,
+		     char *out, size_t outlen)
+{
+	size_t len = v->data[p++], o = 0, k;
+
+	if (len & 0x80)
+		len = (len & 0x7f) | ((size_t)v->data[p++] << 7);
+	for (k = 0; k < len; k++) {
+		const char *t = (const char *)v->data + table + rd16(v->data + index + 2 * v->data[p + k]);
+
+		while (*t && o + 1 < outlen)
+			out[o++] = *t++;
+	}
+	out[o] = 0;
+	return (len > 127 ? 2 : 1) + len;
+}
+
+static int load_kallsyms(struct vml *v, char *err, size_t errlen)
+{
+	size_t table, index, rb;
+	char name[512];
+
+	if (find_tokens(v, &table, &index)) {
+		snprintf(err, errlen, "kallsyms token table not found");
+		return -1;
+	}
+	for (rb = table & ~7ul; rb >= 16; rb -= 8) {
+		u32 n = rd32(v->data + rb + 8);
+		size_t p = rb + 16, i;
+		u64 prev = 0;
+		int ok = 1;
+
+		if (rd64(v->data + rb) != v->text_addr || n < 1000 || n > 2000000 || rb < 4ul * n)
+			continue;
+		v->sym = calloc(n, sizeof(*v->sym));
+		for (i = 0; ok && i < n; i++) {
+			s32 off = (s32)rd32(v->data + rb - 4ul * n + 4 * i);
+
+			p += expand(v, p, table, index, name, sizeof(name));
+			v->sym[i].type = name[0];
+			v->sym[i].name = strdup(name + 1);
+			v->sym[i].addr = off >= 0 ? (u64)off : v->text_addr - 1 - off;
+			ok = p < table && name[0] > ' ' && v->sym[i].addr >= prev;
+			prev = v->sym[i].addr;
+		}
+		if (ok) {
+			v->n_sym = n;
+			return 0;
+		}
+		free(v->sym);
+		v->sym = NULL;
+	}
+	snprintf(err, errlen, "kallsyms tables not found");
+	return -1;
+}
+
+int vml_open(struct vml *v, const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY);
+	const Elf64_Shdr *text;
+
+	memset(v, 0, sizeof(*v));
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(err, errlen, "cannot open %s", path);
+		return -1;
+	}
+	v->size = st.st_size;
+	v->data = mmap(NULL, v->size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (v->data == MAP_FAILED || memcmp(v->data, ELFMAG, SELFMAG)) {
+		snprintf(err, errlen, "%s is not an ELF file", path);
+		return -1;
+	}
+	text = section(v, ".text");
+	if (!text) {
+		snprintf(err, errlen, "no .text");
+		return -1;
+	}
+	v->text_addr = text->sh_addr;
+	v->text_size = text->sh_size;
+	v->text = v->data + text->sh_offset;
+	load_fixups(v);
+	return load_kallsyms(v, err, errlen);
+}
+
+u64 vml_sym(const struct vml *v, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < v->n_sym; i++)
+		if (!strcmp(v->sym[i].name, name))
+			return v->sym[i].addr;
+	return 0;
+}

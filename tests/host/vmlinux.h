@@ -1,0 +1,36 @@
+/* vmlinux.h - read an uncompressed vmlinux for the host sweep: .text, the
+ * exception table, and the symbols of the embedded kallsyms table (Debian
+ * ships neither a symbol table in vmlinux nor a real System.map).
+ *
+ * Invariants: everything points into one read-only mapping of the file;
+ * symbols are sorted by address.
+ */
+#ifndef KJIT_TESTS_HOST_VMLINUX_H
+#define KJIT_TESTS_HOST_VMLINUX_H
+
+#include <stddef.h>
+#include "jit/types.h"
+
+struct vsym {
+	u64 addr;
+	char type;
+	const char *name;
+};
+
+struct vml {
+	const u8 *data;
+	size_t size;
+	u64 text_addr, text_size;
+	const u8 *text;
+	u64 *fixups; /* sorted addresses of instructions with extable entries */
+	size_t n_fixups;
+	struct vsym *sym;
+	size_t n_sym;
+};
+
+/* 0 on success, else -1 with a message in @err. */
+int vml_open(struct vml *v, const char *path, char *err, size_t errlen);
+/* address of symbol @name, 0 if absent */
+u64 vml_sym(const struct vml *v, const char *name);
+
+#endif
