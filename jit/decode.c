@@ -38,6 +38,8 @@ static const struct {
 	{ ZYDIS_MNEMONIC_VMRESUME, KJIT_R_VMX },
 	{ ZYDIS_MNEMONIC_VMRUN, KJIT_R_VMX },
 	{ ZYDIS_MNEMONIC_XBEGIN, KJIT_R_TSX },
+	{ ZYDIS_MNEMONIC_XABORT, KJIT_R_TSX },
+	{ ZYDIS_MNEMONIC_XEND, KJIT_R_TSX },
 };
 
 static enum kjit_reason refused_mnemonic(ZydisMnemonic m)
@@ -132,6 +134,8 @@ static enum kjit_reason classify_grp5(const ZydisDecodedInstruction *zi,
 		if (in->reg == X86_RSP)
 			return KJIT_R_RSP_CALL;
 	} else {
+		if (zi->attributes & ZYDIS_ATTRIB_HAS_ADDRESSSIZE)
+			return KJIT_R_OPSIZE_BRANCH; /* addr32 operand: keep it simple */
 		in->reg = KJIT_IND_MEM;
 		in->modrm_off = zi->raw.modrm.offset;
 	}
@@ -191,8 +195,11 @@ static enum kjit_reason classify(struct kjit_translator *tr,
 
 	if (r)
 		return r;
-	if (is_rip_relative_mem(zi)) /* also jmp/call *disp(%rip) */
+	if (is_rip_relative_mem(zi)) { /* also jmp/call *disp(%rip) */
+		if (zi->attributes & ZYDIS_ATTRIB_HAS_ADDRESSSIZE)
+			return KJIT_R_EIP_RELATIVE;
 		in->disp_off = zi->raw.disp.offset;
+	}
 	r = classify_branch(tr, zi, in, &branch);
 	if (r || branch) {
 		if (!r && in->kind != KJIT_I_DROP &&

@@ -14,6 +14,7 @@ static const char *const reason_names[KJIT_R_COUNT] = {
 	[KJIT_R_VMX] = "vmx",
 	[KJIT_R_TSX] = "tsx",
 	[KJIT_R_RIP_FAR] = "rip_far",
+	[KJIT_R_EIP_RELATIVE] = "eip_relative",
 	[KJIT_R_BRANCH_FAR] = "branch_far",
 	[KJIT_R_RSP_CALL] = "rsp_call",
 	[KJIT_R_OPSIZE_BRANCH] = "opsize_branch",

@@ -57,3 +57,16 @@ HOST_TESTS += $(HT_DIR)/test_vmlinux
 $(HT_DIR)/test_vmlinux: $(HT_DIR)/test_vmlinux.o $(HT_DIR)/vmlinux.o $(HT_COMMON) \
 		$(HT_DIR)/libkjit.a | $(HT_DIR)/vmlinux
 	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o %.a,$^) $(HT_LIBS)
+
+# libFuzzer target (clang-14, ASan) and its bounded runner.
+HT_FUZZ_CC    := clang-14
+HT_FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address -Wall -Wextra -Werror \
+	-Wno-unused-parameter -I$(ROOT)
+$(HT_DIR)/fuzz_translate: $(HT_SRC)/fuzz_translate.c $(HT_SRC)/verify.c \
+		$(HT_SRC)/host_env.c $(HT_JIT_SRC) $(HT_HDR)
+	@mkdir -p $(dir $@)
+	$(HT_FUZZ_CC) $(HT_FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(HT_LIBS)
+
+HOST_TESTS += $(HT_DIR)/run_fuzz
+$(HT_DIR)/run_fuzz: $(HT_DIR)/run_fuzz.o $(HT_DIR)/vmlinux.o | $(HT_DIR)/fuzz_translate
+	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o,$^)

@@ -169,6 +169,7 @@ static const struct {
 	{ "jit.refuse.jcc_thunk", "0f84" "fa01e000", KJIT_R_THUNK_COND },
 	{ "jit.refuse.call_rsp", "ff1424", KJIT_R_RSP_CALL },
 	{ "jit.refuse.retw", "66c3", KJIT_R_OPSIZE_BRANCH },
+	{ "jit.refuse.eip_relative", "678b0500010000", KJIT_R_EIP_RELATIVE },
 };
 
 static void test_refusals(void)

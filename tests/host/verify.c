@@ -271,8 +271,14 @@ static int check_push_target(struct vfy *v, const struct dinsn *o, u64 a, int re
 /* classify a direct target through the environment */
 static enum kjit_sym sym_of(struct vfy *v, u64 t, int *reg)
 {
+	enum kjit_sym s;
+
 	*reg = -1;
-	return v->env->classify ? v->env->classify(v->env->opaque, t, reg) : KJIT_SYM_NONE;
+	s = v->env->classify ? v->env->classify(v->env->opaque, t, reg) : KJIT_SYM_NONE;
+	/* a thunk through %rsp (or a bad register) cannot exist: plain target */
+	if (s == KJIT_SYM_INDIRECT_THUNK && (*reg < 0 || *reg > 15 || *reg == 4))
+		return KJIT_SYM_NONE;
+	return s;
 }
 
 static int check_call_ret_push(struct vfy *v, u64 a, u64 want, u64 *next)

@@ -1,0 +1,76 @@
+/* fuzz_translate.c - libFuzzer target: random and mutated real code through
+ * block discovery, liveness, instrumentation and emission.
+ *
+ * Input: byte 0 picks the configuration (flag sequence, forced liveness,
+ * counter mode, output capacity), bytes 1..2 a start offset, the rest is
+ * code placed at a kernel-like address; a few fake kernel symbols live
+ * inside it so branches can hit them. Each output buffer is malloc'ed with
+ * exactly its capacity, so ASan reports any write past it. Every block the
+ * translator accepts must pass the independent decode-back verifier; a
+ * rejection by the verifier aborts (a finding).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "jit/translate.h"
+#include "tests/host/host_env.h"
+#include "tests/host/verify.h"
+
+#define ORIG 0xffffffff81000000ull
+#define RUN 0xffffffffc0001000ull
+
+static struct henv henv;
+static struct kjit_translator tr;
+static struct vfy vfy;
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
+{
+	struct kjit_config cfg;
+	struct kjit_block b;
+	u8 sel;
+	size_t start, len;
+	u32 caps[4] = { KJIT_MAX_BLOCK_BYTES, 64, 23, 200 };
+	u64 run;
+	u8 *out;
+	int k;
+
+	if (size < 4)
+		return 0;
+	sel = data[0];
+	start = (data[1] | (size_t)data[2] << 8);
+	data += 3, size -= 3;
+	start %= size;
+	kjit_config_default(&cfg);
+	cfg.live_seq = (sel & 1) ? KJIT_SEQ_PUSHF : KJIT_SEQ_LAHF;
+	cfg.force_live = (sel & 2) != 0;
+	cfg.live_depth = (sel >> 2) & 3;
+	henv_init(&henv, KJIT_MEM_GS, NULL, NULL, ORIG + 0x7ff00000ull);
+	henv_add_region(&henv, ORIG, data, size);
+	henv_add_sym(&henv, ORIG + 0x10, KJIT_SYM_FENTRY, -1);
+	henv_add_sym(&henv, ORIG + 0x20, KJIT_SYM_RETURN_THUNK, -1);
+	for (k = 0; k < 16; k++)
+		henv_add_sym(&henv, ORIG + 0x30 + 2 * k, KJIT_SYM_INDIRECT_THUNK, k);
+	if (sel & 0x80)
+		henv.env.dispatch = 0x7f0000001000ull; /* far: via literals */
+	kjit_translator_init(&tr, &henv.env, &cfg);
+	vfy_init(&vfy, &henv.env);
+	for (k = 0; k < 3; k++, start = (start * 7 + 13) % size) {
+		u32 cap = caps[(sel >> 4) & 3];
+		enum kjit_reason r;
+
+		len = cap;
+		out = malloc(len);
+		run = (sel & 0x40) ? RUN + 0x100000000ull * (k + 1) : RUN + 8 * k + (sel & 3);
+		r = kjit_translate(&tr, ORIG + start, out, cap, run, &b);
+		if (r == KJIT_OK && vfy_block(&vfy, kjit_last_desc(&tr), &b, out, run)) {
+			fprintf(stderr, "verifier: block at +%zu: %s\n", start, vfy.msg);
+			abort();
+		}
+		if (r == KJIT_OK && b.len > cap)
+			abort();
+		free(out);
+	}
+	return 0;
+}
