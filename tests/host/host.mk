@@ -70,3 +70,9 @@ $(HT_DIR)/fuzz_translate: $(HT_SRC)/fuzz_translate.c $(HT_SRC)/verify.c \
 HOST_TESTS += $(HT_DIR)/run_fuzz
 $(HT_DIR)/run_fuzz: $(HT_DIR)/run_fuzz.o $(HT_DIR)/vmlinux.o | $(HT_DIR)/fuzz_translate
 	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o,$^)
+
+# Benchmark (not a test): `$(BUILD)/host/bench_translate [vmlinux]`.
+HOST_BENCH := $(HT_DIR)/bench_translate
+$(HT_DIR)/bench_translate: $(HT_DIR)/bench_translate.o $(HT_DIR)/vmlinux.o \
+		$(HT_DIR)/host_env.o $(HT_DIR)/libkjit.a | $(HT_DIR)/vmlinux
+	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o %.a,$^) $(HT_LIBS)
