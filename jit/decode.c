@@ -73,13 +73,13 @@ static void set_flags(const ZydisDecodedInstruction *zi, struct kjit_insn *in)
 	const ZydisAccessedFlags *f = zi->cpu_flags;
 
 	if (!f) { /* unknown: reads everything, kills nothing */
-		in->flags_read = X86_FLAGS_ARITH;
+		in->flags_read = KX86_FLAGS_ARITH;
 		in->flags_kill = 0;
 		return;
 	}
-	in->flags_read = (u16)(f->tested & X86_FLAGS_ARITH);
+	in->flags_read = (u16)(f->tested & KX86_FLAGS_ARITH);
 	in->flags_kill = (u16)((f->modified | f->set_0 | f->set_1 | f->undefined) &
-			       X86_FLAGS_ARITH);
+			       KX86_FLAGS_ARITH);
 	if (count_may_be_zero(zi))
 		in->flags_kill = 0;
 }
@@ -112,8 +112,8 @@ static enum kjit_reason classify_direct(struct kjit_translator *tr,
 		in->kind = KJIT_I_DROP;
 	} else if (sym == KJIT_SYM_RETURN_THUNK && kind == KJIT_I_JMP) {
 		in->kind = KJIT_I_RET;
-	} else if (sym == KJIT_SYM_INDIRECT_THUNK && reg >= 0 && reg < X86_NREGS &&
-		   reg != X86_RSP) {
+	} else if (sym == KJIT_SYM_INDIRECT_THUNK && reg >= 0 && reg < KX86_NREGS &&
+		   reg != KX86_RSP) {
 		in->kind = kind == KJIT_I_CALL ? KJIT_I_CALL_IND : KJIT_I_JMP_IND;
 		in->reg = (u8)reg;
 	}
@@ -128,10 +128,10 @@ static enum kjit_reason classify_grp5(const ZydisDecodedInstruction *zi,
 
 	if (r == 3 || r == 5)
 		return KJIT_R_PRIVILEGED_FLOW; /* far call/jmp m16:64 */
-	in->kind = r == X86_GRP5_CALL ? KJIT_I_CALL_IND : KJIT_I_JMP_IND;
+	in->kind = r == KX86_GRP5_CALL ? KJIT_I_CALL_IND : KJIT_I_JMP_IND;
 	if (zi->raw.modrm.mod == 3) {
 		in->reg = (u8)(zi->raw.modrm.rm | (zi->raw.rex.B << 3));
-		if (in->reg == X86_RSP)
+		if (in->reg == KX86_RSP)
 			return KJIT_R_RSP_CALL;
 	} else {
 		if (zi->attributes & ZYDIS_ATTRIB_HAS_ADDRESSSIZE)
@@ -156,28 +156,28 @@ static enum kjit_reason classify_branch(struct kjit_translator *tr,
 	u8 op = zi->opcode;
 
 	*done = true;
-	if (zi->opcode_map == ZYDIS_OPCODE_MAP_0F && (op & 0xf0) == X86_OP2_JCC32)
+	if (zi->opcode_map == ZYDIS_OPCODE_MAP_0F && (op & 0xf0) == KX86_OP2_JCC32)
 		return classify_direct(tr, zi, in, KJIT_I_JCC);
 	if (zi->opcode_map != ZYDIS_OPCODE_MAP_DEFAULT) {
 		*done = false;
 		return KJIT_OK;
 	}
-	if ((op & 0xf0) == X86_OP_JCC8)
+	if ((op & 0xf0) == KX86_OP_JCC8)
 		return classify_direct(tr, zi, in, KJIT_I_JCC);
 	switch (op) {
-	case X86_OP_LOOPNE: case X86_OP_LOOPE: case X86_OP_LOOP: case X86_OP_JRCXZ:
+	case KX86_OP_LOOPNE: case KX86_OP_LOOPE: case KX86_OP_LOOP: case KX86_OP_JRCXZ:
 		return classify_direct(tr, zi, in, KJIT_I_LOOP);
-	case X86_OP_JMP32: case X86_OP_JMP8:
+	case KX86_OP_JMP32: case KX86_OP_JMP8:
 		return classify_direct(tr, zi, in, KJIT_I_JMP);
-	case X86_OP_CALL32:
+	case KX86_OP_CALL32:
 		return classify_direct(tr, zi, in, KJIT_I_CALL);
-	case X86_OP_RET: case X86_OP_RET_IW:
+	case KX86_OP_RET: case KX86_OP_RET_IW:
 		in->kind = KJIT_I_RET;
-		in->ret_imm = op == X86_OP_RET_IW ? (u16)zi->raw.imm[0].value.u : 0;
+		in->ret_imm = op == KX86_OP_RET_IW ? (u16)zi->raw.imm[0].value.u : 0;
 		return KJIT_OK;
 	case 0xca: case 0xcb: /* far ret */
 		return KJIT_R_PRIVILEGED_FLOW;
-	case X86_OP_GRP5:
+	case KX86_OP_GRP5:
 		if (zi->raw.modrm.reg >= 2 && zi->raw.modrm.reg <= 5)
 			return classify_grp5(zi, in);
 		break;
@@ -217,14 +217,14 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 {
 	const struct kjit_env *env = tr->env;
 	ZydisDecodedInstruction *zi = &tr->zi;
-	size_t n = env->read_code(env->opaque, addr, in->bytes, X86_MAX_INSN_LEN);
+	size_t n = env->read_code(env->opaque, addr, in->bytes, KX86_MAX_INSN_LEN);
 	unsigned i;
 
 	if (n == 0)
 		return KJIT_R_UNREADABLE;
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&tr->dec, ZYAN_NULL, in->bytes,
 						       n, zi)))
-		return n < X86_MAX_INSN_LEN ? KJIT_R_UNREADABLE : KJIT_R_DECODE;
+		return n < KX86_MAX_INSN_LEN ? KJIT_R_UNREADABLE : KJIT_R_DECODE;
 	in->addr = addr;
 	in->len = zi->length;
 	in->kind = KJIT_I_PLAIN;
@@ -232,7 +232,7 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 	in->ret_imm = 0;
 	in->disp_off = in->rel_off = in->modrm_off = 0;
 	in->reg = 0;
-	for (i = in->len; i < X86_MAX_INSN_LEN; i++)
+	for (i = in->len; i < KX86_MAX_INSN_LEN; i++)
 		in->bytes[i] = 0;
 	set_flags(zi, in);
 	if (check_fixup && env->has_fixup && env->has_fixup(env->opaque, addr))

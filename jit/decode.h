@@ -40,8 +40,8 @@ enum kjit_insn_kind {
 struct kjit_insn {
 	u64 addr;
 	u64 target;     /* direct transfers: original target */
-	u16 flags_read; /* X86_FLAGS_ARITH bits read */
-	u16 flags_kill; /* X86_FLAGS_ARITH bits surely overwritten */
+	u16 flags_read; /* KX86_FLAGS_ARITH bits read */
+	u16 flags_kill; /* KX86_FLAGS_ARITH bits surely overwritten */
 	u16 ret_imm;    /* ret imm16 */
 	u8 len;
 	u8 kind;        /* enum kjit_insn_kind */
@@ -49,7 +49,7 @@ struct kjit_insn {
 	u8 rel_off;     /* offset of a branch's rel8/rel32 */
 	u8 modrm_off;   /* offset of ModRM of an indirect jmp/call (mem form) */
 	u8 reg;         /* indirect register, or KJIT_IND_MEM */
-	u8 bytes[X86_MAX_INSN_LEN];
+	u8 bytes[KX86_MAX_INSN_LEN];
 };
 
 struct kjit_block_desc {

@@ -44,15 +44,15 @@ void kjit_emit_put32(struct kjit_emit *e, u32 off, u32 v)
 void kjit_emit_nops(struct kjit_emit *e, unsigned n)
 {
 	while (n >= 3) {
-		kjit_emit_u8(e, X86_OP_ESC);
-		kjit_emit_u8(e, X86_OP2_NOPL);
-		kjit_emit_u8(e, X86_MODRM(0, 0, 0));
+		kjit_emit_u8(e, KX86_OP_ESC);
+		kjit_emit_u8(e, KX86_OP2_NOPL);
+		kjit_emit_u8(e, KX86_MODRM(0, 0, 0));
 		n -= 3;
 	}
 	if (n == 2)
-		kjit_emit_u8(e, X86_PFX_OPSIZE);
+		kjit_emit_u8(e, KX86_PFX_OPSIZE);
 	if (n >= 1)
-		kjit_emit_u8(e, X86_OP_NOP);
+		kjit_emit_u8(e, KX86_OP_NOP);
 }
 
 void kjit_emit_align_rel32(struct kjit_emit *e, unsigned oplen)
@@ -65,14 +65,14 @@ void kjit_emit_align_rel32(struct kjit_emit *e, unsigned oplen)
 void kjit_emit_align_int3(struct kjit_emit *e, unsigned align)
 {
 	while (kjit_emit_here(e) & (align - 1))
-		kjit_emit_u8(e, X86_OP_INT3);
+		kjit_emit_u8(e, KX86_OP_INT3);
 }
 
 enum kjit_reason kjit_emit_rel32(struct kjit_emit *e, u64 target)
 {
 	s32 rel;
 
-	if (!x86_rel32(kjit_emit_here(e) + 4, target, &rel))
+	if (!kx86_rel32(kjit_emit_here(e) + 4, target, &rel))
 		return KJIT_R_BRANCH_FAR;
 	kjit_emit_u32(e, (u32)rel);
 	return KJIT_OK;
@@ -115,7 +115,7 @@ enum kjit_reason kjit_emit_literals(struct kjit_emit *e)
 		u32 tail = e->lit[i].field >> 24;
 		s32 rel;
 
-		if (!x86_rel32(e->base + field + 4 + tail, e->base + slot[i], &rel))
+		if (!kx86_rel32(e->base + field + 4 + tail, e->base + slot[i], &rel))
 			return KJIT_R_BRANCH_FAR;
 		kjit_emit_put32(e, field, (u32)rel);
 	}
@@ -124,13 +124,13 @@ enum kjit_reason kjit_emit_literals(struct kjit_emit *e)
 
 enum kjit_reason kjit_emit_push_const(struct kjit_emit *e, u64 v)
 {
-	if (x86_fits_simm32(v)) {
-		kjit_emit_u8(e, X86_OP_PUSH_I32); /* push $imm32 */
+	if (kx86_fits_simm32(v)) {
+		kjit_emit_u8(e, KX86_OP_PUSH_I32); /* push $imm32 */
 		kjit_emit_u32(e, (u32)v);
 		return KJIT_OK;
 	}
-	kjit_emit_u8(e, X86_OP_GRP5); /* push qword [rip+lit] */
-	kjit_emit_u8(e, X86_MODRM(0, X86_GRP5_PUSH, 5));
+	kjit_emit_u8(e, KX86_OP_GRP5); /* push qword [rip+lit] */
+	kjit_emit_u8(e, KX86_MODRM(0, KX86_GRP5_PUSH, 5));
 	return kjit_emit_lit_ref(e, v, 0);
 }
 
@@ -138,13 +138,13 @@ enum kjit_reason kjit_emit_jmp_far(struct kjit_emit *e, u64 target)
 {
 	s32 rel;
 
-	if (x86_rel32(kjit_emit_here(e) + X86_JMP32_LEN, target, &rel)) {
-		kjit_emit_u8(e, X86_OP_JMP32); /* jmp rel32 */
+	if (kx86_rel32(kjit_emit_here(e) + KX86_JMP32_LEN, target, &rel)) {
+		kjit_emit_u8(e, KX86_OP_JMP32); /* jmp rel32 */
 		kjit_emit_u32(e, (u32)rel);
 		return KJIT_OK;
 	}
-	kjit_emit_u8(e, X86_OP_GRP5); /* jmp qword [rip+lit] */
-	kjit_emit_u8(e, X86_MODRM(0, X86_GRP5_JMP, 5));
+	kjit_emit_u8(e, KX86_OP_GRP5); /* jmp qword [rip+lit] */
+	kjit_emit_u8(e, KX86_MODRM(0, KX86_GRP5_JMP, 5));
 	return kjit_emit_lit_ref(e, target, 0);
 }
 
@@ -166,7 +166,7 @@ enum kjit_reason kjit_emit_copy(struct kjit_emit *e, const struct kjit_insn *in)
 		u64 abs = in->addr + in->len + (s64)get_s32(in->bytes + in->disp_off);
 		s32 rel;
 
-		if (!x86_rel32(at + in->len, abs, &rel))
+		if (!kx86_rel32(at + in->len, abs, &rel))
 			return KJIT_R_RIP_FAR;
 		kjit_emit_put32(e, start + in->disp_off, (u32)rel);
 	}

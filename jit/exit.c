@@ -81,7 +81,7 @@ enum kjit_reason kjit_exit_patch(const struct kjit_block *b, u64 run,
 	if (idx >= b->n_exits || b->exit[idx].kind != KJIT_EXIT_DIRECT)
 		return KJIT_R_BAD_ARG;
 	x = &b->exit[idx];
-	if (!x86_rel32(run + x->branch_off + 4, dest, &rel))
+	if (!kx86_rel32(run + x->branch_off + 4, dest, &rel))
 		return KJIT_R_BRANCH_FAR;
 	*off = x->branch_off;
 	*new_val = (u32)rel;

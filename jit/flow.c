@@ -9,13 +9,13 @@
 #include "jit/translate.h"
 #include "jit/arch_x86.h"
 
-static const u8 op_jmp32[] = { X86_OP_JMP32 };
+static const u8 op_jmp32[] = { KX86_OP_JMP32 };
 
 static enum kjit_reason emit_jcc(struct kjit_translator *tr, struct kjit_emit *e,
 				 const struct kjit_insn *in, struct kjit_block *blk)
 {
 	/* rel8 (70+cc) and rel32 (0f 80+cc) both keep cc in the byte before rel */
-	u8 op[2] = { X86_OP_ESC, (u8)(X86_OP2_JCC32 | (in->bytes[in->rel_off - 1] & 0xf)) };
+	u8 op[2] = { KX86_OP_ESC, (u8)(KX86_OP2_JCC32 | (in->bytes[in->rel_off - 1] & 0xf)) };
 	enum kjit_reason r = kjit_exit_branch(e, blk, op, 2, in->target);
 
 	return r ? r : kjit_exit_branch(e, blk, op_jmp32, 1, in->addr + in->len);
@@ -66,14 +66,14 @@ static enum kjit_reason emit_ret(struct kjit_translator *tr, struct kjit_emit *e
 
 	if (in->ret_imm) {
 		/* pop qword [rsp+n-8]: address computed after the pop's rsp += 8 */
-		kjit_emit_u8(e, X86_OP_POP_RM);
-		kjit_emit_u8(e, X86_MODRM(2, 0, 4));
+		kjit_emit_u8(e, KX86_OP_POP_RM);
+		kjit_emit_u8(e, KX86_MODRM(2, 0, 4));
 		kjit_emit_u8(e, 0x24); /* SIB: base rsp */
 		kjit_emit_u32(e, d);
 		/* lea rsp, [rsp+n-8] */
-		kjit_emit_u8(e, X86_REX | X86_REX_W);
-		kjit_emit_u8(e, X86_OP_LEA);
-		kjit_emit_u8(e, X86_MODRM(2, X86_RSP, 4));
+		kjit_emit_u8(e, KX86_REX | KX86_REX_W);
+		kjit_emit_u8(e, KX86_OP_LEA);
+		kjit_emit_u8(e, KX86_MODRM(2, KX86_RSP, 4));
 		kjit_emit_u8(e, 0x24);
 		kjit_emit_u32(e, d);
 	}
@@ -83,8 +83,8 @@ static enum kjit_reason emit_ret(struct kjit_translator *tr, struct kjit_emit *e
 static void emit_push_reg(struct kjit_emit *e, u8 reg)
 {
 	if (reg >= 8)
-		kjit_emit_u8(e, X86_REX | X86_REX_B);
-	kjit_emit_u8(e, X86_OP_PUSH_R + (reg & 7)); /* push %reg */
+		kjit_emit_u8(e, KX86_REX | KX86_REX_B);
+	kjit_emit_u8(e, KX86_OP_PUSH_R + (reg & 7)); /* push %reg */
 }
 
 /* Is the memory operand of @c rsp-based? Then fix its displacement by
@@ -94,7 +94,7 @@ static enum kjit_reason adjust_rsp_base(struct kjit_insn *c, s32 adj)
 	u8 mrm = c->bytes[c->modrm_off];
 	u8 mod = mrm >> 6, rm = mrm & 7;
 	u8 rex = c->modrm_off >= 2 ? c->bytes[c->modrm_off - 2] : 0;
-	bool rex_b = (rex & 0xf0) == X86_REX && (rex & X86_REX_B);
+	bool rex_b = (rex & 0xf0) == KX86_REX && (rex & KX86_REX_B);
 	u8 *disp = &c->bytes[c->modrm_off + 2];
 	s32 v;
 
@@ -130,7 +130,7 @@ static enum kjit_reason emit_push_target(struct kjit_emit *e,
 	}
 	c = *in;
 	c.kind = KJIT_I_PLAIN;
-	c.bytes[c.modrm_off] = (u8)((c.bytes[c.modrm_off] & ~0x38) | (X86_GRP5_PUSH << 3));
+	c.bytes[c.modrm_off] = (u8)((c.bytes[c.modrm_off] & ~0x38) | (KX86_GRP5_PUSH << 3));
 	r = adjust_rsp_base(&c, rsp_adj);
 	return r ? r : kjit_emit_copy(e, &c);
 }
@@ -178,7 +178,7 @@ static enum kjit_reason emit_native_call(struct kjit_translator *tr,
 	enum kjit_reason r;
 
 	if (in->rel_off)
-		r = emit_op_rel32(e, X86_OP_CALL32, in->target);
+		r = emit_op_rel32(e, KX86_OP_CALL32, in->target);
 	else
 		r = kjit_emit_copy(e, in);
 	return r ? r : kjit_exit_branch(e, blk, op_jmp32, 1, in->addr + in->len);
@@ -190,7 +190,7 @@ static enum kjit_reason emit_native_ret(struct kjit_translator *tr,
 					struct kjit_block *blk)
 {
 	if (in->rel_off)
-		return emit_op_rel32(e, X86_OP_JMP32, in->target);
+		return emit_op_rel32(e, KX86_OP_JMP32, in->target);
 	return kjit_emit_copy(e, in);
 }
 

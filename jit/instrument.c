@@ -13,19 +13,19 @@
 enum kjit_reason kjit_emit_inc_mem(struct kjit_emit *e, const struct kjit_mem *mem)
 {
 	if (mem->mode == KJIT_MEM_RIPREL) {
-		kjit_emit_u8(e, X86_REX | X86_REX_W); /* incq disp32(%rip) */
-		kjit_emit_u8(e, X86_OP_GRP5);
-		kjit_emit_u8(e, X86_MODRM(0, X86_GRP5_INC, 5));
+		kjit_emit_u8(e, KX86_REX | KX86_REX_W); /* incq disp32(%rip) */
+		kjit_emit_u8(e, KX86_OP_GRP5);
+		kjit_emit_u8(e, KX86_MODRM(0, KX86_GRP5_INC, 5));
 		return kjit_emit_rel32(e, mem->addr) ? KJIT_R_COUNTER : KJIT_OK;
 	}
 	if ((mem->mode != KJIT_MEM_GS && mem->mode != KJIT_MEM_ABS32) ||
-	    !x86_fits_simm32(mem->addr))
+	    !kx86_fits_simm32(mem->addr))
 		return KJIT_R_COUNTER;
 	if (mem->mode == KJIT_MEM_GS)
-		kjit_emit_u8(e, X86_PFX_GS); /* incq %gs:disp32 */
-	kjit_emit_u8(e, X86_REX | X86_REX_W); /* incq disp32 (SIB, no base) */
-	kjit_emit_u8(e, X86_OP_GRP5);
-	kjit_emit_u8(e, X86_MODRM(0, X86_GRP5_INC, 4));
+		kjit_emit_u8(e, KX86_PFX_GS); /* incq %gs:disp32 */
+	kjit_emit_u8(e, KX86_REX | KX86_REX_W); /* incq disp32 (SIB, no base) */
+	kjit_emit_u8(e, KX86_OP_GRP5);
+	kjit_emit_u8(e, KX86_MODRM(0, KX86_GRP5_INC, 4));
 	kjit_emit_u8(e, 0x25); /* SIB: no index, no base */
 	kjit_emit_u32(e, (u32)mem->addr);
 	return KJIT_OK;
@@ -38,16 +38,16 @@ static enum kjit_reason emit_inc_lahf(struct kjit_emit *e, const struct kjit_mem
 {
 	enum kjit_reason r;
 
-	kjit_emit_u8(e, X86_OP_PUSH_R + X86_RAX);
-	kjit_emit_u8(e, X86_OP_LAHF);
-	kjit_emit_u8(e, X86_OP_ESC);
-	kjit_emit_u8(e, X86_OP2_SETCC + X86_CC_O);
-	kjit_emit_u8(e, X86_MODRM(3, 0, X86_RAX));
+	kjit_emit_u8(e, KX86_OP_PUSH_R + KX86_RAX);
+	kjit_emit_u8(e, KX86_OP_LAHF);
+	kjit_emit_u8(e, KX86_OP_ESC);
+	kjit_emit_u8(e, KX86_OP2_SETCC + KX86_CC_O);
+	kjit_emit_u8(e, KX86_MODRM(3, 0, KX86_RAX));
 	r = kjit_emit_inc_mem(e, m);
-	kjit_emit_u8(e, X86_OP_ADD_AL_IB);
+	kjit_emit_u8(e, KX86_OP_ADD_AL_IB);
 	kjit_emit_u8(e, 0x7f);
-	kjit_emit_u8(e, X86_OP_SAHF);
-	kjit_emit_u8(e, X86_OP_POP_R + X86_RAX);
+	kjit_emit_u8(e, KX86_OP_SAHF);
+	kjit_emit_u8(e, KX86_OP_POP_R + KX86_RAX);
 	return r;
 }
 
@@ -56,9 +56,9 @@ static enum kjit_reason emit_inc_pushf(struct kjit_emit *e, const struct kjit_me
 {
 	enum kjit_reason r;
 
-	kjit_emit_u8(e, X86_OP_PUSHF);
+	kjit_emit_u8(e, KX86_OP_PUSHF);
 	r = kjit_emit_inc_mem(e, m);
-	kjit_emit_u8(e, X86_OP_POPF);
+	kjit_emit_u8(e, KX86_OP_POPF);
 	return r;
 }
 
@@ -68,7 +68,7 @@ static enum kjit_reason count_block(struct kjit_translator *tr, struct kjit_emit
 {
 	const struct kjit_env *env = tr->env;
 	struct kjit_mem m;
-	bool live = tr->cfg.force_live || (pi->live & X86_FLAGS_INC_CLOBBER);
+	bool live = tr->cfg.force_live || (pi->live & KX86_FLAGS_INC_CLOBBER);
 
 	if (pi->point != KJIT_POINT_ENTRY)
 		return KJIT_OK;

@@ -23,7 +23,7 @@ static u16 live_after_term(struct kjit_translator *tr, const struct kjit_insn *i
 	case KJIT_I_JCC:
 	case KJIT_I_LOOP:
 		live = kjit_live_at(tr, t, depth);
-		if ((live & X86_FLAGS_ARITH) == X86_FLAGS_ARITH)
+		if ((live & KX86_FLAGS_ARITH) == KX86_FLAGS_ARITH)
 			return live;
 		return live | kjit_live_at(tr, fall, depth);
 	case KJIT_I_JMP:
@@ -31,7 +31,7 @@ static u16 live_after_term(struct kjit_translator *tr, const struct kjit_insn *i
 	case KJIT_I_LIMIT:
 		return kjit_live_at(tr, t, depth);
 	default: /* ret, indirect: unknown */
-		return X86_FLAGS_ARITH;
+		return KX86_FLAGS_ARITH;
 	}
 }
 
@@ -42,19 +42,19 @@ u16 kjit_live_at(struct kjit_translator *tr, u64 addr, unsigned depth)
 	unsigned i;
 
 	if (depth == 0)
-		return X86_FLAGS_ARITH;
+		return KX86_FLAGS_ARITH;
 	for (i = 0; i < KJIT_LIVE_WINDOW; i++) {
 		if (kjit_decode_insn(tr, addr, in, false))
-			return need | (X86_FLAGS_ARITH & ~killed);
+			return need | (KX86_FLAGS_ARITH & ~killed);
 		need |= in->flags_read & ~killed;
 		killed |= in->flags_kill;
-		if ((killed & X86_FLAGS_ARITH) == X86_FLAGS_ARITH)
+		if ((killed & KX86_FLAGS_ARITH) == KX86_FLAGS_ARITH)
 			return need;
 		if (kjit_insn_is_term(in))
 			return need | (live_after_term(tr, in, depth - 1) & ~killed);
 		addr += in->len;
 	}
-	return need | (X86_FLAGS_ARITH & ~killed);
+	return need | (KX86_FLAGS_ARITH & ~killed);
 }
 
 u16 kjit_live_in_block(struct kjit_translator *tr, const struct kjit_block_desc *d)
@@ -67,7 +67,7 @@ u16 kjit_live_in_block(struct kjit_translator *tr, const struct kjit_block_desc 
 
 		need |= in->flags_read & ~killed;
 		killed |= in->flags_kill;
-		if ((killed & X86_FLAGS_ARITH) == X86_FLAGS_ARITH)
+		if ((killed & KX86_FLAGS_ARITH) == KX86_FLAGS_ARITH)
 			return need;
 	}
 	/* the look-ahead uses tr->la, never @d, so d's terminator stays valid */

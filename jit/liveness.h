@@ -17,7 +17,7 @@
 
 struct kjit_translator;
 
-/* Arithmetic flags (X86_FLAG_*) live at the entry of decoded block @d. */
+/* Arithmetic flags (KX86_FLAG_*) live at the entry of decoded block @d. */
 u16 kjit_live_in_block(struct kjit_translator *tr, const struct kjit_block_desc *d);
 
 /* Flags live at original address @addr, looking @depth levels ahead. */

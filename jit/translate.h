@@ -37,7 +37,7 @@
 #include "jit/exit.h"
 
 /* Worst-case output bytes for one block (fits any block of KJIT_MAX_INSNS). */
-#define KJIT_MAX_BLOCK_BYTES (KJIT_MAX_INSNS * X86_MAX_INSN_LEN + 256)
+#define KJIT_MAX_BLOCK_BYTES (KJIT_MAX_INSNS * KX86_MAX_INSN_LEN + 256)
 
 /* Entry counter sequences, chosen per block by flags liveness. */
 enum kjit_flagsave {
@@ -80,7 +80,7 @@ struct kjit_block {
 	u8 n_exits;
 	u8 term;       /* enum kjit_insn_kind of the last instruction */
 	u8 seq;        /* enum kjit_flagsave used at entry */
-	u16 live_in;   /* arithmetic flags live at entry (X86_FLAG_*) */
+	u16 live_in;   /* arithmetic flags live at entry (KX86_FLAG_*) */
 	enum kjit_reason reason;
 	u64 reason_addr;
 	struct kjit_exit exit[KJIT_MAX_EXITS];

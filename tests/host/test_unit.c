@@ -336,7 +336,7 @@ static void test_sequences_run(void)
 		struct kjit_config cfg;
 		struct kjit_emit e;
 		struct kjit_block blk;
-		struct kjit_point_info pi = { KJIT_POINT_ENTRY, 1, 0, X86_FLAGS_ARITH };
+		struct kjit_point_info pi = { KJIT_POINT_ENTRY, 1, 0, KX86_FLAGS_ARITH };
 		struct henv h;
 		int bad = 0;
 		unsigned f;

@@ -205,7 +205,7 @@ static int check_entry(struct vfy *v, u64 end)
 	case KJIT_SEQ_LAHF: seq = lahf_seq; n = 7; break;
 	case KJIT_SEQ_PUSHF: seq = pushf_seq; n = 3; break;
 	}
-	if (v->b->seq == KJIT_SEQ_INC && (v->b->live_in & (X86_FLAGS_ARITH & ~X86_FLAG_CF)))
+	if (v->b->seq == KJIT_SEQ_INC && (v->b->live_in & (KX86_FLAGS_ARITH & ~KX86_FLAG_CF)))
 		return FAILF("bare inc although flags %#x live", v->b->live_in);
 	for (k = 0; k < n; k++) {
 		if (dec_out(v, a, &x))
