@@ -1,4 +1,5 @@
-/* arch_x86.h - every x86-64 encoding fact the translator relies on, in one place.
+/* arch_x86.h - every x86-64 encoding fact the translator relies on, in one
+ * place.
  *
  * Names carry a KX86_ prefix so they never collide with the kernel's own
  * <asm/insn.h> macros (X86_REX_W, ...) inside kjit.ko.
@@ -24,70 +25,85 @@
 #define KX86_FLAG_ZF (1u << 6)
 #define KX86_FLAG_SF (1u << 7)
 #define KX86_FLAG_OF (1u << 11)
-#define KX86_FLAGS_ARITH                                                        \
-	(KX86_FLAG_CF | KX86_FLAG_PF | KX86_FLAG_AF | KX86_FLAG_ZF | KX86_FLAG_SF | \
-	 KX86_FLAG_OF)
+#define KX86_FLAGS_ARITH                                                       \
+	(KX86_FLAG_CF | KX86_FLAG_PF | KX86_FLAG_AF | KX86_FLAG_ZF |           \
+	 KX86_FLAG_SF | KX86_FLAG_OF)
 /* Flags clobbered by `inc`: every arithmetic flag except CF. */
 #define KX86_FLAGS_INC_CLOBBER (KX86_FLAGS_ARITH & ~KX86_FLAG_CF)
 
 /* General purpose register numbers (ModRM/REX numbering). */
 enum kx86_reg {
-	KX86_RAX = 0, KX86_RCX, KX86_RDX, KX86_RBX, KX86_RSP, KX86_RBP, KX86_RSI,
-	KX86_RDI, KX86_R8, KX86_R9, KX86_R10, KX86_R11, KX86_R12, KX86_R13, KX86_R14,
-	KX86_R15, KX86_NREGS
+	KX86_RAX = 0,
+	KX86_RCX,
+	KX86_RDX,
+	KX86_RBX,
+	KX86_RSP,
+	KX86_RBP,
+	KX86_RSI,
+	KX86_RDI,
+	KX86_R8,
+	KX86_R9,
+	KX86_R10,
+	KX86_R11,
+	KX86_R12,
+	KX86_R13,
+	KX86_R14,
+	KX86_R15,
+	KX86_NREGS
 };
 
 /* Prefixes */
 #define KX86_PFX_OPSIZE 0x66 /* operand-size override */
-#define KX86_PFX_GS 0x65     /* %gs segment override */
-#define KX86_REX 0x40        /* REX base; | W R X B below */
-#define KX86_REX_W 0x08
-#define KX86_REX_B 0x01
+#define KX86_PFX_GS	0x65 /* %gs segment override */
+#define KX86_REX	0x40 /* REX base; | W R X B below */
+#define KX86_REX_W	0x08
+#define KX86_REX_B	0x01
 
 /* One-byte opcodes */
-#define KX86_OP_JCC8 0x70     /* 70+cc rel8 */
+#define KX86_OP_JCC8	  0x70 /* 70+cc rel8 */
 #define KX86_OP_ADD_AL_IB 0x04 /* add al, imm8 */
-#define KX86_OP_PUSH_R 0x50   /* 50+r */
-#define KX86_OP_POP_R 0x58    /* 58+r */
-#define KX86_OP_PUSH_I32 0x68 /* push imm32 (sign-extended to 64) */
-#define KX86_OP_NOP 0x90
-#define KX86_OP_PUSHF 0x9c
-#define KX86_OP_POPF 0x9d
-#define KX86_OP_SAHF 0x9e
-#define KX86_OP_LAHF 0x9f
-#define KX86_OP_RET_IW 0xc2 /* ret imm16 */
-#define KX86_OP_RET 0xc3
-#define KX86_OP_INT3 0xcc
-#define KX86_OP_LOOPNE 0xe0
-#define KX86_OP_LOOPE 0xe1
-#define KX86_OP_LOOP 0xe2
-#define KX86_OP_JRCXZ 0xe3
-#define KX86_OP_CALL32 0xe8
-#define KX86_OP_JMP32 0xe9
-#define KX86_OP_JMP8 0xeb
-#define KX86_OP_GRP5 0xff /* /0 inc, /2 call, /4 jmp, /6 push */
-#define KX86_OP_POP_RM 0x8f /* /0 pop r/m64 */
-#define KX86_OP_LEA 0x8d
-#define KX86_OP_ESC 0x0f /* two-byte opcode escape */
+#define KX86_OP_PUSH_R	  0x50 /* 50+r */
+#define KX86_OP_POP_R	  0x58 /* 58+r */
+#define KX86_OP_PUSH_I32  0x68 /* push imm32 (sign-extended to 64) */
+#define KX86_OP_NOP	  0x90
+#define KX86_OP_PUSHF	  0x9c
+#define KX86_OP_POPF	  0x9d
+#define KX86_OP_SAHF	  0x9e
+#define KX86_OP_LAHF	  0x9f
+#define KX86_OP_RET_IW	  0xc2 /* ret imm16 */
+#define KX86_OP_RET	  0xc3
+#define KX86_OP_INT3	  0xcc
+#define KX86_OP_LOOPNE	  0xe0
+#define KX86_OP_LOOPE	  0xe1
+#define KX86_OP_LOOP	  0xe2
+#define KX86_OP_JRCXZ	  0xe3
+#define KX86_OP_CALL32	  0xe8
+#define KX86_OP_JMP32	  0xe9
+#define KX86_OP_JMP8	  0xeb
+#define KX86_OP_GRP5	  0xff /* /0 inc, /2 call, /4 jmp, /6 push */
+#define KX86_OP_POP_RM	  0x8f /* /0 pop r/m64 */
+#define KX86_OP_LEA	  0x8d
+#define KX86_OP_ESC	  0x0f /* two-byte opcode escape */
 /* Two-byte opcodes (after 0f) */
 #define KX86_OP2_JCC32 0x80 /* 0f 80+cc rel32 */
 #define KX86_OP2_SETCC 0x90 /* 0f 90+cc r/m8 */
-#define KX86_OP2_NOPL 0x1f  /* 0f 1f /0: multi-byte nop */
+#define KX86_OP2_NOPL  0x1f /* 0f 1f /0: multi-byte nop */
 
 /* ModRM */
-#define KX86_MODRM(mod, reg, rm) ((u8)(((mod) << 6) | (((reg) & 7) << 3) | ((rm) & 7)))
-#define KX86_GRP5_INC 0
+#define KX86_MODRM(mod, reg, rm)                                               \
+	((u8)(((mod) << 6) | (((reg)&7) << 3) | ((rm)&7)))
+#define KX86_GRP5_INC  0
 #define KX86_GRP5_CALL 2
-#define KX86_GRP5_JMP 4
+#define KX86_GRP5_JMP  4
 #define KX86_GRP5_PUSH 6
-#define KX86_CC_O 0x0 /* condition code "overflow" (seto) */
+#define KX86_CC_O      0x0 /* condition code "overflow" (seto) */
 
 /* Encoded sizes used in size bounds */
-#define KX86_JMP32_LEN 5
-#define KX86_JCC32_LEN 6
-#define KX86_PUSH_I32_LEN 5
+#define KX86_JMP32_LEN	     5
+#define KX86_JCC32_LEN	     6
+#define KX86_PUSH_I32_LEN    5
 #define KX86_PUSH_RIPREL_LEN 6 /* ff 35 disp32 */
-#define KX86_JMP_RIPREL_LEN 6  /* ff 25 disp32 */
+#define KX86_JMP_RIPREL_LEN  6 /* ff 25 disp32 */
 
 /* Kernel text lives in the top 2 GiB: a sign-extended imm32 reaches it. */
 static inline bool kx86_fits_simm32(u64 v)

@@ -18,28 +18,28 @@ static const struct {
 	ZydisMnemonic m;
 	u8 reason;
 } refused_mnemonics[] = {
-	{ ZYDIS_MNEMONIC_IRET, KJIT_R_PRIVILEGED_FLOW },
-	{ ZYDIS_MNEMONIC_IRETD, KJIT_R_PRIVILEGED_FLOW },
-	{ ZYDIS_MNEMONIC_IRETQ, KJIT_R_PRIVILEGED_FLOW },
-	{ ZYDIS_MNEMONIC_SYSRET, KJIT_R_PRIVILEGED_FLOW },
-	{ ZYDIS_MNEMONIC_SYSEXIT, KJIT_R_PRIVILEGED_FLOW },
-	{ ZYDIS_MNEMONIC_SYSCALL, KJIT_R_PRIVILEGED_FLOW },
-	{ ZYDIS_MNEMONIC_SYSENTER, KJIT_R_PRIVILEGED_FLOW },
-	{ ZYDIS_MNEMONIC_SWAPGS, KJIT_R_PRIVILEGED_FLOW },
-	{ ZYDIS_MNEMONIC_INT3, KJIT_R_TRAP },
-	{ ZYDIS_MNEMONIC_INT, KJIT_R_TRAP },
-	{ ZYDIS_MNEMONIC_INTO, KJIT_R_TRAP },
-	{ ZYDIS_MNEMONIC_INT1, KJIT_R_TRAP },
-	{ ZYDIS_MNEMONIC_UD0, KJIT_R_TRAP },
-	{ ZYDIS_MNEMONIC_UD1, KJIT_R_TRAP },
-	{ ZYDIS_MNEMONIC_UD2, KJIT_R_TRAP },
-	{ ZYDIS_MNEMONIC_HLT, KJIT_R_TRAP },
-	{ ZYDIS_MNEMONIC_VMLAUNCH, KJIT_R_VMX },
-	{ ZYDIS_MNEMONIC_VMRESUME, KJIT_R_VMX },
-	{ ZYDIS_MNEMONIC_VMRUN, KJIT_R_VMX },
-	{ ZYDIS_MNEMONIC_XBEGIN, KJIT_R_TSX },
-	{ ZYDIS_MNEMONIC_XABORT, KJIT_R_TSX },
-	{ ZYDIS_MNEMONIC_XEND, KJIT_R_TSX },
+    {ZYDIS_MNEMONIC_IRET, KJIT_R_PRIVILEGED_FLOW},
+    {ZYDIS_MNEMONIC_IRETD, KJIT_R_PRIVILEGED_FLOW},
+    {ZYDIS_MNEMONIC_IRETQ, KJIT_R_PRIVILEGED_FLOW},
+    {ZYDIS_MNEMONIC_SYSRET, KJIT_R_PRIVILEGED_FLOW},
+    {ZYDIS_MNEMONIC_SYSEXIT, KJIT_R_PRIVILEGED_FLOW},
+    {ZYDIS_MNEMONIC_SYSCALL, KJIT_R_PRIVILEGED_FLOW},
+    {ZYDIS_MNEMONIC_SYSENTER, KJIT_R_PRIVILEGED_FLOW},
+    {ZYDIS_MNEMONIC_SWAPGS, KJIT_R_PRIVILEGED_FLOW},
+    {ZYDIS_MNEMONIC_INT3, KJIT_R_TRAP},
+    {ZYDIS_MNEMONIC_INT, KJIT_R_TRAP},
+    {ZYDIS_MNEMONIC_INTO, KJIT_R_TRAP},
+    {ZYDIS_MNEMONIC_INT1, KJIT_R_TRAP},
+    {ZYDIS_MNEMONIC_UD0, KJIT_R_TRAP},
+    {ZYDIS_MNEMONIC_UD1, KJIT_R_TRAP},
+    {ZYDIS_MNEMONIC_UD2, KJIT_R_TRAP},
+    {ZYDIS_MNEMONIC_HLT, KJIT_R_TRAP},
+    {ZYDIS_MNEMONIC_VMLAUNCH, KJIT_R_VMX},
+    {ZYDIS_MNEMONIC_VMRESUME, KJIT_R_VMX},
+    {ZYDIS_MNEMONIC_VMRUN, KJIT_R_VMX},
+    {ZYDIS_MNEMONIC_XBEGIN, KJIT_R_TSX},
+    {ZYDIS_MNEMONIC_XABORT, KJIT_R_TSX},
+    {ZYDIS_MNEMONIC_XEND, KJIT_R_TSX},
 };
 
 static enum kjit_reason refused_mnemonic(ZydisMnemonic m)
@@ -55,10 +55,14 @@ static enum kjit_reason refused_mnemonic(ZydisMnemonic m)
 static bool count_may_be_zero(const ZydisDecodedInstruction *zi)
 {
 	switch (zi->mnemonic) {
-	case ZYDIS_MNEMONIC_SHL: case ZYDIS_MNEMONIC_SHR:
-	case ZYDIS_MNEMONIC_SAR: case ZYDIS_MNEMONIC_ROL:
-	case ZYDIS_MNEMONIC_ROR: case ZYDIS_MNEMONIC_RCL:
-	case ZYDIS_MNEMONIC_RCR: case ZYDIS_MNEMONIC_SHLD:
+	case ZYDIS_MNEMONIC_SHL:
+	case ZYDIS_MNEMONIC_SHR:
+	case ZYDIS_MNEMONIC_SAR:
+	case ZYDIS_MNEMONIC_ROL:
+	case ZYDIS_MNEMONIC_ROR:
+	case ZYDIS_MNEMONIC_RCL:
+	case ZYDIS_MNEMONIC_RCR:
+	case ZYDIS_MNEMONIC_SHLD:
 	case ZYDIS_MNEMONIC_SHRD:
 		/* d0/d1: count is the constant 1 */
 		return !(zi->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT &&
@@ -78,13 +82,15 @@ static void set_flags(const ZydisDecodedInstruction *zi, struct kjit_insn *in)
 		return;
 	}
 	in->flags_read = (u16)(f->tested & KX86_FLAGS_ARITH);
-	in->flags_kill = (u16)((f->modified | f->set_0 | f->set_1 | f->undefined) &
-			       KX86_FLAGS_ARITH);
+	in->flags_kill =
+	    (u16)((f->modified | f->set_0 | f->set_1 | f->undefined) &
+		  KX86_FLAGS_ARITH);
 	if (count_may_be_zero(zi))
 		in->flags_kill = 0;
 }
 
-static u64 rel_target(const ZydisDecodedInstruction *zi, const struct kjit_insn *in)
+static u64 rel_target(const ZydisDecodedInstruction *zi,
+		      const struct kjit_insn *in)
 {
 	return in->addr + in->len + (u64)zi->raw.imm[0].value.s;
 }
@@ -112,9 +118,10 @@ static enum kjit_reason classify_direct(struct kjit_translator *tr,
 		in->kind = KJIT_I_DROP;
 	} else if (sym == KJIT_SYM_RETURN_THUNK && kind == KJIT_I_JMP) {
 		in->kind = KJIT_I_RET;
-	} else if (sym == KJIT_SYM_INDIRECT_THUNK && reg >= 0 && reg < KX86_NREGS &&
-		   reg != KX86_RSP) {
-		in->kind = kind == KJIT_I_CALL ? KJIT_I_CALL_IND : KJIT_I_JMP_IND;
+	} else if (sym == KJIT_SYM_INDIRECT_THUNK && reg >= 0 &&
+		   reg < KX86_NREGS && reg != KX86_RSP) {
+		in->kind =
+		    kind == KJIT_I_CALL ? KJIT_I_CALL_IND : KJIT_I_JMP_IND;
 		in->reg = (u8)reg;
 	}
 	return KJIT_OK;
@@ -135,7 +142,8 @@ static enum kjit_reason classify_grp5(const ZydisDecodedInstruction *zi,
 			return KJIT_R_RSP_CALL;
 	} else {
 		if (zi->attributes & ZYDIS_ATTRIB_HAS_ADDRESSSIZE)
-			return KJIT_R_OPSIZE_BRANCH; /* addr32 operand: keep it simple */
+			return KJIT_R_OPSIZE_BRANCH; /* addr32 operand: keep it
+							simple */
 		in->reg = KJIT_IND_MEM;
 		in->modrm_off = zi->raw.modrm.offset;
 	}
@@ -144,8 +152,9 @@ static enum kjit_reason classify_grp5(const ZydisDecodedInstruction *zi,
 
 static bool is_rip_relative_mem(const ZydisDecodedInstruction *zi)
 {
-	return (zi->attributes & ZYDIS_ATTRIB_HAS_MODRM) && zi->raw.modrm.mod == 0 &&
-	       zi->raw.modrm.rm == 5 && zi->raw.disp.size == 32;
+	return (zi->attributes & ZYDIS_ATTRIB_HAS_MODRM) &&
+	       zi->raw.modrm.mod == 0 && zi->raw.modrm.rm == 5 &&
+	       zi->raw.disp.size == 32;
 }
 
 /* Control transfers of the one-byte and 0f maps. */
@@ -156,7 +165,8 @@ static enum kjit_reason classify_branch(struct kjit_translator *tr,
 	u8 op = zi->opcode;
 
 	*done = true;
-	if (zi->opcode_map == ZYDIS_OPCODE_MAP_0F && (op & 0xf0) == KX86_OP2_JCC32)
+	if (zi->opcode_map == ZYDIS_OPCODE_MAP_0F &&
+	    (op & 0xf0) == KX86_OP2_JCC32)
 		return classify_direct(tr, zi, in, KJIT_I_JCC);
 	if (zi->opcode_map != ZYDIS_OPCODE_MAP_DEFAULT) {
 		*done = false;
@@ -165,17 +175,24 @@ static enum kjit_reason classify_branch(struct kjit_translator *tr,
 	if ((op & 0xf0) == KX86_OP_JCC8)
 		return classify_direct(tr, zi, in, KJIT_I_JCC);
 	switch (op) {
-	case KX86_OP_LOOPNE: case KX86_OP_LOOPE: case KX86_OP_LOOP: case KX86_OP_JRCXZ:
+	case KX86_OP_LOOPNE:
+	case KX86_OP_LOOPE:
+	case KX86_OP_LOOP:
+	case KX86_OP_JRCXZ:
 		return classify_direct(tr, zi, in, KJIT_I_LOOP);
-	case KX86_OP_JMP32: case KX86_OP_JMP8:
+	case KX86_OP_JMP32:
+	case KX86_OP_JMP8:
 		return classify_direct(tr, zi, in, KJIT_I_JMP);
 	case KX86_OP_CALL32:
 		return classify_direct(tr, zi, in, KJIT_I_CALL);
-	case KX86_OP_RET: case KX86_OP_RET_IW:
+	case KX86_OP_RET:
+	case KX86_OP_RET_IW:
 		in->kind = KJIT_I_RET;
-		in->ret_imm = op == KX86_OP_RET_IW ? (u16)zi->raw.imm[0].value.u : 0;
+		in->ret_imm =
+		    op == KX86_OP_RET_IW ? (u16)zi->raw.imm[0].value.u : 0;
 		return KJIT_OK;
-	case 0xca: case 0xcb: /* far ret */
+	case 0xca:
+	case 0xcb: /* far ret */
 		return KJIT_R_PRIVILEGED_FLOW;
 	case KX86_OP_GRP5:
 		if (zi->raw.modrm.reg >= 2 && zi->raw.modrm.reg <= 5)
@@ -217,14 +234,16 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 {
 	const struct kjit_env *env = tr->env;
 	ZydisDecodedInstruction *zi = &tr->zi;
-	size_t n = env->read_code(env->opaque, addr, in->bytes, KX86_MAX_INSN_LEN);
+	size_t n =
+	    env->read_code(env->opaque, addr, in->bytes, KX86_MAX_INSN_LEN);
 	unsigned i;
 
 	if (n == 0)
 		return KJIT_R_UNREADABLE;
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&tr->dec, ZYAN_NULL, in->bytes,
-						       n, zi)))
-		return n < KX86_MAX_INSN_LEN ? KJIT_R_UNREADABLE : KJIT_R_DECODE;
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&tr->dec, ZYAN_NULL,
+							in->bytes, n, zi)))
+		return n < KX86_MAX_INSN_LEN ? KJIT_R_UNREADABLE
+					     : KJIT_R_DECODE;
 	in->addr = addr;
 	in->len = zi->length;
 	in->kind = KJIT_I_PLAIN;
@@ -255,7 +274,8 @@ enum kjit_reason kjit_decode_block(struct kjit_translator *tr, u64 start,
 
 		r = kjit_decode_insn(tr, addr, in, true);
 		if (r && d->n)
-			break; /* end before it: it runs natively, at its own address */
+			break; /* end before it: it runs natively, at its own
+				  address */
 		if (r) {
 			d->reason = r;
 			d->reason_addr = addr;

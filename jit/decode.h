@@ -23,32 +23,32 @@
 #define KJIT_MAX_INSNS 64
 
 enum kjit_insn_kind {
-	KJIT_I_PLAIN,    /* copied; RIP-relative disp32 rebased if disp_off */
-	KJIT_I_DROP,     /* call __fentry__: not emitted */
-	KJIT_I_JCC,      /* jcc rel8/rel32 -> target, else fall through */
-	KJIT_I_JMP,      /* jmp rel8/rel32 -> target */
-	KJIT_I_CALL,     /* call rel32 -> target, returns to addr+len */
-	KJIT_I_RET,      /* ret, ret imm16, jmp __x86_return_thunk */
-	KJIT_I_JMP_IND,  /* jmp reg/mem, jmp __x86_indirect_thunk_reg */
+	KJIT_I_PLAIN,	 /* copied; RIP-relative disp32 rebased if disp_off */
+	KJIT_I_DROP,	 /* call __fentry__: not emitted */
+	KJIT_I_JCC,	 /* jcc rel8/rel32 -> target, else fall through */
+	KJIT_I_JMP,	 /* jmp rel8/rel32 -> target */
+	KJIT_I_CALL,	 /* call rel32 -> target, returns to addr+len */
+	KJIT_I_RET,	 /* ret, ret imm16, jmp __x86_return_thunk */
+	KJIT_I_JMP_IND,	 /* jmp reg/mem, jmp __x86_indirect_thunk_reg */
 	KJIT_I_CALL_IND, /* call reg/mem, call __x86_indirect_thunk_reg */
-	KJIT_I_LOOP,     /* loop/loope/loopne/jrcxz/jecxz rel8 */
-	KJIT_I_LIMIT,    /* pseudo: block too long, falls through to addr */
+	KJIT_I_LOOP,	 /* loop/loope/loopne/jrcxz/jecxz rel8 */
+	KJIT_I_LIMIT,	 /* pseudo: block too long, falls through to addr */
 };
 
 #define KJIT_IND_MEM 0xff /* kjit_insn.reg for a memory-operand indirect */
 
 struct kjit_insn {
 	u64 addr;
-	u64 target;     /* direct transfers: original target */
+	u64 target;	/* direct transfers: original target */
 	u16 flags_read; /* KX86_FLAGS_ARITH bits read */
 	u16 flags_kill; /* KX86_FLAGS_ARITH bits surely overwritten */
-	u16 ret_imm;    /* ret imm16 */
+	u16 ret_imm;	/* ret imm16 */
 	u8 len;
-	u8 kind;        /* enum kjit_insn_kind */
-	u8 disp_off;    /* offset of RIP-relative disp32, 0 = none */
-	u8 rel_off;     /* offset of a branch's rel8/rel32 */
-	u8 modrm_off;   /* offset of ModRM of an indirect jmp/call (mem form) */
-	u8 reg;         /* indirect register, or KJIT_IND_MEM */
+	u8 kind;      /* enum kjit_insn_kind */
+	u8 disp_off;  /* offset of RIP-relative disp32, 0 = none */
+	u8 rel_off;   /* offset of a branch's rel8/rel32 */
+	u8 modrm_off; /* offset of ModRM of an indirect jmp/call (mem form) */
+	u8 reg;	      /* indirect register, or KJIT_IND_MEM */
 	u8 bytes[KX86_MAX_INSN_LEN];
 };
 

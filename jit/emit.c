@@ -78,7 +78,8 @@ enum kjit_reason kjit_emit_rel32(struct kjit_emit *e, u64 target)
 	return KJIT_OK;
 }
 
-enum kjit_reason kjit_emit_lit_ref(struct kjit_emit *e, u64 value, unsigned tail)
+enum kjit_reason kjit_emit_lit_ref(struct kjit_emit *e, u64 value,
+				   unsigned tail)
 {
 	if (e->n_lit >= KJIT_MAX_LITERALS)
 		return KJIT_R_NO_SPACE;
@@ -115,7 +116,8 @@ enum kjit_reason kjit_emit_literals(struct kjit_emit *e)
 		u32 tail = e->lit[i].field >> 24;
 		s32 rel;
 
-		if (!kx86_rel32(e->base + field + 4 + tail, e->base + slot[i], &rel))
+		if (!kx86_rel32(e->base + field + 4 + tail, e->base + slot[i],
+				&rel))
 			return KJIT_R_BRANCH_FAR;
 		kjit_emit_put32(e, field, (u32)rel);
 	}
@@ -163,7 +165,8 @@ enum kjit_reason kjit_emit_copy(struct kjit_emit *e, const struct kjit_insn *in)
 	for (i = 0; i < in->len; i++)
 		kjit_emit_u8(e, in->bytes[i]);
 	if (in->disp_off) {
-		u64 abs = in->addr + in->len + (s64)get_s32(in->bytes + in->disp_off);
+		u64 abs =
+		    in->addr + in->len + (s64)get_s32(in->bytes + in->disp_off);
 		s32 rel;
 
 		if (!kx86_rel32(at + in->len, abs, &rel))

@@ -63,7 +63,8 @@ void kjit_emit_align_int3(struct kjit_emit *e, unsigned align);
 enum kjit_reason kjit_emit_rel32(struct kjit_emit *e, u64 target);
 /* disp32 field that reads literal @value; the instruction ends @tail bytes
  * after the field. Patched by kjit_emit_literals(). */
-enum kjit_reason kjit_emit_lit_ref(struct kjit_emit *e, u64 value, unsigned tail);
+enum kjit_reason kjit_emit_lit_ref(struct kjit_emit *e, u64 value,
+				   unsigned tail);
 /* Write the literal pool (8-aligned) and patch references to it. */
 enum kjit_reason kjit_emit_literals(struct kjit_emit *e);
 
@@ -76,6 +77,7 @@ enum kjit_reason kjit_emit_jmp_far(struct kjit_emit *e, u64 target);
 /* Copy an ordinary instruction, rebasing its RIP-relative disp32 to the
  * new position. Refuses with KJIT_R_RIP_FAR if the rebased field does not
  * reach. */
-enum kjit_reason kjit_emit_copy(struct kjit_emit *e, const struct kjit_insn *in);
+enum kjit_reason kjit_emit_copy(struct kjit_emit *e,
+				const struct kjit_insn *in);
 
 #endif /* KJIT_JIT_EMIT_H */

@@ -17,17 +17,18 @@
 
 /* What a direct call/jump target means to the translator. */
 enum kjit_sym {
-	KJIT_SYM_NONE = 0,        /* ordinary code */
-	KJIT_SYM_FENTRY,          /* __fentry__: the call is dropped */
-	KJIT_SYM_RETURN_THUNK,    /* __x86_return_thunk: jmp to it is a ret */
-	KJIT_SYM_INDIRECT_THUNK,  /* __x86_indirect_thunk_<reg>: *reg set */
+	KJIT_SYM_NONE = 0,	 /* ordinary code */
+	KJIT_SYM_FENTRY,	 /* __fentry__: the call is dropped */
+	KJIT_SYM_RETURN_THUNK,	 /* __x86_return_thunk: jmp to it is a ret */
+	KJIT_SYM_INDIRECT_THUNK, /* __x86_indirect_thunk_<reg>: *reg set */
 };
 
 /* How an instrumentation counter is addressed. */
 enum kjit_mem_mode {
-	KJIT_MEM_GS,     /* %gs:disp32 (kernel per-CPU offset in .addr) */
-	KJIT_MEM_ABS32,  /* [disp32], sign-extended absolute address */
-	KJIT_MEM_RIPREL, /* [rip+disp32], .addr must be within +-2 GiB of code */
+	KJIT_MEM_GS,	 /* %gs:disp32 (kernel per-CPU offset in .addr) */
+	KJIT_MEM_ABS32,	 /* [disp32], sign-extended absolute address */
+	KJIT_MEM_RIPREL, /* [rip+disp32], .addr must be within +-2 GiB of code
+			  */
 };
 
 struct kjit_mem {
@@ -37,7 +38,7 @@ struct kjit_mem {
 
 enum kjit_counter_kind {
 	KJIT_CTR_BLOCK, /* block-entry count (u64) */
-	KJIT_CTR_EDGE,  /* reserved: per-exit edge count */
+	KJIT_CTR_EDGE,	/* reserved: per-exit edge count */
 };
 
 struct kjit_env {
@@ -53,8 +54,9 @@ struct kjit_env {
 	bool (*has_fixup)(void *opaque, u64 addr);
 	/* Give the address of a counter for the block at @block_addr
 	 * (@exit: exit index for edge counters). Returns false if none. */
-	bool (*counter)(void *opaque, u64 block_addr, enum kjit_counter_kind kind,
-			unsigned exit, struct kjit_mem *out);
+	bool (*counter)(void *opaque, u64 block_addr,
+			enum kjit_counter_kind kind, unsigned exit,
+			struct kjit_mem *out);
 	/* Dispatcher entry: see the contract in jit/exit.h. */
 	u64 dispatch;
 };

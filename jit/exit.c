@@ -48,7 +48,8 @@ enum kjit_reason kjit_exit_dispatch(struct kjit_translator *tr,
 
 /* Emit the stubs of all direct exits and point their branches at them. */
 enum kjit_reason kjit_exit_emit_stubs(struct kjit_translator *tr,
-				      struct kjit_emit *e, struct kjit_block *blk)
+				      struct kjit_emit *e,
+				      struct kjit_block *blk)
 {
 	enum kjit_reason r;
 	unsigned i;
@@ -72,8 +73,8 @@ enum kjit_reason kjit_exit_emit_stubs(struct kjit_translator *tr,
 }
 
 enum kjit_reason kjit_exit_patch(const struct kjit_block *b, u64 run,
-				 unsigned idx, u64 dest, u32 *off,
-				 u32 *new_val, u32 *old_val)
+				 unsigned idx, u64 dest, u32 *off, u32 *new_val,
+				 u32 *old_val)
 {
 	const struct kjit_exit *x;
 	s32 rel;

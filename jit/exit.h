@@ -9,10 +9,9 @@
  *
  *   hot path (block body)                      stub area (after the body)
  *   ...                                        stub k:
- *   [nop pad] 0f 8x | rel32 (4-aligned) ---->    68 imm32      push $orig_target
- *   [nop pad] e9    | rel32 (4-aligned) --+      (or ff 35 d32 push [rip+lit]
- *                                         |       when orig_target does not
- *                                         |       sign-extend from 32 bits)
+ *   [nop pad] 0f 8x | rel32 (4-aligned) ---->    68 imm32      push
+ * $orig_target [nop pad] e9    | rel32 (4-aligned) --+      (or ff 35 d32 push
+ * [rip+lit] |       when orig_target does not |       sign-extend from 32 bits)
  *                                         +-->   e9 rel32      jmp dispatcher
  *                                                (or ff 25 d32 jmp [rip+lit])
  *   literals (8-aligned, int3 padded): 8-byte values used by [rip+lit] forms
@@ -49,10 +48,10 @@ enum kjit_exit_kind {
 };
 
 struct kjit_exit {
-	u64 target;     /* DIRECT: original target address */
+	u64 target;	/* DIRECT: original target address */
 	u32 branch_off; /* DIRECT: offset of the aligned rel32 field */
-	u32 stub_off;   /* DIRECT: offset of the stub; INDIRECT: of the jump */
-	u8 kind;        /* enum kjit_exit_kind */
+	u32 stub_off;	/* DIRECT: offset of the stub; INDIRECT: of the jump */
+	u8 kind;	/* enum kjit_exit_kind */
 };
 
 struct kjit_block;
@@ -64,7 +63,7 @@ struct kjit_block;
  * Returns KJIT_R_BAD_ARG for an indirect exit or bad index,
  * KJIT_R_BRANCH_FAR if @dest is out of rel32 reach. */
 enum kjit_reason kjit_exit_patch(const struct kjit_block *b, u64 run,
-				 unsigned idx, u64 dest, u32 *off,
-				 u32 *new_val, u32 *old_val);
+				 unsigned idx, u64 dest, u32 *off, u32 *new_val,
+				 u32 *old_val);
 
 #endif /* KJIT_JIT_EXIT_H */

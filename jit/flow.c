@@ -9,27 +9,36 @@
 #include "jit/translate.h"
 #include "jit/arch_x86.h"
 
-static const u8 op_jmp32[] = { KX86_OP_JMP32 };
+static const u8 op_jmp32[] = {KX86_OP_JMP32};
 
-static enum kjit_reason emit_jcc(struct kjit_translator *tr, struct kjit_emit *e,
-				 const struct kjit_insn *in, struct kjit_block *blk)
+static enum kjit_reason emit_jcc(struct kjit_translator *tr,
+				 struct kjit_emit *e,
+				 const struct kjit_insn *in,
+				 struct kjit_block *blk)
 {
-	/* rel8 (70+cc) and rel32 (0f 80+cc) both keep cc in the byte before rel */
-	u8 op[2] = { KX86_OP_ESC, (u8)(KX86_OP2_JCC32 | (in->bytes[in->rel_off - 1] & 0xf)) };
+	/* rel8 (70+cc) and rel32 (0f 80+cc) both keep cc in the byte before rel
+	 */
+	u8 op[2] = {KX86_OP_ESC,
+		    (u8)(KX86_OP2_JCC32 | (in->bytes[in->rel_off - 1] & 0xf))};
 	enum kjit_reason r = kjit_exit_branch(e, blk, op, 2, in->target);
 
-	return r ? r : kjit_exit_branch(e, blk, op_jmp32, 1, in->addr + in->len);
+	return r ? r
+		 : kjit_exit_branch(e, blk, op_jmp32, 1, in->addr + in->len);
 }
 
-static enum kjit_reason emit_jmp(struct kjit_translator *tr, struct kjit_emit *e,
-				 const struct kjit_insn *in, struct kjit_block *blk)
+static enum kjit_reason emit_jmp(struct kjit_translator *tr,
+				 struct kjit_emit *e,
+				 const struct kjit_insn *in,
+				 struct kjit_block *blk)
 {
 	return kjit_exit_branch(e, blk, op_jmp32, 1, in->target);
 }
 
 /* loop L -> [prefixes] e0..e3 rel8=+over; jmp exit(fall); over: jmp exit(T) */
-static enum kjit_reason emit_loop(struct kjit_translator *tr, struct kjit_emit *e,
-				  const struct kjit_insn *in, struct kjit_block *blk)
+static enum kjit_reason emit_loop(struct kjit_translator *tr,
+				  struct kjit_emit *e,
+				  const struct kjit_insn *in,
+				  struct kjit_block *blk)
 {
 	enum kjit_reason r;
 	u32 rel8_at;
@@ -51,21 +60,26 @@ static enum kjit_reason emit_loop(struct kjit_translator *tr, struct kjit_emit *
 	return kjit_exit_branch(e, blk, op_jmp32, 1, in->target);
 }
 
-static enum kjit_reason emit_call(struct kjit_translator *tr, struct kjit_emit *e,
-				  const struct kjit_insn *in, struct kjit_block *blk)
+static enum kjit_reason emit_call(struct kjit_translator *tr,
+				  struct kjit_emit *e,
+				  const struct kjit_insn *in,
+				  struct kjit_block *blk)
 {
 	enum kjit_reason r = kjit_emit_push_const(e, in->addr + in->len);
 
 	return r ? r : kjit_exit_branch(e, blk, op_jmp32, 1, in->target);
 }
 
-static enum kjit_reason emit_ret(struct kjit_translator *tr, struct kjit_emit *e,
-				 const struct kjit_insn *in, struct kjit_block *blk)
+static enum kjit_reason emit_ret(struct kjit_translator *tr,
+				 struct kjit_emit *e,
+				 const struct kjit_insn *in,
+				 struct kjit_block *blk)
 {
 	u32 d = (u32)in->ret_imm - 8;
 
 	if (in->ret_imm) {
-		/* pop qword [rsp+n-8]: address computed after the pop's rsp += 8 */
+		/* pop qword [rsp+n-8]: address computed after the pop's rsp +=
+		 * 8 */
 		kjit_emit_u8(e, KX86_OP_POP_RM);
 		kjit_emit_u8(e, KX86_MODRM(2, 0, 4));
 		kjit_emit_u8(e, 0x24); /* SIB: base rsp */
@@ -98,7 +112,8 @@ static enum kjit_reason adjust_rsp_base(struct kjit_insn *c, s32 adj)
 	u8 *disp = &c->bytes[c->modrm_off + 2];
 	s32 v;
 
-	if (!adj || mod == 3 || rm != 4 || rex_b || (c->bytes[c->modrm_off + 1] & 7) != 4)
+	if (!adj || mod == 3 || rm != 4 || rex_b ||
+	    (c->bytes[c->modrm_off + 1] & 7) != 4)
 		return KJIT_OK;
 	if (mod == 1) {
 		v = (s8)disp[0] + adj;
@@ -109,17 +124,19 @@ static enum kjit_reason adjust_rsp_base(struct kjit_insn *c, s32 adj)
 	}
 	if (mod != 2)
 		return KJIT_R_RSP_CALL; /* [rsp] without displacement */
-	v = (s32)((u32)disp[0] | (u32)disp[1] << 8 | (u32)disp[2] << 16 | (u32)disp[3] << 24);
+	v = (s32)((u32)disp[0] | (u32)disp[1] << 8 | (u32)disp[2] << 16 |
+		  (u32)disp[3] << 24);
 	if (v > 0x7fffffff - adj)
 		return KJIT_R_RSP_CALL;
 	v += adj;
-	disp[0] = (u8)v, disp[1] = (u8)(v >> 8), disp[2] = (u8)(v >> 16), disp[3] = (u8)(v >> 24);
+	disp[0] = (u8)v, disp[1] = (u8)(v >> 8), disp[2] = (u8)(v >> 16),
+	disp[3] = (u8)(v >> 24);
 	return KJIT_OK;
 }
 
 /* push the indirect target: push %reg, or ff /6 with the original operand */
-static enum kjit_reason emit_push_target(struct kjit_emit *e,
-					 const struct kjit_insn *in, s32 rsp_adj)
+static enum kjit_reason
+emit_push_target(struct kjit_emit *e, const struct kjit_insn *in, s32 rsp_adj)
 {
 	struct kjit_insn c;
 	enum kjit_reason r;
@@ -130,13 +147,16 @@ static enum kjit_reason emit_push_target(struct kjit_emit *e,
 	}
 	c = *in;
 	c.kind = KJIT_I_PLAIN;
-	c.bytes[c.modrm_off] = (u8)((c.bytes[c.modrm_off] & ~0x38) | (KX86_GRP5_PUSH << 3));
+	c.bytes[c.modrm_off] =
+	    (u8)((c.bytes[c.modrm_off] & ~0x38) | (KX86_GRP5_PUSH << 3));
 	r = adjust_rsp_base(&c, rsp_adj);
 	return r ? r : kjit_emit_copy(e, &c);
 }
 
-static enum kjit_reason emit_jmp_ind(struct kjit_translator *tr, struct kjit_emit *e,
-				     const struct kjit_insn *in, struct kjit_block *blk)
+static enum kjit_reason emit_jmp_ind(struct kjit_translator *tr,
+				     struct kjit_emit *e,
+				     const struct kjit_insn *in,
+				     struct kjit_block *blk)
 {
 	enum kjit_reason r = emit_push_target(e, in, 0);
 
@@ -145,7 +165,8 @@ static enum kjit_reason emit_jmp_ind(struct kjit_translator *tr, struct kjit_emi
 
 static enum kjit_reason emit_call_ind(struct kjit_translator *tr,
 				      struct kjit_emit *e,
-				      const struct kjit_insn *in, struct kjit_block *blk)
+				      const struct kjit_insn *in,
+				      struct kjit_block *blk)
 {
 	enum kjit_reason r = kjit_emit_push_const(e, in->addr + in->len);
 
@@ -181,7 +202,8 @@ static enum kjit_reason emit_native_call(struct kjit_translator *tr,
 		r = emit_op_rel32(e, KX86_OP_CALL32, in->target);
 	else
 		r = kjit_emit_copy(e, in);
-	return r ? r : kjit_exit_branch(e, blk, op_jmp32, 1, in->addr + in->len);
+	return r ? r
+		 : kjit_exit_branch(e, blk, op_jmp32, 1, in->addr + in->len);
 }
 
 static enum kjit_reason emit_native_ret(struct kjit_translator *tr,
@@ -194,28 +216,28 @@ static enum kjit_reason emit_native_ret(struct kjit_translator *tr,
 	return kjit_emit_copy(e, in);
 }
 
-typedef enum kjit_reason (*term_fn)(struct kjit_translator *tr, struct kjit_emit *e,
-				    const struct kjit_insn *in, struct kjit_block *blk);
+typedef enum kjit_reason (*term_fn)(struct kjit_translator *tr,
+				    struct kjit_emit *e,
+				    const struct kjit_insn *in,
+				    struct kjit_block *blk);
 
 static const term_fn term_fns[] = {
-	[KJIT_I_JCC] = emit_jcc,
-	[KJIT_I_JMP] = emit_jmp,
-	[KJIT_I_LIMIT] = emit_jmp,
-	[KJIT_I_LOOP] = emit_loop,
-	[KJIT_I_CALL] = emit_call,
-	[KJIT_I_RET] = emit_ret,
-	[KJIT_I_JMP_IND] = emit_jmp_ind,
-	[KJIT_I_CALL_IND] = emit_call_ind,
+    [KJIT_I_JCC] = emit_jcc,	     [KJIT_I_JMP] = emit_jmp,
+    [KJIT_I_LIMIT] = emit_jmp,	     [KJIT_I_LOOP] = emit_loop,
+    [KJIT_I_CALL] = emit_call,	     [KJIT_I_RET] = emit_ret,
+    [KJIT_I_JMP_IND] = emit_jmp_ind, [KJIT_I_CALL_IND] = emit_call_ind,
 };
 
 enum kjit_reason kjit_flow_emit_term(struct kjit_translator *tr,
-				     struct kjit_emit *e, const struct kjit_insn *in,
+				     struct kjit_emit *e,
+				     const struct kjit_insn *in,
 				     struct kjit_block *blk)
 {
 	if (in->kind >= KJIT_ARRAY_SIZE(term_fns) || !term_fns[in->kind])
 		return KJIT_R_BAD_ARG;
 	blk->term = in->kind;
-	if (tr->cfg.native_calls && (in->kind == KJIT_I_CALL || in->kind == KJIT_I_CALL_IND))
+	if (tr->cfg.native_calls &&
+	    (in->kind == KJIT_I_CALL || in->kind == KJIT_I_CALL_IND))
 		return emit_native_call(tr, e, in, blk);
 	if (tr->cfg.native_calls && in->kind == KJIT_I_RET)
 		return emit_native_ret(tr, e, in, blk);

@@ -34,15 +34,18 @@ struct kjit_insn;
 /* Emit the translation of terminator @in (last insn of the block) and
  * record the block's exits in @blk. Stubs are emitted later. */
 enum kjit_reason kjit_flow_emit_term(struct kjit_translator *tr,
-				     struct kjit_emit *e, const struct kjit_insn *in,
+				     struct kjit_emit *e,
+				     const struct kjit_insn *in,
 				     struct kjit_block *blk);
 
 /* exit.c helpers used by flow.c and translate.c */
 enum kjit_reason kjit_exit_branch(struct kjit_emit *e, struct kjit_block *blk,
 				  const u8 *op, unsigned oplen, u64 target);
 enum kjit_reason kjit_exit_dispatch(struct kjit_translator *tr,
-				    struct kjit_emit *e, struct kjit_block *blk);
+				    struct kjit_emit *e,
+				    struct kjit_block *blk);
 enum kjit_reason kjit_exit_emit_stubs(struct kjit_translator *tr,
-				      struct kjit_emit *e, struct kjit_block *blk);
+				      struct kjit_emit *e,
+				      struct kjit_block *blk);
 
 #endif /* KJIT_JIT_FLOW_H */

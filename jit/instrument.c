@@ -10,7 +10,8 @@
 #include "jit/emit.h"
 #include "jit/arch_x86.h"
 
-enum kjit_reason kjit_emit_inc_mem(struct kjit_emit *e, const struct kjit_mem *mem)
+enum kjit_reason kjit_emit_inc_mem(struct kjit_emit *e,
+				   const struct kjit_mem *mem)
 {
 	if (mem->mode == KJIT_MEM_RIPREL) {
 		kjit_emit_u8(e, KX86_REX | KX86_REX_W); /* incq disp32(%rip) */
@@ -22,7 +23,7 @@ enum kjit_reason kjit_emit_inc_mem(struct kjit_emit *e, const struct kjit_mem *m
 	    !kx86_fits_simm32(mem->addr))
 		return KJIT_R_COUNTER;
 	if (mem->mode == KJIT_MEM_GS)
-		kjit_emit_u8(e, KX86_PFX_GS); /* incq %gs:disp32 */
+		kjit_emit_u8(e, KX86_PFX_GS);	/* incq %gs:disp32 */
 	kjit_emit_u8(e, KX86_REX | KX86_REX_W); /* incq disp32 (SIB, no base) */
 	kjit_emit_u8(e, KX86_OP_GRP5);
 	kjit_emit_u8(e, KX86_MODRM(0, KX86_GRP5_INC, 4));
@@ -34,7 +35,8 @@ enum kjit_reason kjit_emit_inc_mem(struct kjit_emit *e, const struct kjit_mem *m
 /* push %rax; lahf; seto %al; <inc>; add $0x7f,%al; sahf; pop %rax
  * lahf/sahf carry SF ZF AF PF CF through AH; OF is rebuilt by the add,
  * which overflows exactly when al == 1. */
-static enum kjit_reason emit_inc_lahf(struct kjit_emit *e, const struct kjit_mem *m)
+static enum kjit_reason emit_inc_lahf(struct kjit_emit *e,
+				      const struct kjit_mem *m)
 {
 	enum kjit_reason r;
 
@@ -52,7 +54,8 @@ static enum kjit_reason emit_inc_lahf(struct kjit_emit *e, const struct kjit_mem
 }
 
 /* pushfq; <inc>; popfq */
-static enum kjit_reason emit_inc_pushf(struct kjit_emit *e, const struct kjit_mem *m)
+static enum kjit_reason emit_inc_pushf(struct kjit_emit *e,
+				       const struct kjit_mem *m)
 {
 	enum kjit_reason r;
 
@@ -62,7 +65,8 @@ static enum kjit_reason emit_inc_pushf(struct kjit_emit *e, const struct kjit_me
 	return r;
 }
 
-static enum kjit_reason count_block(struct kjit_translator *tr, struct kjit_emit *e,
+static enum kjit_reason count_block(struct kjit_translator *tr,
+				    struct kjit_emit *e,
 				    const struct kjit_point_info *pi,
 				    struct kjit_block *blk)
 {
@@ -72,7 +76,8 @@ static enum kjit_reason count_block(struct kjit_translator *tr, struct kjit_emit
 
 	if (pi->point != KJIT_POINT_ENTRY)
 		return KJIT_OK;
-	if (!env->counter || !env->counter(env->opaque, pi->block, KJIT_CTR_BLOCK, 0, &m))
+	if (!env->counter ||
+	    !env->counter(env->opaque, pi->block, KJIT_CTR_BLOCK, 0, &m))
 		return KJIT_R_COUNTER;
 	if (!live) {
 		blk->seq = KJIT_SEQ_INC;
@@ -87,11 +92,12 @@ static enum kjit_reason count_block(struct kjit_translator *tr, struct kjit_emit
 static const struct {
 	const char *name;
 	unsigned bit;
-	enum kjit_reason (*emit)(struct kjit_translator *tr, struct kjit_emit *e,
+	enum kjit_reason (*emit)(struct kjit_translator *tr,
+				 struct kjit_emit *e,
 				 const struct kjit_point_info *pi,
 				 struct kjit_block *blk);
 } instrumentations[] = {
-	{ "block_count", KJIT_INSTR_BLOCK_COUNT, count_block },
+    {"block_count", KJIT_INSTR_BLOCK_COUNT, count_block},
 };
 
 enum kjit_reason kjit_instrument_point(struct kjit_translator *tr,

@@ -29,9 +29,9 @@ enum kjit_point {
 
 struct kjit_point_info {
 	enum kjit_point point;
-	u64 block;    /* original block start */
+	u64 block; /* original block start */
 	unsigned exit;
-	u16 live;     /* arithmetic flags live here */
+	u16 live; /* arithmetic flags live here */
 };
 
 struct kjit_translator;
@@ -45,7 +45,9 @@ enum kjit_reason kjit_instrument_point(struct kjit_translator *tr,
 				       const struct kjit_point_info *pi,
 				       struct kjit_block *blk);
 
-/* Emit `incq` of @mem (the counter operand), flags clobbered: OF SF ZF AF PF. */
-enum kjit_reason kjit_emit_inc_mem(struct kjit_emit *e, const struct kjit_mem *mem);
+/* Emit `incq` of @mem (the counter operand), flags clobbered: OF SF ZF AF PF.
+ */
+enum kjit_reason kjit_emit_inc_mem(struct kjit_emit *e,
+				   const struct kjit_mem *mem);
 
 #endif /* KJIT_JIT_INSTRUMENT_H */

@@ -13,8 +13,8 @@
 #include "jit/arch_x86.h"
 
 /* Flags live after a terminator @in, given what is already killed. */
-static u16 live_after_term(struct kjit_translator *tr, const struct kjit_insn *in,
-			   unsigned depth)
+static u16 live_after_term(struct kjit_translator *tr,
+			   const struct kjit_insn *in, unsigned depth)
 {
 	u64 t = in->target, fall = in->addr + in->len;
 	u16 live;
@@ -51,13 +51,15 @@ u16 kjit_live_at(struct kjit_translator *tr, u64 addr, unsigned depth)
 		if ((killed & KX86_FLAGS_ARITH) == KX86_FLAGS_ARITH)
 			return need;
 		if (kjit_insn_is_term(in))
-			return need | (live_after_term(tr, in, depth - 1) & ~killed);
+			return need |
+			       (live_after_term(tr, in, depth - 1) & ~killed);
 		addr += in->len;
 	}
 	return need | (KX86_FLAGS_ARITH & ~killed);
 }
 
-u16 kjit_live_in_block(struct kjit_translator *tr, const struct kjit_block_desc *d)
+u16 kjit_live_in_block(struct kjit_translator *tr,
+		       const struct kjit_block_desc *d)
 {
 	u16 need = 0, killed = 0;
 	unsigned i;
@@ -70,7 +72,9 @@ u16 kjit_live_in_block(struct kjit_translator *tr, const struct kjit_block_desc 
 		if ((killed & KX86_FLAGS_ARITH) == KX86_FLAGS_ARITH)
 			return need;
 	}
-	/* the look-ahead uses tr->la, never @d, so d's terminator stays valid */
-	return need | (live_after_term(tr, &d->insn[d->n - 1], tr->cfg.live_depth) &
-		       ~killed);
+	/* the look-ahead uses tr->la, never @d, so d's terminator stays valid
+	 */
+	return need |
+	       (live_after_term(tr, &d->insn[d->n - 1], tr->cfg.live_depth) &
+		~killed);
 }

@@ -18,7 +18,8 @@
 struct kjit_translator;
 
 /* Arithmetic flags (KX86_FLAG_*) live at the entry of decoded block @d. */
-u16 kjit_live_in_block(struct kjit_translator *tr, const struct kjit_block_desc *d);
+u16 kjit_live_in_block(struct kjit_translator *tr,
+		       const struct kjit_block_desc *d);
 
 /* Flags live at original address @addr, looking @depth levels ahead. */
 u16 kjit_live_at(struct kjit_translator *tr, u64 addr, unsigned depth);

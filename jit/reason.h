@@ -10,22 +10,24 @@
 
 enum kjit_reason {
 	KJIT_OK = 0,
-	KJIT_R_DECODE,       /* decoder rejected the bytes */
-	KJIT_R_UNREADABLE,   /* code bytes could not be read */
+	KJIT_R_DECODE,		/* decoder rejected the bytes */
+	KJIT_R_UNREADABLE,	/* code bytes could not be read */
 	KJIT_R_PRIVILEGED_FLOW, /* iret/sysret/sysexit/swapgs/far transfer... */
-	KJIT_R_TRAP,         /* int3/int n/into/int1/ud0/ud1/ud2/hlt */
-	KJIT_R_VMX,          /* vmlaunch/vmresume/vmrun etc. */
-	KJIT_R_TSX,          /* xbegin/xabort/xend: transaction control flow */
-	KJIT_R_RIP_FAR,      /* a RIP-relative operand out of rel32 reach */
-	KJIT_R_EIP_RELATIVE, /* addr32 RIP-relative operand: truncated to 32 bits */
+	KJIT_R_TRAP,		/* int3/int n/into/int1/ud0/ud1/ud2/hlt */
+	KJIT_R_VMX,		/* vmlaunch/vmresume/vmrun etc. */
+	KJIT_R_TSX,	     /* xbegin/xabort/xend: transaction control flow */
+	KJIT_R_RIP_FAR,	     /* a RIP-relative operand out of rel32 reach */
+	KJIT_R_EIP_RELATIVE, /* addr32 RIP-relative operand: truncated to 32
+				bits */
 	KJIT_R_BRANCH_FAR,   /* an exit or literal out of rel32 reach */
-	KJIT_R_RSP_CALL,     /* call [rsp+...] we cannot re-address after push */
-	KJIT_R_OPSIZE_BRANCH, /* branch/ret with 66 prefix, or addr32 memory target */
-	KJIT_R_THUNK_COND,   /* conditional jump to a retpoline/return thunk */
-	KJIT_R_FIXUP,        /* instruction has an exception-table fixup */
-	KJIT_R_NO_SPACE,     /* output buffer too small */
-	KJIT_R_COUNTER,      /* environment gave no counter */
-	KJIT_R_BAD_ARG,      /* caller error (null env, bad exit index...) */
+	KJIT_R_RSP_CALL, /* call [rsp+...] we cannot re-address after push */
+	KJIT_R_OPSIZE_BRANCH, /* branch/ret with 66 prefix, or addr32 memory
+				 target */
+	KJIT_R_THUNK_COND,    /* conditional jump to a retpoline/return thunk */
+	KJIT_R_FIXUP,	      /* instruction has an exception-table fixup */
+	KJIT_R_NO_SPACE,      /* output buffer too small */
+	KJIT_R_COUNTER,	      /* environment gave no counter */
+	KJIT_R_BAD_ARG,	      /* caller error (null env, bad exit index...) */
 	KJIT_R_COUNT
 };
 

@@ -58,7 +58,8 @@ static void block_reset(struct kjit_block *blk, u64 orig)
 }
 
 /* Copy every instruction but the terminator. */
-static enum kjit_reason emit_body(struct kjit_emit *e, const struct kjit_block_desc *d,
+static enum kjit_reason emit_body(struct kjit_emit *e,
+				  const struct kjit_block_desc *d,
 				  struct kjit_block *blk)
 {
 	enum kjit_reason r;
@@ -79,11 +80,11 @@ static enum kjit_reason emit_body(struct kjit_emit *e, const struct kjit_block_d
 	return KJIT_OK;
 }
 
-static enum kjit_reason translate(struct kjit_translator *tr, struct kjit_emit *e,
-				  struct kjit_block *blk)
+static enum kjit_reason translate(struct kjit_translator *tr,
+				  struct kjit_emit *e, struct kjit_block *blk)
 {
 	struct kjit_block_desc *d = &tr->desc;
-	struct kjit_point_info pi = { KJIT_POINT_ENTRY, blk->orig, 0, 0 };
+	struct kjit_point_info pi = {KJIT_POINT_ENTRY, blk->orig, 0, 0};
 	enum kjit_reason r;
 
 	r = kjit_decode_block(tr, blk->orig, d);

@@ -42,19 +42,21 @@
 /* Entry counter sequences, chosen per block by flags liveness. */
 enum kjit_flagsave {
 	KJIT_SEQ_NONE = 0, /* no instrumentation emitted */
-	KJIT_SEQ_INC,      /* incq mem: OF SF ZF AF PF dead at entry */
-	KJIT_SEQ_LAHF,     /* push rax; lahf; seto al; incq; add al,0x7f; sahf; pop rax */
-	KJIT_SEQ_PUSHF,    /* pushfq; incq mem; popfq */
+	KJIT_SEQ_INC,	   /* incq mem: OF SF ZF AF PF dead at entry */
+	KJIT_SEQ_LAHF,	/* push rax; lahf; seto al; incq; add al,0x7f; sahf; pop
+			   rax */
+	KJIT_SEQ_PUSHF, /* pushfq; incq mem; popfq */
 };
 
 /* Instrumentation selection (bits). */
 #define KJIT_INSTR_BLOCK_COUNT (1u << 0)
 
 struct kjit_config {
-	unsigned instr;           /* KJIT_INSTR_* (default: block count) */
-	enum kjit_flagsave live_seq; /* LAHF (default) or PUSHF when flags live */
-	bool force_live;          /* tests: treat flags as live at every entry */
-	u8 live_depth;            /* successor look-ahead levels (default 2) */
+	unsigned instr; /* KJIT_INSTR_* (default: block count) */
+	enum kjit_flagsave
+	    live_seq;	 /* LAHF (default) or PUSHF when flags live */
+	bool force_live; /* tests: treat flags as live at every entry */
+	u8 live_depth;	 /* successor look-ahead levels (default 2) */
 	/* Native-call mode (default off): calls run as real calls from the
 	 * cache - the return address pushed is the cache address of the exit
 	 * that follows the call - and ret is the original ret. The kernel uses
@@ -64,23 +66,23 @@ struct kjit_config {
 };
 
 struct kjit_stats {
-	u64 blocks;               /* translated */
+	u64 blocks; /* translated */
 	u64 refused[KJIT_R_COUNT];
-	u64 seq[4];               /* by enum kjit_flagsave */
+	u64 seq[4]; /* by enum kjit_flagsave */
 	u64 in_bytes, out_bytes, body_bytes;
 };
 
 /* What one translation produced (metadata; the code is in the buffer). */
 struct kjit_block {
-	u64 orig;      /* original start */
-	u32 orig_len;  /* bytes of original code covered */
-	u32 body_len;  /* hot bytes: entry up to the stubs */
-	u32 len;       /* all bytes incl. stubs and literals */
+	u64 orig;     /* original start */
+	u32 orig_len; /* bytes of original code covered */
+	u32 body_len; /* hot bytes: entry up to the stubs */
+	u32 len;      /* all bytes incl. stubs and literals */
 	u16 n_insns;
 	u8 n_exits;
-	u8 term;       /* enum kjit_insn_kind of the last instruction */
-	u8 seq;        /* enum kjit_flagsave used at entry */
-	u16 live_in;   /* arithmetic flags live at entry (KX86_FLAG_*) */
+	u8 term;     /* enum kjit_insn_kind of the last instruction */
+	u8 seq;	     /* enum kjit_flagsave used at entry */
+	u16 live_in; /* arithmetic flags live at entry (KX86_FLAG_*) */
 	enum kjit_reason reason;
 	u64 reason_addr;
 	struct kjit_exit exit[KJIT_MAX_EXITS];
@@ -95,7 +97,7 @@ struct kjit_translator {
 	struct kjit_stats stats;
 	ZydisDecoder dec;
 	ZydisDecodedInstruction zi; /* scratch, kept off the stack */
-	struct kjit_insn la;        /* scratch for liveness look-ahead */
+	struct kjit_insn la;	    /* scratch for liveness look-ahead */
 	struct kjit_block_desc desc;
 };
 

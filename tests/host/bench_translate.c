@@ -24,7 +24,7 @@
 #include "tests/host/host_env.h"
 #include "tests/host/vmlinux.h"
 
-#define RUN_BASE 0xffffffffc0000000ull
+#define RUN_BASE   0xffffffffc0000000ull
 #define MAX_BLOCKS (2u << 20)
 
 static struct vml vml;
@@ -74,14 +74,15 @@ static void collect_fn(u64 lo, u64 hi)
 		u64 s[2];
 		int ns = 0, k;
 
-		if (kjit_translate(&tr, blocks[i], outbuf, sizeof(outbuf), RUN_BASE, &b))
+		if (kjit_translate(&tr, blocks[i], outbuf, sizeof(outbuf),
+				   RUN_BASE, &b))
 			continue;
 		t = &kjit_last_desc(&tr)->insn[b.n_insns - 1];
-		if (t->kind == KJIT_I_JCC || t->kind == KJIT_I_LOOP || t->kind == KJIT_I_JMP ||
-		    t->kind == KJIT_I_LIMIT)
+		if (t->kind == KJIT_I_JCC || t->kind == KJIT_I_LOOP ||
+		    t->kind == KJIT_I_JMP || t->kind == KJIT_I_LIMIT)
 			s[ns++] = t->target;
-		if (t->kind == KJIT_I_JCC || t->kind == KJIT_I_LOOP || t->kind == KJIT_I_CALL ||
-		    t->kind == KJIT_I_CALL_IND)
+		if (t->kind == KJIT_I_JCC || t->kind == KJIT_I_LOOP ||
+		    t->kind == KJIT_I_CALL || t->kind == KJIT_I_CALL_IND)
 			s[ns++] = t->addr + t->len;
 		for (k = 0; k < ns; k++)
 			if (s[k] >= lo && s[k] < hi && !seen(s[k]))
@@ -91,9 +92,9 @@ static void collect_fn(u64 lo, u64 hi)
 
 static int setup(const char *path)
 {
-	static const char *const regs[16] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi",
-					      "rdi", "r8", "r9", "r10", "r11", "r12", "r13",
-					      "r14", "r15" };
+	static const char *const regs[16] = {
+	    "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+	    "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
 	char err[256], name[64];
 	int r;
 
@@ -105,11 +106,14 @@ static int setup(const char *path)
 	henv_add_region(&henv, vml.text_addr, vml.text, vml.text_size);
 	henv.fixups = vml.fixups, henv.n_fixups = vml.n_fixups;
 	henv_add_sym(&henv, vml_sym(&vml, "__fentry__"), KJIT_SYM_FENTRY, -1);
-	henv_add_sym(&henv, vml_sym(&vml, "__x86_return_thunk"), KJIT_SYM_RETURN_THUNK, -1);
+	henv_add_sym(&henv, vml_sym(&vml, "__x86_return_thunk"),
+		     KJIT_SYM_RETURN_THUNK, -1);
 	for (r = 0; r < 16; r++) {
-		snprintf(name, sizeof(name), "__x86_indirect_thunk_%s", regs[r]);
+		snprintf(name, sizeof(name), "__x86_indirect_thunk_%s",
+			 regs[r]);
 		if (vml_sym(&vml, name))
-			henv_add_sym(&henv, vml_sym(&vml, name), KJIT_SYM_INDIRECT_THUNK, r);
+			henv_add_sym(&henv, vml_sym(&vml, name),
+				     KJIT_SYM_INDIRECT_THUNK, r);
 	}
 	kjit_translator_init(&tr, &henv.env, NULL);
 	blocks = malloc(MAX_BLOCKS * sizeof(u64));
@@ -120,7 +124,8 @@ static void bench_translate(void)
 {
 	u64 noinstr_lo = vml_sym(&vml, "__noinstr_text_start");
 	u64 noinstr_hi = vml_sym(&vml, "__noinstr_text_end");
-	u64 end = vml.text_addr + vml.text_size, ok = 0, in = 0, out = 0, hot = 0;
+	u64 end = vml.text_addr + vml.text_size, ok = 0, in = 0, out = 0,
+	    hot = 0;
 	size_t i, j;
 	int round;
 	double t0, best = 1e9;
@@ -128,8 +133,8 @@ static void bench_translate(void)
 	for (i = 0; i < vml.n_sym; i++) {
 		u64 a = vml.sym[i].addr, e = end;
 
-		if (!strchr("tT", vml.sym[i].type) || a < vml.text_addr || a >= end ||
-		    (a >= noinstr_lo && a < noinstr_hi))
+		if (!strchr("tT", vml.sym[i].type) || a < vml.text_addr ||
+		    a >= end || (a >= noinstr_lo && a < noinstr_hi))
 			continue;
 		for (j = i + 1; j < vml.n_sym && vml.sym[j].addr <= a; j++)
 			;
@@ -143,7 +148,8 @@ static void bench_translate(void)
 		ok = in = out = hot = 0;
 		t0 = now();
 		for (i = 0; i < n_blocks; i++) {
-			if (kjit_translate(&tr, blocks[i], outbuf, sizeof(outbuf),
+			if (kjit_translate(&tr, blocks[i], outbuf,
+					   sizeof(outbuf),
 					   RUN_BASE + (i & 0xffff) * 64, &b))
 				continue;
 			ok++, in += b.orig_len, out += b.len, hot += b.body_len;
@@ -152,9 +158,12 @@ static void bench_translate(void)
 		if (t0 < best)
 			best = t0;
 	}
-	printf("bench.translate: %zu blocks (%llu translated) in %.3f s: %.0f blocks/s, %.0f ns/block\n",
-	       n_blocks, (unsigned long long)ok, best, n_blocks / best, best * 1e9 / n_blocks);
-	printf("bench.expansion: %.2fx all bytes (incl. exit stubs + literals), %.2fx hot path; "
+	printf("bench.translate: %zu blocks (%llu translated) in %.3f s: %.0f "
+	       "blocks/s, %.0f ns/block\n",
+	       n_blocks, (unsigned long long)ok, best, n_blocks / best,
+	       best * 1e9 / n_blocks);
+	printf("bench.expansion: %.2fx all bytes (incl. exit stubs + "
+	       "literals), %.2fx hot path; "
 	       "orig %.1f bytes/block\n",
 	       (double)out / in, (double)hot / in, (double)in / ok);
 }
@@ -168,7 +177,7 @@ static double time_seq(u8 *m, int seq, long n)
 	struct kjit_config cfg;
 	struct kjit_emit e;
 	struct kjit_block blk;
-	struct kjit_point_info pi = { KJIT_POINT_ENTRY, 1, 0, KX86_FLAGS_ARITH };
+	struct kjit_point_info pi = {KJIT_POINT_ENTRY, 1, 0, KX86_FLAGS_ARITH};
 	struct henv h;
 	double t;
 
@@ -183,7 +192,8 @@ static double time_seq(u8 *m, int seq, long n)
 	if (seq != KJIT_SEQ_NONE)
 		kjit_instrument_point(&tr, &e, &pi, &blk);
 	kjit_emit_u8(&e, 0xff), kjit_emit_u8(&e, 0xc9); /* dec %ecx */
-	kjit_emit_u8(&e, 0x75), kjit_emit_u8(&e, (u8)(2 - (int)e.pos - 2)); /* jnz top */
+	kjit_emit_u8(&e, 0x75),
+	    kjit_emit_u8(&e, (u8)(2 - (int)e.pos - 2)); /* jnz top */
 	kjit_emit_u8(&e, 0xc3);
 	m[e.pos - 2] = (u8)(2 - (int)(e.pos - 1)); /* rel8 back to offset 2 */
 	t = now();
@@ -201,8 +211,10 @@ static void bench_sequences(void)
 	double lahf = time_seq(m, KJIT_SEQ_LAHF, n);
 	double pushf = time_seq(m, KJIT_SEQ_PUSHF, n);
 
-	printf("bench.sequence: ns/exec over an empty loop: inc %.2f, lahf %.2f, pushf %.2f "
-	       "(loop itself %.2f)\n", inc - base, lahf - base, pushf - base, base);
+	printf("bench.sequence: ns/exec over an empty loop: inc %.2f, lahf "
+	       "%.2f, pushf %.2f "
+	       "(loop itself %.2f)\n",
+	       inc - base, lahf - base, pushf - base, base);
 }
 
 int main(int argc, char **argv)

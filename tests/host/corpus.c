@@ -56,19 +56,32 @@ CORPUS long c_loop(long a, long b)
 CORPUS long c_switch(long a, long b)
 {
 	switch (a & 15) {
-	case 0: return b + 1;
-	case 1: return b * 3;
-	case 2: return b - 7;
-	case 3: return b ^ 0x55;
-	case 4: return b << 2;
-	case 5: return b >> 1;
-	case 6: return -b;
-	case 7: return b * b;
-	case 8: return b | 9;
-	case 9: return b & 0xf0;
-	case 10: return b + a;
-	case 11: return b - a;
-	default: return a;
+	case 0:
+		return b + 1;
+	case 1:
+		return b * 3;
+	case 2:
+		return b - 7;
+	case 3:
+		return b ^ 0x55;
+	case 4:
+		return b << 2;
+	case 5:
+		return b >> 1;
+	case 6:
+		return -b;
+	case 7:
+		return b * b;
+	case 8:
+		return b | 9;
+	case 9:
+		return b & 0xf0;
+	case 10:
+		return b + a;
+	case 11:
+		return b - a;
+	default:
+		return a;
 	}
 }
 
@@ -81,11 +94,23 @@ CORPUS long c_fib(long a, long b)
 	return c_fib(n - 1, b) + c_fib(n - 2, b);
 }
 
-CORPUS long op_add(long a, long b) { return a + b; }
-CORPUS long op_sub(long a, long b) { return a - b; }
-CORPUS long op_mul(long a, long b) { return a * b; }
-CORPUS long op_xor(long a, long b) { return a ^ b; }
-static long (*const ops[4])(long, long) = { op_add, op_sub, op_mul, op_xor };
+CORPUS long op_add(long a, long b)
+{
+	return a + b;
+}
+CORPUS long op_sub(long a, long b)
+{
+	return a - b;
+}
+CORPUS long op_mul(long a, long b)
+{
+	return a * b;
+}
+CORPUS long op_xor(long a, long b)
+{
+	return a ^ b;
+}
+static long (*const ops[4])(long, long) = {op_add, op_sub, op_mul, op_xor};
 
 CORPUS long c_fnptr(long a, long b)
 {
@@ -96,8 +121,16 @@ CORPUS long c_fnptr(long a, long b)
 	return r;
 }
 
-CORPUS long t_even(long a, long b) { g_acc += a; return a * 2 + b; }
-CORPUS long t_odd(long a, long b) { g_acc -= b; return a - b * 2; }
+CORPUS long t_even(long a, long b)
+{
+	g_acc += a;
+	return a * 2 + b;
+}
+CORPUS long t_odd(long a, long b)
+{
+	g_acc -= b;
+	return a - b * 2;
+}
 
 CORPUS long c_tail(long a, long b)
 {
@@ -108,7 +141,8 @@ CORPUS long c_tail(long a, long b)
 
 CORPUS long c_setcc(long a, long b)
 {
-	long r = (a < b) + 2 * (a == b) + 4 * ((unsigned long)a > (unsigned long)b);
+	long r =
+	    (a < b) + 2 * (a == b) + 4 * ((unsigned long)a > (unsigned long)b);
 
 	return r + (a > b ? a : b) * 8 + ((a & 3) ? 5 : 11);
 }
@@ -132,8 +166,10 @@ CORPUS long c_twojcc(long a, long b)
 
 CORPUS long c_wide(long a, long b)
 {
-	unsigned __int128 x = (unsigned __int128)(unsigned long)a * (unsigned long)b;
-	unsigned __int128 y = x + ((unsigned __int128)(unsigned long)b << 64) - (unsigned long)a;
+	unsigned __int128 x =
+	    (unsigned __int128)(unsigned long)a * (unsigned long)b;
+	unsigned __int128 y =
+	    x + ((unsigned __int128)(unsigned long)b << 64) - (unsigned long)a;
 
 	return (long)(y >> 64) ^ (long)y;
 }
@@ -150,17 +186,25 @@ CORPUS long c_global(long a, long b)
 
 CORPUS long c_goto(long a, long b)
 {
-	static void *const lbl[4] = { &&l0, &&l1, &&l2, &&l3 };
+	static void *const lbl[4] = {&&l0, &&l1, &&l2, &&l3};
 	long r = b, n = a & 7;
 
 next:
 	if (n-- <= 0)
 		return r;
 	goto *lbl[(r + n) & 3];
-l0:	r += 3; goto next;
-l1:	r *= 5; goto next;
-l2:	r ^= n; goto next;
-l3:	r -= a; goto next;
+l0:
+	r += 3;
+	goto next;
+l1:
+	r *= 5;
+	goto next;
+l2:
+	r ^= n;
+	goto next;
+l3:
+	r -= a;
+	goto next;
 }
 
 CORPUS long c_bits(long a, long b)
@@ -266,11 +310,11 @@ long a_carry(long, long), a_string(long, long), a_loop(long, long);
 long a_retimm(long, long), a_thunks(long, long), a_callrsp(long, long);
 
 const struct corpus_case corpus_cases[] = {
-	{ "loop", c_loop },     { "switch", c_switch }, { "fib", c_fib },
-	{ "fnptr", c_fnptr },   { "tail", c_tail },     { "setcc", c_setcc },
-	{ "twojcc", c_twojcc }, { "wide", c_wide },     { "global", c_global },
-	{ "goto", c_goto },     { "bits", c_bits },     { "carry", a_carry },
-	{ "string", a_string }, { "loopinsn", a_loop }, { "retimm", a_retimm },
-	{ "thunks", a_thunks }, { "callrsp", a_callrsp },
+    {"loop", c_loop},	  {"switch", c_switch},	  {"fib", c_fib},
+    {"fnptr", c_fnptr},	  {"tail", c_tail},	  {"setcc", c_setcc},
+    {"twojcc", c_twojcc}, {"wide", c_wide},	  {"global", c_global},
+    {"goto", c_goto},	  {"bits", c_bits},	  {"carry", a_carry},
+    {"string", a_string}, {"loopinsn", a_loop},	  {"retimm", a_retimm},
+    {"thunks", a_thunks}, {"callrsp", a_callrsp},
 };
 const unsigned corpus_n_cases = sizeof(corpus_cases) / sizeof(corpus_cases[0]);

@@ -22,7 +22,7 @@ long corpus_return_thunk(void);
 long corpus_thunk_rax(void);
 long corpus_thunk_r11(void);
 
-void corpus_reset(void);           /* reset global state */
-unsigned long corpus_state(void);  /* checksum of global state */
+void corpus_reset(void);	  /* reset global state */
+unsigned long corpus_state(void); /* checksum of global state */
 
 #endif

@@ -17,7 +17,7 @@
 #include "tests/host/verify.h"
 
 #define ORIG 0xffffffff81000000ull
-#define RUN 0xffffffffc0001000ull
+#define RUN  0xffffffffc0001000ull
 
 static struct henv henv;
 static struct kjit_translator tr;
@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct kjit_block b;
 	u8 sel;
 	size_t start, len;
-	u32 caps[4] = { KJIT_MAX_BLOCK_BYTES, 64, 23, 200 };
+	u32 caps[4] = {KJIT_MAX_BLOCK_BYTES, 64, 23, 200};
 	u64 run;
 	u8 *out;
 	int k;
@@ -51,7 +51,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	henv_add_sym(&henv, ORIG + 0x10, KJIT_SYM_FENTRY, -1);
 	henv_add_sym(&henv, ORIG + 0x20, KJIT_SYM_RETURN_THUNK, -1);
 	for (k = 0; k < 16; k++)
-		henv_add_sym(&henv, ORIG + 0x30 + 2 * k, KJIT_SYM_INDIRECT_THUNK, k);
+		henv_add_sym(&henv, ORIG + 0x30 + 2 * k,
+			     KJIT_SYM_INDIRECT_THUNK, k);
 	if (sel & 0x80)
 		henv.env.dispatch = 0x7f0000001000ull; /* far: via literals */
 	kjit_translator_init(&tr, &henv.env, &cfg);
@@ -62,10 +63,13 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 
 		len = cap;
 		out = malloc(len);
-		run = (sel & 0x40) ? RUN + 0x100000000ull * (k + 1) : RUN + 8 * k + (sel & 3);
+		run = (sel & 0x40) ? RUN + 0x100000000ull * (k + 1)
+				   : RUN + 8 * k + (sel & 3);
 		r = kjit_translate(&tr, ORIG + start, out, cap, run, &b);
-		if (r == KJIT_OK && vfy_block(&vfy, kjit_last_desc(&tr), &b, out, run)) {
-			fprintf(stderr, "verifier: block at +%zu: %s\n", start, vfy.msg);
+		if (r == KJIT_OK &&
+		    vfy_block(&vfy, kjit_last_desc(&tr), &b, out, run)) {
+			fprintf(stderr, "verifier: block at +%zu: %s\n", start,
+				vfy.msg);
 			abort();
 		}
 		if (r == KJIT_OK && b.len > cap)

@@ -7,7 +7,7 @@
 #include "tests/host/host_cache.h"
 
 #define HC_RX_ADDR 0x40000000ul
-#define HC_SIZE (16ul << 20)
+#define HC_SIZE	   (16ul << 20)
 
 struct hc *hc_cur;
 static u64 hc_ctr[HENV_MAX_CTRS], hc_key[HENV_MAX_CTRS];
@@ -29,14 +29,16 @@ __asm__(".text\n.globl host_dispatch\nhost_dispatch:\n"
 
 static unsigned hslot(u64 a)
 {
-	return (unsigned)((a * 0x9e3779b97f4a7c15ull) >> 40) % (HC_MAX_BLOCKS * 2);
+	return (unsigned)((a * 0x9e3779b97f4a7c15ull) >> 40) %
+	       (HC_MAX_BLOCKS * 2);
 }
 
 struct hc_block *hc_find(struct hc *c, u64 orig)
 {
 	unsigned i;
 
-	for (i = hslot(orig); c->hash[i] >= 0; i = (i + 1) % (HC_MAX_BLOCKS * 2))
+	for (i = hslot(orig); c->hash[i] >= 0;
+	     i = (i + 1) % (HC_MAX_BLOCKS * 2))
 		if (c->blk[c->hash[i]].orig == orig)
 			return &c->blk[c->hash[i]];
 	return NULL;
@@ -46,7 +48,8 @@ static void insert(struct hc *c, unsigned idx)
 {
 	unsigned i;
 
-	for (i = hslot(c->blk[idx].orig); c->hash[i] >= 0; i = (i + 1) % (HC_MAX_BLOCKS * 2))
+	for (i = hslot(c->blk[idx].orig); c->hash[i] >= 0;
+	     i = (i + 1) % (HC_MAX_BLOCKS * 2))
 		;
 	c->hash[i] = (int)idx;
 }
@@ -58,8 +61,9 @@ static void link_exit(struct hc *c, struct hc_block *b, unsigned x, u64 dest)
 
 	if (kjit_exit_patch(&b->meta, b->run, x, dest, &off, &nv, &ov))
 		return;
-	if (__atomic_compare_exchange_n((u32 *)(c->rw + (b->run - (u64)(uintptr_t)c->rx) + off),
-					&ov, nv, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+	if (__atomic_compare_exchange_n(
+		(u32 *)(c->rw + (b->run - (u64)(uintptr_t)c->rx) + off), &ov,
+		nv, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		c->links++;
 }
 
@@ -97,7 +101,8 @@ u64 hc_lookup(struct hc *c, u64 orig)
 		return orig;
 	b = &c->blk[c->n_blk];
 	run = (u64)(uintptr_t)c->rx + c->used;
-	r = kjit_translate(&c->tr, orig, c->rw + c->used, KJIT_MAX_BLOCK_BYTES, run, &b->meta);
+	r = kjit_translate(&c->tr, orig, c->rw + c->used, KJIT_MAX_BLOCK_BYTES,
+			   run, &b->meta);
 	if (r) {
 		c->refusals++;
 		c->last_refusal = r;
@@ -105,12 +110,14 @@ u64 hc_lookup(struct hc *c, u64 orig)
 		return orig;
 	}
 	d = kjit_last_desc(&c->tr);
-	if (vfy_block(&c->vfy, d, &b->meta, c->rw + c->used, run) && !c->vfy_failed++)
+	if (vfy_block(&c->vfy, d, &b->meta, c->rw + c->used, run) &&
+	    !c->vfy_failed++)
 		snprintf(c->vfy_msg, sizeof(c->vfy_msg), "block %#llx: %.200s",
 			 (unsigned long long)orig, c->vfy.msg);
 	b->orig = orig;
 	b->run = run;
-	b->term_addr = d->insn[d->n - 1].kind == KJIT_I_LIMIT ? 0 : d->insn[d->n - 1].addr;
+	b->term_addr =
+	    d->insn[d->n - 1].kind == KJIT_I_LIMIT ? 0 : d->insn[d->n - 1].addr;
 	c->used = (c->used + b->meta.len + 15) & ~15ull;
 	c->n_blk++;
 	insert(c, c->n_blk - 1);
@@ -141,7 +148,8 @@ int hc_init(struct hc *c, u64 lo, u64 hi, enum kjit_mem_mode mode,
 		fd = memfd_create("kjit-cache", 0);
 		if (fd < 0 || ftruncate(fd, HC_SIZE))
 			return -1;
-		rw = mmap(NULL, HC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		rw = mmap(NULL, HC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			  0);
 		rx = mmap((void *)HC_RX_ADDR, HC_SIZE, PROT_READ | PROT_EXEC,
 			  MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
 		if (rw == MAP_FAILED || rx == MAP_FAILED)
@@ -150,7 +158,8 @@ int hc_init(struct hc *c, u64 lo, u64 hi, enum kjit_mem_mode mode,
 	memset(c, 0, sizeof(*c));
 	c->rw = rw, c->rx = rx, c->size = HC_SIZE;
 	c->lo = lo, c->hi = hi, c->link = link;
-	henv_init(&c->henv, mode, hc_ctr, hc_key, (u64)(uintptr_t)host_dispatch);
+	henv_init(&c->henv, mode, hc_ctr, hc_key,
+		  (u64)(uintptr_t)host_dispatch);
 	henv_add_region(&c->henv, lo, (const void *)(uintptr_t)lo, hi - lo);
 	hc_reset(c);
 	vfy_init(&c->vfy, &c->henv.env);

@@ -32,13 +32,13 @@ struct hc {
 	struct henv henv;
 	u8 *rw, *rx;
 	u64 size, used;
-	u64 lo, hi;   /* translatable original range */
-	bool link;    /* link exits eagerly */
+	u64 lo, hi; /* translatable original range */
+	bool link;  /* link exits eagerly */
 	struct hc_block blk[HC_MAX_BLOCKS];
 	unsigned n_blk;
 	int hash[HC_MAX_BLOCKS * 2];
 	unsigned refusals, links;
-	struct vfy vfy;     /* every new block is decode-back verified */
+	struct vfy vfy; /* every new block is decode-back verified */
 	unsigned vfy_failed;
 	char vfy_msg[300];
 	enum kjit_reason last_refusal;

@@ -53,7 +53,8 @@ static bool h_fixup(void *o, u64 addr)
 
 static u64 *slot_of(struct henv *h, u64 block, bool add)
 {
-	unsigned i = (unsigned)((block * 0x9e3779b97f4a7c15ull) >> 48) & (HENV_MAX_CTRS - 1);
+	unsigned i = (unsigned)((block * 0x9e3779b97f4a7c15ull) >> 48) &
+		     (HENV_MAX_CTRS - 1);
 
 	for (;; i = (i + 1) & (HENV_MAX_CTRS - 1)) {
 		if (h->ctr_key[i] == block)
@@ -68,15 +69,16 @@ static u64 *slot_of(struct henv *h, u64 block, bool add)
 	}
 }
 
-static bool h_counter(void *o, u64 block, enum kjit_counter_kind kind, unsigned exit,
-		      struct kjit_mem *out)
+static bool h_counter(void *o, u64 block, enum kjit_counter_kind kind,
+		      unsigned exit, struct kjit_mem *out)
 {
 	struct henv *h = o;
 	u64 *c;
 
 	out->mode = h->ctr_mode;
 	if (h->ctr_mode == KJIT_MEM_GS) {
-		out->addr = 0x10000 + (block & 0xfff8); /* fake per-CPU offset */
+		out->addr =
+		    0x10000 + (block & 0xfff8); /* fake per-CPU offset */
 		return true;
 	}
 	c = slot_of(h, block, true);
@@ -91,7 +93,8 @@ u64 *henv_counter_of(struct henv *h, u64 block)
 	return h->ctr ? slot_of(h, block, false) : NULL;
 }
 
-void henv_init(struct henv *h, enum kjit_mem_mode mode, u64 *ctr, u64 *keys, u64 dispatch)
+void henv_init(struct henv *h, enum kjit_mem_mode mode, u64 *ctr, u64 *keys,
+	       u64 dispatch)
 {
 	memset(h, 0, sizeof(*h));
 	h->env.opaque = h;

@@ -11,8 +11,8 @@
 #include "jit/env.h"
 
 #define HENV_MAX_REGIONS 4
-#define HENV_MAX_SYMS 32
-#define HENV_MAX_CTRS (1u << 16)
+#define HENV_MAX_SYMS	 32
+#define HENV_MAX_CTRS	 (1u << 16)
 
 struct henv {
 	struct kjit_env env;
@@ -30,8 +30,8 @@ struct henv {
 	const u64 *fixups; /* sorted */
 	size_t n_fixups;
 	enum kjit_mem_mode ctr_mode;
-	u64 *ctr;          /* HENV_MAX_CTRS counters (ABS32/RIPREL modes) */
-	u64 *ctr_key;      /* block address of each counter, 0 = free (hash) */
+	u64 *ctr;     /* HENV_MAX_CTRS counters (ABS32/RIPREL modes) */
+	u64 *ctr_key; /* block address of each counter, 0 = free (hash) */
 	unsigned n_ctr;
 };
 

@@ -34,12 +34,12 @@ static inline void kt_result(const char *verdict, const char *name,
 #define kt_fail(name, ...) kt_result("FAIL", name, __VA_ARGS__)
 #define kt_skip(name, ...) kt_result("SKIP", name, __VA_ARGS__)
 /* Report PASS if @ok, else FAIL with the message in @why. */
-#define kt_check(name, ok, ...)                                              \
-	do {                                                                 \
-		if (ok)                                                      \
-			kt_pass(name, "");                                   \
-		else                                                         \
-			kt_fail(name, __VA_ARGS__);                          \
+#define kt_check(name, ok, ...)                                                \
+	do {                                                                   \
+		if (ok)                                                        \
+			kt_pass(name, "");                                     \
+		else                                                           \
+			kt_fail(name, __VA_ARGS__);                            \
 	} while (0)
 
 static inline int kt_exit(void)

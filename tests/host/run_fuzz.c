@@ -17,7 +17,7 @@
 #include "tests/host/vmlinux.h"
 
 #define FUZZ_SECONDS 30
-#define N_SEEDS 400
+#define N_SEEDS	     400
 
 static void seed(const char *build, const char *dir)
 {
@@ -39,7 +39,8 @@ static void seed(const char *build, const char *dir)
 		f = fopen(path, "wb");
 		if (!f)
 			return;
-		fputc((int)(i & 0xff), f), fputc(0, f), fputc(0, f); /* config, start */
+		fputc((int)(i & 0xff), f), fputc(0, f),
+		    fputc(0, f); /* config, start */
 		fwrite(v.text + off, 1, 128, f);
 		fclose(f);
 	}
@@ -71,7 +72,8 @@ static void newest(const char *dir, char *out, size_t n)
 	out[0] = 0;
 	while (dp && (e = readdir(dp))) {
 		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		if (e->d_name[0] != '.' && !stat(p, &sb) && sb.st_mtime >= best) {
+		if (e->d_name[0] != '.' && !stat(p, &sb) &&
+		    sb.st_mtime >= best) {
 			best = sb.st_mtime;
 			snprintf(out, n, "%s", p);
 		}
@@ -83,7 +85,8 @@ static void newest(const char *dir, char *out, size_t n)
 int main(void)
 {
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
-	char fuzzer[256], corpus[256], art[256], log[256], cmd[3000], found[1100];
+	char fuzzer[256], corpus[256], art[256], log[256], cmd[3000],
+	    found[1100];
 	int st;
 
 	snprintf(fuzzer, sizeof(fuzzer), "%s/host/fuzz_translate", build);
@@ -99,14 +102,16 @@ int main(void)
 	if (empty_dir(corpus))
 		seed(build, corpus);
 	snprintf(cmd, sizeof(cmd),
-		 "%s -max_total_time=%d -timeout=10 -rss_limit_mb=2048 -artifact_prefix=%s/ %s > %s 2>&1",
+		 "%s -max_total_time=%d -timeout=10 -rss_limit_mb=2048 "
+		 "-artifact_prefix=%s/ %s > %s 2>&1",
 		 fuzzer, FUZZ_SECONDS, art, corpus, log);
 	st = system(cmd);
 	snprintf(cmd, sizeof(cmd), "grep -E '^Done|DONE' %s | tail -1", log);
 	if (st != 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
 		newest(art, found, sizeof(found));
 		printf("fuzzer log: %s\n", log);
-		kt_fail("jit.fuzz.translate", "finding; reproduce with: %s %s", fuzzer, found);
+		kt_fail("jit.fuzz.translate", "finding; reproduce with: %s %s",
+			fuzzer, found);
 		return kt_exit();
 	}
 	if (system(cmd) != 0)

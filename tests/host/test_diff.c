@@ -22,10 +22,10 @@
 #include "tests/host/host_cache.h"
 #include "tests/host/kjit_test.h"
 
-#define N_INPUTS 300
-#define N_ORACLE 6
+#define N_INPUTS  300
+#define N_ORACLE  6
 #define MAX_STEPS 2000000
-#define OMAP_MAX 512
+#define OMAP_MAX  512
 #define MAX_CASES 32
 
 static struct hc cache;
@@ -38,15 +38,17 @@ static int is_transfer(const u8 *p)
 {
 	int i = 0;
 
-	while (i < 14 && (p[i] == 0x66 || p[i] == 0x67 || p[i] == 0xf2 || p[i] == 0xf3 ||
-			  p[i] == 0x2e || p[i] == 0x36 || p[i] == 0x3e || p[i] == 0x26 ||
-			  p[i] == 0x64 || p[i] == 0x65 || p[i] == 0xf0))
+	while (i < 14 &&
+	       (p[i] == 0x66 || p[i] == 0x67 || p[i] == 0xf2 || p[i] == 0xf3 ||
+		p[i] == 0x2e || p[i] == 0x36 || p[i] == 0x3e || p[i] == 0x26 ||
+		p[i] == 0x64 || p[i] == 0x65 || p[i] == 0xf0))
 		i++;
 	if ((p[i] & 0xf0) == 0x40)
 		i++;
-	if ((p[i] & 0xf0) == 0x70 || (p[i] >= 0xe0 && p[i] <= 0xe3) || p[i] == 0xe8 ||
-	    p[i] == 0xe9 || p[i] == 0xeb || p[i] == 0xc2 || p[i] == 0xc3 || p[i] == 0xca ||
-	    p[i] == 0xcb || p[i] == 0xcc || p[i] == 0xcd || p[i] == 0xcf)
+	if ((p[i] & 0xf0) == 0x70 || (p[i] >= 0xe0 && p[i] <= 0xe3) ||
+	    p[i] == 0xe8 || p[i] == 0xe9 || p[i] == 0xeb || p[i] == 0xc2 ||
+	    p[i] == 0xc3 || p[i] == 0xca || p[i] == 0xcb || p[i] == 0xcc ||
+	    p[i] == 0xcd || p[i] == 0xcf)
 		return 1;
 	if (p[i] == 0xff) {
 		int reg = (p[i + 1] >> 3) & 7;
@@ -88,7 +90,8 @@ static unsigned omap_idx(struct omap *m, u64 a)
 	return m->n++;
 }
 
-static void oracle_step(struct omap *m, u64 rip, int *prev_ct, int *first, u64 *seg)
+static void oracle_step(struct omap *m, u64 rip, int *prev_ct, int *first,
+			u64 *seg)
 {
 	/* the fake kernel symbols (fentry, thunks) sit before a_carry: they are
 	 * not blocks of their own; fentry returns are not block boundaries */
@@ -103,12 +106,14 @@ static void oracle_step(struct omap *m, u64 rip, int *prev_ct, int *first, u64 *
 		*seg = rip;
 		*first = 0;
 	}
-	*prev_ct = is_transfer((const u8 *)(uintptr_t)rip) && !is_fentry_call(rip);
+	*prev_ct =
+	    is_transfer((const u8 *)(uintptr_t)rip) && !is_fentry_call(rip);
 	if (*prev_ct) {
 		unsigned i = omap_idx(m, *seg);
 
 		if (m->end[i] && m->end[i] != rip)
-			m->end[i] = ~0ull; /* inconsistent: flagged by the check */
+			m->end[i] =
+			    ~0ull; /* inconsistent: flagged by the check */
 		else
 			m->end[i] = rip;
 	}
@@ -139,7 +144,8 @@ static long oracle_run(corpus_fn f, long a, long b, struct omap *m)
 		waitpid(pid, &st, 0);
 		if (!WIFSTOPPED(st))
 			return steps;
-		rip = (u64)ptrace(PTRACE_PEEKUSER, pid, offsetof(struct user_regs_struct, rip), 0);
+		rip = (u64)ptrace(PTRACE_PEEKUSER, pid,
+				  offsetof(struct user_regs_struct, rip), 0);
 		if (rip >= lo && rip < hi)
 			oracle_step(m, rip, &prev_ct, &first, &seg), steps++;
 		else
@@ -154,7 +160,8 @@ static long oracle_run(corpus_fn f, long a, long b, struct omap *m)
 
 static long run_translated(corpus_fn f, long a, long b)
 {
-	corpus_fn t = (corpus_fn)(uintptr_t)hc_lookup(&cache, (u64)(uintptr_t)f);
+	corpus_fn t =
+	    (corpus_fn)(uintptr_t)hc_lookup(&cache, (u64)(uintptr_t)f);
 
 	return t(a, b);
 }
@@ -162,17 +169,27 @@ static long run_translated(corpus_fn f, long a, long b)
 static u64 rnd_state = 0x12345678abcdefull;
 static long rnd(void)
 {
-	rnd_state ^= rnd_state << 13, rnd_state ^= rnd_state >> 7, rnd_state ^= rnd_state << 17;
+	rnd_state ^= rnd_state << 13, rnd_state ^= rnd_state >> 7,
+	    rnd_state ^= rnd_state << 17;
 	return (long)rnd_state;
 }
 
 static void input(unsigned i, long *a, long *b)
 {
-	static const long special[] = { 0, 1, -1, 2, 7, 63, 64, 0x7fffffffffffffffl,
-					(long)0x8000000000000000ul, -64 };
+	static const long special[] = {0,
+				       1,
+				       -1,
+				       2,
+				       7,
+				       63,
+				       64,
+				       0x7fffffffffffffffl,
+				       (long)0x8000000000000000ul,
+				       -64};
 
 	*a = i < 10 ? special[i] : (i % 3 ? rnd() % 200 : rnd());
-	*b = i < 20 && i >= 10 ? special[i - 10] : (i % 5 ? rnd() % 100 : rnd());
+	*b =
+	    i < 20 && i >= 10 ? special[i - 10] : (i % 5 ? rnd() % 100 : rnd());
 }
 
 static void zero_counters(void)
@@ -200,13 +217,16 @@ static void compare_counts(struct omap *m, char *why, size_t n)
 		}
 		if (*c != m->count[i]) {
 			snprintf(why, n, "block %#llx: count %llu, oracle %llu",
-				 (unsigned long long)m->addr[i], (unsigned long long)*c,
+				 (unsigned long long)m->addr[i],
+				 (unsigned long long)*c,
 				 (unsigned long long)m->count[i]);
 			return;
 		}
 		if (m->end[i] && m->end[i] != b->term_addr) {
-			snprintf(why, n, "block %#llx ends at %#llx, oracle says %#llx",
-				 (unsigned long long)m->addr[i], (unsigned long long)b->term_addr,
+			snprintf(why, n,
+				 "block %#llx ends at %#llx, oracle says %#llx",
+				 (unsigned long long)m->addr[i],
+				 (unsigned long long)b->term_addr,
 				 (unsigned long long)m->end[i]);
 			return;
 		}
@@ -216,8 +236,11 @@ static void compare_counts(struct omap *m, char *why, size_t n)
 
 		if (c && omap_idx(m, cache.blk[i].orig) == m->n - 1 &&
 		    m->count[m->n - 1] == 0) {
-			snprintf(why, n, "block %#llx counted %llu, oracle never entered it",
-				 (unsigned long long)cache.blk[i].orig, (unsigned long long)c);
+			snprintf(
+			    why, n,
+			    "block %#llx counted %llu, oracle never entered it",
+			    (unsigned long long)cache.blk[i].orig,
+			    (unsigned long long)c);
 			return;
 		}
 	}
@@ -228,14 +251,15 @@ static struct omap oracle_cache[MAX_CASES][N_ORACLE]; /* mode-independent */
 
 static void oracle_input(unsigned c, unsigned i, long *a, long *b)
 {
-	static const long as[N_ORACLE] = { 0, 5, -3, 37, 1000003, -77 };
-	static const long bs[N_ORACLE] = { 3, -1, 17, 64, 12, 5 };
+	static const long as[N_ORACLE] = {0, 5, -3, 37, 1000003, -77};
+	static const long bs[N_ORACLE] = {3, -1, 17, 64, 12, 5};
 
 	*a = as[i] + (long)c;
 	*b = bs[i] * (long)(c + 1);
 }
 
-static void run_case(const char *mode, const struct corpus_case *cc, long *steps_total)
+static void run_case(const char *mode, const struct corpus_case *cc,
+		     long *steps_total)
 {
 	char name[96], why[256] = "";
 	unsigned i;
@@ -254,8 +278,10 @@ static void run_case(const char *mode, const struct corpus_case *cc, long *steps
 		rt = run_translated(cc->fn, a, b);
 		st = corpus_state();
 		if (rn != rt || sn != st)
-			snprintf(why, sizeof(why), "f(%ld,%ld): native %ld translated %ld%s", a, b,
-				 rn, rt, sn != st ? " (global state differs)" : "");
+			snprintf(why, sizeof(why),
+				 "f(%ld,%ld): native %ld translated %ld%s", a,
+				 b, rn, rt,
+				 sn != st ? " (global state differs)" : "");
 	}
 	for (i = 0; i < N_ORACLE && !why[0]; i++) {
 		struct omap *m = &oracle_cache[cc - corpus_cases][i];
@@ -279,8 +305,8 @@ static void run_case(const char *mode, const struct corpus_case *cc, long *steps
 	if (!why[0] && cache.vfy_failed)
 		snprintf(why, sizeof(why), "verifier: %.230s", cache.vfy_msg);
 	if (!why[0] && cache.refusals)
-		snprintf(why, sizeof(why), "%u refusals (last %s at %#llx)", cache.refusals,
-			 kjit_reason_name(cache.last_refusal),
+		snprintf(why, sizeof(why), "%u refusals (last %s at %#llx)",
+			 cache.refusals, kjit_reason_name(cache.last_refusal),
 			 (unsigned long long)cache.last_refusal_addr);
 	if (why[0])
 		kt_fail(name, "%s", why);
@@ -288,8 +314,8 @@ static void run_case(const char *mode, const struct corpus_case *cc, long *steps
 		kt_pass(name, "%u blocks", cache.n_blk);
 }
 
-static void run_mode(const char *mode, enum kjit_mem_mode mm, enum kjit_flagsave seq,
-		     bool force_live, bool link)
+static void run_mode(const char *mode, enum kjit_mem_mode mm,
+		     enum kjit_flagsave seq, bool force_live, bool link)
 {
 	struct kjit_config cfg;
 	unsigned i;
@@ -302,13 +328,18 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm, enum kjit_flagsave
 		kt_fail("jit.diff.setup", "cannot map the code cache");
 		return;
 	}
-	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_fentry, KJIT_SYM_FENTRY, -1);
-	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_return_thunk, KJIT_SYM_RETURN_THUNK, -1);
-	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_thunk_rax, KJIT_SYM_INDIRECT_THUNK, 0);
-	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_thunk_r11, KJIT_SYM_INDIRECT_THUNK, 11);
+	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_fentry,
+		     KJIT_SYM_FENTRY, -1);
+	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_return_thunk,
+		     KJIT_SYM_RETURN_THUNK, -1);
+	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_thunk_rax,
+		     KJIT_SYM_INDIRECT_THUNK, 0);
+	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_thunk_r11,
+		     KJIT_SYM_INDIRECT_THUNK, 11);
 	for (i = 0; i < corpus_n_cases && i < MAX_CASES; i++)
 		run_case(mode, &corpus_cases[i], &steps);
-	printf("mode %s: %u blocks, %u links, %ld oracle steps, seq inc/lahf/pushf %llu/%llu/%llu\n",
+	printf("mode %s: %u blocks, %u links, %ld oracle steps, seq "
+	       "inc/lahf/pushf %llu/%llu/%llu\n",
 	       mode, cache.n_blk, cache.links, steps,
 	       (unsigned long long)cache.tr.stats.seq[KJIT_SEQ_INC],
 	       (unsigned long long)cache.tr.stats.seq[KJIT_SEQ_LAHF],
@@ -331,9 +362,11 @@ static void oracle_selftest(void)
 	run_translated(corpus_cases[0].fn, a, bb);
 	b = hc_find(&cache, om.addr[om.n - 1]);
 	if (b)
-		(*henv_counter_of(&cache.henv, b->orig))++; /* simulate a miscount */
+		(*henv_counter_of(&cache.henv,
+				  b->orig))++; /* simulate a miscount */
 	compare_counts(&om, why, sizeof(why));
-	kt_check("jit.diff.oracle_selftest", b && why[0], "a miscount went unnoticed");
+	kt_check("jit.diff.oracle_selftest", b && why[0],
+		 "a miscount went unnoticed");
 }
 
 int main(void)
@@ -342,7 +375,8 @@ int main(void)
 	hi = (u64)(uintptr_t)__stop_kjit_corpus;
 	run_mode("link", KJIT_MEM_ABS32, KJIT_SEQ_LAHF, false, true);
 	oracle_selftest();
-	run_mode("nolink_riprel_lahf", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, true, false);
+	run_mode("nolink_riprel_lahf", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, true,
+		 false);
 	run_mode("pushf", KJIT_MEM_ABS32, KJIT_SEQ_PUSHF, true, true);
 	return kt_exit();
 }

@@ -14,11 +14,11 @@
 #include "tests/host/kjit_test.h"
 #include "tests/host/verify.h"
 
-#define ORIG 0xffffffff81000000ull
-#define RUN 0xffffffff82000000ull
-#define DISP 0xffffffff81f00000ull
-#define FENTRY 0xffffffff81e00000ull
-#define RETTHUNK 0xffffffff81e00100ull
+#define ORIG	  0xffffffff81000000ull
+#define RUN	  0xffffffff82000000ull
+#define DISP	  0xffffffff81f00000ull
+#define FENTRY	  0xffffffff81e00000ull
+#define RETTHUNK  0xffffffff81e00100ull
 #define ITHUNK(r) (0xffffffff81e00200ull + 0x20 * (r))
 
 static struct henv henv;
@@ -88,41 +88,47 @@ struct golden {
 /* Hand-reviewed (objdump -b binary -m i386:x86-64) outputs. Counter is
  * %gs:0x10000 (fake per-CPU offset of block ORIG). */
 static const struct golden goldens[] = {
-	/* xor %eax,%eax; ret -> incq %gs:0x10000 (flags dead: xor kills all);
-	 * xor; jmp dispatcher */
-	{ "jit.golden.ret", "31c0 c3",
-	  "6548ff04250000010031c0e9f0ffefff" },
-	/* cmp $5,%rdi; je +0x10 -> inc; cmp; [nop] je rel32 -> stub0;
-	 * [nop] jmp rel32 -> stub1; stubs: push $T; jmp disp */
-	{ "jit.golden.jcc8", "4883ff05 7410",
-	  "6548ff0425000001004883ff05900f84080000000f1f00e9"
-	  "0a0000006816000081e9daffefff6806000081e9d0ffefff" },
-	/* mov 0x100(%rip),%eax; ret -> flags live at ret: LAHF sequence;
-	 * disp rebased by ORIG-RUN = -0x1000000 */
-	{ "jit.golden.riprel_lahf", "8b0500010000 c3",
-	  "509f0f90c06548ff042500000100047f9e588b05ee0000ff"
-	  "e9e3ffefff" },
-	/* nopl 0(%rax,%rax); call __fentry__; ret: fentry call dropped */
-	{ "jit.golden.fentry", "0f1f440000 e8" "f6ffdf00" " c3",
-	  "509f0f90c06548ff042500000100047f9e580f1f440000e9"
-	  "e4ffefff" },
-	/* call __x86_indirect_thunk_r11 -> push $R; push %r11; jmp disp */
-	{ "jit.golden.ithunk_call", "31c0 e8" "5903e000",
-	  "6548ff04250000010031c068070000814153e9e9ffefff" },
-	/* jmp __x86_return_thunk -> jmp dispatcher */
-	{ "jit.golden.retthunk", "31c0 e9" "f900e000",
-	  "6548ff04250000010031c0e9f0ffefff" },
-	/* xor; jmp *0x1000(,%rax,8) -> push 0x1000(,%rax,8); jmp disp */
-	{ "jit.golden.jumptable", "31c0 ff24c500100000",
-	  "6548ff04250000010031c0ff34c500100000e9e9ffefff" },
-	/* ret $0x10 -> pop 0x8(%rsp); lea 0x8(%rsp),%rsp; jmp disp */
-	{ "jit.golden.ret_imm", "31c0 c21000",
-	  "6548ff04250000010031c08f842408000000488da4240800"
-	  "0000e9e1ffefff" },
-	/* loop -4 */
-	{ "jit.golden.loop", "31c0 e2fc",
-	  "6548ff04250000010031c0e2076690e9080000000f1f00e9"
-	  "0a0000006804000081e9daffefff6800000081e9d0ffefff" },
+    /* xor %eax,%eax; ret -> incq %gs:0x10000 (flags dead: xor kills all);
+     * xor; jmp dispatcher */
+    {"jit.golden.ret", "31c0 c3", "6548ff04250000010031c0e9f0ffefff"},
+    /* cmp $5,%rdi; je +0x10 -> inc; cmp; [nop] je rel32 -> stub0;
+     * [nop] jmp rel32 -> stub1; stubs: push $T; jmp disp */
+    {"jit.golden.jcc8", "4883ff05 7410",
+     "6548ff0425000001004883ff05900f84080000000f1f00e9"
+     "0a0000006816000081e9daffefff6806000081e9d0ffefff"},
+    /* mov 0x100(%rip),%eax; ret -> flags live at ret: LAHF sequence;
+     * disp rebased by ORIG-RUN = -0x1000000 */
+    {"jit.golden.riprel_lahf", "8b0500010000 c3",
+     "509f0f90c06548ff042500000100047f9e588b05ee0000ff"
+     "e9e3ffefff"},
+    /* nopl 0(%rax,%rax); call __fentry__; ret: fentry call dropped */
+    {"jit.golden.fentry",
+     "0f1f440000 e8"
+     "f6ffdf00"
+     " c3",
+     "509f0f90c06548ff042500000100047f9e580f1f440000e9"
+     "e4ffefff"},
+    /* call __x86_indirect_thunk_r11 -> push $R; push %r11; jmp disp */
+    {"jit.golden.ithunk_call",
+     "31c0 e8"
+     "5903e000",
+     "6548ff04250000010031c068070000814153e9e9ffefff"},
+    /* jmp __x86_return_thunk -> jmp dispatcher */
+    {"jit.golden.retthunk",
+     "31c0 e9"
+     "f900e000",
+     "6548ff04250000010031c0e9f0ffefff"},
+    /* xor; jmp *0x1000(,%rax,8) -> push 0x1000(,%rax,8); jmp disp */
+    {"jit.golden.jumptable", "31c0 ff24c500100000",
+     "6548ff04250000010031c0ff34c500100000e9e9ffefff"},
+    /* ret $0x10 -> pop 0x8(%rsp); lea 0x8(%rsp),%rsp; jmp disp */
+    {"jit.golden.ret_imm", "31c0 c21000",
+     "6548ff04250000010031c08f842408000000488da4240800"
+     "0000e9e1ffefff"},
+    /* loop -4 */
+    {"jit.golden.loop", "31c0 e2fc",
+     "6548ff04250000010031c0e2076690e9080000000f1f00e9"
+     "0a0000006804000081e9daffefff6800000081e9d0ffefff"},
 };
 
 static void test_goldens(void)
@@ -136,7 +142,8 @@ static void test_goldens(void)
 		enum kjit_reason r = xlate(goldens[i].in, &b, why);
 
 		if (r) {
-			kt_fail(goldens[i].name, "refused: %s", kjit_reason_name(r));
+			kt_fail(goldens[i].name, "refused: %s",
+				kjit_reason_name(r));
 			continue;
 		}
 		n = unhex(goldens[i].out, want);
@@ -146,7 +153,8 @@ static void test_goldens(void)
 		else if (why[0])
 			kt_fail(goldens[i].name, "%s", why);
 		else
-			kt_pass(goldens[i].name, "%u->%u bytes", b.orig_len, b.len);
+			kt_pass(goldens[i].name, "%u->%u bytes", b.orig_len,
+				b.len);
 	}
 }
 
@@ -154,22 +162,25 @@ static const struct {
 	const char *name, *in;
 	enum kjit_reason want;
 } refusals[] = {
-	{ "jit.refuse.ud2", "0f0b", KJIT_R_TRAP },
-	{ "jit.refuse.int3", "cc", KJIT_R_TRAP },
-	{ "jit.refuse.int80", "cd80", KJIT_R_TRAP },
-	{ "jit.refuse.hlt", "f4", KJIT_R_TRAP },
-	{ "jit.refuse.swapgs", "0f01f8", KJIT_R_PRIVILEGED_FLOW },
-	{ "jit.refuse.iretq", "48cf", KJIT_R_PRIVILEGED_FLOW },
-	{ "jit.refuse.sysretq", "480f07", KJIT_R_PRIVILEGED_FLOW },
-	{ "jit.refuse.lret", "cb", KJIT_R_PRIVILEGED_FLOW },
-	{ "jit.refuse.ljmp", "ff2c25000000", KJIT_R_PRIVILEGED_FLOW },
-	{ "jit.refuse.xbegin", "c7f800000000", KJIT_R_TSX },
-	{ "jit.refuse.vmlaunch", "0f01c2", KJIT_R_VMX },
-	{ "jit.refuse.invalid", "06", KJIT_R_DECODE },
-	{ "jit.refuse.jcc_thunk", "0f84" "fa01e000", KJIT_R_THUNK_COND },
-	{ "jit.refuse.call_rsp", "ff1424", KJIT_R_RSP_CALL },
-	{ "jit.refuse.retw", "66c3", KJIT_R_OPSIZE_BRANCH },
-	{ "jit.refuse.eip_relative", "678b0500010000", KJIT_R_EIP_RELATIVE },
+    {"jit.refuse.ud2", "0f0b", KJIT_R_TRAP},
+    {"jit.refuse.int3", "cc", KJIT_R_TRAP},
+    {"jit.refuse.int80", "cd80", KJIT_R_TRAP},
+    {"jit.refuse.hlt", "f4", KJIT_R_TRAP},
+    {"jit.refuse.swapgs", "0f01f8", KJIT_R_PRIVILEGED_FLOW},
+    {"jit.refuse.iretq", "48cf", KJIT_R_PRIVILEGED_FLOW},
+    {"jit.refuse.sysretq", "480f07", KJIT_R_PRIVILEGED_FLOW},
+    {"jit.refuse.lret", "cb", KJIT_R_PRIVILEGED_FLOW},
+    {"jit.refuse.ljmp", "ff2c25000000", KJIT_R_PRIVILEGED_FLOW},
+    {"jit.refuse.xbegin", "c7f800000000", KJIT_R_TSX},
+    {"jit.refuse.vmlaunch", "0f01c2", KJIT_R_VMX},
+    {"jit.refuse.invalid", "06", KJIT_R_DECODE},
+    {"jit.refuse.jcc_thunk",
+     "0f84"
+     "fa01e000",
+     KJIT_R_THUNK_COND},
+    {"jit.refuse.call_rsp", "ff1424", KJIT_R_RSP_CALL},
+    {"jit.refuse.retw", "66c3", KJIT_R_OPSIZE_BRANCH},
+    {"jit.refuse.eip_relative", "678b0500010000", KJIT_R_EIP_RELATIVE},
 };
 
 static void test_refusals(void)
@@ -181,7 +192,8 @@ static void test_refusals(void)
 	for (i = 0; i < KJIT_ARRAY_SIZE(refusals); i++) {
 		enum kjit_reason r = xlate(refusals[i].in, &b, why);
 
-		kt_check(refusals[i].name, r == refusals[i].want && b.reason == r,
+		kt_check(refusals[i].name,
+			 r == refusals[i].want && b.reason == r,
 			 "got %s want %s", kjit_reason_name(r),
 			 kjit_reason_name(refusals[i].want));
 	}
@@ -197,7 +209,7 @@ static void test_cut_before_native(void)
 
 	kt_check("jit.decode.cut_before_trap",
 		 !r && !why[0] && b.term == KJIT_I_LIMIT && b.n_exits == 1 &&
-			 b.exit[0].target == ORIG + 2 && b.orig_len == 2,
+		     b.exit[0].target == ORIG + 2 && b.orig_len == 2,
 		 "r=%s term=%u %s", kjit_reason_name(r), b.term, why);
 }
 
@@ -213,7 +225,8 @@ static void test_reason_names(void)
 			if (!strcmp(kjit_reason_name(i), kjit_reason_name(j)))
 				bad++;
 	}
-	kt_check("jit.reason.names", !bad && !strcmp(kjit_reason_name(KJIT_R_COUNT), "unknown"),
+	kt_check("jit.reason.names",
+		 !bad && !strcmp(kjit_reason_name(KJIT_R_COUNT), "unknown"),
 		 "%d missing or duplicate names", bad);
 }
 
@@ -229,31 +242,40 @@ static void test_relocation(void)
 	/* add %eax,0x1234(%rip); xor; ret  (rip-relative read-modify-write) */
 	r = xlate("01053412000031c0c3", &b, why);
 	memcpy(&disp, out + b.insn_off[0] + 2, 4);
-	kt_check("jit.relocate.rip_near", !r && !why[0] && disp == (s32)(0x1234 + ORIG - (RUN + b.insn_off[0])),
+	kt_check("jit.relocate.rip_near",
+		 !r && !why[0] &&
+		     disp == (s32)(0x1234 + ORIG - (RUN + b.insn_off[0])),
 		 "r=%s disp=%#x %s", kjit_reason_name(r), disp, why);
 	if (!r) {
-		out[b.insn_off[0] + 2] ^= 0x10; /* deliberately broken relocation */
+		out[b.insn_off[0] + 2] ^=
+		    0x10; /* deliberately broken relocation */
 		kt_check("jit.relocate.broken_caught",
-			 vfy_block(&vfy, kjit_last_desc(&tr), &b, out, RUN) != 0,
+			 vfy_block(&vfy, kjit_last_desc(&tr), &b, out, RUN) !=
+			     0,
 			 "verifier accepted a corrupted displacement");
 	}
 	/* cmpl $7, 0x1234(%rip) (imm after disp) */
 	r = xlate("833d3412000007 c3", &b, why);
-	kt_check("jit.relocate.rip_imm_tail", !r && !why[0], "%s %s", kjit_reason_name(r), why);
+	kt_check("jit.relocate.rip_imm_tail", !r && !why[0], "%s %s",
+		 kjit_reason_name(r), why);
 	/* same code translated for a run address 4 GiB away: must refuse */
 	memset(code, 0xcc, sizeof(code));
 	unhex("8b0500010000c3", code);
-	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN - 0x100000000ull, &b);
-	kt_check("jit.relocate.rip_far", r == KJIT_R_RIP_FAR, "got %s", kjit_reason_name(r));
+	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN - 0x100000000ull,
+			   &b);
+	kt_check("jit.relocate.rip_far", r == KJIT_R_RIP_FAR, "got %s",
+		 kjit_reason_name(r));
 	/* output buffer too small: refuse, and never write past it */
 	memset(out, 0xa5, sizeof(out));
 	unhex("8b0500010000c3", code);
 	r = kjit_translate(&tr, ORIG, out, 8, RUN, &b);
-	kt_check("jit.emit.no_space", r == KJIT_R_NO_SPACE && out[8] == 0xa5 && out[9] == 0xa5,
+	kt_check("jit.emit.no_space",
+		 r == KJIT_R_NO_SPACE && out[8] == 0xa5 && out[9] == 0xa5,
 		 "got %s", kjit_reason_name(r));
 	/* call *0x8(%rsp): the pushed return address shifts rsp by 8 */
 	r = xlate("31c0 ff542408", &b, why);
-	kt_check("jit.relocate.call_rsp_adjust", !r && !why[0], "%s %s", kjit_reason_name(r), why);
+	kt_check("jit.relocate.call_rsp_adjust", !r && !why[0], "%s %s",
+		 kjit_reason_name(r), why);
 }
 
 static void test_liveness(void)
@@ -262,20 +284,20 @@ static void test_liveness(void)
 		const char *name, *in;
 		u8 seq;
 	} cases[] = {
-		/* jb reads CF only: inc keeps CF, so a bare inc is fine */
-		{ "jit.liveness.cf_only", "7202 31c0 31c0 c3", KJIT_SEQ_INC },
-		/* je reads ZF at entry: flags-saving sequence */
-		{ "jit.liveness.zf_live", "74fe 31c0 c3", KJIT_SEQ_LAHF },
-		/* adc reads CF, then sets all: inc */
-		{ "jit.liveness.adc", "4811c8 c3", KJIT_SEQ_INC },
-		/* jmp to a block that tests ZF: live across the successor */
-		{ "jit.liveness.succ_read", "eb00 74fe", KJIT_SEQ_LAHF },
-		/* jmp to a block that overwrites flags: dead */
-		{ "jit.liveness.succ_kill", "eb00 4885c0 74fe", KJIT_SEQ_INC },
-		/* shl %cl may leave flags as they were: not a kill */
-		{ "jit.liveness.shift_cl", "48d3e0 0f94c0 c3", KJIT_SEQ_LAHF },
-		/* mov; ret: unknown successor -> live */
-		{ "jit.liveness.ret_live", "89f8 c3", KJIT_SEQ_LAHF },
+	    /* jb reads CF only: inc keeps CF, so a bare inc is fine */
+	    {"jit.liveness.cf_only", "7202 31c0 31c0 c3", KJIT_SEQ_INC},
+	    /* je reads ZF at entry: flags-saving sequence */
+	    {"jit.liveness.zf_live", "74fe 31c0 c3", KJIT_SEQ_LAHF},
+	    /* adc reads CF, then sets all: inc */
+	    {"jit.liveness.adc", "4811c8 c3", KJIT_SEQ_INC},
+	    /* jmp to a block that tests ZF: live across the successor */
+	    {"jit.liveness.succ_read", "eb00 74fe", KJIT_SEQ_LAHF},
+	    /* jmp to a block that overwrites flags: dead */
+	    {"jit.liveness.succ_kill", "eb00 4885c0 74fe", KJIT_SEQ_INC},
+	    /* shl %cl may leave flags as they were: not a kill */
+	    {"jit.liveness.shift_cl", "48d3e0 0f94c0 c3", KJIT_SEQ_LAHF},
+	    /* mov; ret: unknown successor -> live */
+	    {"jit.liveness.ret_live", "89f8 c3", KJIT_SEQ_LAHF},
 	};
 	unsigned i;
 	struct kjit_block b;
@@ -285,8 +307,8 @@ static void test_liveness(void)
 		enum kjit_reason r = xlate(cases[i].in, &b, why);
 
 		kt_check(cases[i].name, !r && !why[0] && b.seq == cases[i].seq,
-			 "r=%s seq=%u want %u live=%#x %s", kjit_reason_name(r), b.seq,
-			 cases[i].seq, b.live_in, why);
+			 "r=%s seq=%u want %u live=%#x %s", kjit_reason_name(r),
+			 b.seq, cases[i].seq, b.live_in, why);
 	}
 }
 
@@ -303,14 +325,16 @@ static void test_exit_patch(void)
 	memcpy(&cur, out + off, 4);
 	kt_check("jit.exit.patch_value",
 		 !r && off % 4 == 0 && (u32)cur == ov &&
-			 RUN + off + 4 + (s64)(s32)nv == RUN + 0x5000 &&
-			 RUN + off + 4 + (s64)cur == RUN + b.exit[0].stub_off,
+		     RUN + off + 4 + (s64)(s32)nv == RUN + 0x5000 &&
+		     RUN + off + 4 + (s64)cur == RUN + b.exit[0].stub_off,
 		 "r=%s off=%u", kjit_reason_name(r), off);
 	r = kjit_exit_patch(&b, RUN, 1, RUN + 0x100000000ull, &off, &nv, &ov);
-	kt_check("jit.exit.patch_far", r == KJIT_R_BRANCH_FAR, "got %s", kjit_reason_name(r));
+	kt_check("jit.exit.patch_far", r == KJIT_R_BRANCH_FAR, "got %s",
+		 kjit_reason_name(r));
 	xlate("31c0 c3", &b, why);
 	r = kjit_exit_patch(&b, RUN, 0, RUN, &off, &nv, &ov);
-	kt_check("jit.exit.patch_indirect", r == KJIT_R_BAD_ARG, "got %s", kjit_reason_name(r));
+	kt_check("jit.exit.patch_indirect", r == KJIT_R_BAD_ARG, "got %s",
+		 kjit_reason_name(r));
 }
 
 /* Execute each counter sequence with every combination of the six
@@ -321,13 +345,15 @@ static u64 seq_ctr[HENV_MAX_CTRS], seq_key[HENV_MAX_CTRS];
 
 static void test_sequences_run(void)
 {
-	static const u8 pre[] = { 0x48, 0x89, 0xf8, /* mov %rdi,%rax */
-				  0x57, 0x9d };   /* push %rdi; popfq */
-	static const u8 post[] = { 0x9c, 0x5a,     /* pushfq; pop %rdx */
-				   0x48, 0x89, 0x16, /* mov %rdx,(%rsi) */
-				   0x48, 0x89, 0x42, 0x08, /* mov %rax,8(%rsi)... */
-				   0xc3 };
-	static const char *names[] = { "", "", "jit.seq.lahf_exec", "jit.seq.pushf_exec" };
+	static const u8 pre[] = {0x48, 0x89, 0xf8,  /* mov %rdi,%rax */
+				 0x57, 0x9d};	    /* push %rdi; popfq */
+	static const u8 post[] = {0x9c, 0x5a,	    /* pushfq; pop %rdx */
+				  0x48, 0x89, 0x16, /* mov %rdx,(%rsi) */
+				  0x48, 0x89, 0x42,
+				  0x08, /* mov %rax,8(%rsi)... */
+				  0xc3};
+	static const char *names[] = {"", "", "jit.seq.lahf_exec",
+				      "jit.seq.pushf_exec"};
 	int seq;
 
 	for (seq = KJIT_SEQ_LAHF; seq <= KJIT_SEQ_PUSHF; seq++) {
@@ -336,7 +362,8 @@ static void test_sequences_run(void)
 		struct kjit_config cfg;
 		struct kjit_emit e;
 		struct kjit_block blk;
-		struct kjit_point_info pi = { KJIT_POINT_ENTRY, 1, 0, KX86_FLAGS_ARITH };
+		struct kjit_point_info pi = {KJIT_POINT_ENTRY, 1, 0,
+					     KX86_FLAGS_ARITH};
 		struct henv h;
 		int bad = 0;
 		unsigned f;
@@ -349,25 +376,28 @@ static void test_sequences_run(void)
 		kjit_emit_init(&e, m, 4096, (u64)(uintptr_t)m);
 		memcpy(m, pre, sizeof(pre));
 		e.pos = sizeof(pre);
-		if (kjit_instrument_point(&tr, &e, &pi, &blk) || blk.seq != seq ||
-		    !(ctr = henv_counter_of(&h, 1))) {
+		if (kjit_instrument_point(&tr, &e, &pi, &blk) ||
+		    blk.seq != seq || !(ctr = henv_counter_of(&h, 1))) {
 			kt_fail(names[seq], "could not emit the sequence");
 			continue;
 		}
 		memcpy(m + e.pos, post, sizeof(post));
-		m[e.pos + 5] = 0x48, m[e.pos + 6] = 0x89, m[e.pos + 7] = 0x46; /* mov %rax,8(%rsi) */
+		m[e.pos + 5] = 0x48, m[e.pos + 6] = 0x89,
+			  m[e.pos + 7] = 0x46; /* mov %rax,8(%rsi) */
 		for (f = 0; f < 64; f++) {
-			u64 fl = 0x202, got[2] = { 0, 0 }, before = *ctr;
-			unsigned k, bits[6] = { 0, 2, 4, 6, 7, 11 };
+			u64 fl = 0x202, got[2] = {0, 0}, before = *ctr;
+			unsigned k, bits[6] = {0, 2, 4, 6, 7, 11};
 
 			for (k = 0; k < 6; k++)
 				if (f & (1u << k))
 					fl |= 1ull << bits[k];
 			((void (*)(u64, u64 *))m)(fl, got);
-			if ((got[0] & 0xcd5) != (fl & 0xcd5) || got[1] != fl || *ctr != before + 1)
+			if ((got[0] & 0xcd5) != (fl & 0xcd5) || got[1] != fl ||
+			    *ctr != before + 1)
 				bad++;
 		}
-		kt_check(names[seq], !bad, "%d of 64 flag combinations broken", bad);
+		kt_check(names[seq], !bad, "%d of 64 flag combinations broken",
+			 bad);
 		munmap(m, 4096);
 	}
 }

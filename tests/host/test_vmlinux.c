@@ -23,13 +23,13 @@
 #include "tests/host/verify.h"
 #include "tests/host/vmlinux.h"
 
-#define RUN_BASE 0xffffffffc0000000ull /* module area: like the real cache */
-#define DISPATCH 0xffffffffc0ff0000ull
+#define RUN_BASE      0xffffffffc0000000ull /* module area: like the real cache */
+#define DISPATCH      0xffffffffc0ff0000ull
 #define MAX_FN_BLOCKS (1u << 16)
 /* Target on blocks that are not a lone ud2/int3 (BUG/WARN sites and padding
  * after noreturn calls: they must execute at their original address, so
  * refusing them is the design, not a gap); a floor on all blocks. */
-#define TARGET_PCT 99.0
+#define TARGET_PCT    99.0
 #define RAW_FLOOR_PCT 98.5
 
 static struct vml vml;
@@ -49,9 +49,9 @@ static struct {
 	char first_vfy[400];
 } st;
 
-static const char *const thunk_regs[16] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp",
-					    "rsi", "rdi", "r8", "r9", "r10", "r11",
-					    "r12", "r13", "r14", "r15" };
+static const char *const thunk_regs[16] = {
+    "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+    "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
 
 static int visit(u64 a)
 {
@@ -74,7 +74,8 @@ static int do_block(u64 a, u64 lo, u64 hi, unsigned *nw)
 	const struct kjit_block_desc *d;
 	const struct kjit_insn *t;
 	u64 run = RUN_BASE + ((st.blocks * 4099) & 0xfffff) * 16;
-	enum kjit_reason r = kjit_translate(&tr, a, outbuf, sizeof(outbuf), run, &b);
+	enum kjit_reason r =
+	    kjit_translate(&tr, a, outbuf, sizeof(outbuf), run, &b);
 	u64 succ[2];
 	int ns = 0, k;
 
@@ -91,22 +92,26 @@ static int do_block(u64 a, u64 lo, u64 hi, unsigned *nw)
 	st.in_bytes += b.orig_len, st.out_bytes += b.len;
 	d = kjit_last_desc(&tr);
 	if (vfy_block(&vfy, d, &b, outbuf, run) && !st.vfy_fail++)
-		snprintf(st.first_vfy, sizeof(st.first_vfy), "block %#llx: %.300s",
-			 (unsigned long long)a, vfy.msg);
+		snprintf(st.first_vfy, sizeof(st.first_vfy),
+			 "block %#llx: %.300s", (unsigned long long)a, vfy.msg);
 	t = &d->insn[d->n - 1];
 	switch (t->kind) {
-	case KJIT_I_JCC: case KJIT_I_LOOP:
+	case KJIT_I_JCC:
+	case KJIT_I_LOOP:
 		succ[ns++] = t->target;
 		/* fallthrough */
-	case KJIT_I_CALL: case KJIT_I_CALL_IND:
+	case KJIT_I_CALL:
+	case KJIT_I_CALL_IND:
 		succ[ns++] = t->addr + t->len;
 		break;
-	case KJIT_I_JMP: case KJIT_I_LIMIT:
+	case KJIT_I_JMP:
+	case KJIT_I_LIMIT:
 		succ[ns++] = t->target;
 		break;
 	}
 	for (k = 0; k < ns; k++)
-		if (succ[k] >= lo && succ[k] < hi && *nw < MAX_FN_BLOCKS && visit(succ[k]))
+		if (succ[k] >= lo && succ[k] < hi && *nw < MAX_FN_BLOCKS &&
+		    visit(succ[k]))
 			work[(*nw)++] = succ[k];
 	return 1;
 }
@@ -137,10 +142,14 @@ static int in_skip(u64 a, const u64 (*skip)[2], int n)
 static void sweep(void)
 {
 	u64 skip[4][2] = {
-		{ vml_sym(&vml, "__noinstr_text_start"), vml_sym(&vml, "__noinstr_text_end") },
-		{ vml_sym(&vml, "__entry_text_start"), vml_sym(&vml, "__entry_text_end") },
-		{ vml_sym(&vml, "__cpuidle_text_start"), vml_sym(&vml, "__cpuidle_text_end") },
-		{ vml_sym(&vml, "__indirect_thunk_start"), vml_sym(&vml, "__indirect_thunk_end") },
+	    {vml_sym(&vml, "__noinstr_text_start"),
+	     vml_sym(&vml, "__noinstr_text_end")},
+	    {vml_sym(&vml, "__entry_text_start"),
+	     vml_sym(&vml, "__entry_text_end")},
+	    {vml_sym(&vml, "__cpuidle_text_start"),
+	     vml_sym(&vml, "__cpuidle_text_end")},
+	    {vml_sym(&vml, "__indirect_thunk_start"),
+	     vml_sym(&vml, "__indirect_thunk_end")},
 	};
 	u64 text_end = vml.text_addr + vml.text_size;
 	size_t i, j;
@@ -149,13 +158,16 @@ static void sweep(void)
 		const struct vsym *s = &vml.sym[i];
 		u64 end = text_end;
 
-		if (!strchr("tTwW", s->type) || s->addr < vml.text_addr || s->addr >= text_end ||
+		if (!strchr("tTwW", s->type) || s->addr < vml.text_addr ||
+		    s->addr >= text_end ||
 		    in_skip(s->addr, (const u64(*)[2])skip, 4) ||
 		    (i > 0 && vml.sym[i - 1].addr == s->addr))
 			continue;
 		for (j = i + 1; j < vml.n_sym; j++)
 			if (vml.sym[j].addr > s->addr) {
-				end = vml.sym[j].addr < text_end ? vml.sym[j].addr : text_end;
+				end = vml.sym[j].addr < text_end
+					  ? vml.sym[j].addr
+					  : text_end;
 				break;
 			}
 		do_function(s->addr, end);
@@ -178,7 +190,8 @@ static int setup_env(void)
 		return -1;
 	henv_add_sym(&henv, a, KJIT_SYM_RETURN_THUNK, -1);
 	for (r = 0; r < 16; r++) {
-		snprintf(name, sizeof(name), "__x86_indirect_thunk_%s", thunk_regs[r]);
+		snprintf(name, sizeof(name), "__x86_indirect_thunk_%s",
+			 thunk_regs[r]);
 		if ((a = vml_sym(&vml, name)))
 			henv_add_sym(&henv, a, KJIT_SYM_INDIRECT_THUNK, r);
 	}
@@ -194,31 +207,42 @@ static void report(double secs)
 	double pct_code = code_blocks ? 100.0 * st.blocks_ok / code_blocks : 0;
 	int r;
 
-	printf("vmlinux sweep: %llu functions, %llu fully translated (%.2f%%)\n",
-	       (unsigned long long)st.fns, (unsigned long long)st.fns_ok,
-	       st.fns ? 100.0 * st.fns_ok / st.fns : 0);
-	printf("vmlinux sweep: %llu blocks, %llu translated (%.3f%%), %.2fs, %.0f blocks/s incl. verify\n",
-	       (unsigned long long)st.blocks, (unsigned long long)st.blocks_ok, pct, secs,
-	       st.blocks / secs);
-	printf("vmlinux sweep: expansion %.2fx (all bytes incl. stubs), inc/lahf/pushf %llu/%llu/%llu\n",
-	       (double)st.out_bytes / st.in_bytes, (unsigned long long)tr.stats.seq[KJIT_SEQ_INC],
+	printf(
+	    "vmlinux sweep: %llu functions, %llu fully translated (%.2f%%)\n",
+	    (unsigned long long)st.fns, (unsigned long long)st.fns_ok,
+	    st.fns ? 100.0 * st.fns_ok / st.fns : 0);
+	printf("vmlinux sweep: %llu blocks, %llu translated (%.3f%%), %.2fs, "
+	       "%.0f blocks/s incl. verify\n",
+	       (unsigned long long)st.blocks, (unsigned long long)st.blocks_ok,
+	       pct, secs, st.blocks / secs);
+	printf("vmlinux sweep: expansion %.2fx (all bytes incl. stubs), "
+	       "inc/lahf/pushf %llu/%llu/%llu\n",
+	       (double)st.out_bytes / st.in_bytes,
+	       (unsigned long long)tr.stats.seq[KJIT_SEQ_INC],
 	       (unsigned long long)tr.stats.seq[KJIT_SEQ_LAHF],
 	       (unsigned long long)tr.stats.seq[KJIT_SEQ_PUSHF]);
 	for (r = 1; r < KJIT_R_COUNT; r++)
 		if (st.reason[r])
-			printf("vmlinux sweep: refused %-16s %8llu (%.3f%% of blocks)\n",
-			       kjit_reason_name(r), (unsigned long long)st.reason[r],
+			printf("vmlinux sweep: refused %-16s %8llu (%.3f%% of "
+			       "blocks)\n",
+			       kjit_reason_name(r),
+			       (unsigned long long)st.reason[r],
 			       100.0 * st.reason[r] / st.blocks);
-	printf("vmlinux sweep: trap blocks starting with int3 %llu, ud2 (BUG/WARN) %llu, other %llu\n",
-	       (unsigned long long)st.trap_kind[0], (unsigned long long)st.trap_kind[1],
+	printf("vmlinux sweep: trap blocks starting with int3 %llu, ud2 "
+	       "(BUG/WARN) %llu, other %llu\n",
+	       (unsigned long long)st.trap_kind[0],
+	       (unsigned long long)st.trap_kind[1],
 	       (unsigned long long)st.trap_kind[2]);
-	printf("vmlinux sweep: %.3f%% of blocks that are not a lone trap (ud2/int3 must run at their own address)\n",
+	printf("vmlinux sweep: %.3f%% of blocks that are not a lone trap "
+	       "(ud2/int3 must run at their own address)\n",
 	       pct_code);
-	kt_check("jit.vmlinux.verify", st.vfy_fail == 0, "%llu blocks fail decode-back; first: %s",
+	kt_check("jit.vmlinux.verify", st.vfy_fail == 0,
+		 "%llu blocks fail decode-back; first: %s",
 		 (unsigned long long)st.vfy_fail, st.first_vfy);
-	kt_check("jit.vmlinux.coverage", pct_code >= TARGET_PCT && st.fns > 10000,
-		 "%.3f%% of %llu non-trap blocks translated, target %.0f%%", pct_code,
-		 (unsigned long long)code_blocks, TARGET_PCT);
+	kt_check("jit.vmlinux.coverage",
+		 pct_code >= TARGET_PCT && st.fns > 10000,
+		 "%.3f%% of %llu non-trap blocks translated, target %.0f%%",
+		 pct_code, (unsigned long long)code_blocks, TARGET_PCT);
 	kt_check("jit.vmlinux.coverage_raw", pct >= RAW_FLOOR_PCT,
 		 "%.3f%% of all %llu blocks translated, floor %.1f%%", pct,
 		 (unsigned long long)st.blocks, RAW_FLOOR_PCT);
@@ -235,19 +259,24 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		snprintf(path, sizeof(path), "%s", argv[1]);
 	if (stat(path, &sb)) {
-		/* no image at all is a SKIP; an image we failed to unpack is not */
+		/* no image at all is a SKIP; an image we failed to unpack is
+		 * not */
 		snprintf(err, sizeof(err), "%s/cache/kver", build);
 		if (stat(err, &sb))
-			kt_skip("jit.vmlinux.extract", "no kernel image in %s/cache", build);
+			kt_skip("jit.vmlinux.extract",
+				"no kernel image in %s/cache", build);
 		else
-			kt_fail("jit.vmlinux.extract", "%s missing (extract-vmlinux.sh failed?)", path);
+			kt_fail("jit.vmlinux.extract",
+				"%s missing (extract-vmlinux.sh failed?)",
+				path);
 		return kt_exit();
 	}
 	if (vml_open(&vml, path, err, sizeof(err)) || setup_env()) {
 		kt_fail("jit.vmlinux.kallsyms", "%s", err);
 		return kt_exit();
 	}
-	kt_pass("jit.vmlinux.kallsyms", "%zu symbols, %zu extable entries", vml.n_sym, vml.n_fixups);
+	kt_pass("jit.vmlinux.kallsyms", "%zu symbols, %zu extable entries",
+		vml.n_sym, vml.n_fixups);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	sweep();
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -19,7 +19,8 @@ struct dinsn {
 
 void vfy_init(struct vfy *v, const struct kjit_env *env)
 {
-	ZydisDecoderInit(&v->dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	ZydisDecoderInit(&v->dec, ZYDIS_MACHINE_MODE_LONG_64,
+			 ZYDIS_STACK_WIDTH_64);
 	v->env = env;
 	v->msg[0] = 0;
 }
@@ -30,9 +31,10 @@ static int dec_out(struct vfy *v, u64 a, struct dinsn *x)
 	u64 off = a - v->run;
 
 	if (a < v->run || off >= v->b->len)
-		return FAILF("decode outside block at +%#llx", (unsigned long long)off);
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&v->dec, v->buf + off, v->b->len - off,
-						 &x->i, x->op)))
+		return FAILF("decode outside block at +%#llx",
+			     (unsigned long long)off);
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(
+		&v->dec, v->buf + off, v->b->len - off, &x->i, x->op)))
 		return FAILF("emitted code does not decode at +%#llx",
 			     (unsigned long long)off);
 	x->addr = a;
@@ -43,7 +45,8 @@ static int abs_of(const struct dinsn *x, int k, u64 *out)
 {
 	ZyanU64 r;
 
-	if (!ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&x->i, &x->op[k], x->addr, &r)))
+	if (!ZYAN_SUCCESS(
+		ZydisCalcAbsoluteAddress(&x->i, &x->op[k], x->addr, &r)))
 		return -1;
 	*out = r;
 	return 0;
@@ -52,7 +55,8 @@ static int abs_of(const struct dinsn *x, int k, u64 *out)
 static int read_lit(struct vfy *v, u64 a, u64 *val)
 {
 	if (a < v->run || a + 8 > v->run + v->b->len)
-		return FAILF("literal %#llx outside block", (unsigned long long)a);
+		return FAILF("literal %#llx outside block",
+			     (unsigned long long)a);
 	memcpy(val, v->buf + (a - v->run), 8);
 	return 0;
 }
@@ -83,7 +87,8 @@ static int pushed_const(struct vfy *v, const struct dinsn *x, u64 *val)
 	u64 a;
 
 	if (x->i.mnemonic != ZYDIS_MNEMONIC_PUSH)
-		return FAILF("expected push at %#llx", (unsigned long long)x->addr);
+		return FAILF("expected push at %#llx",
+			     (unsigned long long)x->addr);
 	if (x->op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 		*val = (u64)x->op[0].imm.value.s;
 		return 0;
@@ -91,7 +96,8 @@ static int pushed_const(struct vfy *v, const struct dinsn *x, u64 *val)
 	if (x->op[0].type == ZYDIS_OPERAND_TYPE_MEMORY &&
 	    x->op[0].mem.base == ZYDIS_REGISTER_RIP && !abs_of(x, 0, &a))
 		return read_lit(v, a, val);
-	return FAILF("push of unexpected operand at %#llx", (unsigned long long)x->addr);
+	return FAILF("push of unexpected operand at %#llx",
+		     (unsigned long long)x->addr);
 }
 
 /* x must be `jmp dispatcher` (rel32 or via literal) */
@@ -100,12 +106,14 @@ static int check_dispatch_jmp(struct vfy *v, const struct dinsn *x)
 	u64 t;
 
 	if (x->i.mnemonic != ZYDIS_MNEMONIC_JMP || abs_of(x, 0, &t))
-		return FAILF("expected jmp to dispatcher at %#llx", (unsigned long long)x->addr);
+		return FAILF("expected jmp to dispatcher at %#llx",
+			     (unsigned long long)x->addr);
 	if (x->op[0].type == ZYDIS_OPERAND_TYPE_MEMORY && read_lit(v, t, &t))
 		return -1;
 	if (t != v->env->dispatch)
 		return FAILF("jmp at %#llx goes to %#llx, not the dispatcher",
-			     (unsigned long long)x->addr, (unsigned long long)t);
+			     (unsigned long long)x->addr,
+			     (unsigned long long)t);
 	return 0;
 }
 
@@ -121,56 +129,70 @@ static int check_exit_branch(struct vfy *v, const struct dinsn *x, u64 want)
 	if (x->i.raw.imm[0].size != 32 || ((v->run + field) & 3))
 		return FAILF("exit branch at %#llx: rel32 missing or unaligned",
 			     (unsigned long long)x->addr);
-	if (abs_of(x, 0, &stub) || dec_out(v, stub, &s) || pushed_const(v, &s, &val))
+	if (abs_of(x, 0, &stub) || dec_out(v, stub, &s) ||
+	    pushed_const(v, &s, &val))
 		return -1;
 	if (val != want)
 		return FAILF("exit at %#llx targets %#llx, want %#llx",
-			     (unsigned long long)x->addr, (unsigned long long)val,
-			     (unsigned long long)want);
+			     (unsigned long long)x->addr,
+			     (unsigned long long)val, (unsigned long long)want);
 	if (dec_out(v, stub + s.i.length, &s) || check_dispatch_jmp(v, &s))
 		return -1;
 	for (k = 0; k < v->b->n_exits; k++)
 		if (v->b->exit[k].kind == KJIT_EXIT_DIRECT &&
-		    v->b->exit[k].branch_off == field && v->b->exit[k].target == want)
+		    v->b->exit[k].branch_off == field &&
+		    v->b->exit[k].target == want)
 			return 0;
-	return FAILF("exit at %#llx not in exit table", (unsigned long long)x->addr);
+	return FAILF("exit at %#llx not in exit table",
+		     (unsigned long long)x->addr);
 }
 
-static bool same_mem(const ZydisDecodedOperand *a, u64 aa, const ZydisDecodedOperand *b,
-		     u64 ba, s64 disp_adj)
+static bool same_mem(const ZydisDecodedOperand *a, u64 aa,
+		     const ZydisDecodedOperand *b, u64 ba, s64 disp_adj)
 {
-	if (a->mem.base == ZYDIS_REGISTER_RIP || b->mem.base == ZYDIS_REGISTER_RIP)
+	if (a->mem.base == ZYDIS_REGISTER_RIP ||
+	    b->mem.base == ZYDIS_REGISTER_RIP)
 		return a->mem.base == b->mem.base && aa == ba;
 	return a->mem.base == b->mem.base && a->mem.index == b->mem.index &&
-	       a->mem.scale == b->mem.scale && a->mem.segment == b->mem.segment &&
+	       a->mem.scale == b->mem.scale &&
+	       a->mem.segment == b->mem.segment &&
 	       a->mem.disp.value + disp_adj == b->mem.disp.value;
 }
 
 /* Same instruction, same operands; RIP-relative by absolute address. */
-static int same_insn(struct vfy *v, const struct dinsn *o, const struct dinsn *t)
+static int same_insn(struct vfy *v, const struct dinsn *o,
+		     const struct dinsn *t)
 {
 	unsigned k;
 
 	if (o->i.mnemonic != t->i.mnemonic || o->i.length != t->i.length ||
 	    o->i.operand_count != t->i.operand_count)
-		return FAILF("copy of %#llx differs (mnemonic/length)", (unsigned long long)o->addr);
+		return FAILF("copy of %#llx differs (mnemonic/length)",
+			     (unsigned long long)o->addr);
 	for (k = 0; k < o->i.operand_count; k++) {
 		const ZydisDecodedOperand *a = &o->op[k], *b = &t->op[k];
 		u64 aa = 0, ba = 0;
 
 		if (a->type != b->type || a->size != b->size)
-			return FAILF("copy of %#llx: operand %u differs", (unsigned long long)o->addr, k);
-		if (a->type == ZYDIS_OPERAND_TYPE_REGISTER && a->reg.value != b->reg.value)
-			return FAILF("copy of %#llx: register differs", (unsigned long long)o->addr);
-		if (a->type == ZYDIS_OPERAND_TYPE_IMMEDIATE && a->imm.value.u != b->imm.value.u)
-			return FAILF("copy of %#llx: immediate differs", (unsigned long long)o->addr);
+			return FAILF("copy of %#llx: operand %u differs",
+				     (unsigned long long)o->addr, k);
+		if (a->type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    a->reg.value != b->reg.value)
+			return FAILF("copy of %#llx: register differs",
+				     (unsigned long long)o->addr);
+		if (a->type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+		    a->imm.value.u != b->imm.value.u)
+			return FAILF("copy of %#llx: immediate differs",
+				     (unsigned long long)o->addr);
 		if (a->type != ZYDIS_OPERAND_TYPE_MEMORY)
 			continue;
 		if (a->mem.base == ZYDIS_REGISTER_RIP)
 			abs_of(o, k, &aa), abs_of(t, k, &ba);
 		if (!same_mem(a, aa, b, ba, 0))
-			return FAILF("copy of %#llx: memory operand differs (%#llx vs %#llx)",
-				     (unsigned long long)o->addr, (unsigned long long)aa,
+			return FAILF("copy of %#llx: memory operand differs "
+				     "(%#llx vs %#llx)",
+				     (unsigned long long)o->addr,
+				     (unsigned long long)aa,
 				     (unsigned long long)ba);
 	}
 	return 0;
@@ -178,8 +200,10 @@ static int same_insn(struct vfy *v, const struct dinsn *o, const struct dinsn *t
 
 static int dec_orig(struct vfy *v, const struct kjit_insn *in, struct dinsn *o)
 {
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&v->dec, in->bytes, in->len, &o->i, o->op)))
-		return FAILF("original at %#llx does not decode", (unsigned long long)in->addr);
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&v->dec, in->bytes, in->len,
+						 &o->i, o->op)))
+		return FAILF("original at %#llx does not decode",
+			     (unsigned long long)in->addr);
 	o->addr = in->addr;
 	return 0;
 }
@@ -188,24 +212,36 @@ static int dec_orig(struct vfy *v, const struct kjit_insn *in, struct dinsn *o)
 static int check_entry(struct vfy *v, u64 end)
 {
 	static const ZydisMnemonic lahf_seq[] = {
-		ZYDIS_MNEMONIC_PUSH, ZYDIS_MNEMONIC_LAHF, ZYDIS_MNEMONIC_SETO,
-		ZYDIS_MNEMONIC_INC, ZYDIS_MNEMONIC_ADD, ZYDIS_MNEMONIC_SAHF,
-		ZYDIS_MNEMONIC_POP };
+	    ZYDIS_MNEMONIC_PUSH, ZYDIS_MNEMONIC_LAHF, ZYDIS_MNEMONIC_SETO,
+	    ZYDIS_MNEMONIC_INC,	 ZYDIS_MNEMONIC_ADD,  ZYDIS_MNEMONIC_SAHF,
+	    ZYDIS_MNEMONIC_POP};
 	static const ZydisMnemonic pushf_seq[] = {
-		ZYDIS_MNEMONIC_PUSHFQ, ZYDIS_MNEMONIC_INC, ZYDIS_MNEMONIC_POPFQ };
-	static const ZydisMnemonic inc_seq[] = { ZYDIS_MNEMONIC_INC };
+	    ZYDIS_MNEMONIC_PUSHFQ, ZYDIS_MNEMONIC_INC, ZYDIS_MNEMONIC_POPFQ};
+	static const ZydisMnemonic inc_seq[] = {ZYDIS_MNEMONIC_INC};
 	const ZydisMnemonic *seq = NULL;
 	unsigned n = 0, k;
 	u64 a = v->run;
 	struct dinsn x;
 
 	switch (v->b->seq) {
-	case KJIT_SEQ_NONE: n = 0; break;
-	case KJIT_SEQ_INC: seq = inc_seq; n = 1; break;
-	case KJIT_SEQ_LAHF: seq = lahf_seq; n = 7; break;
-	case KJIT_SEQ_PUSHF: seq = pushf_seq; n = 3; break;
+	case KJIT_SEQ_NONE:
+		n = 0;
+		break;
+	case KJIT_SEQ_INC:
+		seq = inc_seq;
+		n = 1;
+		break;
+	case KJIT_SEQ_LAHF:
+		seq = lahf_seq;
+		n = 7;
+		break;
+	case KJIT_SEQ_PUSHF:
+		seq = pushf_seq;
+		n = 3;
+		break;
 	}
-	if (v->b->seq == KJIT_SEQ_INC && (v->b->live_in & (KX86_FLAGS_ARITH & ~KX86_FLAG_CF)))
+	if (v->b->seq == KJIT_SEQ_INC &&
+	    (v->b->live_in & (KX86_FLAGS_ARITH & ~KX86_FLAG_CF)))
 		return FAILF("bare inc although flags %#x live", v->b->live_in);
 	for (k = 0; k < n; k++) {
 		if (dec_out(v, a, &x))
@@ -213,13 +249,15 @@ static int check_entry(struct vfy *v, u64 end)
 		if (x.i.mnemonic != seq[k])
 			return FAILF("entry sequence insn %u wrong", k);
 		if (seq[k] == ZYDIS_MNEMONIC_INC &&
-		    (x.op[0].type != ZYDIS_OPERAND_TYPE_MEMORY || x.op[0].size != 64))
+		    (x.op[0].type != ZYDIS_OPERAND_TYPE_MEMORY ||
+		     x.op[0].size != 64))
 			return FAILF("counter inc is not a qword memory inc");
 		a += x.i.length;
 	}
 	if (a != end)
 		return FAILF("entry sequence ends at +%llu, body at +%llu",
-			     (unsigned long long)(a - v->run), (unsigned long long)(end - v->run));
+			     (unsigned long long)(a - v->run),
+			     (unsigned long long)(end - v->run));
 	return 0;
 }
 
@@ -239,8 +277,8 @@ static bool is_loop(ZydisMnemonic m)
 }
 
 /* push of the indirect target: register, or same memory operand (+adj) */
-static int check_push_target(struct vfy *v, const struct dinsn *o, u64 a, int reg,
-			     s64 adj, u64 *next)
+static int check_push_target(struct vfy *v, const struct dinsn *o, u64 a,
+			     int reg, s64 adj, u64 *next)
 {
 	struct dinsn x;
 	u64 aa = 0, ba = 0;
@@ -252,20 +290,23 @@ static int check_push_target(struct vfy *v, const struct dinsn *o, u64 a, int re
 		return FAILF("indirect: no push of target");
 	if (reg >= 0)
 		return (x.op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
-			(int)x.op[0].reg.value == (int)ZYDIS_REGISTER_RAX + reg) ? 0 :
-			FAILF("indirect: pushes wrong register");
+			(int)x.op[0].reg.value == (int)ZYDIS_REGISTER_RAX + reg)
+			   ? 0
+			   : FAILF("indirect: pushes wrong register");
 	if (o->op[0].type == ZYDIS_OPERAND_TYPE_REGISTER)
 		return (x.op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
-			x.op[0].reg.value == o->op[0].reg.value) ? 0 :
-			FAILF("indirect: pushes wrong register");
+			x.op[0].reg.value == o->op[0].reg.value)
+			   ? 0
+			   : FAILF("indirect: pushes wrong register");
 	if (x.op[0].type != ZYDIS_OPERAND_TYPE_MEMORY)
 		return FAILF("indirect: push operand is not memory");
 	if (o->op[0].mem.base == ZYDIS_REGISTER_RIP)
 		abs_of(o, 0, &aa), abs_of(&x, 0, &ba);
 	if (o->op[0].mem.base != ZYDIS_REGISTER_RSP)
 		adj = 0;
-	return same_mem(&o->op[0], aa, &x.op[0], ba, adj) ? 0 :
-		FAILF("indirect: memory operand differs");
+	return same_mem(&o->op[0], aa, &x.op[0], ba, adj)
+		   ? 0
+		   : FAILF("indirect: memory operand differs");
 }
 
 /* classify a direct target through the environment */
@@ -274,9 +315,12 @@ static enum kjit_sym sym_of(struct vfy *v, u64 t, int *reg)
 	enum kjit_sym s;
 
 	*reg = -1;
-	s = v->env->classify ? v->env->classify(v->env->opaque, t, reg) : KJIT_SYM_NONE;
-	/* a thunk through %rsp (or a bad register) cannot exist: plain target */
-	if (s == KJIT_SYM_INDIRECT_THUNK && (*reg < 0 || *reg > 15 || *reg == 4))
+	s = v->env->classify ? v->env->classify(v->env->opaque, t, reg)
+			     : KJIT_SYM_NONE;
+	/* a thunk through %rsp (or a bad register) cannot exist: plain target
+	 */
+	if (s == KJIT_SYM_INDIRECT_THUNK &&
+	    (*reg < 0 || *reg > 15 || *reg == 4))
 		return KJIT_SYM_NONE;
 	return s;
 }
@@ -302,11 +346,13 @@ static int check_ret(struct vfy *v, const struct dinsn *o, u64 a)
 
 	if (n) {
 		if (dec_out(v, a, &x) || x.i.mnemonic != ZYDIS_MNEMONIC_POP ||
-		    x.op[0].mem.base != ZYDIS_REGISTER_RSP || x.op[0].mem.disp.value != n - 8)
+		    x.op[0].mem.base != ZYDIS_REGISTER_RSP ||
+		    x.op[0].mem.disp.value != n - 8)
 			return FAILF("ret imm: bad pop");
 		a += x.i.length;
 		if (dec_out(v, a, &x) || x.i.mnemonic != ZYDIS_MNEMONIC_LEA ||
-		    x.op[0].reg.value != ZYDIS_REGISTER_RSP || x.op[1].mem.disp.value != n - 8)
+		    x.op[0].reg.value != ZYDIS_REGISTER_RSP ||
+		    x.op[1].mem.disp.value != n - 8)
 			return FAILF("ret imm: bad lea");
 		a += x.i.length;
 	}
@@ -333,55 +379,67 @@ static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 	switch (o.i.meta.category) {
 	case ZYDIS_CATEGORY_COND_BR:
 		if (dec_skip_nops(v, a, &x) || x.i.mnemonic != o.i.mnemonic)
-			return FAILF("conditional branch %#llx not re-emitted", (unsigned long long)in->addr);
+			return FAILF("conditional branch %#llx not re-emitted",
+				     (unsigned long long)in->addr);
 		if (is_loop(o.i.mnemonic)) {
 			u64 over;
 
 			if (abs_of(&x, 0, &over))
 				return FAILF("loop target");
-			if (dec_skip_nops(v, x.addr + x.i.length, &x) || check_exit_branch(v, &x, fall))
+			if (dec_skip_nops(v, x.addr + x.i.length, &x) ||
+			    check_exit_branch(v, &x, fall))
 				return -1;
-			return dec_skip_nops(v, over, &x) || check_exit_branch(v, &x, t);
+			return dec_skip_nops(v, over, &x) ||
+			       check_exit_branch(v, &x, t);
 		}
 		if (check_exit_branch(v, &x, t))
 			return -1;
 		if (dec_skip_nops(v, x.addr + x.i.length, &x))
 			return -1;
-		return x.i.mnemonic != ZYDIS_MNEMONIC_JMP ? FAILF("jcc: no fallthrough jmp") :
-							    check_exit_branch(v, &x, fall);
+		return x.i.mnemonic != ZYDIS_MNEMONIC_JMP
+			   ? FAILF("jcc: no fallthrough jmp")
+			   : check_exit_branch(v, &x, fall);
 	case ZYDIS_CATEGORY_UNCOND_BR:
 		if (o.op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 			s = sym_of(v, t, &reg);
 			if (s == KJIT_SYM_RETURN_THUNK)
-				return dec_out(v, a, &x) || check_dispatch_jmp(v, &x);
+				return dec_out(v, a, &x) ||
+				       check_dispatch_jmp(v, &x);
 			if (s == KJIT_SYM_INDIRECT_THUNK)
-				return check_push_target(v, &o, a, reg, 0, &next) ||
-				       dec_out(v, next, &x) || check_dispatch_jmp(v, &x);
-			return dec_skip_nops(v, a, &x) || check_exit_branch(v, &x, t);
+				return check_push_target(v, &o, a, reg, 0,
+							 &next) ||
+				       dec_out(v, next, &x) ||
+				       check_dispatch_jmp(v, &x);
+			return dec_skip_nops(v, a, &x) ||
+			       check_exit_branch(v, &x, t);
 		}
-		return check_push_target(v, &o, a, -1, 0, &next) || dec_out(v, next, &x) ||
-		       check_dispatch_jmp(v, &x);
+		return check_push_target(v, &o, a, -1, 0, &next) ||
+		       dec_out(v, next, &x) || check_dispatch_jmp(v, &x);
 	case ZYDIS_CATEGORY_CALL:
 		if (check_call_ret_push(v, a, fall, &next))
 			return -1;
 		if (o.op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 			s = sym_of(v, t, &reg);
 			if (s == KJIT_SYM_INDIRECT_THUNK)
-				return check_push_target(v, &o, next, reg, 0, &next) ||
-				       dec_out(v, next, &x) || check_dispatch_jmp(v, &x);
-			return dec_skip_nops(v, next, &x) || check_exit_branch(v, &x, t);
+				return check_push_target(v, &o, next, reg, 0,
+							 &next) ||
+				       dec_out(v, next, &x) ||
+				       check_dispatch_jmp(v, &x);
+			return dec_skip_nops(v, next, &x) ||
+			       check_exit_branch(v, &x, t);
 		}
-		return check_push_target(v, &o, next, -1, 8, &next) || dec_out(v, next, &x) ||
-		       check_dispatch_jmp(v, &x);
+		return check_push_target(v, &o, next, -1, 8, &next) ||
+		       dec_out(v, next, &x) || check_dispatch_jmp(v, &x);
 	case ZYDIS_CATEGORY_RET:
 		return check_ret(v, &o, a);
 	default:
-		return FAILF("terminator %#llx has unexpected category", (unsigned long long)in->addr);
+		return FAILF("terminator %#llx has unexpected category",
+			     (unsigned long long)in->addr);
 	}
 }
 
-int vfy_block(struct vfy *v, const struct kjit_block_desc *d, const struct kjit_block *b,
-	      const u8 *buf, u64 run)
+int vfy_block(struct vfy *v, const struct kjit_block_desc *d,
+	      const struct kjit_block *b, const u8 *buf, u64 run)
 {
 	u64 a;
 	unsigned i, first = 0;
@@ -403,19 +461,24 @@ int vfy_block(struct vfy *v, const struct kjit_block_desc *d, const struct kjit_
 				return -1;
 			if (o.i.meta.category != ZYDIS_CATEGORY_CALL ||
 			    sym_of(v, orig_target(&o), &reg) != KJIT_SYM_FENTRY)
-				return FAILF("dropped insn at %#llx is not call __fentry__",
-					     (unsigned long long)d->insn[i].addr);
+				return FAILF(
+				    "dropped insn at %#llx is not call "
+				    "__fentry__",
+				    (unsigned long long)d->insn[i].addr);
 			continue;
 		}
 		if (run + b->insn_off[i] != a)
-			return FAILF("gap before copy of %#llx", (unsigned long long)d->insn[i].addr);
-		if (dec_orig(v, &d->insn[i], &o) || dec_out(v, a, &x) || same_insn(v, &o, &x))
+			return FAILF("gap before copy of %#llx",
+				     (unsigned long long)d->insn[i].addr);
+		if (dec_orig(v, &d->insn[i], &o) || dec_out(v, a, &x) ||
+		    same_insn(v, &o, &x))
 			return -1;
 		if (o.i.meta.category == ZYDIS_CATEGORY_COND_BR ||
 		    o.i.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
 		    o.i.meta.category == ZYDIS_CATEGORY_RET ||
 		    o.i.meta.category == ZYDIS_CATEGORY_CALL)
-			return FAILF("transfer at %#llx copied as body", (unsigned long long)o.addr);
+			return FAILF("transfer at %#llx copied as body",
+				     (unsigned long long)o.addr);
 		a += x.i.length;
 	}
 	if (run + b->insn_off[d->n - 1] != a)

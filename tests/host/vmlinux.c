@@ -18,15 +18,31 @@
 #include <unistd.h>
 #include "tests/host/vmlinux.h"
 
-static u16 rd16(const u8 *p) { u16 v; memcpy(&v, p, 2); return v; }
-static u32 rd32(const u8 *p) { u32 v; memcpy(&v, p, 4); return v; }
-static u64 rd64(const u8 *p) { u64 v; memcpy(&v, p, 8); return v; }
+static u16 rd16(const u8 *p)
+{
+	u16 v;
+	memcpy(&v, p, 2);
+	return v;
+}
+static u32 rd32(const u8 *p)
+{
+	u32 v;
+	memcpy(&v, p, 4);
+	return v;
+}
+static u64 rd64(const u8 *p)
+{
+	u64 v;
+	memcpy(&v, p, 8);
+	return v;
+}
 
 static const Elf64_Shdr *section(const struct vml *v, const char *want)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)v->data;
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)(v->data + eh->e_shoff);
-	const char *names = (const char *)v->data + sh[eh->e_shstrndx].sh_offset;
+	const char *names =
+	    (const char *)v->data + sh[eh->e_shstrndx].sh_offset;
 	int i;
 
 	for (i = 0; i < eh->e_shnum; i++)
@@ -49,10 +65,12 @@ static void load_fixups(struct vml *v)
 
 	if (!s)
 		return;
-	n = s->sh_size / 12; /* struct exception_table_entry { int insn, fixup, data; } */
+	n = s->sh_size /
+	    12; /* struct exception_table_entry { int insn, fixup, data; } */
 	v->fixups = calloc(n, sizeof(u64));
 	for (i = 0; i < n; i++)
-		v->fixups[i] = s->sh_addr + i * 12 + (s64)(s32)rd32(v->data + s->sh_offset + i * 12);
+		v->fixups[i] = s->sh_addr + i * 12 +
+			       (s64)(s32)rd32(v->data + s->sh_offset + i * 12);
 	qsort(v->fixups, n, sizeof(u64), cmp_u64);
 	v->n_fixups = n;
 }
@@ -60,13 +78,23 @@ static void load_fixups(struct vml *v)
 /* token table start (and index position) */
 static int find_tokens(const struct vml *v, size_t *table, size_t *index)
 {
-	static const char digits[] = "0\0" "1\0" "2\0" "3\0" "4\0" "5\0" "6\0" "7\0" "8\0" "9";
+	static const char digits[] = "0\0"
+				     "1\0"
+				     "2\0"
+				     "3\0"
+				     "4\0"
+				     "5\0"
+				     "6\0"
+				     "7\0"
+				     "8\0"
+				     "9";
 	const u8 *p = v->data, *end = v->data + v->size;
 
 	while ((p = memmem(p, end - p, digits, sizeof(digits))) != NULL) {
 		size_t d = p - v->data, q;
 
-		for (q = (d + 1) & ~1ul; q < d + 8192 && q + 512 < v->size; q += 2) {
+		for (q = (d + 1) & ~1ul; q < d + 8192 && q + 512 < v->size;
+		     q += 2) {
 			const u8 *ix = v->data + q;
 			size_t t;
 			int k, ok = rd16(ix) == 0;
@@ -97,7 +125,8 @@ static size_t expand(const struct vml *v, size_t p, size_t table, size_t index,
 	if (len & 0x80)
 		len = (len & 0x7f) | ((size_t)v->data[p++] << 7);
 	for (k = 0; k < len; k++) {
-		const char *t = (const char *)v->data + table + rd16(v->data + index + 2 * v->data[p + k]);
+		const char *t = (const char *)v->data + table +
+				rd16(v->data + index + 2 * v->data[p + k]);
 
 		while (*t && o + 1 < outlen)
 			out[o++] = *t++;
@@ -121,7 +150,8 @@ static int load_kallsyms(struct vml *v, char *err, size_t errlen)
 		u64 prev = 0;
 		int ok = 1;
 
-		if (rd64(v->data + rb) != v->text_addr || n < 1000 || n > 2000000 || rb < 4ul * n)
+		if (rd64(v->data + rb) != v->text_addr || n < 1000 ||
+		    n > 2000000 || rb < 4ul * n)
 			continue;
 		v->sym = calloc(n, sizeof(*v->sym));
 		for (i = 0; ok && i < n; i++) {
@@ -130,8 +160,10 @@ static int load_kallsyms(struct vml *v, char *err, size_t errlen)
 			p += expand(v, p, table, index, name, sizeof(name));
 			v->sym[i].type = name[0];
 			v->sym[i].name = strdup(name + 1);
-			v->sym[i].addr = off >= 0 ? (u64)off : v->text_addr - 1 - off;
-			ok = p < table && name[0] > ' ' && v->sym[i].addr >= prev;
+			v->sym[i].addr =
+			    off >= 0 ? (u64)off : v->text_addr - 1 - off;
+			ok = p < table && name[0] > ' ' &&
+			     v->sym[i].addr >= prev;
 			prev = v->sym[i].addr;
 		}
 		if (ok) {
