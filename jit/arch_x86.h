@@ -55,6 +55,7 @@ enum kx86_reg {
 /* Prefixes */
 #define KX86_PFX_OPSIZE 0x66 /* operand-size override */
 #define KX86_PFX_GS	0x65 /* %gs segment override */
+#define KX86_PFX_LOCK	0xf0 /* lock: atomic read-modify-write */
 #define KX86_REX	0x40 /* REX base; | W R X B below */
 #define KX86_REX_W	0x08
 #define KX86_REX_B	0x01

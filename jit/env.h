@@ -34,6 +34,10 @@ enum kjit_mem_mode {
 struct kjit_mem {
 	enum kjit_mem_mode mode;
 	u64 addr;
+	/* Emit the increment with a lock prefix: needed when another CPU may
+	 * increment the same counter, e.g. per-CPU caches whose code a migrated
+	 * task can keep running on another CPU (kmod/env.c). */
+	bool lock;
 };
 
 enum kjit_counter_kind {

@@ -13,6 +13,8 @@
 enum kjit_reason kjit_emit_inc_mem(struct kjit_emit *e,
 				   const struct kjit_mem *mem)
 {
+	if (mem->lock)
+		kjit_emit_u8(e, KX86_PFX_LOCK);
 	if (mem->mode == KJIT_MEM_RIPREL) {
 		kjit_emit_u8(e, KX86_REX | KX86_REX_W); /* incq disp32(%rip) */
 		kjit_emit_u8(e, KX86_OP_GRP5);
@@ -71,7 +73,7 @@ static enum kjit_reason count_block(struct kjit_translator *tr,
 				    struct kjit_block *blk)
 {
 	const struct kjit_env *env = tr->env;
-	struct kjit_mem m;
+	struct kjit_mem m = { 0 };
 	bool live = tr->cfg.force_live || (pi->live & KX86_FLAGS_INC_CLOBBER);
 
 	if (pi->point != KJIT_POINT_ENTRY)

@@ -338,6 +338,13 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm,
 		     KJIT_SYM_INDIRECT_THUNK, 11);
 	for (i = 0; i < corpus_n_cases && i < MAX_CASES; i++)
 		run_case(mode, &corpus_cases[i], &steps);
+	if (link) { /* the results above were obtained through patched exits */
+		char name[96];
+
+		snprintf(name, sizeof(name), "jit.diff.%s.linked", mode);
+		kt_check(name, cache.links > cache.n_blk / 2, "only %u exits linked",
+			 cache.links);
+	}
 	printf("mode %s: %u blocks, %u links, %ld oracle steps, seq "
 	       "inc/lahf/pushf %llu/%llu/%llu\n",
 	       mode, cache.n_blk, cache.links, steps,
