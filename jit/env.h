@@ -51,7 +51,11 @@ struct kjit_env {
 	 * number of bytes copied (0: nothing readable). */
 	size_t (*read_code)(void *opaque, u64 addr, u8 *buf, size_t len);
 	/* Classify a direct branch/call target. For KJIT_SYM_INDIRECT_THUNK set
-	 * *reg to the register number (0 = rax .. 15 = r15). Optional. */
+	 * *reg to the register number (0 = rax .. 15 = r15). Optional.
+	 * KJIT_SYM_FENTRY should also be returned for ftrace's trampolines
+	 * (ftrace_caller, ftrace_regs_caller, ops trampolines): a traced
+	 * function's fentry site calls one of them at run time, and the cache
+	 * must never re-enter ftrace. */
 	enum kjit_sym (*classify)(void *opaque, u64 target, int *reg);
 	/* True if the instruction at @addr has an exception-table fixup (it may
 	 * only fault at its original address). Optional. */

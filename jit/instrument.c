@@ -73,7 +73,7 @@ static enum kjit_reason count_block(struct kjit_translator *tr,
 				    struct kjit_block *blk)
 {
 	const struct kjit_env *env = tr->env;
-	struct kjit_mem m = { 0 };
+	struct kjit_mem m = {0};
 	bool live = tr->cfg.force_live || (pi->live & KX86_FLAGS_INC_CLOBBER);
 
 	if (pi->point != KJIT_POINT_ENTRY)

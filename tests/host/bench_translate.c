@@ -10,6 +10,10 @@
  *    loop from an executable mapping and reports ns per execution, the
  *    measurement behind the default choice of cfg.live_seq.
  *
+ * 3. Runs a few corpus functions natively and translated (linked, block
+ *    counting on) and reports ns per call: the run-time cost of counting
+ *    and of looking every return up in the dispatcher (design (a)).
+ *
  * Usage: bench_translate [vmlinux]   (default $BUILD/host/vmlinux)
  */
 #define _GNU_SOURCE
@@ -23,6 +27,8 @@
 #include "jit/emit.h"
 #include "tests/host/host_env.h"
 #include "tests/host/vmlinux.h"
+#include "tests/host/corpus.h"
+#include "tests/host/host_cache.h"
 
 #define RUN_BASE   0xffffffffc0000000ull
 #define MAX_BLOCKS (2u << 20)
@@ -217,15 +223,73 @@ static void bench_sequences(void)
 	       inc - base, lahf - base, pushf - base, base);
 }
 
+static struct hc cache;
+
+/* map the code cache first: it needs a fixed low address */
+static int bench_run_init(void)
+{
+	if (hc_init(&cache, (u64)(uintptr_t)__start_kjit_corpus,
+		    (u64)(uintptr_t)__stop_kjit_corpus, KJIT_MEM_ABS32, NULL,
+		    true)) {
+		perror("bench.run: code cache");
+		return -1;
+	}
+	return 0;
+}
+
+static void bench_run(void)
+{
+	static const char *const which[] = {"fib", "loop", "switch", "fnptr",
+					    "twojcc"};
+	long n = 200000, i;
+	unsigned k, c;
+
+	hc_cur = &cache;
+	for (k = 0; k < KJIT_ARRAY_SIZE(which); k++) {
+		corpus_fn f = NULL, t;
+		double tn, tt;
+		volatile long sink = 0;
+
+		for (c = 0; c < corpus_n_cases; c++)
+			if (!strcmp(corpus_cases[c].name, which[k]))
+				f = corpus_cases[c].fn;
+		if (!f)
+			continue;
+		corpus_reset();
+		t = (corpus_fn)(uintptr_t)hc_lookup(&cache, (u64)(uintptr_t)f);
+		for (i = 0; i < 1000; i++) /* translate and link everything */
+			sink += t(i, 7);
+		tn = now();
+		for (i = 0; i < n; i++)
+			sink += f(i & 1023, 7);
+		tn = now() - tn;
+		cache.lookups = 0;
+		tt = now();
+		for (i = 0; i < n; i++)
+			sink += t(i & 1023, 7);
+		tt = now() - tt;
+		printf("bench.run: %-7s native %7.1f ns/call, translated %7.1f "
+		       "ns/call (%.2fx), "
+		       "%.1f dispatches/call, %.1f ns extra per dispatch\n",
+		       which[k], tn * 1e9 / n, tt * 1e9 / n, tt / tn,
+		       (double)cache.lookups / n,
+		       cache.lookups ? (tt - tn) * 1e9 / cache.lookups : 0.0);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *build = getenv("BUILD") ? getenv("BUILD") : "build";
 	char path[512];
+
+	int run_ok = bench_run_init() == 0;
 
 	snprintf(path, sizeof(path), "%s/host/vmlinux", build);
 	if (setup(argc > 1 ? argv[1] : path))
 		return 1;
 	bench_translate();
 	bench_sequences();
+	if (run_ok)
+		bench_run();
 	return 0;
 }

@@ -74,5 +74,6 @@ $(HT_DIR)/run_fuzz: $(HT_DIR)/run_fuzz.o $(HT_DIR)/vmlinux.o | $(HT_DIR)/fuzz_tr
 # Benchmark (not a test): `$(BUILD)/host/bench_translate [vmlinux]`.
 HOST_BENCH := $(HT_DIR)/bench_translate
 $(HT_DIR)/bench_translate: $(HT_DIR)/bench_translate.o $(HT_DIR)/vmlinux.o \
-		$(HT_DIR)/host_env.o $(HT_DIR)/libkjit.a | $(HT_DIR)/vmlinux
+		$(HT_DIR)/host_cache.o $(HT_DIR)/corpus.o $(HT_COMMON) \
+		$(HT_DIR)/libkjit.a | $(HT_DIR)/vmlinux
 	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o %.a,$^) $(HT_LIBS)

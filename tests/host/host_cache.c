@@ -13,27 +13,34 @@ struct hc *hc_cur;
 static u64 hc_ctr[HENV_MAX_CTRS], hc_key[HENV_MAX_CTRS];
 
 /* Dispatcher: see jit/exit.h for the contract. 9 saved GPRs + flags put
- * the target slot at 80(%rsp). fxsave keeps SSE state for the C side. */
+ * the target slot at 80(%rsp) (88(%rbp) once rbp is pushed). The fast path
+ * (hit in the block table) is integer-only C; only a miss, which may
+ * translate and so run Zydis and libc, saves the FP/SSE state (fxsave). */
 __asm__(".text\n.globl host_dispatch\nhost_dispatch:\n"
 	"  pushfq\n push %rax\n push %rcx\n push %rdx\n push %rsi\n push %rdi\n"
 	"  push %r8\n push %r9\n push %r10\n push %r11\n"
 	"  cld\n"
-	"  mov 80(%rsp),%rsi\n mov hc_cur(%rip),%rdi\n"
-	"  push %rbp\n mov %rsp,%rbp\n and $-64,%rsp\n sub $512,%rsp\n"
-	"  fxsave64 (%rsp)\n call hc_lookup\n fxrstor64 (%rsp)\n"
-	"  mov %rbp,%rsp\n pop %rbp\n"
+	"  push %rbp\n mov %rsp,%rbp\n and $-64,%rsp\n"
+	"  mov 88(%rbp),%rsi\n mov hc_cur(%rip),%rdi\n call hc_lookup_fast\n"
+	"  test %rax,%rax\n jnz 1f\n"
+	"  sub $512,%rsp\n fxsave64 (%rsp)\n"
+	"  mov 88(%rbp),%rsi\n mov hc_cur(%rip),%rdi\n call hc_lookup\n"
+	"  fxrstor64 (%rsp)\n"
+	"1: mov %rbp,%rsp\n pop %rbp\n"
 	"  mov %rax,80(%rsp)\n"
 	"  pop %r11\n pop %r10\n pop %r9\n pop %r8\n pop %rdi\n pop %rsi\n"
 	"  pop %rdx\n pop %rcx\n pop %rax\n popfq\n"
 	"  ret\n");
 
-static unsigned hslot(u64 a)
+#define GPR_ONLY __attribute__((target("general-regs-only")))
+
+GPR_ONLY static unsigned hslot(u64 a)
 {
 	return (unsigned)((a * 0x9e3779b97f4a7c15ull) >> 40) %
 	       (HC_MAX_BLOCKS * 2);
 }
 
-struct hc_block *hc_find(struct hc *c, u64 orig)
+GPR_ONLY struct hc_block *hc_find(struct hc *c, u64 orig)
 {
 	unsigned i;
 
@@ -87,10 +94,30 @@ static void link_new(struct hc *c, struct hc_block *nb)
 				link_exit(c, &c->blk[i], x, nb->run);
 }
 
+/* Dispatcher fast path: the translation of @orig, or 0 (slow path). */
+GPR_ONLY u64 hc_lookup_fast(struct hc *c, u64 orig);
+GPR_ONLY u64 hc_lookup_fast(struct hc *c, u64 orig)
+{
+	struct hc_block *b;
+
+	if (orig < c->lo || orig >= c->hi) { /* not ours: continue natively */
+		c->lookups++;
+		return orig;
+	}
+	b = hc_find(c, orig);
+	if (!b)
+		return 0;
+	c->lookups++;
+	return b->run;
+}
+
 u64 hc_lookup(struct hc *c, u64 orig)
 {
-	struct hc_block *b = hc_find(c, orig);
+	struct hc_block *b;
 	u64 run;
+
+	c->lookups++;
+	b = hc_find(c, orig);
 	const struct kjit_block_desc *d;
 	enum kjit_reason r;
 

@@ -38,6 +38,7 @@ struct hc {
 	unsigned n_blk;
 	int hash[HC_MAX_BLOCKS * 2];
 	unsigned refusals, links;
+	u64 lookups;	/* dispatcher entries */
 	struct vfy vfy; /* every new block is decode-back verified */
 	unsigned vfy_failed;
 	char vfy_msg[300];

@@ -342,8 +342,8 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm,
 		char name[96];
 
 		snprintf(name, sizeof(name), "jit.diff.%s.linked", mode);
-		kt_check(name, cache.links > cache.n_blk / 2, "only %u exits linked",
-			 cache.links);
+		kt_check(name, cache.links > cache.n_blk / 2,
+			 "only %u exits linked", cache.links);
 	}
 	printf("mode %s: %u blocks, %u links, %ld oracle steps, seq "
 	       "inc/lahf/pushf %llu/%llu/%llu\n",
