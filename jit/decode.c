@@ -165,6 +165,11 @@ static enum kjit_reason classify_branch(struct kjit_translator *tr,
 	u8 op = zi->opcode;
 
 	*done = true;
+	if (zi->encoding != ZYDIS_INSTRUCTION_ENCODING_LEGACY) {
+		*done =
+		    false; /* VEX/EVEX/MVEX/XOP: not a legacy branch opcode */
+		return KJIT_OK;
+	}
 	if (zi->opcode_map == ZYDIS_OPCODE_MAP_0F &&
 	    (op & 0xf0) == KX86_OP2_JCC32)
 		return classify_direct(tr, zi, in, KJIT_I_JCC);

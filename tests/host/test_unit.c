@@ -181,6 +181,8 @@ static const struct {
     {"jit.refuse.call_rsp", "ff1424", KJIT_R_RSP_CALL},
     {"jit.refuse.retw", "66c3", KJIT_R_OPSIZE_BRANCH},
     {"jit.refuse.eip_relative", "678b0500010000", KJIT_R_EIP_RELATIVE},
+    /* KNC jkzd (VEX map 0, opcode 0x74): not a legacy jz (fuzzer find) */
+    {"jit.refuse.vex_branch", "c400407455", KJIT_R_DECODE},
 };
 
 static void test_refusals(void)
