@@ -8,9 +8,35 @@
 #include "jit/exit.h"
 #include "jit/translate.h"
 #include "jit/arch_x86.h"
+#include "jit/instrument.h"
+#include "jit/liveness.h"
 
 static const u8 op_jmp32[] = {KX86_OP_JMP32};
 
+/* Direct exit number blk->n_exits to @target: the exit instrumentation
+ * point (flags liveness taken at the target), then the patchable branch. */
+static enum kjit_reason emit_exit(struct kjit_translator *tr,
+				  struct kjit_emit *e, struct kjit_block *blk,
+				  const u8 *op, unsigned oplen, u64 target)
+{
+	struct kjit_point_info pi = {KJIT_POINT_EXIT, blk->orig, blk->n_exits,
+				     0};
+	enum kjit_reason r;
+
+	if (kjit_instrument_wants(tr, KJIT_POINT_EXIT)) {
+		pi.live = kjit_live_at(tr, target, tr->cfg.live_depth);
+		r = kjit_instrument_point(tr, e, &pi, blk);
+		if (r)
+			return r;
+	}
+	return kjit_exit_branch(e, blk, op, oplen, target);
+}
+
+/* jcc T. Without exit instrumentation: jcc rel32 -> exit0; jmp -> exit1.
+ * With it, each edge needs its own hot path:
+ *   j!cc skip; <exit0 point>; jmp -> exit0(T); skip: <exit1 point>; jmp ->
+ * exit1
+ */
 static enum kjit_reason emit_jcc(struct kjit_translator *tr,
 				 struct kjit_emit *e,
 				 const struct kjit_insn *in,
@@ -18,12 +44,26 @@ static enum kjit_reason emit_jcc(struct kjit_translator *tr,
 {
 	/* rel8 (70+cc) and rel32 (0f 80+cc) both keep cc in the byte before rel
 	 */
-	u8 op[2] = {KX86_OP_ESC,
-		    (u8)(KX86_OP2_JCC32 | (in->bytes[in->rel_off - 1] & 0xf))};
-	enum kjit_reason r = kjit_exit_branch(e, blk, op, 2, in->target);
+	u8 cc = in->bytes[in->rel_off - 1] & 0xf;
+	u8 op[2] = {KX86_OP_ESC, (u8)(KX86_OP2_JCC32 | cc)};
+	enum kjit_reason r;
+	u32 skip;
 
-	return r ? r
-		 : kjit_exit_branch(e, blk, op_jmp32, 1, in->addr + in->len);
+	if (!kjit_instrument_wants(tr, KJIT_POINT_EXIT)) {
+		r = kjit_exit_branch(e, blk, op, 2, in->target);
+		return r ? r
+			 : kjit_exit_branch(e, blk, op_jmp32, 1,
+					    in->addr + in->len);
+	}
+	kjit_emit_u8(e, KX86_OP_ESC); /* j!cc rel32 -> skip */
+	kjit_emit_u8(e, (u8)(KX86_OP2_JCC32 | (cc ^ 1)));
+	skip = e->pos;
+	kjit_emit_u32(e, 0);
+	r = emit_exit(tr, e, blk, op_jmp32, 1, in->target);
+	if (r)
+		return r;
+	kjit_emit_put32(e, skip, e->pos - (skip + 4));
+	return emit_exit(tr, e, blk, op_jmp32, 1, in->addr + in->len);
 }
 
 static enum kjit_reason emit_jmp(struct kjit_translator *tr,
@@ -31,7 +71,7 @@ static enum kjit_reason emit_jmp(struct kjit_translator *tr,
 				 const struct kjit_insn *in,
 				 struct kjit_block *blk)
 {
-	return kjit_exit_branch(e, blk, op_jmp32, 1, in->target);
+	return emit_exit(tr, e, blk, op_jmp32, 1, in->target);
 }
 
 /* loop L -> [prefixes] e0..e3 rel8=+over; jmp exit(fall); over: jmp exit(T) */
@@ -49,7 +89,7 @@ static enum kjit_reason emit_loop(struct kjit_translator *tr,
 		kjit_emit_u8(e, in->bytes[i]);
 	rel8_at = e->pos;
 	kjit_emit_u8(e, 0);
-	r = kjit_exit_branch(e, blk, op_jmp32, 1, in->addr + in->len);
+	r = emit_exit(tr, e, blk, op_jmp32, 1, in->addr + in->len);
 	if (r)
 		return r;
 	d = (s64)e->pos - (rel8_at + 1);
@@ -57,7 +97,7 @@ static enum kjit_reason emit_loop(struct kjit_translator *tr,
 		return KJIT_R_BRANCH_FAR;
 	if (rel8_at < e->cap)
 		e->buf[rel8_at] = (u8)d;
-	return kjit_exit_branch(e, blk, op_jmp32, 1, in->target);
+	return emit_exit(tr, e, blk, op_jmp32, 1, in->target);
 }
 
 static enum kjit_reason emit_call(struct kjit_translator *tr,
@@ -67,7 +107,7 @@ static enum kjit_reason emit_call(struct kjit_translator *tr,
 {
 	enum kjit_reason r = kjit_emit_push_const(e, in->addr + in->len);
 
-	return r ? r : kjit_exit_branch(e, blk, op_jmp32, 1, in->target);
+	return r ? r : emit_exit(tr, e, blk, op_jmp32, 1, in->target);
 }
 
 static enum kjit_reason emit_ret(struct kjit_translator *tr,
@@ -202,8 +242,7 @@ static enum kjit_reason emit_native_call(struct kjit_translator *tr,
 		r = emit_op_rel32(e, KX86_OP_CALL32, in->target);
 	else
 		r = kjit_emit_copy(e, in);
-	return r ? r
-		 : kjit_exit_branch(e, blk, op_jmp32, 1, in->addr + in->len);
+	return r ? r : emit_exit(tr, e, blk, op_jmp32, 1, in->addr + in->len);
 }
 
 static enum kjit_reason emit_native_ret(struct kjit_translator *tr,

@@ -16,6 +16,9 @@
  *   call *X      ->  push $R; push X'; jmp dispatcher (X' = X, +8 if rsp-based)
  *
  * (push $R is `push imm32` when R sign-extends, else push [rip+lit]).
+ * With exit instrumentation (edge counts) each direct exit gets its point
+ * just before its branch, and jcc becomes
+ *   j!cc skip; <edge T>; jmp -> exit0(T); skip: <edge fall>; jmp -> exit1(fall)
  *
  * Invariants: no sequence touches a register or flag the original would
  * not; every direct exit is created with kjit_exit_branch().

@@ -67,40 +67,71 @@ static enum kjit_reason emit_inc_pushf(struct kjit_emit *e,
 	return r;
 }
 
-static enum kjit_reason count_block(struct kjit_translator *tr,
-				    struct kjit_emit *e,
-				    const struct kjit_point_info *pi,
-				    struct kjit_block *blk)
+/* One counter increment, flags-safe when @pi says they are live. */
+static enum kjit_reason emit_count(struct kjit_translator *tr,
+				   struct kjit_emit *e,
+				   const struct kjit_point_info *pi,
+				   enum kjit_counter_kind kind, u8 *seq)
 {
 	const struct kjit_env *env = tr->env;
-	struct kjit_mem m = {0};
+	struct kjit_mem m = {KJIT_MEM_GS, 0, false}; /* env fills it */
 	bool live = tr->cfg.force_live || (pi->live & KX86_FLAGS_INC_CLOBBER);
 
-	if (pi->point != KJIT_POINT_ENTRY)
-		return KJIT_OK;
 	if (!env->counter ||
-	    !env->counter(env->opaque, pi->block, KJIT_CTR_BLOCK, 0, &m))
+	    !env->counter(env->opaque, pi->block, kind, pi->exit, &m))
 		return KJIT_R_COUNTER;
 	if (!live) {
-		blk->seq = KJIT_SEQ_INC;
+		*seq = KJIT_SEQ_INC;
 		return kjit_emit_inc_mem(e, &m);
 	}
-	blk->seq = tr->cfg.live_seq;
+	*seq = tr->cfg.live_seq;
 	if (tr->cfg.live_seq == KJIT_SEQ_PUSHF)
 		return emit_inc_pushf(e, &m);
 	return emit_inc_lahf(e, &m);
 }
 
+static enum kjit_reason count_block(struct kjit_translator *tr,
+				    struct kjit_emit *e,
+				    const struct kjit_point_info *pi,
+				    struct kjit_block *blk)
+{
+	return emit_count(tr, e, pi, KJIT_CTR_BLOCK, &blk->seq);
+}
+
+static enum kjit_reason count_edge(struct kjit_translator *tr,
+				   struct kjit_emit *e,
+				   const struct kjit_point_info *pi,
+				   struct kjit_block *blk)
+{
+	u8 seq;
+
+	return emit_count(tr, e, pi, KJIT_CTR_EDGE, &seq);
+}
+
 static const struct {
 	const char *name;
 	unsigned bit;
+	unsigned points; /* 1 << enum kjit_point */
 	enum kjit_reason (*emit)(struct kjit_translator *tr,
 				 struct kjit_emit *e,
 				 const struct kjit_point_info *pi,
 				 struct kjit_block *blk);
 } instrumentations[] = {
-    {"block_count", KJIT_INSTR_BLOCK_COUNT, count_block},
+    {"block_count", KJIT_INSTR_BLOCK_COUNT, 1u << KJIT_POINT_ENTRY,
+     count_block},
+    {"edge_count", KJIT_INSTR_EDGE_COUNT, 1u << KJIT_POINT_EXIT, count_edge},
 };
+
+bool kjit_instrument_wants(const struct kjit_translator *tr, enum kjit_point p)
+{
+	unsigned i;
+
+	for (i = 0; i < KJIT_ARRAY_SIZE(instrumentations); i++)
+		if ((tr->cfg.instr & instrumentations[i].bit) &&
+		    (instrumentations[i].points & (1u << p)))
+			return true;
+	return false;
+}
 
 enum kjit_reason kjit_instrument_point(struct kjit_translator *tr,
 				       struct kjit_emit *e,
@@ -111,7 +142,8 @@ enum kjit_reason kjit_instrument_point(struct kjit_translator *tr,
 	unsigned i;
 
 	for (i = 0; i < KJIT_ARRAY_SIZE(instrumentations); i++) {
-		if (!(tr->cfg.instr & instrumentations[i].bit))
+		if (!(tr->cfg.instr & instrumentations[i].bit) ||
+		    !(instrumentations[i].points & (1u << pi->point)))
 			continue;
 		r = instrumentations[i].emit(tr, e, pi, blk);
 		if (r)

@@ -2,10 +2,10 @@
  *
  * The translator calls kjit_instrument_point() at every instrumentation
  * point of a block; each enabled instrumentation (a table entry in
- * instrument.c) may emit code there. Today: KJIT_POINT_ENTRY with block
- * counting. Edge counts are meant to hook KJIT_POINT_EXIT (emitted on the
- * hot path just before an exit branch, see flow.c), and per-function cycle
- * timing both points, without changing the translator.
+ * instrument.c) may emit code there: block counting at KJIT_POINT_ENTRY,
+ * edge counting at KJIT_POINT_EXIT (on the hot path just before each
+ * direct exit branch, see flow.c). Per-function cycle timing would hook
+ * both points the same way, without changing the translator.
  *
  * Invariants:
  *  - Inserted code preserves every register, and every arithmetic flag in
@@ -44,6 +44,10 @@ enum kjit_reason kjit_instrument_point(struct kjit_translator *tr,
 				       struct kjit_emit *e,
 				       const struct kjit_point_info *pi,
 				       struct kjit_block *blk);
+
+/* True if some enabled instrumentation emits code at points of kind @p
+ * (the terminator layout depends on it for KJIT_POINT_EXIT). */
+bool kjit_instrument_wants(const struct kjit_translator *tr, enum kjit_point p);
 
 /* Emit `incq` of @mem (the counter operand), flags clobbered: OF SF ZF AF PF.
  */

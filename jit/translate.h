@@ -50,6 +50,7 @@ enum kjit_flagsave {
 
 /* Instrumentation selection (bits). */
 #define KJIT_INSTR_BLOCK_COUNT (1u << 0)
+#define KJIT_INSTR_EDGE_COUNT  (1u << 1) /* per direct exit, on the hot path */
 
 struct kjit_config {
 	unsigned instr; /* KJIT_INSTR_* (default: block count) */

@@ -69,6 +69,12 @@ static u64 *slot_of(struct henv *h, u64 block, bool add)
 	}
 }
 
+/* host test addresses are below 2^47: the exit number goes above them */
+static u64 edge_key(u64 block, unsigned exit)
+{
+	return block ^ ((u64)(exit + 1) << 52);
+}
+
 static bool h_counter(void *o, u64 block, enum kjit_counter_kind kind,
 		      unsigned exit, struct kjit_mem *out)
 {
@@ -76,16 +82,28 @@ static bool h_counter(void *o, u64 block, enum kjit_counter_kind kind,
 	u64 *c;
 
 	out->mode = h->ctr_mode;
+	out->lock = h->ctr_lock;
 	if (h->ctr_mode == KJIT_MEM_GS) {
 		out->addr =
 		    0x10000 + (block & 0xfff8); /* fake per-CPU offset */
 		return true;
 	}
-	c = slot_of(h, block, true);
+	if (!h->ctr) { /* no storage: fake, distinct, never-dereferenced */
+		out->addr = h->fake_ctr_base + ((block & 0xfffff) << 4) +
+			    (kind == KJIT_CTR_EDGE ? 8 * (exit + 1) : 0);
+		return true;
+	}
+	c = slot_of(h, kind == KJIT_CTR_EDGE ? edge_key(block, exit) : block,
+		    true);
 	if (!c)
 		return false;
 	out->addr = (u64)(uintptr_t)c;
 	return true;
+}
+
+u64 *henv_edge_counter_of(struct henv *h, u64 block, unsigned exit)
+{
+	return h->ctr ? slot_of(h, edge_key(block, exit), false) : NULL;
 }
 
 u64 *henv_counter_of(struct henv *h, u64 block)

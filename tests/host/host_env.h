@@ -30,8 +30,10 @@ struct henv {
 	const u64 *fixups; /* sorted */
 	size_t n_fixups;
 	enum kjit_mem_mode ctr_mode;
-	u64 *ctr;     /* HENV_MAX_CTRS counters (ABS32/RIPREL modes) */
-	u64 *ctr_key; /* block address of each counter, 0 = free (hash) */
+	bool ctr_lock;	   /* ask for `lock incq` */
+	u64 fake_ctr_base; /* ABS32/RIPREL without storage: fake addresses */
+	u64 *ctr;	   /* HENV_MAX_CTRS counters (ABS32/RIPREL modes) */
+	u64 *ctr_key;	   /* block address of each counter, 0 = free (hash) */
 	unsigned n_ctr;
 };
 
@@ -42,5 +44,7 @@ void henv_add_region(struct henv *h, u64 addr, const void *ptr, u64 size);
 void henv_add_sym(struct henv *h, u64 addr, enum kjit_sym kind, int reg);
 /* Counter of @block_addr, or NULL if it has none. */
 u64 *henv_counter_of(struct henv *h, u64 block_addr);
+/* Edge counter of exit @exit of @block_addr, or NULL. */
+u64 *henv_edge_counter_of(struct henv *h, u64 block_addr, unsigned exit);
 
 #endif

@@ -75,6 +75,9 @@ struct omap {
 	u64 end[OMAP_MAX]; /* transfer that ends the straight line from addr */
 	unsigned n;
 	bool valid;
+	u64 prev; /* last block start, for edges */
+	u64 e_from[OMAP_MAX], e_to[OMAP_MAX], e_count[OMAP_MAX];
+	unsigned ne;
 };
 
 static unsigned omap_idx(struct omap *m, u64 a)
@@ -90,6 +93,31 @@ static unsigned omap_idx(struct omap *m, u64 a)
 	return m->n++;
 }
 
+static void oracle_edge(struct omap *m, u64 from, u64 to)
+{
+	unsigned i;
+
+	for (i = 0; i < m->ne; i++)
+		if (m->e_from[i] == from && m->e_to[i] == to) {
+			m->e_count[i]++;
+			return;
+		}
+	if (m->ne < OMAP_MAX) {
+		m->e_from[m->ne] = from, m->e_to[m->ne] = to;
+		m->e_count[m->ne++] = 1;
+	}
+}
+
+static u64 oracle_edge_count(const struct omap *m, u64 from, u64 to)
+{
+	unsigned i;
+
+	for (i = 0; i < m->ne; i++)
+		if (m->e_from[i] == from && m->e_to[i] == to)
+			return m->e_count[i];
+	return 0;
+}
+
 static void oracle_step(struct omap *m, u64 rip, int *prev_ct, int *first,
 			u64 *seg)
 {
@@ -103,6 +131,9 @@ static void oracle_step(struct omap *m, u64 rip, int *prev_ct, int *first,
 		unsigned i = omap_idx(m, rip);
 
 		m->count[i]++;
+		if (m->prev)
+			oracle_edge(m, m->prev, rip);
+		m->prev = rip;
 		*seg = rip;
 		*first = 0;
 	}
@@ -136,6 +167,8 @@ static long oracle_run(corpus_fn f, long a, long b, struct omap *m)
 	}
 	waitpid(pid, &st, 0);
 	m->n = 0;
+	m->ne = 0;
+	m->prev = 0;
 	while (steps < MAX_STEPS) {
 		u64 rip;
 
@@ -196,8 +229,55 @@ static void zero_counters(void)
 {
 	unsigned i;
 
-	for (i = 0; i < cache.n_blk; i++)
+	for (i = 0; i < cache.n_blk; i++) {
+		unsigned x;
+
 		*henv_counter_of(&cache.henv, cache.blk[i].orig) = 0;
+		for (x = 0; x < cache.blk[i].meta.n_exits; x++) {
+			u64 *c = henv_edge_counter_of(&cache.henv,
+						      cache.blk[i].orig, x);
+			if (c)
+				*c = 0;
+		}
+	}
+}
+
+/* edge counts of every translated block's direct exits vs the oracle's
+ * transitions between block starts; "" if equal */
+static void compare_edges(struct omap *m, char *why, size_t n)
+{
+	unsigned i, x, y;
+
+	for (i = 0; i < cache.n_blk && !why[0]; i++) {
+		const struct hc_block *b = &cache.blk[i];
+
+		for (x = 0; x < b->meta.n_exits; x++) {
+			u64 t = b->meta.exit[x].target, sum = 0, want;
+
+			if (b->meta.exit[x].kind != KJIT_EXIT_DIRECT)
+				continue;
+			for (y = 0; y < b->meta.n_exits;
+			     y++) { /* jcc T == fall */
+				u64 *c = henv_edge_counter_of(&cache.henv,
+							      b->orig, y);
+
+				if (b->meta.exit[y].kind == KJIT_EXIT_DIRECT &&
+				    b->meta.exit[y].target == t && c)
+					sum += *c;
+			}
+			want = oracle_edge_count(m, b->orig, t);
+			if (sum != want) {
+				snprintf(why, n,
+					 "edge %#llx->%#llx: count %llu, "
+					 "oracle %llu",
+					 (unsigned long long)b->orig,
+					 (unsigned long long)t,
+					 (unsigned long long)sum,
+					 (unsigned long long)want);
+				break;
+			}
+		}
+	}
 }
 
 /* compare translated counts with the oracle; "" if equal */
@@ -246,6 +326,10 @@ static void compare_counts(struct omap *m, char *why, size_t n)
 	}
 }
 
+#define MODE_EDGES	 1u /* edge counters too, compared with the oracle */
+#define MODE_NATIVE_CALL 2u /* kjit_config.native_calls: results only */
+static unsigned mode_flags;
+
 static struct omap om;
 static struct omap oracle_cache[MAX_CASES][N_ORACLE]; /* mode-independent */
 
@@ -283,7 +367,10 @@ static void run_case(const char *mode, const struct corpus_case *cc,
 				 b, rn, rt,
 				 sn != st ? " (global state differs)" : "");
 	}
-	for (i = 0; i < N_ORACLE && !why[0]; i++) {
+	/* native-call mode: callees run natively on the host (no diversion
+	 * of their entries here), so only results and decode-back count */
+	for (i = 0; i < N_ORACLE && !why[0] && !(mode_flags & MODE_NATIVE_CALL);
+	     i++) {
 		struct omap *m = &oracle_cache[cc - corpus_cases][i];
 
 		oracle_input((unsigned)(cc - corpus_cases), i, &a, &b);
@@ -301,6 +388,8 @@ static void run_case(const char *mode, const struct corpus_case *cc,
 		corpus_reset();
 		run_translated(cc->fn, a, b);
 		compare_counts(m, why, sizeof(why));
+		if (!why[0] && (cache.tr.cfg.instr & KJIT_INSTR_EDGE_COUNT))
+			compare_edges(m, why, sizeof(why));
 	}
 	if (!why[0] && cache.vfy_failed)
 		snprintf(why, sizeof(why), "verifier: %.230s", cache.vfy_msg);
@@ -315,7 +404,8 @@ static void run_case(const char *mode, const struct corpus_case *cc,
 }
 
 static void run_mode(const char *mode, enum kjit_mem_mode mm,
-		     enum kjit_flagsave seq, bool force_live, bool link)
+		     enum kjit_flagsave seq, bool force_live, bool link,
+		     unsigned flags)
 {
 	struct kjit_config cfg;
 	unsigned i;
@@ -324,10 +414,15 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm,
 	kjit_config_default(&cfg);
 	cfg.live_seq = seq;
 	cfg.force_live = force_live;
+	if (flags & MODE_EDGES)
+		cfg.instr |= KJIT_INSTR_EDGE_COUNT;
+	cfg.native_calls = (flags & MODE_NATIVE_CALL) != 0;
+	mode_flags = flags;
 	if (hc_init(&cache, lo, hi, mm, &cfg, link)) {
 		kt_fail("jit.diff.setup", "cannot map the code cache");
 		return;
 	}
+	cache.vfy.native_calls = cfg.native_calls;
 	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_fentry,
 		     KJIT_SYM_FENTRY, -1);
 	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_return_thunk,
@@ -376,14 +471,46 @@ static void oracle_selftest(void)
 		 "a miscount went unnoticed");
 }
 
+/* Same for edges: one extra count on one direct exit must be noticed. */
+static void edge_selftest(void)
+{
+	char why[256] = "";
+	struct omap *m = &oracle_cache[0][1];
+	long a, b;
+	unsigned i;
+	u64 *c = NULL;
+
+	oracle_input(0, 1, &a, &b);
+	zero_counters();
+	corpus_reset();
+	run_translated(corpus_cases[0].fn, a, b);
+	for (i = 0; i < cache.n_blk && !c; i++)
+		if (cache.blk[i].meta.n_exits &&
+		    cache.blk[i].meta.exit[0].kind == KJIT_EXIT_DIRECT)
+			c = henv_edge_counter_of(&cache.henv, cache.blk[i].orig,
+						 0);
+	if (c)
+		(*c)++;
+	compare_edges(m, why, sizeof(why));
+	kt_check("jit.diff.edge_selftest", m->valid && c && why[0],
+		 "an edge miscount went unnoticed");
+}
+
 int main(void)
 {
 	lo = (u64)(uintptr_t)__start_kjit_corpus;
 	hi = (u64)(uintptr_t)__stop_kjit_corpus;
-	run_mode("link", KJIT_MEM_ABS32, KJIT_SEQ_LAHF, false, true);
+	run_mode("link", KJIT_MEM_ABS32, KJIT_SEQ_LAHF, false, true, 0);
 	oracle_selftest();
 	run_mode("nolink_riprel_lahf", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, true,
-		 false);
-	run_mode("pushf", KJIT_MEM_ABS32, KJIT_SEQ_PUSHF, true, true);
+		 false, 0);
+	run_mode("pushf", KJIT_MEM_ABS32, KJIT_SEQ_PUSHF, true, true, 0);
+	run_mode("edges", KJIT_MEM_ABS32, KJIT_SEQ_LAHF, false, true,
+		 MODE_EDGES);
+	edge_selftest();
+	run_mode("edges_nolink", KJIT_MEM_RIPREL, KJIT_SEQ_PUSHF, false, false,
+		 MODE_EDGES);
+	run_mode("native_call", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, false, true,
+		 MODE_NATIVE_CALL);
 	return kt_exit();
 }

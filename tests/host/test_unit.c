@@ -314,6 +314,23 @@ static void test_liveness(void)
 	}
 }
 
+/* `lock incq` when the environment asks for it (cross-CPU counters) */
+static void test_lock_counter(void)
+{
+	struct kjit_block b;
+	char why[256];
+	enum kjit_reason r;
+
+	henv.ctr_lock = true;
+	r = xlate("31c0 c3", &b, why);
+	henv.ctr_lock = false;
+	kt_check("jit.instrument.lock_inc",
+		 !r && !why[0] && out[0] == 0xf0 && out[1] == 0x65 &&
+		     b.seq == KJIT_SEQ_INC,
+		 "r=%s first bytes %02x %02x %s", kjit_reason_name(r), out[0],
+		 out[1], why);
+}
+
 static void test_exit_patch(void)
 {
 	struct kjit_block b;
@@ -417,6 +434,7 @@ int main(void)
 	test_relocation();
 	test_liveness();
 	test_exit_patch();
+	test_lock_counter();
 	test_sequences_run();
 	return kt_exit();
 }

@@ -22,6 +22,7 @@ void vfy_init(struct vfy *v, const struct kjit_env *env)
 	ZydisDecoderInit(&v->dec, ZYDIS_MACHINE_MODE_LONG_64,
 			 ZYDIS_STACK_WIDTH_64);
 	v->env = env;
+	v->native_calls = false;
 	v->msg[0] = 0;
 }
 
@@ -361,6 +362,121 @@ static int check_ret(struct vfy *v, const struct dinsn *o, u64 a)
 	return check_dispatch_jmp(v, &x);
 }
 
+/* Skip an optional counter sequence (edge point) at @a. */
+static int skip_count_seq(struct vfy *v, u64 a, u64 *after)
+{
+	static const ZydisMnemonic lahf_tail[] = {
+	    ZYDIS_MNEMONIC_LAHF, ZYDIS_MNEMONIC_SETO, ZYDIS_MNEMONIC_INC,
+	    ZYDIS_MNEMONIC_ADD,	 ZYDIS_MNEMONIC_SAHF, ZYDIS_MNEMONIC_POP};
+	static const ZydisMnemonic pushf_tail[] = {ZYDIS_MNEMONIC_INC,
+						   ZYDIS_MNEMONIC_POPFQ};
+	const ZydisMnemonic *tail = NULL;
+	unsigned n = 0, k;
+	struct dinsn x;
+
+	*after = a;
+	if (dec_out(v, a, &x))
+		return -1;
+	if (x.i.mnemonic == ZYDIS_MNEMONIC_INC) {
+		if (x.op[0].type != ZYDIS_OPERAND_TYPE_MEMORY ||
+		    x.op[0].size != 64)
+			return FAILF(
+			    "edge counter inc is not a qword memory inc");
+		*after = a + x.i.length;
+		return 0;
+	}
+	if (x.i.mnemonic == ZYDIS_MNEMONIC_PUSH &&
+	    x.op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	    x.op[0].reg.value == ZYDIS_REGISTER_RAX)
+		tail = lahf_tail, n = 6;
+	else if (x.i.mnemonic == ZYDIS_MNEMONIC_PUSHFQ)
+		tail = pushf_tail, n = 2;
+	else
+		return 0;
+	a += x.i.length;
+	for (k = 0; k < n; k++, a += x.i.length) {
+		if (dec_out(v, a, &x))
+			return -1;
+		if (x.i.mnemonic != tail[k]) {
+			if (k == 0 && tail == lahf_tail)
+				return 0; /* a plain push %rax: not a sequence
+					   */
+			return FAILF("edge counter sequence broken at %#llx",
+				     (unsigned long long)a);
+		}
+	}
+	*after = a;
+	return 0;
+}
+
+/* The exit branch at @a: nops, optional edge counter, nops, branch. */
+static int dec_exit(struct vfy *v, u64 a, struct dinsn *x)
+{
+	if (dec_skip_nops(v, a, x))
+		return -1;
+	if (skip_count_seq(v, x->addr, &a))
+		return -1;
+	return dec_skip_nops(v, a, x);
+}
+
+/* condition code of a jcc (70+cc or 0f 80+cc) */
+static int jcc_cond(const struct dinsn *x)
+{
+	return x->i.opcode & 0xf;
+}
+
+/* jcc: plain form, or j!cc skip; <edge>; jmp exit0(T); skip: <edge>; jmp */
+static int check_jcc(struct vfy *v, const struct dinsn *o, u64 a, u64 t,
+		     u64 fall)
+{
+	struct dinsn x;
+	u64 skip;
+
+	if (dec_skip_nops(v, a, &x))
+		return -1;
+	if (x.i.meta.category != ZYDIS_CATEGORY_COND_BR ||
+	    (jcc_cond(&x) != jcc_cond(o) && jcc_cond(&x) != (jcc_cond(o) ^ 1)))
+		return FAILF("conditional branch %#llx not re-emitted",
+			     (unsigned long long)o->addr);
+	if (jcc_cond(&x) == jcc_cond(o)) {
+		if (check_exit_branch(v, &x, t))
+			return -1;
+		if (dec_exit(v, x.addr + x.i.length, &x))
+			return -1;
+		return x.i.mnemonic != ZYDIS_MNEMONIC_JMP
+			   ? FAILF("jcc: no fallthrough jmp")
+			   : check_exit_branch(v, &x, fall);
+	}
+	if (abs_of(&x, 0, &skip))
+		return FAILF("jcc skip target");
+	if (dec_exit(v, x.addr + x.i.length, &x) || check_exit_branch(v, &x, t))
+		return -1;
+	return dec_exit(v, skip, &x) || check_exit_branch(v, &x, fall);
+}
+
+/* native-call mode: call stays a call (to T), then an exit to the return
+ * site; ret stays ret; jmp to the return thunk stays a jmp to it */
+static int check_native_call(struct vfy *v, const struct dinsn *o, u64 a,
+			     u64 fall)
+{
+	struct dinsn x;
+	u64 t, xt;
+
+	if (dec_out(v, a, &x))
+		return -1;
+	if (o->op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+		t = orig_target(o);
+		if (x.i.mnemonic != ZYDIS_MNEMONIC_CALL || abs_of(&x, 0, &xt) ||
+		    xt != t)
+			return FAILF("native call at %#llx: wrong target",
+				     (unsigned long long)o->addr);
+	} else if (same_insn(v, o, &x)) {
+		return -1;
+	}
+	return dec_exit(v, a + x.i.length, &x) ||
+	       check_exit_branch(v, &x, fall);
+}
+
 static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 {
 	struct dinsn o, x;
@@ -369,7 +485,7 @@ static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 	enum kjit_sym s;
 
 	if (in->kind == KJIT_I_LIMIT) {
-		if (dec_skip_nops(v, a, &x))
+		if (dec_exit(v, a, &x))
 			return -1;
 		return check_exit_branch(v, &x, in->addr);
 	}
@@ -378,30 +494,35 @@ static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 	t = orig_target(&o);
 	switch (o.i.meta.category) {
 	case ZYDIS_CATEGORY_COND_BR:
+		if (!is_loop(o.i.mnemonic))
+			return check_jcc(v, &o, a, t, fall);
 		if (dec_skip_nops(v, a, &x) || x.i.mnemonic != o.i.mnemonic)
-			return FAILF("conditional branch %#llx not re-emitted",
+			return FAILF("loop %#llx not re-emitted",
 				     (unsigned long long)in->addr);
-		if (is_loop(o.i.mnemonic)) {
+		{
 			u64 over;
 
 			if (abs_of(&x, 0, &over))
 				return FAILF("loop target");
-			if (dec_skip_nops(v, x.addr + x.i.length, &x) ||
+			if (dec_exit(v, x.addr + x.i.length, &x) ||
 			    check_exit_branch(v, &x, fall))
 				return -1;
-			return dec_skip_nops(v, over, &x) ||
+			return dec_exit(v, over, &x) ||
 			       check_exit_branch(v, &x, t);
 		}
-		if (check_exit_branch(v, &x, t))
-			return -1;
-		if (dec_skip_nops(v, x.addr + x.i.length, &x))
-			return -1;
-		return x.i.mnemonic != ZYDIS_MNEMONIC_JMP
-			   ? FAILF("jcc: no fallthrough jmp")
-			   : check_exit_branch(v, &x, fall);
 	case ZYDIS_CATEGORY_UNCOND_BR:
 		if (o.op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 			s = sym_of(v, t, &reg);
+			if (s == KJIT_SYM_RETURN_THUNK && v->native_calls) {
+				u64 xt;
+
+				return dec_out(v, a, &x) ||
+					       x.i.mnemonic !=
+						   ZYDIS_MNEMONIC_JMP ||
+					       abs_of(&x, 0, &xt) || xt != t
+					   ? FAILF("native ret thunk jmp")
+					   : 0;
+			}
 			if (s == KJIT_SYM_RETURN_THUNK)
 				return dec_out(v, a, &x) ||
 				       check_dispatch_jmp(v, &x);
@@ -410,12 +531,14 @@ static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 							 &next) ||
 				       dec_out(v, next, &x) ||
 				       check_dispatch_jmp(v, &x);
-			return dec_skip_nops(v, a, &x) ||
+			return dec_exit(v, a, &x) ||
 			       check_exit_branch(v, &x, t);
 		}
 		return check_push_target(v, &o, a, -1, 0, &next) ||
 		       dec_out(v, next, &x) || check_dispatch_jmp(v, &x);
 	case ZYDIS_CATEGORY_CALL:
+		if (v->native_calls)
+			return check_native_call(v, &o, a, fall);
 		if (check_call_ret_push(v, a, fall, &next))
 			return -1;
 		if (o.op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
@@ -425,12 +548,14 @@ static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 							 &next) ||
 				       dec_out(v, next, &x) ||
 				       check_dispatch_jmp(v, &x);
-			return dec_skip_nops(v, next, &x) ||
+			return dec_exit(v, next, &x) ||
 			       check_exit_branch(v, &x, t);
 		}
 		return check_push_target(v, &o, next, -1, 8, &next) ||
 		       dec_out(v, next, &x) || check_dispatch_jmp(v, &x);
 	case ZYDIS_CATEGORY_RET:
+		if (v->native_calls)
+			return dec_out(v, a, &x) || same_insn(v, &o, &x);
 		return check_ret(v, &o, a);
 	default:
 		return FAILF("terminator %#llx has unexpected category",

@@ -21,6 +21,7 @@ struct vfy {
 	const struct kjit_block *b;
 	const u8 *buf;
 	u64 run;
+	bool native_calls; /* blocks made with kjit_config.native_calls */
 	char msg[256];
 };
 
