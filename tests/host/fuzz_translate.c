@@ -2,7 +2,9 @@
  * block discovery, liveness, instrumentation and emission.
  *
  * Input: byte 0 picks the configuration (flag sequence, forced liveness,
- * counter mode, output capacity), bytes 1..2 a start offset, the rest is
+ * look-ahead depth, output capacity, far run/dispatcher addresses), bytes
+ * 1..2 a start offset (12 bits) and more configuration (native calls, edge
+ * counters, lock prefix, RIP-relative counters), the rest is
  * code placed at a kernel-like address; a few fake kernel symbols live
  * inside it so branches can hit them. Each output buffer is malloc'ed with
  * exactly its capacity, so ASan reports any write past it. Every block the
@@ -29,7 +31,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	struct kjit_config cfg;
 	struct kjit_block b;
-	u8 sel;
+	u8 sel, more;
 	size_t start, len;
 	u32 caps[4] = {KJIT_MAX_BLOCK_BYTES, 64, 23, 200};
 	u64 run;
@@ -39,7 +41,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	if (size < 4)
 		return 0;
 	sel = data[0];
-	start = (data[1] | (size_t)data[2] << 8);
+	start = (data[1] | (size_t)(data[2] & 0x0f) << 8);
+	more = data[2];
 	data += 3, size -= 3;
 	start %= size;
 	kjit_config_default(&cfg);
@@ -55,8 +58,17 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 			     KJIT_SYM_INDIRECT_THUNK, k);
 	if (sel & 0x80)
 		henv.env.dispatch = 0x7f0000001000ull; /* far: via literals */
+	cfg.native_calls = (more & 0x10) != 0;
+	if (more & 0x20)
+		cfg.instr |= KJIT_INSTR_EDGE_COUNT;
+	henv.ctr_lock = (more & 0x40) != 0;
+	if (more & 0x80) { /* kernel-module style: rip-relative counters */
+		henv.ctr_mode = KJIT_MEM_RIPREL;
+		henv.fake_ctr_base = RUN + 0x1000000;
+	}
 	kjit_translator_init(&tr, &henv.env, &cfg);
 	vfy_init(&vfy, &henv.env);
+	vfy.native_calls = cfg.native_calls;
 	for (k = 0; k < 3; k++, start = (start * 7 + 13) % size) {
 		u32 cap = caps[(sel >> 4) & 3];
 		enum kjit_reason r;
