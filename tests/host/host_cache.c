@@ -99,7 +99,13 @@ GPR_ONLY u64 hc_lookup_fast(struct hc *c, u64 orig);
 GPR_ONLY u64 hc_lookup_fast(struct hc *c, u64 orig)
 {
 	struct hc_block *b;
+	unsigned i;
 
+	for (i = 0; i < c->n_native; i++)
+		if (orig == c->native[i]) {
+			c->lookups++;
+			return orig;
+		}
 	if (orig < c->lo || orig >= c->hi) { /* not ours: continue natively */
 		c->lookups++;
 		return orig;
@@ -123,6 +129,9 @@ u64 hc_lookup(struct hc *c, u64 orig)
 
 	if (b)
 		return b->run;
+	for (unsigned i = 0; i < c->n_native; i++)
+		if (orig == c->native[i])
+			return orig;
 	if (orig < c->lo || orig >= c->hi || c->n_blk >= HC_MAX_BLOCKS ||
 	    c->used + KJIT_MAX_BLOCK_BYTES > c->size)
 		return orig;

@@ -32,8 +32,10 @@ struct hc {
 	struct henv henv;
 	u8 *rw, *rx;
 	u64 size, used;
-	u64 lo, hi; /* translatable original range */
-	bool link;  /* link exits eagerly */
+	u64 lo, hi;	   /* translatable original range */
+	const u64 *native; /* entries always run natively (tests) */
+	unsigned n_native;
+	bool link; /* link exits eagerly */
 	struct hc_block blk[HC_MAX_BLOCKS];
 	unsigned n_blk;
 	int hash[HC_MAX_BLOCKS * 2];

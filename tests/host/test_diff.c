@@ -22,6 +22,10 @@
 #include "tests/host/host_cache.h"
 #include "tests/host/kjit_test.h"
 
+/* corpus callees (see corpus.c) */
+long op_add(long, long), op_sub(long, long), op_mul(long, long);
+long op_xor(long, long), t_even(long, long), t_odd(long, long);
+
 #define N_INPUTS  300
 #define N_ORACLE  6
 #define MAX_STEPS 2000000
@@ -327,7 +331,11 @@ static void compare_counts(struct omap *m, char *why, size_t n)
 }
 
 #define MODE_EDGES	 1u /* edge counters too, compared with the oracle */
-#define MODE_NATIVE_CALL 2u /* kjit_config.native_calls: results only */
+#define MODE_NATIVE_CALL 2u
+#define MODE_NATIVE_CALLEES                                                               \
+	4u /* some callees never translated: results only */ /* kjit_config.native_calls: \
+								results only              \
+							      */
 static unsigned mode_flags;
 
 static struct omap om;
@@ -369,7 +377,8 @@ static void run_case(const char *mode, const struct corpus_case *cc,
 	}
 	/* native-call mode: callees run natively on the host (no diversion
 	 * of their entries here), so only results and decode-back count */
-	for (i = 0; i < N_ORACLE && !why[0] && !(mode_flags & MODE_NATIVE_CALL);
+	for (i = 0; i < N_ORACLE && !why[0] &&
+		    !(mode_flags & (MODE_NATIVE_CALL | MODE_NATIVE_CALLEES));
 	     i++) {
 		struct omap *m = &oracle_cache[cc - corpus_cases][i];
 
@@ -423,6 +432,16 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm,
 		return;
 	}
 	cache.vfy.native_calls = cfg.native_calls;
+	if (flags & MODE_NATIVE_CALLEES) {
+		static u64 nat[6];
+
+		nat[0] = (u64)(uintptr_t)op_add,
+		nat[1] = (u64)(uintptr_t)op_sub;
+		nat[2] = (u64)(uintptr_t)op_mul,
+		nat[3] = (u64)(uintptr_t)op_xor;
+		nat[4] = (u64)(uintptr_t)t_even, nat[5] = (u64)(uintptr_t)t_odd;
+		cache.native = nat, cache.n_native = 6;
+	}
 	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_fentry,
 		     KJIT_SYM_FENTRY, -1);
 	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_return_thunk,
@@ -512,5 +531,9 @@ int main(void)
 		 MODE_EDGES);
 	run_mode("native_call", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, false, true,
 		 MODE_NATIVE_CALL);
+	/* design (a) with callees that stay native: they return to the
+	 * original code, which finishes the caller natively */
+	run_mode("native_callees", KJIT_MEM_ABS32, KJIT_SEQ_LAHF, false, true,
+		 MODE_NATIVE_CALLEES);
 	return kt_exit();
 }
