@@ -121,7 +121,16 @@ static int setup(const char *path)
 			henv_add_sym(&henv, vml_sym(&vml, name),
 				     KJIT_SYM_INDIRECT_THUNK, r);
 	}
-	kjit_translator_init(&tr, &henv.env, NULL);
+	{
+		struct kjit_config cfg;
+
+		kjit_config_default(&cfg);
+		if (getenv("KJIT_BENCH_DEPTH"))
+			cfg.live_depth = (u8)atoi(getenv("KJIT_BENCH_DEPTH"));
+		if (getenv("KJIT_BENCH_NOINSTR"))
+			cfg.instr = 0;
+		kjit_translator_init(&tr, &henv.env, &cfg);
+	}
 	blocks = malloc(MAX_BLOCKS * sizeof(u64));
 	return 0;
 }
