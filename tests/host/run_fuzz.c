@@ -18,6 +18,7 @@
 
 #define FUZZ_SECONDS 30
 #define N_SEEDS	     400
+#define REGRESS_DIR  "tests/host/fuzz-regress" /* inputs of past findings */
 
 static void seed(const char *build, const char *dir)
 {
@@ -96,6 +97,15 @@ int main(void)
 	if (access(fuzzer, X_OK)) {
 		kt_fail("jit.fuzz.translate", "%s not built", fuzzer);
 		return kt_exit();
+	}
+	/* earlier findings first (cwd is the repo root) */
+	if (!empty_dir(REGRESS_DIR)) {
+		snprintf(cmd, sizeof(cmd), "%s %s/* > %s 2>&1", fuzzer,
+			 REGRESS_DIR, log);
+		st = system(cmd);
+		kt_check("jit.fuzz.regress", st == 0,
+			 "an earlier finding is back; reproduce with: %s %s/*",
+			 fuzzer, REGRESS_DIR);
 	}
 	mkdir(corpus, 0755);
 	mkdir(art, 0755);
