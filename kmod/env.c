@@ -78,7 +78,9 @@ static bool env_has_fixup(void *opaque, u64 addr)
 }
 
 /* Block counters are this CPU's u64 array in the module area, incremented
- * RIP-relative (see docs/design.md: why not %gs). */
+ * RIP-relative with `lock incq`: a task that migrates while inside this
+ * CPU's cache goes on running (and counting) here from another CPU, so the
+ * increment must be atomic across CPUs (docs/design.md: why not %gs). */
 static bool env_counter(void *opaque, u64 block_addr, enum kjit_counter_kind kind,
 			unsigned int exit, struct kjit_mem *out)
 {
@@ -88,6 +90,7 @@ static bool env_counter(void *opaque, u64 block_addr, enum kjit_counter_kind kin
 		return false;
 	out->mode = KJIT_MEM_RIPREL;
 	out->addr = kjit_cache_next_counter(&c->cache);
+	out->lock = true;
 	return true;
 }
 

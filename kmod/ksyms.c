@@ -58,6 +58,7 @@ static const struct {
 	{ "within_kprobe_blacklist", (void **)&kjit_kapi.within_kprobe_blacklist },
 	{ "kallsyms_lookup_size_offset", (void **)&kjit_kapi.kallsyms_lookup_size_offset },
 	{ "ftrace_location", (void **)&kjit_kapi.ftrace_location },
+	{ "task_call_func", (void **)&kjit_kapi.task_call_func },
 };
 
 int kjit_ksyms_init(void)

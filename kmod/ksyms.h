@@ -13,6 +13,7 @@
 #include <linux/types.h>
 
 struct exception_table_entry;
+struct task_struct;
 
 /* The resolved functions; every pointer is non-NULL after kjit_ksyms_init(). */
 struct kjit_kernel_api {
@@ -26,6 +27,8 @@ struct kjit_kernel_api {
 	int (*kallsyms_lookup_size_offset)(unsigned long addr, unsigned long *size,
 					   unsigned long *offset);
 	unsigned long (*ftrace_location)(unsigned long ip);
+	int (*task_call_func)(struct task_struct *p,
+			      int (*func)(struct task_struct *, void *), void *arg);
 };
 
 extern struct kjit_kernel_api kjit_kapi;

@@ -5,13 +5,14 @@
  * Detach order, and why it is safe:
  *   1. unregister every ftrace direct call: no new entry into the cache;
  *   2. synchronize_rcu_tasks(): every task that was preempted inside a
- *      trampoline or translated code has since scheduled voluntarily, so it
- *      left them (translated code calls out with original return addresses
- *      on the stack, so no sleeping task returns into the cache);
+ *      trampoline or translated code has since scheduled voluntarily;
  *   3. clear kjit_active and synchronize_rcu(): no dispatcher (preemption
- *      disabled, any context, interrupts included) still uses the session.
- * Only then is code memory freed (at the next attach, reset or unload); the
- * tables and counters stay readable until then.
+ *      disabled, any context, interrupts included) still uses the session;
+ *   4. kjit_quiesce(): tasks that called out of translated code (native-call
+ *      mode) and sleep there get their cache return addresses rewritten to
+ *      the original ones; tasks still inside the cache are waited for.
+ * Only then is code memory freed (at the next attach or unload); the tables
+ * and counters stay readable until then.
  *
  * Context: process, kjit_mutex held (the __ functions say so).
  */
@@ -26,6 +27,7 @@
 #include "divert.h"
 #include "env.h"
 #include "ksyms.h"
+#include "quiesce.h"
 #include "session.h"
 
 struct kjit_session __rcu *kjit_active;
@@ -208,5 +210,6 @@ void __kjit_session_detach(struct kjit_session *s)
 	synchronize_rcu_tasks();
 	rcu_assign_pointer(kjit_active, NULL);
 	synchronize_rcu();
+	kjit_quiesce(s);
 	s->attached = false;
 }

@@ -2,6 +2,13 @@
 # run.sh - the VM test rig: pack an initramfs, boot Debian's stock kernel under
 # QEMU (TCG; KVM only if KJIT_VM_KVM=1), run the in-guest cases, judge.
 #
+# TCG runs single-threaded by default (KJIT_VM_TCG=tcg,thread=single): with
+# QEMU 7.2's multi-threaded TCG, a vCPU that keeps executing a kernel
+# function while another vCPU live-patches it (text_poke_bp: ftrace, kjit's
+# diversion, kprobes) can keep running the stale int3 forever - the stock
+# kernel hangs this way with nothing but ftrace on/off cycles (see
+# docs/testing.md). KJIT_VM_TCG=tcg selects multi-threaded TCG.
+#
 # Usage: run.sh --build DIR --log FILE [--results FILE] [--timeout S] [--demo]
 #               [CASE.sh...]        (default: every tests/vm/cases/*.sh)
 #
@@ -84,7 +91,7 @@ pack_initramfs() {
 }
 
 boot() {
-	accel="-accel tcg"
+	accel="-accel ${KJIT_VM_TCG:-tcg,thread=single}"
 	[ "${KJIT_VM_KVM:-0}" = 1 ] && accel="-accel kvm"
 	: > "$TTYS1"
 	timeout -k 5 "$1" qemu-system-x86_64 $accel -cpu max -smp 2 -m 1G \

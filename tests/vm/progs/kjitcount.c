@@ -2,9 +2,12 @@
  * kjitcount.c - count a workload's kernel blocks with kjit, then with the
  * kjit_kprobes oracle on the same block addresses, and compare.
  *
- *   kjitcount [-c CPU] [-e] [-x] OP N FUNC...
+ *   kjitcount [-c CPU] [-p] [-e] [-x] OP N FUNC...
  *     OP N   the workload (see workload.c: getpid read fstat openclose pipe)
- *     -e     every FUNC's entry block must have run exactly N times
+ *     -p     run it on every CPU at once (one pinned child per CPU): each
+ *            count is then the total over CPUs, N per CPU
+ *     -e     every FUNC's entry block must have run exactly N times (N times
+ *            the number of CPUs with -p), and with -p on every CPU
  *     -x     cross-check every block against a Kprobe on its address
  *     -c     pin to CPU
  *
@@ -25,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "kmod/kjit_ioctl.h"
 #include "kmod/companion/kjit_kprobes_ioctl.h"
@@ -34,10 +38,41 @@ static struct kjit_block_info blocks[8192];
 static struct kjit_func_info funcs[KJIT_MAX_TARGETS];
 static unsigned int nblocks, nfuncs;
 
+static int parallel;
+
 static void die(const char *what)
 {
 	fprintf(stderr, "kjitcount: %s: %s\n", what, strerror(errno));
 	exit(2);
+}
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+/* The workload, here or (with -p) in one pinned child per CPU at once. */
+static int run_load(const char *op, long n)
+{
+	int cpu, ncpu = parallel, status, bad = 0;
+
+	if (!parallel)
+		return run_op(op, n);
+	for (cpu = 0; cpu < ncpu; cpu++) {
+		if (fork() == 0) {
+			pin(cpu);
+			_exit(run_op(op, n) ? 1 : 0);
+		}
+	}
+	for (cpu = 0; cpu < ncpu; cpu++)
+		if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+			bad = 1;
+	return bad;
 }
 
 static void attach(int fd, char **names, int n)
@@ -84,8 +119,8 @@ static void kprobe_counts(const char *op, long n, unsigned long long *cnt, int *
 		addrs[i] = blocks[i].orig;
 	if (ioctl(fd, KJITKP_IOC_ARM, &a))
 		die("arm kprobes");
-	run_op(op, 10);
-	if (ioctl(fd, KJITKP_IOC_RESET, 0) || run_op(op, n) || ioctl(fd, KJITKP_IOC_READ, &r))
+	run_load(op, 10);
+	if (ioctl(fd, KJITKP_IOC_RESET, 0) || run_load(op, n) || ioctl(fd, KJITKP_IOC_READ, &r))
 		die("kprobe run");
 	a.n = 0;
 	ioctl(fd, KJITKP_IOC_ARM, &a);
@@ -112,10 +147,13 @@ static int report(long n, int entry, int cross, const unsigned long long *kc, co
 		checked += cross && !errs[i];
 		bad += !ok;
 		if (entry && b->orig == f->start + 5) {
-			printf("ENTRY %s kjit=%llu expected=%ld %s\n", f->name,
-			       (unsigned long long)b->count, n,
-			       b->count == (unsigned long long)n ? "OK" : "MISMATCH");
-			ebad += b->count != (unsigned long long)n;
+			int e_ok = b->count == (unsigned long long)n &&
+				   (!parallel || b->cpus == parallel);
+
+			printf("ENTRY %s kjit=%llu expected=%ld cpus=%u %s\n", f->name,
+			       (unsigned long long)b->count, n, b->cpus,
+			       e_ok ? "OK" : "MISMATCH");
+			ebad += !e_ok;
 		}
 	}
 	printf("SUMMARY blocks=%u crosschecked=%u mismatches=%u entry_mismatches=%u\n",
@@ -128,15 +166,13 @@ int main(int argc, char **argv)
 	static unsigned long long kc[8192];
 	static int errs[8192];
 	int entry = 0, cross = 0, opt, fd;
-	cpu_set_t set;
 	long n;
 
-	while ((opt = getopt(argc, argv, "c:ex")) != -1) {
+	while ((opt = getopt(argc, argv, "c:pex")) != -1) {
 		if (opt == 'c') {
-			CPU_ZERO(&set);
-			CPU_SET(atoi(optarg), &set);
-			if (sched_setaffinity(0, sizeof(set), &set))
-				die("sched_setaffinity");
+			pin(atoi(optarg));
+		} else if (opt == 'p') {
+			parallel = (int)sysconf(_SC_NPROCESSORS_ONLN);
 		} else if (opt == 'e') {
 			entry = 1;
 		} else if (opt == 'x') {
@@ -146,7 +182,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (argc - optind < 3 || argc - optind - 2 > KJIT_MAX_TARGETS) {
-		fprintf(stderr, "usage: kjitcount [-c CPU] [-e] [-x] OP N FUNC...\n");
+		fprintf(stderr, "usage: kjitcount [-c CPU] [-p] [-e] [-x] OP N FUNC...\n");
 		return 2;
 	}
 	n = atol(argv[optind + 1]);
@@ -154,13 +190,13 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		die(KJIT_DEVICE);
 	attach(fd, argv + optind + 2, argc - optind - 2);
-	if (run_op(argv[optind], 10) || ioctl(fd, KJIT_IOC_RESET, 0) ||
-	    run_op(argv[optind], n))
+	if (run_load(argv[optind], 10) || ioctl(fd, KJIT_IOC_RESET, 0) ||
+	    run_load(argv[optind], n))
 		die("workload under kjit");
 	read_results(fd);
 	if (ioctl(fd, KJIT_IOC_DETACH, 0))
 		die("detach");
 	if (cross)
 		kprobe_counts(argv[optind], n, kc, errs);
-	return report(n, entry, cross, kc, errs);
+	return report(parallel ? n * parallel : n, entry, cross, kc, errs);
 }

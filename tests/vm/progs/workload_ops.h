@@ -35,7 +35,7 @@ static inline int op_fstat(long n)
 	struct stat st;
 
 	while (n--)
-		if (fstat(0, &st))
+		if (syscall(SYS_fstat, 0, &st))
 			return -1;
 	return 0;
 }
