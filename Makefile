@@ -96,8 +96,8 @@ rig-selftest: module tool guest-progs
 demo: module tool guest-progs
 	@sh tests/vm/run.sh --build $(BUILD) --log $(BUILD)/demo-console.log --demo
 
-bench:
-	@echo "bench: no benchmarks yet (see issue 7)"
+bench: module tool guest-progs $(HOST_BENCH)
+	@sh bench/run.sh $(BUILD)
 
 format-check:
 	@clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')

@@ -66,6 +66,7 @@ unsigned long notrace kjit_dispatch(unsigned long target)
 	if (!s)
 		goto out;
 	c = s->cpu[smp_processor_id()];
+	c->dispatches++;
 	if (in_nmi()) {
 		c->fallback[KJIT_FB_NMI]++;
 		goto out;

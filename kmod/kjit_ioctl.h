@@ -148,6 +148,8 @@ struct kjit_session_stats {
 	__u64 refused[KJIT_REFUSE_REASONS];	/* by translator reason code */
 	__u32 attached;			/* out: 1 while attached */
 	__u32 n_funcs;
+	__u64 dispatches;		/* entries into the dispatcher */
+	__u64 native_links;		/* links straight to original code */
 };
 
 #define KJIT_IOC_VERSION _IOWR(KJIT_IOC_MAGIC, 0x00, struct kjit_version)

@@ -159,6 +159,8 @@ static void add_cpu_stats(struct kjit_session_stats *st, const struct kjit_cpu *
 	st->translated += READ_ONCE(c->cache.stats.translated);
 	st->links += READ_ONCE(c->cache.stats.links);
 	st->exits_native += READ_ONCE(c->native_exits);
+	st->dispatches += READ_ONCE(c->dispatches);
+	st->native_links += READ_ONCE(c->cache.stats.native_links);
 	st->translate_ns += READ_ONCE(c->translate_ns);
 	if (cpu < KJIT_STAT_CPUS)
 		st->bytes[cpu] = READ_ONCE(c->cache.code_used);

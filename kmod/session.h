@@ -54,6 +54,7 @@ struct kjit_cpu {
 	int busy;
 	u64 fallback[KJIT_FB_COUNT];
 	u64 refused[KJIT_R_COUNT];
+	u64 dispatches;			/* entries into kjit_dispatch() */
 	u64 native_exits;		/* exits that left the attached code */
 	u64 translate_ns;
 };

@@ -16,6 +16,8 @@
 #include "../kmod/kjit_ioctl.h"
 #include "commands.h"
 #include "device.h"
+#include "disasm.h"
+#include "kcore.h"
 
 static const char *const fallback_names[] = { "nmi", "nested", "refused", "full" };
 
@@ -136,28 +138,68 @@ static struct kjit_block_info *get_blocks(int fd, unsigned int *n)
 	return b;
 }
 
-int cmd_report(int argc, char **argv)
-{
-	struct kjit_block_info *b;
-	struct kjit_func_info *f;
-	unsigned int nb = 0, nf = 0, i;
-	int fd = kjit_device_open();
+struct report_opts {
+	unsigned int top;	/* hottest blocks to show with disassembly */
+	int blocks;		/* list every block */
+};
 
-	if (fd < 0)
-		return 1;
-	f = get_funcs(fd, &nf);
-	b = f ? get_blocks(fd, &nb) : NULL;
-	if (!f || !b) {
-		fprintf(stderr, "kjit: report: %s\n",
-			errno == ENOENT ? "no session (kjit attach first)" : strerror(errno));
-		free(f);
-		close(fd);
-		return 1;
+static int by_count_desc(const void *a, const void *b)
+{
+	const struct kjit_block_info *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+/* Per function: blocks seen executed, and code bytes they cover. */
+static void print_functions(const struct kjit_func_info *f, unsigned int nf,
+			    const struct kjit_block_info *b, unsigned int nb)
+{
+	unsigned int i, j, run;
+	uint64_t bytes, entry;
+
+	printf("%-28s %12s %8s %18s\n", "function", "calls", "blocks", "bytes covered");
+	for (i = 0; i < nf; i++) {
+		run = 0;
+		bytes = entry = 0;
+		for (j = 0; j < nb; j++) {
+			if (b[j].func != i || !b[j].count)
+				continue;
+			run++;
+			bytes += b[j].orig_len;
+			if (b[j].orig == f[i].start + 5)
+				entry = b[j].count;
+		}
+		printf("%-28s %12" PRIu64 " %8u %8" PRIu64 "/%-5" PRIu64 " %3.0f%%\n",
+		       f[i].name, entry, run, bytes, (uint64_t)(f[i].end - f[i].start),
+		       100.0 * bytes / (double)(f[i].end - f[i].start));
 	}
-	for (i = 0; i < nf; i++)
-		printf("FUNC %s 0x%" PRIx64 "-0x%" PRIx64 " %s\n", f[i].name,
-		       (uint64_t)f[i].start, (uint64_t)f[i].end,
-		       f[i].diverted ? "attached" : "detached");
+}
+
+static void print_hottest(const struct kjit_func_info *f, unsigned int nf,
+			  struct kjit_block_info *b, unsigned int nb, unsigned int top)
+{
+	struct kcore *kc = kcore_open("/proc/kcore");
+	unsigned int i;
+
+	qsort(b, nb, sizeof(*b), by_count_desc);
+	printf("\nhottest blocks:\n");
+	for (i = 0; i < nb && i < top; i++) {
+		const struct kjit_func_info *fn = b[i].func < nf ? &f[b[i].func] : NULL;
+
+		printf("%12" PRIu64 "  %s+0x%" PRIx64 " (%u bytes)\n", (uint64_t)b[i].count,
+		       fn ? fn->name : "?", fn ? (uint64_t)(b[i].orig - fn->start) : 0,
+		       b[i].orig_len);
+		if (!kc || disasm_range(kc, b[i].orig, b[i].orig_len, "                ", stdout))
+			printf("                (no disassembly: cannot read /proc/kcore)\n");
+	}
+	kcore_close(kc);
+}
+
+static void print_blocks(const struct kjit_func_info *f, unsigned int nf,
+			 const struct kjit_block_info *b, unsigned int nb)
+{
+	unsigned int i;
+
 	for (i = 0; i < nb; i++) {
 		const struct kjit_func_info *fn = b[i].func < nf ? &f[b[i].func] : NULL;
 
@@ -168,9 +210,49 @@ int cmd_report(int argc, char **argv)
 		       (uint64_t)b[i].count, b[i].orig_len, b[i].cpus,
 		       b[i].n_insns, b[i].seq);
 	}
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_opts o = { 0, 1 };
+	struct kjit_block_info *b;
+	struct kjit_func_info *f;
+	unsigned int nb = 0, nf = 0, i;
+	int fd;
+
+	for (i = 1; i < (unsigned int)argc; i++) {
+		if (!strcmp(argv[i], "--top") && i + 1 < (unsigned int)argc) {
+			o.top = (unsigned int)atoi(argv[++i]);
+			o.blocks = 0;
+		} else {
+			fprintf(stderr, "kjit: report: unknown option %s\n", argv[i]);
+			return 2;
+		}
+	}
+	fd = kjit_device_open();
+	if (fd < 0)
+		return 1;
+	f = get_funcs(fd, &nf);
+	b = f ? get_blocks(fd, &nb) : NULL;
+	close(fd);
+	if (!f || !b) {
+		fprintf(stderr, "kjit: report: %s\n",
+			errno == ENOENT ? "no session (kjit attach first)" : strerror(errno));
+		free(f);
+		return 1;
+	}
+	if (o.blocks) {
+		for (i = 0; i < nf; i++)
+			printf("FUNC %s 0x%" PRIx64 "-0x%" PRIx64 " %s\n", f[i].name,
+			       (uint64_t)f[i].start, (uint64_t)f[i].end,
+			       f[i].diverted ? "attached" : "detached");
+		print_blocks(f, nf, b, nb);
+	} else {
+		print_functions(f, nf, b, nb);
+		print_hottest(f, nf, b, nb, o.top);
+	}
 	free(f);
 	free(b);
-	close(fd);
 	return 0;
 }
 
@@ -198,8 +280,10 @@ int cmd_stat(int argc, char **argv)
 	for (i = 0; i < (int)st.ncpus; i++)
 		printf("%s cpu%d=%" PRIu64, i ? "," : " (", i, (uint64_t)st.bytes[i]);
 	printf("%s\n", st.ncpus ? ")" : "");
-	printf("links: %" PRIu64 "\nexits to native code: %" PRIu64 "\n",
-	       (uint64_t)st.links, (uint64_t)st.exits_native);
+	printf("links: %" PRIu64 " (%" PRIu64 " straight to native code)\n",
+	       (uint64_t)st.links, (uint64_t)st.native_links);
+	printf("dispatcher entries: %" PRIu64 " (%" PRIu64 " left the attached code)\n",
+	       (uint64_t)st.dispatches, (uint64_t)st.exits_native);
 	for (i = 0; i < 4; i++)
 		printf("fallback %s: %" PRIu64 "\n", fallback_names[i],
 		       (uint64_t)st.fallback[i]);

@@ -23,7 +23,7 @@ static const struct subcommand subcommands[] = {
 	{ "detach", cmd_detach,
 	  "detach                            stop diversion (results stay readable)" },
 	{ "report", cmd_report,
-	  "report                            blocks and their counts" },
+	  "report [--top N]                  blocks and counts; --top: per function, hottest N disassembled" },
 	{ "stat", cmd_stat,
 	  "stat                              cache and fallback statistics" },
 	{ "reset", cmd_reset,

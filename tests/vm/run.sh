@@ -101,8 +101,10 @@ boot() {
 		-append "console=ttyS0 panic=-1 loglevel=7 ${KJIT_VM_APPEND:-}" &
 	qpid=$!
 	# Show the tests' own output (not the kernel's) as it comes.
+	hide='^KJIT-\(BEGIN\|BOOT\)'
+	[ $DEMO = 1 ] && hide='^KJIT-'
 	tail -n +1 -s 0.2 -f --pid=$qpid "$TTYS1" 2>/dev/null |
-		tr -d '\r' | grep -v '^KJIT-\(BEGIN\|BOOT\)' &
+		tr -d '\r' | grep -v "$hide" &
 	tpid=$!
 	wait $qpid
 	rc=$?

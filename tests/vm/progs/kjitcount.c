@@ -10,6 +10,10 @@
  *            the number of CPUs with -p), and with -p on every CPU
  *     -x     cross-check every block against a Kprobe on its address
  *     -c     pin to CPU
+ *     -t R   timing (for the benchmarks): time R runs of N operations
+ *            natively, under kjit and (with -x) under the Kprobes, and print
+ *            TIME/PERBLOCK lines before the comparison (whose counts then
+ *            cover all R runs)
  *
  * The measuring window holds nothing but the workload: counters are reset
  * and read with ioctls only, so the tool's own system calls (open, read,
@@ -29,6 +33,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "kmod/kjit_ioctl.h"
 #include "kmod/companion/kjit_kprobes_ioctl.h"
@@ -39,12 +44,48 @@ static struct kjit_func_info funcs[KJIT_MAX_TARGETS];
 static unsigned int nblocks, nfuncs;
 
 static int parallel;
+static int reps;
 
 static void die(const char *what)
 {
 	fprintf(stderr, "kjitcount: %s: %s\n", what, strerror(errno));
 	exit(2);
 }
+
+static double now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Times reps runs of n operations; prints "TIME <what> median= min= max="
+ * in ns per operation and returns the median. */
+static double time_runs(const char *what, const char *op, long n)
+{
+	double t[64], t0;
+	int i;
+
+	for (i = 0; i < reps; i++) {
+		t0 = now_ns();
+		if (run_op(op, n))
+			die("timed workload");
+		t[i] = (now_ns() - t0) / n;
+	}
+	qsort(t, reps, sizeof(t[0]), cmp_double);
+	printf("TIME %s median=%.1f min=%.1f max=%.1f ns/op (%d runs of %ld)\n",
+	       what, t[reps / 2], t[0], t[reps - 1], reps, n);
+	return t[reps / 2];
+}
+
 
 static void pin(int cpu)
 {
@@ -103,6 +144,8 @@ static void read_results(int fd)
 	nfuncs = f.written;
 }
 
+static double kprobe_ns;
+
 /* Kprobe counts for every block address (errs: register_kprobe result). */
 static void kprobe_counts(const char *op, long n, unsigned long long *cnt, int *errs)
 {
@@ -120,8 +163,14 @@ static void kprobe_counts(const char *op, long n, unsigned long long *cnt, int *
 	if (ioctl(fd, KJITKP_IOC_ARM, &a))
 		die("arm kprobes");
 	run_load(op, 10);
-	if (ioctl(fd, KJITKP_IOC_RESET, 0) || run_load(op, n) || ioctl(fd, KJITKP_IOC_READ, &r))
+	if (ioctl(fd, KJITKP_IOC_RESET, 0))
+		die("kprobe reset");
+	if (reps)
+		kprobe_ns = time_runs("kprobes", op, n);
+	else if (run_load(op, n))
 		die("kprobe run");
+	if (ioctl(fd, KJITKP_IOC_READ, &r))
+		die("kprobe read");
 	a.n = 0;
 	ioctl(fd, KJITKP_IOC_ARM, &a);
 	close(fd);
@@ -161,6 +210,28 @@ static int report(long n, int entry, int cross, const unsigned long long *kc, co
 	return bad || ebad;
 }
 
+static double native_ns, kjit_ns;
+
+/* Blocks executed per operation (kjit's own counts), and the added cost
+ * per executed block of kjit and of the Kprobes. */
+static int report_timing(double ops)
+{
+	unsigned long long total = 0;
+	unsigned int i;
+	double per_op;
+
+	for (i = 0; i < nblocks; i++)
+		total += blocks[i].count;
+	per_op = total / ops;
+	printf("BLOCKS_PER_OP %.2f (%u distinct blocks)\n", per_op, nblocks);
+	printf("PERBLOCK kjit=%.2f ns", (kjit_ns - native_ns) / per_op);
+	if (kprobe_ns > 0)
+		printf(" kprobes=%.2f ns ratio=%.1f", (kprobe_ns - native_ns) / per_op,
+		       (kprobe_ns - native_ns) / (kjit_ns - native_ns));
+	printf("\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static unsigned long long kc[8192];
@@ -168,8 +239,12 @@ int main(int argc, char **argv)
 	int entry = 0, cross = 0, opt, fd;
 	long n;
 
-	while ((opt = getopt(argc, argv, "c:pex")) != -1) {
-		if (opt == 'c') {
+	while ((opt = getopt(argc, argv, "c:pext:")) != -1) {
+		if (opt == 't') {
+			reps = atoi(optarg);
+			if (reps < 1 || reps > 64)
+				return 2;
+		} else if (opt == 'c') {
 			pin(atoi(optarg));
 		} else if (opt == 'p') {
 			parallel = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -189,14 +264,23 @@ int main(int argc, char **argv)
 	fd = open(KJIT_DEVICE, O_RDWR);
 	if (fd < 0)
 		die(KJIT_DEVICE);
+	if (reps)
+		native_ns = time_runs("native", argv[optind], n);
 	attach(fd, argv + optind + 2, argc - optind - 2);
-	if (run_load(argv[optind], 10) || ioctl(fd, KJIT_IOC_RESET, 0) ||
-	    run_load(argv[optind], n))
+	if (run_load(argv[optind], 10) || ioctl(fd, KJIT_IOC_RESET, 0))
+		die("workload under kjit");
+	if (reps)
+		kjit_ns = time_runs("kjit", argv[optind], n);
+	else if (run_load(argv[optind], n))
 		die("workload under kjit");
 	read_results(fd);
 	if (ioctl(fd, KJIT_IOC_DETACH, 0))
 		die("detach");
 	if (cross)
 		kprobe_counts(argv[optind], n, kc, errs);
+	if (reps) {
+		report_timing((double)n * reps);
+		n *= reps;	/* the counts cover every timed run */
+	}
 	return report(parallel ? n * parallel : n, entry, cross, kc, errs);
 }

@@ -1,0 +1,23 @@
+# micro - the cost of counting every basic block of a system call's path:
+# native vs kjit vs Kprobes on the same block addresses (int3 Kprobes, then
+# optimized ones), median of 7 runs each, one guest boot.
+# timeout: 900
+. /tests/lib.sh
+load_kjit
+insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
+run() { # run NAME OP N FUNC...
+	name=$1
+	shift
+	for opt in 0 1; do
+		echo $opt > /proc/sys/debug/kprobes-optimization
+		echo "CASE $name kprobes-optimization=$opt"
+		kjitcount -c 0 -t 7 -x "$@" || fail "$name"
+	done
+}
+run getpid getpid 20000 __x64_sys_getpid
+run read read 5000 ksys_read vfs_read
+run fstat fstat 5000 vfs_fstat __x64_sys_newfstat
+run pipe pipe 2000 pipe_read pipe_write
+kjit stat
+rmmod kjit_kprobes
+unload_kjit
