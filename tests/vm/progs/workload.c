@@ -6,6 +6,7 @@
  *   workload fstat N         N fstat() calls
  *   workload openclose N     N open("/dev/null") + close()
  *   workload pipe N          N one-byte write+read through a pipe
+ *   workload nanosleep N     N sleeps of 100 us (an hrtimer interrupt each)
  *   workload time OP N       as OP, then print "ns_per_op=<float>"
  * Options: -c CPU pins the process to CPU first.
  * Exit status 0, or 1 with a message if any call fails.

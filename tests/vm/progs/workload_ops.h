@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static inline int op_getpid(long n)
@@ -66,12 +67,23 @@ static inline int op_pipe(long n)
 	return close(p[1]);
 }
 
+static inline int op_nanosleep(long n)
+{
+	struct timespec ts = { 0, 100000 };	/* 100 us: an hrtimer each */
+
+	while (n--)
+		if (nanosleep(&ts, NULL))
+			return -1;
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(long n);
 } ops[] = {
 	{ "getpid", op_getpid }, { "read", op_read }, { "fstat", op_fstat },
 	{ "openclose", op_openclose }, { "pipe", op_pipe },
+	{ "nanosleep", op_nanosleep },
 };
 
 static inline int run_op(const char *name, long n)
