@@ -20,10 +20,31 @@
 #include <linux/hardirq.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
+#include "ibl.h"
 #include "session.h"
 
 unsigned long kjit_dispatch(unsigned long target);
+
+DEFINE_PER_CPU(struct kjit_ibl_entry, kjit_ibl[KJIT_IBL_SLOTS]);
+DEFINE_PER_CPU(unsigned long, kjit_ibl_hits);
+
+void kjit_ibl_clear(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(kjit_ibl, cpu), 0, sizeof(kjit_ibl));
+}
+
+void kjit_ibl_reset_hits(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu(kjit_ibl_hits, cpu) = 0;
+}
 
 /* The entry block of function @fi now has a translation on this CPU: let
  * the function's trampoline jump straight to it from now on. */
@@ -49,6 +70,7 @@ static unsigned long translate(struct kjit_session *s, struct kjit_cpu *c,
 	if (r) {
 		c->fallback[KJIT_FB_REFUSED]++;
 		c->refused[r]++;
+		kjit_ibl_fill(target, target);	/* refusals are deterministic */
 		return target;
 	}
 	return run;
@@ -78,14 +100,17 @@ unsigned long notrace kjit_dispatch(unsigned long target)
 	fi = kjit_session_func_of(s, target);
 	if (fi < 0) {
 		c->native_exits++;
+		kjit_ibl_fill(target, target);
 		goto out;
 	}
 	c->busy = 1;
 	run = kjit_cache_lookup(&c->cache, target);
 	if (!run)
 		run = translate(s, c, target, fi);
-	if (run != target)
+	if (run != target) {
 		set_entry_slot(s, fi, target, run);
+		kjit_ibl_fill(target, run);
+	}
 	c->busy = 0;
 out:
 	preempt_enable_notrace();

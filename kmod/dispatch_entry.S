@@ -12,7 +12,16 @@
  * where to continue (a translation, or the target itself to run natively),
  * store that over the target slot, restore everything and `RET` into it.
  *
- * Saved frame (offsets from rsp after the pushes):
+ * Fast path first: this CPU's indirect branch lookup table (kjit_ibl, a
+ * per-CPU direct-mapped cache of target -> continuation filled by
+ * kjit_dispatch()) is probed with rax and rcx saved; a hit continues
+ * without entering C. This is what indirect jumps out of translated code
+ * (and exits whose target was not linkable) cost in the common case.
+ *
+ *     slot = (target >> 4) & (KJIT_IBL_SLOTS - 1), 16 bytes each:
+ *     +0 target (0: empty)   +8 continuation
+ *
+ * Saved frame of the slow path (offsets from rsp after the pushes):
  *
  *     0   r11   8  r10  16  r9   24  r8   32  rdi
  *     40  rsi  48  rdx  56  rcx  64  rax  72  rflags
@@ -20,6 +29,7 @@
  */
 #include <linux/linkage.h>
 #include <asm/unwind_hints.h>
+#include "ibl.h"
 
 	.text
 SYM_CODE_START(kjit_dispatch_entry)
@@ -27,6 +37,21 @@ SYM_CODE_START(kjit_dispatch_entry)
 	pushfq
 	pushq	%rax
 	pushq	%rcx
+	movq	24(%rsp), %rax			/* the target */
+	movl	%eax, %ecx
+	shrl	$4, %ecx
+	andl	$(KJIT_IBL_SLOTS - 1), %ecx
+	shll	$4, %ecx
+	cmpq	%rax, %gs:kjit_ibl(%rcx)
+	jne	.Lslow
+	movq	%gs:kjit_ibl+8(%rcx), %rax	/* hit: the continuation */
+	movq	%rax, 24(%rsp)
+	incq	%gs:kjit_ibl_hits		/* flags are saved: free to clobber */
+	popq	%rcx
+	popq	%rax
+	popfq
+	RET
+.Lslow:
 	pushq	%rdx
 	pushq	%rsi
 	pushq	%rdi

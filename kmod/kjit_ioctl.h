@@ -150,6 +150,8 @@ struct kjit_session_stats {
 	__u32 n_funcs;
 	__u64 dispatches;		/* entries into the dispatcher */
 	__u64 native_links;		/* links straight to original code */
+	__u64 lookup_hits;		/* dispatcher entries served by the
+					 * indirect branch lookup table */
 };
 
 #define KJIT_IOC_VERSION _IOWR(KJIT_IOC_MAGIC, 0x00, struct kjit_version)

@@ -14,6 +14,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include "control.h"
+#include "ibl.h"
 #include "session.h"
 
 static int cmp_block(const void *a, const void *b)
@@ -189,6 +190,8 @@ long kjit_ioctl_stats(void __user *uarg)
 		for_each_possible_cpu(cpu)
 			add_cpu_stats(&st, s->cpu[cpu], cpu);
 		st.ncpus = min_t(u32, nr_cpu_ids, KJIT_STAT_CPUS);
+		for_each_possible_cpu(cpu)
+			st.lookup_hits += READ_ONCE(per_cpu(kjit_ibl_hits, cpu));
 		st.attached = s->attached;
 		st.n_funcs = s->n_funcs;
 	} else {

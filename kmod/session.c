@@ -26,6 +26,7 @@
 #include <linux/vmalloc.h>
 #include "divert.h"
 #include "env.h"
+#include "ibl.h"
 #include "ksyms.h"
 #include "quiesce.h"
 #include "session.h"
@@ -184,6 +185,8 @@ int __kjit_session_attach(struct kjit_session *s, unsigned int *failed)
 	unsigned int i;
 	int err;
 
+	kjit_ibl_clear();
+	kjit_ibl_reset_hits();
 	rcu_assign_pointer(kjit_active, s);
 	for (i = 0; i < s->n_funcs; i++) {
 		err = kjit_divert_on(s, i);
@@ -211,5 +214,6 @@ void __kjit_session_detach(struct kjit_session *s)
 	rcu_assign_pointer(kjit_active, NULL);
 	synchronize_rcu();
 	kjit_quiesce(s);
+	kjit_ibl_clear();
 	s->attached = false;
 }

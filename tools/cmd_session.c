@@ -282,8 +282,10 @@ int cmd_stat(int argc, char **argv)
 	printf("%s\n", st.ncpus ? ")" : "");
 	printf("links: %" PRIu64 " (%" PRIu64 " straight to native code)\n",
 	       (uint64_t)st.links, (uint64_t)st.native_links);
-	printf("dispatcher entries: %" PRIu64 " (%" PRIu64 " left the attached code)\n",
-	       (uint64_t)st.dispatches, (uint64_t)st.exits_native);
+	printf("dispatcher entries: %" PRIu64 " in C (%" PRIu64 " left the attached code),"
+	       " %" PRIu64 " served by the lookup table\n",
+	       (uint64_t)st.dispatches, (uint64_t)st.exits_native,
+	       (uint64_t)st.lookup_hits);
 	for (i = 0; i < 4; i++)
 		printf("fallback %s: %" PRIu64 "\n", fallback_names[i],
 		       (uint64_t)st.fallback[i]);

@@ -104,7 +104,7 @@ boot() {
 	hide='^KJIT-\(BEGIN\|BOOT\)'
 	[ $DEMO = 1 ] && hide='^KJIT-'
 	tail -n +1 -s 0.2 -f --pid=$qpid "$TTYS1" 2>/dev/null |
-		tr -d '\r' | grep -v "$hide" &
+		sed -u -e 's/\r$//' -e "\\%$hide%d" &
 	tpid=$!
 	wait $qpid
 	rc=$?

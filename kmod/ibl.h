@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ibl.h - the indirect branch lookup table: a per-CPU direct-mapped cache
+ * of original target -> continuation (a translation, or the target itself
+ * when it lies outside the attached code), probed in assembly by
+ * kjit_dispatch_entry before it enters C (layout in dispatch_entry.S).
+ *
+ * Invariants:
+ *  - Only the owning CPU writes its table, from kjit_dispatch() with
+ *    preemption disabled: it clears the target word, writes the
+ *    continuation, then the target, so an interrupt on this CPU never sees
+ *    a target paired with another target's continuation.
+ *  - Every CPU's table is cleared before a session is published and after
+ *    it is detached, so no entry outlives the code it points into.
+ */
+#ifndef KJIT_IBL_H
+#define KJIT_IBL_H
+
+#define KJIT_IBL_SLOTS 64
+
+#ifndef __ASSEMBLY__
+#include <linux/percpu.h>
+
+struct kjit_ibl_entry {
+	unsigned long target;
+	unsigned long run;
+};
+
+DECLARE_PER_CPU(struct kjit_ibl_entry, kjit_ibl[KJIT_IBL_SLOTS]);
+/* Hits of the assembly fast path on this CPU (statistics). */
+DECLARE_PER_CPU(unsigned long, kjit_ibl_hits);
+
+/* Remember @target -> @run on this CPU. Preemption disabled. */
+static inline void kjit_ibl_fill(unsigned long target, unsigned long run)
+{
+	struct kjit_ibl_entry *e =
+		this_cpu_ptr(&kjit_ibl[(target >> 4) & (KJIT_IBL_SLOTS - 1)]);
+
+	WRITE_ONCE(e->target, 0);
+	barrier();
+	WRITE_ONCE(e->run, run);
+	barrier();
+	WRITE_ONCE(e->target, target);
+}
+
+/* Empty every CPU's table. Process context, no session running code. */
+void kjit_ibl_clear(void);
+/* Zero the hit counters (a new session). */
+void kjit_ibl_reset_hits(void);
+#endif
+
+#endif
