@@ -53,8 +53,10 @@ module: deps
 	@echo "  built $(BUILD)/kmod/kjit.ko"
 
 # ---- user tool -----------------------------------------------------------
-TOOL_SRC := $(wildcard tools/*.c)
-TOOL_HDR := $(wildcard tools/*.h) $(wildcard kmod/*.h)
+# The tool links the translator's portable core (jit/*.c) for static CFGs.
+TOOL_SRC := $(wildcard tools/*.c) $(wildcard jit/*.c)
+TOOL_HDR := $(wildcard tools/*.h) $(wildcard kmod/*.h) $(wildcard jit/*.h) \
+	$(wildcard kmod/companion/*.h)
 tool: deps $(BUILD)/tools/kjit
 $(BUILD)/tools/kjit: $(TOOL_SRC) $(TOOL_HDR)
 	@mkdir -p $(dir $@)

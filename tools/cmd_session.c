@@ -1,10 +1,9 @@
 /*
  * cmd_session.c - `kjit attach|detach|report|stat|reset`: drive a session
- * through /dev/kjit and print its results.
+ * through /dev/kjit and print its results (report formats in format.h).
  *
- * Output of `report` is one line per block, stable for scripts:
- *   BLOCK <orig hex> <function>+<off hex> count=<n> len=<orig bytes>
- *         cpus=<n> insns=<n> seq=<counter sequence>
+ * `report` reads -i FILE, else ./kjit.data if it exists, else the live
+ * session (--live forces the device). Exit status 0, 1 failure, 2 usage.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -14,71 +13,29 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "../kmod/kjit_ioctl.h"
+#include "args.h"
+#include "attach.h"
 #include "commands.h"
+#include "datafile.h"
 #include "device.h"
-#include "disasm.h"
-#include "kcore.h"
-
-static const char *const fallback_names[] = { "nmi", "nested", "refused", "full" };
-
-static int attach_print(const struct kjit_target *t, unsigned int n)
-{
-	unsigned int i;
-	int bad = 0;
-
-	for (i = 0; i < n; i++) {
-		if (!t[i].err)
-			continue;
-		fprintf(stderr, "kjit: %s: cannot attach: %s (%s)\n",
-			t[i].name[0] ? t[i].name : "?", t[i].why, strerror(-t[i].err));
-		bad++;
-	}
-	return bad;
-}
+#include "format.h"
+#include "names.h"
+#include "session.h"
+#include "sysfiles.h"
 
 int cmd_attach(int argc, char **argv)
 {
-	struct kjit_attach req = { .size = sizeof(req) };
-	struct kjit_target *t;
-	int fd, i, n, first = 1, rc;
+	struct args a;
+	int fd, rc;
 
-	if (argc > 1 && !strcmp(argv[1], "--best-effort")) {
-		req.flags |= KJIT_ATTACH_BEST_EFFORT;
-		first = 2;
-	}
-	n = argc - first;
-	if (n < 1 || n > KJIT_MAX_TARGETS) {
-		fprintf(stderr, "kjit: attach: name 1..%d functions\n", KJIT_MAX_TARGETS);
+	if (args_parse(argc, argv, ARG_BEST_EFFORT | ARG_DEEP, "attach", &a, stderr))
 		return 2;
-	}
-	t = calloc(n, sizeof(*t));
-	if (!t)
-		return 1;
-	for (i = 0; i < n; i++) {
-		const char *a = argv[first + i];
-
-		if (!strncmp(a, "0x", 2))
-			t[i].addr = strtoull(a, NULL, 16);
-		else
-			snprintf(t[i].name, sizeof(t[i].name), "%s", a);
-	}
 	fd = kjit_device_open();
-	if (fd < 0) {
-		free(t);
+	if (fd < 0)
 		return 1;
-	}
-	req.n = n;
-	req.targets = (uintptr_t)t;
-	rc = ioctl(fd, KJIT_IOC_ATTACH, &req);
-	attach_print(t, n);
-	if (rc)
-		fprintf(stderr, "kjit: attach failed: %s%s\n", strerror(errno),
-			errno == EBUSY ? " (already attached: kjit detach first?)" : "");
-	else
-		printf("attached %u function(s)\n", req.attached);
-	free(t);
+	rc = attach_funcs(fd, &a, "attach");
 	close(fd);
-	return rc ? 1 : 0;
+	return rc;
 }
 
 static int simple_ioctl(unsigned long cmd, const char *what, const char *enoent)
@@ -97,171 +54,178 @@ static int simple_ioctl(unsigned long cmd, const char *what, const char *enoent)
 
 int cmd_detach(int argc, char **argv)
 {
+	if (argc > 1) {
+		fprintf(stderr, "kjit detach: takes no arguments\n");
+		return 2;
+	}
 	return simple_ioctl(KJIT_IOC_DETACH, "detach", "nothing is attached");
 }
 
 int cmd_reset(int argc, char **argv)
 {
-	return simple_ioctl(KJIT_IOC_RESET, "reset", "no session");
+	return simple_ioctl(KJIT_IOC_RESET, "reset", "no session (kjit attach first)");
 }
 
-static struct kjit_func_info *get_funcs(int fd, unsigned int *n)
+/* The live session; 0 or 1 after printing why. */
+int read_live(struct session *s, const char *who)
 {
-	struct kjit_funcs req = { .size = sizeof(req), .max = KJIT_MAX_TARGETS };
-	struct kjit_func_info *f = calloc(KJIT_MAX_TARGETS, sizeof(*f));
+	int fd = kjit_device_open(), err;
 
-	req.buf = (uintptr_t)f;
-	if (!f || ioctl(fd, KJIT_IOC_FUNCS, &req)) {
-		free(f);
-		return NULL;
+	if (fd < 0)
+		return 1;
+	err = session_read_device(s, fd);
+	close(fd);
+	if (err)
+		fprintf(stderr, "kjit: %s: %s\n", who,
+			err == -ENOENT ? "no session (kjit attach or kjit record first)"
+				       : strerror(-err));
+	return err ? 1 : 0;
+}
+
+static int read_file(struct session *s, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char why[128];
+	int err;
+
+	if (!f) {
+		fprintf(stderr, "kjit: report: cannot open %s: %s%s\n", path,
+			strerror(errno),
+			errno == ENOENT ? " (kjit record writes it)" : "");
+		return 1;
 	}
-	*n = req.written;
-	return f;
+	err = datafile_read(s, f, why, sizeof(why));
+	fclose(f);
+	if (err)
+		fprintf(stderr, "kjit: report: %s: %s\n", path, why);
+	return err ? 1 : 0;
 }
 
-static struct kjit_block_info *get_blocks(int fd, unsigned int *n)
-{
-	struct kjit_blocks req = { .size = sizeof(req) };
-	struct kjit_block_info *b = NULL;
-
-	do { /* the count can grow between calls while attached */
-		free(b);
-		req.max = req.total + 64;
-		b = calloc(req.max, sizeof(*b));
-		req.buf = (uintptr_t)b;
-		if (!b || ioctl(fd, KJIT_IOC_BLOCKS, &req)) {
-			free(b);
-			return NULL;
-		}
-	} while (req.written < req.total);
-	*n = req.written;
-	return b;
-}
-
-struct report_opts {
-	unsigned int top;	/* hottest blocks to show with disassembly */
-	int blocks;		/* list every block */
+struct report_args {
+	struct report_opts o;
+	const char *input;
+	int live;
 };
 
-static int by_count_desc(const void *a, const void *b)
+static int parse_report(int argc, char **argv, struct report_args *r)
 {
-	const struct kjit_block_info *x = a, *y = b;
+	int i, k;
 
-	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
-}
+	memset(r, 0, sizeof(*r));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-/* Per function: blocks seen executed, and code bytes they cover. */
-static void print_functions(const struct kjit_func_info *f, unsigned int nf,
-			    const struct kjit_block_info *b, unsigned int nb)
-{
-	unsigned int i, j, run;
-	uint64_t bytes, entry;
-
-	printf("%-28s %12s %8s %18s\n", "function", "calls", "blocks", "bytes covered");
-	for (i = 0; i < nf; i++) {
-		run = 0;
-		bytes = entry = 0;
-		for (j = 0; j < nb; j++) {
-			if (b[j].func != i || !b[j].count)
-				continue;
-			run++;
-			bytes += b[j].orig_len;
-			if (b[j].orig == f[i].start + 5)
-				entry = b[j].count;
+		if (!strcmp(a, "--json"))
+			r->o.fmt = FMT_JSON;
+		else if (!strcmp(a, "--csv"))
+			r->o.fmt = FMT_CSV;
+		else if (!strcmp(a, "--live"))
+			r->live = 1;
+		else if ((!strcmp(a, "-i") || !strcmp(a, "--input")) && v)
+			r->input = argv[++i];
+		else if (!strcmp(a, "--top") && v && v[strspn(v, "0123456789")] == 0 && *v)
+			r->o.top = (unsigned int)atoi(argv[++i]);
+		else if (!strcmp(a, "--sort") && v && (k = report_sort_parse(v)) >= 0) {
+			r->o.sort = (enum report_sort)k;
+			i++;
+		} else {
+			fprintf(stderr, "kjit report: bad argument %s%s (kjit help report)\n",
+				a, v && a[0] == '-' && strcmp(a, "--json") &&
+				   strcmp(a, "--csv") && strcmp(a, "--live") ? " or its value" : "");
+			return -1;
 		}
-		printf("%-28s %12" PRIu64 " %8u %8" PRIu64 "/%-5" PRIu64 " %3.0f%%\n",
-		       f[i].name, entry, run, bytes, (uint64_t)(f[i].end - f[i].start),
-		       100.0 * bytes / (double)(f[i].end - f[i].start));
 	}
+	if (r->live && r->input) {
+		fprintf(stderr, "kjit report: -i and --live exclude each other\n");
+		return -1;
+	}
+	return 0;
 }
 
-static void print_hottest(const struct kjit_func_info *f, unsigned int nf,
-			  struct kjit_block_info *b, unsigned int nb, unsigned int top)
+static void attach_disasm(struct report_args *r, const struct session *s)
 {
-	struct kcore *kc = kcore_open("/proc/kcore");
-	unsigned int i;
+	static char why[256];
 
-	qsort(b, nb, sizeof(*b), by_count_desc);
-	printf("\nhottest blocks:\n");
-	for (i = 0; i < nb && i < top; i++) {
-		const struct kjit_func_info *fn = b[i].func < nf ? &f[b[i].func] : NULL;
-
-		printf("%12" PRIu64 "  %s+0x%" PRIx64 " (%u bytes)\n", (uint64_t)b[i].count,
-		       fn ? fn->name : "?", fn ? (uint64_t)(b[i].orig - fn->start) : 0,
-		       b[i].orig_len);
-		if (!kc || disasm_range(kc, b[i].orig, b[i].orig_len, "                ", stdout))
-			printf("                (no disassembly: cannot read /proc/kcore)\n");
+	if (!r->o.top || r->o.fmt != FMT_TEXT)
+		return;
+	if (!session_is_running_kernel(s)) {
+		snprintf(why, sizeof(why), "recorded on another boot (kernel %s); "
+			 "the running kernel's code is not the recorded code", s->kernel);
+		r->o.no_disasm = why;
+		return;
 	}
-	kcore_close(kc);
-}
-
-static void print_blocks(const struct kjit_func_info *f, unsigned int nf,
-			 const struct kjit_block_info *b, unsigned int nb)
-{
-	unsigned int i;
-
-	for (i = 0; i < nb; i++) {
-		const struct kjit_func_info *fn = b[i].func < nf ? &f[b[i].func] : NULL;
-
-		printf("BLOCK 0x%" PRIx64 " %s+0x%" PRIx64 " count=%" PRIu64
-		       " len=%u cpus=%u insns=%u seq=%u\n",
-		       (uint64_t)b[i].orig, fn ? fn->name : "?",
-		       fn ? (uint64_t)(b[i].orig - fn->start) : 0,
-		       (uint64_t)b[i].count, b[i].orig_len, b[i].cpus,
-		       b[i].n_insns, b[i].seq);
+	r->o.kc = kcore_open(sysfile(2, "/proc/kcore"));
+	if (!r->o.kc) {
+		snprintf(why, sizeof(why), "cannot read /proc/kcore: %s", strerror(errno));
+		r->o.no_disasm = why;
 	}
 }
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_opts o = { 0, 1 };
-	struct kjit_block_info *b;
-	struct kjit_func_info *f;
-	unsigned int nb = 0, nf = 0, i;
-	int fd;
+	struct report_args r;
+	struct session s;
+	int rc;
 
-	for (i = 1; i < (unsigned int)argc; i++) {
-		if (!strcmp(argv[i], "--top") && i + 1 < (unsigned int)argc) {
-			o.top = (unsigned int)atoi(argv[++i]);
-			o.blocks = 0;
-		} else {
-			fprintf(stderr, "kjit: report: unknown option %s\n", argv[i]);
-			return 2;
-		}
-	}
-	fd = kjit_device_open();
-	if (fd < 0)
-		return 1;
-	f = get_funcs(fd, &nf);
-	b = f ? get_blocks(fd, &nb) : NULL;
-	close(fd);
-	if (!f || !b) {
-		fprintf(stderr, "kjit: report: %s\n",
-			errno == ENOENT ? "no session (kjit attach first)" : strerror(errno));
-		free(f);
-		return 1;
-	}
-	if (o.blocks) {
-		for (i = 0; i < nf; i++)
-			printf("FUNC %s 0x%" PRIx64 "-0x%" PRIx64 " %s\n", f[i].name,
-			       (uint64_t)f[i].start, (uint64_t)f[i].end,
-			       f[i].diverted ? "attached" : "detached");
-		print_blocks(f, nf, b, nb);
-	} else {
-		print_functions(f, nf, b, nb);
-		print_hottest(f, nf, b, nb, o.top);
-	}
-	free(f);
-	free(b);
+	if (parse_report(argc, argv, &r))
+		return 2;
+	if (!r.input && !r.live && access("kjit.data", F_OK) == 0)
+		r.input = "kjit.data";
+	rc = r.input ? read_file(&s, r.input) : read_live(&s, "report");
+	if (rc)
+		return rc;
+	r.o.source = r.input;
+	if (s.live)
+		session_coverage(&s); /* best effort: '-' where unknown */
+	attach_disasm(&r, &s);
+	report_print(&s, &r.o, stdout);
+	kcore_close(r.o.kc);
+	session_free(&s);
 	return 0;
+}
+
+static void print_stats(const struct kjit_session_stats *st)
+{
+	uint64_t bytes = 0;
+	unsigned int i;
+
+	for (i = 0; i < st->ncpus; i++)
+		bytes += st->bytes[i];
+	printf("state: %s, %u function(s)\n", st->attached ? "attached" : "detached",
+	       st->n_funcs);
+	printf("blocks translated: %" PRIu64 " (%" PRIu64 " ns translating)\n",
+	       (uint64_t)st->translated, (uint64_t)st->translate_ns);
+	printf("cache bytes: %" PRIu64, bytes);
+	for (i = 0; i < st->ncpus; i++)
+		printf("%s cpu%u=%" PRIu64, i ? "," : " (", i, (uint64_t)st->bytes[i]);
+	printf("%s\n", st->ncpus ? ")" : "");
+	printf("links: %" PRIu64 " (%" PRIu64 " straight to native code)\n",
+	       (uint64_t)st->links, (uint64_t)st->native_links);
+	printf("dispatcher entries: %" PRIu64 " in C (%" PRIu64 " left the attached code),"
+	       " %" PRIu64 " served by the lookup table\n",
+	       (uint64_t)st->dispatches, (uint64_t)st->exits_native,
+	       (uint64_t)st->lookup_hits);
+	printf("ran natively instead (fallbacks):\n");
+	for (i = 0; i < SESSION_FALLBACKS; i++)
+		printf("  fallback %-8s %10" PRIu64 "  %s\n", fallback_key(i),
+		       (uint64_t)st->fallback[i], fallback_text(i));
+	for (i = 1; i < KJIT_REFUSE_REASONS; i++)
+		if (st->refused[i])
+			printf("  refused  %-16s %10" PRIu64 "  %s\n",
+			       kjit_reason_name((enum kjit_reason)i),
+			       (uint64_t)st->refused[i], reason_text(i));
 }
 
 int cmd_stat(int argc, char **argv)
 {
 	struct kjit_session_stats st = { .size = sizeof(st) };
-	int fd = kjit_device_open(), i;
-	uint64_t bytes = 0;
+	int fd;
 
+	if (argc > 1) {
+		fprintf(stderr, "kjit stat: takes no arguments\n");
+		return 2;
+	}
+	fd = kjit_device_open();
 	if (fd < 0)
 		return 1;
 	if (ioctl(fd, KJIT_IOC_STATS, &st)) {
@@ -270,28 +234,7 @@ int cmd_stat(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
-	for (i = 0; i < (int)st.ncpus; i++)
-		bytes += st.bytes[i];
-	printf("state: %s, %u function(s)\n", st.attached ? "attached" : "detached",
-	       st.n_funcs);
-	printf("blocks translated: %" PRIu64 " (%" PRIu64 " ns translating)\n",
-	       (uint64_t)st.translated, (uint64_t)st.translate_ns);
-	printf("cache bytes: %" PRIu64, bytes);
-	for (i = 0; i < (int)st.ncpus; i++)
-		printf("%s cpu%d=%" PRIu64, i ? "," : " (", i, (uint64_t)st.bytes[i]);
-	printf("%s\n", st.ncpus ? ")" : "");
-	printf("links: %" PRIu64 " (%" PRIu64 " straight to native code)\n",
-	       (uint64_t)st.links, (uint64_t)st.native_links);
-	printf("dispatcher entries: %" PRIu64 " in C (%" PRIu64 " left the attached code),"
-	       " %" PRIu64 " served by the lookup table\n",
-	       (uint64_t)st.dispatches, (uint64_t)st.exits_native,
-	       (uint64_t)st.lookup_hits);
-	for (i = 0; i < 4; i++)
-		printf("fallback %s: %" PRIu64 "\n", fallback_names[i],
-		       (uint64_t)st.fallback[i]);
-	for (i = 0; i < KJIT_REFUSE_REASONS; i++)
-		if (st.refused[i])
-			printf("refused reason %d: %" PRIu64 "\n", i, (uint64_t)st.refused[i]);
+	print_stats(&st);
 	close(fd);
 	return 0;
 }

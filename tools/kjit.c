@@ -1,7 +1,9 @@
 /*
  * kjit.c - the kjit command-line tool: subcommand dispatch and help.
  *
- * Exit status: 0 success, 1 failure (one clear line on stderr), 2 usage error.
+ * Invariants: every subcommand has a one-line summary (kjit --help) and a
+ * full text (kjit help SUBCOMMAND, the man page docs/kjit.1 says the same).
+ * Exit status: 0 success, 1 failure (one clear line on stderr), 2 usage.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,24 +16,65 @@
 struct subcommand {
 	const char *name;
 	int (*run)(int argc, char **argv);
-	const char *usage;
+	const char *synopsis;
+	const char *summary;
+	const char *help;
 };
 
 static const struct subcommand subcommands[] = {
-	{ "attach", cmd_attach,
-	  "attach [--best-effort] FUNC...    divert FUNCs into the code cache and count blocks" },
-	{ "detach", cmd_detach,
-	  "detach                            stop diversion (results stay readable)" },
+	{ "list", cmd_list, "list [--ok] PATTERN...",
+	  "kernel functions matching globs, instrumentable or why not",
+	  "PATTERN is a shell glob on the function name ('vfs_*'); MODULE:PATTERN\n"
+	  "also matches the module ('vmlinux' for the kernel proper). Each match is\n"
+	  "printed with its address, yes/no, and the reason kjit.ko would refuse it:\n"
+	  "part of kjit, entry text, noinstr text, used by kjit's dispatcher, on the\n"
+	  "kprobe blacklist, not traceable. --ok lists instrumentable ones only.\n"
+	  "Needs root; mounts tracefs/debugfs when they are not mounted.\n" },
+	{ "blocks", cmd_blocks, "blocks FUNC",
+	  "a function's static basic blocks, disassembly and CFG edges",
+	  "Reads FUNC's code through /proc/kcore and discovers its basic blocks from\n"
+	  "the entry with kjit's own block decoder, following jumps inside the\n"
+	  "function (calls do not end the walk; indirect jumps have no known\n"
+	  "targets). Prints each block disassembled with its outgoing edges.\n" },
+	{ "attach", cmd_attach, "attach [--best-effort] [--deep [--depth N]] FUNC...",
+	  "divert FUNCs into the code cache and count their blocks",
+	  "FUNC is name, module:name, name+0xOFF (OFF must be 0) or 0xADDRESS.\n"
+	  "Names are resolved by the tool; an ambiguous name is an error that lists\n"
+	  "the candidates. All or nothing unless --best-effort. --deep (follow\n"
+	  "callees, --depth levels) is not supported by this kjit.ko yet.\n" },
+	{ "detach", cmd_detach, "detach", "stop diversion (results stay readable)",
+	  "Stops every diversion; report and stat still read the results.\n" },
+	{ "record", cmd_record,
+	  "record [--deep] -f FUNC... [-o FILE] -- COMMAND [ARGS...]",
+	  "attach, run COMMAND, detach, save the results (kjit.data)",
+	  "Attaches FUNCs, runs COMMAND to completion, detaches and writes functions,\n"
+	  "blocks with counts, statistics, coverage, kernel, boot id, time and\n"
+	  "command line to FILE (default kjit.data; format in docs/usage.md).\n" },
 	{ "report", cmd_report,
-	  "report [--top N]                  blocks and counts; --top: per function, hottest N disassembled" },
-	{ "stat", cmd_stat,
-	  "stat                              cache and fallback statistics" },
-	{ "reset", cmd_reset,
-	  "reset                             zero the counters" },
-	{ "decode", cmd_decode,
-	  "decode [-n N] [--check] FUNC...   decode FUNC in the kernel and in user space" },
-	{ "version", cmd_version,
-	  "version                           tool and module versions" },
+	  "report [-i FILE | --live] [--sort count|addr|func] [--top N] [--json|--csv]",
+	  "per-function and per-block counts, coverage, hottest blocks",
+	  "Reads -i FILE, else ./kjit.data if present, else the live session of\n"
+	  "/dev/kjit (--live forces it). Text shows per function calls (entry block\n"
+	  "count), executions, blocks run, static blocks and coverage, then blocks\n"
+	  "sorted by --sort (default count). --top N keeps the first N blocks and\n"
+	  "disassembles them (only while the recording kernel runs). --json and\n"
+	  "--csv are for programs (schemas in docs/usage.md).\n" },
+	{ "compare", cmd_compare, "compare -f FUNC... [-n RUNS] -- COMMAND [ARGS...]",
+	  "counts and overhead: native vs kjit vs Kprobes on the same blocks",
+	  "Runs COMMAND RUNS times natively, under kjit, and with kjit_kprobes.ko's\n"
+	  "counting Kprobes on the blocks kjit found; prints counts side by side\n"
+	  "(MISMATCH flagged), wall time and added time per counted event. Needs\n"
+	  "kjit_kprobes.ko loaded.\n" },
+	{ "stat", cmd_stat, "stat", "cache, link and fallback statistics",
+	  "Translations, cache bytes, links, dispatcher entries, and every reason\n"
+	  "code ran natively (fallbacks, translator refusals) by name.\n" },
+	{ "reset", cmd_reset, "reset", "zero the counters", "Zeroes every counter.\n" },
+	{ "decode", cmd_decode, "decode [-n N] [--check] FUNC...",
+	  "decode FUNC in the kernel and in user space",
+	  "Decodes FUNC with kjit.ko's Zydis and with the tool's; --check fails on\n"
+	  "any difference.\n" },
+	{ "version", cmd_version, "version", "tool and module versions",
+	  "Prints the tool's ABI and the loaded module's build and ABI.\n" },
 };
 #define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
 
@@ -54,22 +97,60 @@ static void usage(FILE *out)
 {
 	size_t i;
 
-	fprintf(out, "usage: kjit SUBCOMMAND [ARGS]\n\n");
+	fprintf(out, "usage: kjit SUBCOMMAND [ARGS]    (kjit help SUBCOMMAND; man kjit)\n\n");
 	for (i = 0; i < N_SUBCOMMANDS; i++)
-		fprintf(out, "  kjit %s\n", subcommands[i].usage);
+		fprintf(out, "  %-9s %s\n", subcommands[i].name, subcommands[i].summary);
+	fprintf(out, "\nFUNC: name, module:name, name+0xOFF or 0xADDRESS. Most "
+		     "subcommands need root.\n");
+}
+
+static const struct subcommand *find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < N_SUBCOMMANDS; i++)
+		if (!strcmp(name, subcommands[i].name))
+			return &subcommands[i];
+	return NULL;
+}
+
+static int help(int argc, char **argv)
+{
+	const struct subcommand *c;
+
+	if (argc < 3) {
+		usage(stdout);
+		return 0;
+	}
+	c = find(argv[2]);
+	if (!c) {
+		fprintf(stderr, "kjit: help: unknown subcommand '%s' (kjit --help)\n", argv[2]);
+		return 2;
+	}
+	printf("usage: kjit %s\n\n%s\n%s", c->synopsis, c->summary, c->help);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	size_t i;
+	const struct subcommand *c;
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
 	}
-	for (i = 0; i < N_SUBCOMMANDS; i++)
-		if (!strcmp(argv[1], subcommands[i].name))
-			return subcommands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "kjit: unknown subcommand '%s' (kjit --help)\n", argv[1]);
-	return 2;
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help"))
+		return help(argc, argv);
+	c = find(argv[1]);
+	if (!c) {
+		fprintf(stderr, "kjit: unknown subcommand '%s' (kjit --help)\n", argv[1]);
+		return 2;
+	}
+	if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+		char *h[] = { argv[0], "help", argv[1], NULL };
+
+		return help(3, h);
+	}
+	return c->run(argc - 1, argv + 1);
 }

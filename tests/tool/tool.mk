@@ -1,6 +1,43 @@
 # tool.mk - host tests of the kjit tool's parts (included by the root Makefile).
-HOST_TESTS += $(BUILD)/host/test_kallsyms
+# Each program prints KJIT-RESULT lines (tests/tool/check.h) and exits
+# non-zero on failure. Fixtures (a captured-style /proc/kallsyms, tracefs
+# and debugfs files) are under tests/tool/fixtures/.
+TT_DIR := $(BUILD)/host/tool
+TT_CFLAGS := $(HOST_CFLAGS) -DFIXTURES='"$(ROOT)/tests/tool/fixtures"'
+TT_DEPS := tests/tool/check.h $(wildcard tools/*.h)
 
+HOST_TESTS += $(BUILD)/host/test_kallsyms
 $(BUILD)/host/test_kallsyms: tests/tool/test_kallsyms.c tools/kallsyms.c tools/kallsyms.h
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -o $@ tests/tool/test_kallsyms.c tools/kallsyms.c
+
+HOST_TESTS += $(TT_DIR)/test_args
+$(TT_DIR)/test_args: tests/tool/test_args.c tools/args.c $(TT_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
+
+HOST_TESTS += $(TT_DIR)/test_target
+$(TT_DIR)/test_target: tests/tool/test_target.c tools/symtab.c tools/target.c $(TT_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
+
+HOST_TESTS += $(TT_DIR)/test_eligible
+$(TT_DIR)/test_eligible: tests/tool/test_eligible.c tools/eligible.c tools/symtab.c \
+		tools/target.c tools/sysfiles.c $(TT_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
+
+# format.c pulls in session.c (coverage: cfg, kenv, kcore) and the jit core.
+TT_REPORT_SRC := tools/format.c tools/datafile.c tools/names.c tools/session.c \
+	tools/cfg.c tools/kenv.c tools/kcore.c tools/disasm.c tools/symtab.c \
+	tools/sysfiles.c tools/progress.c $(wildcard jit/*.c)
+HOST_TESTS += $(TT_DIR)/test_format
+$(TT_DIR)/test_format: tests/tool/test_format.c $(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore -lelf
+
+HOST_TESTS += $(TT_DIR)/test_cfg
+$(TT_DIR)/test_cfg: tests/tool/test_cfg.c tools/cfg.c $(wildcard jit/*.c) $(TT_DEPS) \
+		$(wildcard jit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore

@@ -1,0 +1,105 @@
+/*
+ * test_cfg.c - host test of static CFG discovery (tools/cfg.c) on a
+ * hand-assembled function: blocks split at jump targets (including one
+ * into the middle of the entry run), calls end a block but not the walk,
+ * the fentry site stays in the entry block, edges and their kinds, an
+ * external tail jump, and a trap that ends the flow.
+ */
+#include <string.h>
+#include "tools/cfg.h"
+#include "check.h"
+
+#define BASE 0xffffffff81000000ull
+
+/*
+ * 00: e8 00 00 00 00    call (fentry site, live-patched: a call)
+ * 05: 85 ff             test edi, edi
+ * 07: 74 07             je 0x10
+ * 09: e8 f2 ff ff 7f    call far away (outside)
+ * 0e: eb 03             jmp 0x13
+ * 10: 31 c0             xor eax, eax
+ * 12: c3                ret
+ * 13: b8 02 00 00 00    mov eax, 2
+ * 18: 85 c0             test eax, eax
+ * 1a: 75 e9             jne 0x05      (back into the entry run)
+ * 1c: 7f 05             jg 0x23
+ * 1e: e9 dd 0f 00 00    jmp 0x1000    (outside: tail jump)
+ * 23: 0f 0b             ud2           (refused: ends the flow)
+ * 25: cc cc cc          padding, never reached
+ */
+static const unsigned char code[] = {
+	0xe8, 0x00, 0x00, 0x00, 0x00, 0x85, 0xff, 0x74, 0x07, 0xe8, 0xf2, 0xff, 0xff, 0x7f,
+	0xeb, 0x03, 0x31, 0xc0, 0xc3, 0xb8, 0x02, 0x00, 0x00, 0x00, 0x85, 0xc0, 0x75, 0xe9,
+	0x7f, 0x05, 0xe9, 0xdd, 0x0f, 0x00, 0x00, 0x0f, 0x0b, 0xcc, 0xcc, 0xcc,
+};
+
+static size_t read_code(void *opaque, u64 addr, u8 *buf, size_t len)
+{
+	size_t off = (size_t)(addr - BASE), n;
+
+	if (addr < BASE || off >= sizeof(code))
+		return 0;
+	n = sizeof(code) - off < len ? sizeof(code) - off : len;
+	memcpy(buf, code + off, n);
+	return n;
+}
+
+static int has_edge(const struct cfg_block *b, uint64_t off, int kind, int ext)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->n_edges; i++)
+		if (b->edge[i].to == BASE + off && b->edge[i].kind == kind &&
+		    b->edge[i].external == ext)
+			return 1;
+	return 0;
+}
+
+static const struct cfg_block *blk(const struct cfg *g, uint64_t off)
+{
+	long i = cfg_block_at(g, BASE + off);
+
+	return i >= 0 && g->blk[i].start == BASE + off ? &g->blk[i] : NULL;
+}
+
+int main(void)
+{
+	struct kjit_env env = { .read_code = read_code };
+	const struct cfg_block *b;
+	struct cfg g;
+	char why[128];
+	int rc;
+
+	area = "tool.cfg";
+	rc = cfg_build(&g, BASE, BASE + 0x28, &env);
+	check("build", !rc, "cfg_build failed");
+	if (rc)
+		return 1;
+	snprintf(why, sizeof(why), "%zu blocks, %zu edges", g.n_blk, g.n_edges);
+	check("counts", g.n_blk == 9 && g.n_edges == 10, why);
+	b = blk(&g, 0);
+	check("fentry_in_entry", b && b->end == BASE + 5 && b->n == 1 && has_edge(b, 5, CFG_FALL, 0),
+	      "entry run split only by the jump back to 0x05");
+	b = blk(&g, 5);
+	check("jcc", b && b->n == 2 && has_edge(b, 0x10, CFG_TAKEN, 0) && has_edge(b, 9, CFG_FALL, 0),
+	      "je at 0x07");
+	b = blk(&g, 9);
+	check("call_falls_through", b && b->n == 1 && b->n_edges == 1 && has_edge(b, 0xe, CFG_FALL, 0),
+	      "call at 0x09");
+	b = blk(&g, 0xe);
+	check("jmp", b && has_edge(b, 0x13, CFG_JUMP, 0) && b->n_edges == 1, "jmp at 0x0e");
+	b = blk(&g, 0x10);
+	check("ret", b && b->n == 2 && b->n_edges == 0, "ret at 0x12");
+	b = blk(&g, 0x13);
+	check("loop_back", b && b->n == 3 && has_edge(b, 5, CFG_TAKEN, 0), "jne at 0x1a");
+	b = blk(&g, 0x1c);
+	check("jcc_to_trap", b && has_edge(b, 0x23, CFG_TAKEN, 0) && has_edge(b, 0x1e, CFG_FALL, 0),
+	      "jg at 0x1c");
+	b = blk(&g, 0x1e);
+	check("tail_jump", b && has_edge(b, 0x1000, CFG_JUMP, 1), "jmp outside");
+	b = blk(&g, 0x23);
+	check("trap", b && b->n == 1 && g.insn[b->first].reason && b->n_edges == 0, "ud2 at 0x23");
+	check("padding_unreached", cfg_block_at(&g, BASE + 0x25) < 0, "int3 padding is not code");
+	cfg_free(&g);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,120 @@
+/* args.c - parse the FUNC lists, options and `-- COMMAND` (see args.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "args.h"
+
+struct parser {
+	int argc, i;
+	char **argv;
+	unsigned int allowed;
+	const char *name;
+	FILE *err;
+};
+
+static int bad(struct parser *p, const char *msg, const char *arg)
+{
+	fprintf(p->err, "kjit %s: %s%s%s (kjit help %s)\n", p->name, msg,
+		arg ? " " : "", arg ? arg : "", p->name);
+	return -1;
+}
+
+static int add_func(struct parser *p, struct args *a, const char *f)
+{
+	if (a->n_funcs == ARGS_MAX_FUNCS)
+		return bad(p, "too many functions (at most 64)", NULL);
+	a->funcs[a->n_funcs++] = f;
+	return 0;
+}
+
+static int number(struct parser *p, const char *opt, int min, int *out)
+{
+	char *end;
+	long v;
+
+	if (p->i + 1 >= p->argc)
+		return bad(p, "missing value after", opt);
+	v = strtol(p->argv[++p->i], &end, 10);
+	if (*end || end == p->argv[p->i] || v < min || v > 1000000)
+		return bad(p, "bad number for", opt);
+	*out = (int)v;
+	return 0;
+}
+
+static int funcs_after_f(struct parser *p, struct args *a)
+{
+	int n = 0;
+
+	while (p->i + 1 < p->argc && p->argv[p->i + 1][0] != '-') {
+		if (add_func(p, a, p->argv[++p->i]))
+			return -1;
+		n++;
+	}
+	return n ? 0 : bad(p, "-f needs at least one FUNC", NULL);
+}
+
+/* One option at p->i; 1 if it was `--`. */
+static int option(struct parser *p, struct args *a)
+{
+	const char *o = p->argv[p->i];
+	unsigned int al = p->allowed;
+
+	if (!strcmp(o, "--") && (al & ARG_COMMAND))
+		return 1;
+	if (!strcmp(o, "--best-effort") && (al & ARG_BEST_EFFORT))
+		a->best_effort = 1;
+	else if (!strcmp(o, "--deep") && (al & ARG_DEEP))
+		a->deep = 1;
+	else if (!strcmp(o, "--depth") && (al & ARG_DEEP))
+		return number(p, o, 1, &a->depth);
+	else if ((!strcmp(o, "-f") || !strcmp(o, "--func")) && (al & ARG_FUNC_OPT))
+		return funcs_after_f(p, a);
+	else if ((!strcmp(o, "-o") || !strcmp(o, "--output")) && (al & ARG_OUTPUT)) {
+		if (p->i + 1 >= p->argc)
+			return bad(p, "missing file after", o);
+		a->output = p->argv[++p->i];
+	} else if ((!strcmp(o, "-n") || !strcmp(o, "--runs")) && (al & ARG_RUNS))
+		return number(p, o, 1, &a->runs);
+	else
+		return bad(p, "unknown option", o);
+	return 0;
+}
+
+static int check(struct parser *p, struct args *a)
+{
+	if (!a->n_funcs)
+		return bad(p, (p->allowed & ARG_FUNC_OPT) ? "name functions with -f FUNC..."
+							  : "name at least one FUNC",
+			   NULL);
+	if ((p->allowed & ARG_COMMAND) && (!a->cmd || !a->cmd[0]))
+		return bad(p, "give the command to run after --", NULL);
+	if (a->depth && !a->deep)
+		return bad(p, "--depth only makes sense with --deep", NULL);
+	return 0;
+}
+
+int args_parse(int argc, char **argv, unsigned int allowed, const char *name,
+	       struct args *a, FILE *err)
+{
+	struct parser p = { argc, 1, argv, allowed, name, err };
+	int r;
+
+	memset(a, 0, sizeof(*a));
+	a->runs = 1;
+	for (; p.i < argc; p.i++) {
+		if (argv[p.i][0] != '-' || !argv[p.i][1]) {
+			if (allowed & ARG_FUNC_OPT)
+				return bad(&p, "unexpected argument", argv[p.i]);
+			if (add_func(&p, a, argv[p.i]))
+				return -1;
+			continue;
+		}
+		r = option(&p, a);
+		if (r < 0)
+			return -1;
+		if (r == 1) {
+			a->cmd = &argv[p.i + 1];
+			break;
+		}
+	}
+	return check(&p, a);
+}

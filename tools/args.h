@@ -1,0 +1,38 @@
+/* args.h - command-line parsing shared by attach, record and compare.
+ *
+ *   attach  [--best-effort] [--deep] [--depth N] FUNC...
+ *   record  [--deep] [--depth N] -f FUNC... [-o FILE] -- COMMAND [ARGS]
+ *   compare -f FUNC... [-n RUNS] -- COMMAND [ARGS]
+ *
+ * `-f` takes every following word up to the next option or `--`; it may be
+ * repeated. Invariants: parsing never touches the kernel; every error is one
+ * line on the error stream and the result -1 (usage error, exit status 2).
+ */
+#ifndef KJIT_TOOL_ARGS_H
+#define KJIT_TOOL_ARGS_H
+
+#include <stdio.h>
+
+#define ARG_BEST_EFFORT (1u << 0)
+#define ARG_DEEP (1u << 1)    /* --deep, --depth N */
+#define ARG_FUNC_OPT (1u << 2) /* functions come after -f, not bare */
+#define ARG_OUTPUT (1u << 3)  /* -o FILE */
+#define ARG_RUNS (1u << 4)    /* -n RUNS */
+#define ARG_COMMAND (1u << 5) /* -- COMMAND required */
+
+#define ARGS_MAX_FUNCS 64
+
+struct args {
+	const char *funcs[ARGS_MAX_FUNCS];
+	int n_funcs;
+	char **cmd; /* NULL-terminated, from argv */
+	int best_effort, deep, depth, runs;
+	const char *output;
+};
+
+/* Parses argv[1..argc) of subcommand @name accepting the ARG_* in @allowed.
+ * Returns 0 or -1 after one line on @err. */
+int args_parse(int argc, char **argv, unsigned int allowed, const char *name,
+	       struct args *a, FILE *err);
+
+#endif

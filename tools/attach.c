@@ -1,0 +1,144 @@
+/*
+ * attach.c - FUNC arguments -> addresses -> KJIT_IOC_ATTACH (see attach.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include "../kmod/kjit_ioctl.h"
+#include "attach.h"
+#include "progress.h"
+#include "symtab.h"
+#include "sysfiles.h"
+#include "target.h"
+
+int load_symbols(struct symtab *t)
+{
+	const char *path = sysfile(3, "/proc/kallsyms");
+	int err = symtab_load(t, path);
+
+	if (err == -EPERM)
+		fprintf(stderr, "kjit: %s shows no addresses: kjit needs root "
+				"(or kernel.kptr_restrict=0)\n", path);
+	else if (err == -ENOENT)
+		fprintf(stderr, "kjit: %s not found: this kernel has no kallsyms "
+				"(CONFIG_KALLSYMS), kjit needs it\n", path);
+	else if (err)
+		fprintf(stderr, "kjit: cannot read %s: %s\n", path, strerror(-err));
+	else if (!t->n)
+		fprintf(stderr, "kjit: %s lists no functions\n", path);
+	return err || !t->n;
+}
+
+static void say_deep_unsupported(const char *who, const char *what)
+{
+	fprintf(stderr, "kjit: %s %s: not supported by this kjit.ko yet (ABI %d)\n",
+		who, what, KJIT_ABI_VERSION);
+}
+
+/* --depth has no ABI at all yet; --deep only where the header has it. */
+static int deep_unsupported(const struct args *a, const char *who)
+{
+	if (a->depth) {
+		say_deep_unsupported(who, "--depth (deep mode to a bounded depth)");
+		return 1;
+	}
+#ifndef KJIT_ATTACH_DEEP
+	if (a->deep) {
+		say_deep_unsupported(who, "--deep (deep mode: following callees)");
+		return 1;
+	}
+#endif
+	return 0;
+}
+
+static unsigned int attach_flags(const struct args *a)
+{
+	unsigned int f = a->best_effort ? KJIT_ATTACH_BEST_EFFORT : 0;
+
+#ifdef KJIT_ATTACH_DEEP
+	if (a->deep)
+		f |= KJIT_ATTACH_DEEP;
+#endif
+	return f;
+}
+
+/* Resolves every FUNC into t[]; returns the number of failures. */
+static int resolve_all(const struct symtab *syms, const struct args *a,
+		       struct kjit_target *t)
+{
+	struct progress p;
+	struct target r;
+	int i, bad = 0;
+
+	progress_begin(&p, "resolving", (unsigned long)a->n_funcs);
+	for (i = 0; i < a->n_funcs; i++) {
+		progress_step(&p, (unsigned long)i);
+		if (target_resolve(syms, a->funcs[i], &r, stderr)) {
+			bad++;
+			continue;
+		}
+		if (r.off) {
+			fprintf(stderr, "kjit: %s: not a function start (inside %s); "
+					"attach takes whole functions\n",
+				a->funcs[i], r.sym->name);
+			bad++;
+			continue;
+		}
+		t[i].addr = r.addr;
+		target_symname(r.sym, t[i].name, sizeof(t[i].name));
+	}
+	progress_end(&p);
+	return bad;
+}
+
+static int do_attach(int fd, const struct args *a, struct kjit_target *t,
+		     const char *who)
+{
+	struct kjit_attach req = { .size = sizeof(req) };
+	int i, rc;
+
+	req.n = (unsigned int)a->n_funcs;
+	req.targets = (uintptr_t)t;
+	req.flags = attach_flags(a);
+	if (a->n_funcs > 8 && isatty(2))
+		fprintf(stderr, "kjit: attaching %d functions...\r", a->n_funcs);
+	rc = ioctl(fd, KJIT_IOC_ATTACH, &req);
+	if (a->n_funcs > 8 && isatty(2))
+		fprintf(stderr, "\033[K");
+	for (i = 0; i < a->n_funcs; i++)
+		if (t[i].err)
+			fprintf(stderr, "kjit: %s: refused by kjit.ko: %s (%s)\n",
+				a->funcs[i], t[i].why[0] ? t[i].why : "-",
+				strerror(-t[i].err));
+	if (rc && errno == EINVAL && a->deep)
+		say_deep_unsupported(who, "--deep (deep mode: following callees)");
+	else if (rc && errno == EBUSY)
+		fprintf(stderr, "kjit: %s: a session is already attached "
+				"(kjit detach first)\n", who);
+	else if (rc)
+		fprintf(stderr, "kjit: %s: nothing attached: %s\n", who,
+			strerror(errno));
+	else if (!strcmp(who, "attach"))
+		printf("attached %u function(s)\n", req.attached);
+	return rc ? 1 : 0;
+}
+
+int attach_funcs(int fd, const struct args *a, const char *who)
+{
+	struct kjit_target *t;
+	struct symtab syms;
+	int rc = 1;
+
+	if (deep_unsupported(a, who) || load_symbols(&syms))
+		return 1;
+	t = calloc((size_t)a->n_funcs, sizeof(*t));
+	if (!t)
+		fprintf(stderr, "kjit: out of memory\n");
+	else if (!resolve_all(&syms, a, t))
+		rc = do_attach(fd, a, t, who);
+	free(t);
+	symtab_free(&syms);
+	return rc;
+}

@@ -1,0 +1,111 @@
+/*
+ * cmd_record.c - `kjit record [--deep] -f FUNC... [-o FILE] -- COMMAND`:
+ * attach, run COMMAND, detach, save the session to FILE (default
+ * kjit.data; format in datafile.h) with static coverage computed while the
+ * recording kernel is at hand.
+ *
+ * Invariants: the session is always detached before the command returns,
+ * whatever happened to COMMAND; the file is written to FILE.tmp and
+ * renamed, so a FILE that exists is complete.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include "../kmod/kjit_ioctl.h"
+#include "args.h"
+#include "attach.h"
+#include "commands.h"
+#include "datafile.h"
+#include "device.h"
+#include "runcmd.h"
+#include "session.h"
+
+static int save(const struct session *s, const char *path)
+{
+	char tmp[4096];
+	FILE *f;
+	int err;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "kjit: record: cannot write %s: %s\n", tmp, strerror(errno));
+		return 1;
+	}
+	err = datafile_write(s, f);
+	err |= fclose(f);
+	if (!err)
+		err = rename(tmp, path);
+	if (err) {
+		fprintf(stderr, "kjit: record: cannot write %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return 1;
+	}
+	return 0;
+}
+
+static uint64_t executions(const struct session *s)
+{
+	uint64_t t = 0;
+	unsigned int i;
+
+	for (i = 0; i < s->n_blocks; i++)
+		t += s->blocks[i].count;
+	return t;
+}
+
+/* Attached already: run, detach, read. Returns 0 or 1. */
+static int run_and_collect(int fd, const struct args *a, struct session *s)
+{
+	double ns = 0;
+	int status = run_command(a->cmd, &ns), err;
+
+	if (ioctl(fd, KJIT_IOC_DETACH, 0))
+		fprintf(stderr, "kjit: record: detach: %s\n", strerror(errno));
+	if (status < 0)
+		return 1;
+	if (status)
+		fprintf(stderr, "kjit: record: warning: %s exited with status %d\n",
+			a->cmd[0], status);
+	err = session_read_device(s, fd);
+	if (err) {
+		fprintf(stderr, "kjit: record: cannot read the results: %s\n",
+			strerror(-err));
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	const char *path;
+	struct session s;
+	struct args a;
+	int fd, rc;
+
+	if (args_parse(argc, argv, ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND,
+		       "record", &a, stderr))
+		return 2;
+	path = a.output ? a.output : "kjit.data";
+	fd = kjit_device_open();
+	if (fd < 0)
+		return 1;
+	rc = attach_funcs(fd, &a, "record");
+	if (!rc)
+		rc = run_and_collect(fd, &a, &s);
+	close(fd);
+	if (rc)
+		return rc;
+	command_line(a.cmd, s.command, sizeof(s.command));
+	s.live = 0;
+	session_coverage(&s);
+	rc = save(&s, path);
+	if (!rc)
+		fprintf(stderr, "kjit: recorded %u block(s) of %u function(s), %llu "
+				"block executions, to %s (kjit report -i %s)\n",
+			s.n_blocks, s.n_funcs, (unsigned long long)executions(&s), path, path);
+	session_free(&s);
+	return rc;
+}

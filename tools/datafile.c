@@ -1,0 +1,196 @@
+/*
+ * datafile.c - write and read kjit.data (format in datafile.h).
+ */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include "datafile.h"
+#include "names.h"
+
+struct stat_key {
+	const char *key;
+	size_t off;
+};
+
+#define SK(f) { #f, offsetof(struct sess_stats, f) }
+static const struct stat_key stat_keys[] = {
+	SK(translated),	  SK(links),	   SK(native_links), SK(exits_native),
+	SK(dispatches),	  SK(lookup_hits), SK(translate_ns), SK(cache_bytes),
+};
+#define N_STAT_KEYS (sizeof(stat_keys) / sizeof(stat_keys[0]))
+
+static uint64_t *stat_field(struct sess_stats *st, const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < N_STAT_KEYS; i++)
+		if (!strcmp(stat_keys[i].key, key))
+			return (uint64_t *)((char *)st + stat_keys[i].off);
+	for (i = 0; i < SESSION_FALLBACKS; i++)
+		if (!strncmp(key, "fallback.", 9) && !strcmp(key + 9, fallback_key(i)))
+			return &st->fallback[i];
+	for (i = 0; i < KJIT_R_COUNT; i++)
+		if (!strncmp(key, "refused.", 8) &&
+		    !strcmp(key + 8, kjit_reason_name((enum kjit_reason)i)))
+			return &st->refused[i];
+	return NULL;
+}
+
+static void write_stats(const struct sess_stats *st, FILE *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < N_STAT_KEYS; i++)
+		fprintf(f, "stat %s %" PRIu64 "\n", stat_keys[i].key,
+			*(const uint64_t *)((const char *)st + stat_keys[i].off));
+	for (i = 0; i < SESSION_FALLBACKS; i++)
+		fprintf(f, "stat fallback.%s %" PRIu64 "\n", fallback_key(i),
+			st->fallback[i]);
+	for (i = 1; i < KJIT_R_COUNT; i++)
+		if (st->refused[i])
+			fprintf(f, "stat refused.%s %" PRIu64 "\n",
+				kjit_reason_name((enum kjit_reason)i), st->refused[i]);
+}
+
+int datafile_write(const struct session *s, FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f, "kjit-data %d\nkernel %s\nboot_id %s\ntime %s\ncommand %s\n",
+		KJIT_DATA_VERSION, s->kernel, s->boot_id, s->time, s->command);
+	write_stats(&s->st, f);
+	for (i = 0; i < s->n_funcs; i++) {
+		const struct sess_func *fn = &s->funcs[i];
+
+		fprintf(f, "func 0x%" PRIx64 " 0x%" PRIx64 " %ld %ld %s\n", fn->start,
+			fn->end, fn->static_blocks, fn->covered, fn->name);
+	}
+	for (i = 0; i < s->n_blocks; i++) {
+		const struct sess_block *b = &s->blocks[i];
+
+		fprintf(f, "block 0x%" PRIx64 " %u %" PRIu64 " %u %u %u\n", b->addr,
+			b->func, b->count, b->len, b->insns, b->cpus);
+	}
+	fprintf(f, "end\n");
+	return ferror(f) ? -1 : 0;
+}
+
+static void copy_rest(char *dst, size_t size, const char *rest)
+{
+	snprintf(dst, size, "%s", rest);
+	dst[strcspn(dst, "\n")] = 0;
+}
+
+static int add_func(struct session *s, const char *rest)
+{
+	struct sess_func fn = { 0 }, *v;
+	int used = 0;
+
+	if (sscanf(rest, "%" SCNx64 " %" SCNx64 " %ld %ld %n", &fn.start, &fn.end,
+		   &fn.static_blocks, &fn.covered, &used) < 4 || !used)
+		return -1;
+	copy_rest(fn.name, sizeof(fn.name), rest + used);
+	v = realloc(s->funcs, (s->n_funcs + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	s->funcs = v;
+	s->funcs[s->n_funcs++] = fn;
+	return 0;
+}
+
+static int add_block(struct session *s, const char *rest, unsigned int *cap)
+{
+	struct sess_block b, *v;
+
+	if (sscanf(rest, "%" SCNx64 " %u %" SCNu64 " %u %u %u", &b.addr, &b.func,
+		   &b.count, &b.len, &b.insns, &b.cpus) != 6 || b.func >= s->n_funcs)
+		return -1;
+	if (s->n_blocks == *cap) {
+		*cap = *cap ? 2 * *cap : 256;
+		v = realloc(s->blocks, *cap * sizeof(*v));
+		if (!v)
+			return -1;
+		s->blocks = v;
+	}
+	s->blocks[s->n_blocks++] = b;
+	return 0;
+}
+
+static int read_stat(struct session *s, const char *rest)
+{
+	char key[64];
+	uint64_t v, *p;
+
+	if (sscanf(rest, "%63s %" SCNu64, key, &v) != 2)
+		return -1;
+	p = stat_field(&s->st, key);
+	if (p)
+		*p = v;
+	return 0;
+}
+
+/* One line: 1 at "end", 0 ok, -1 malformed. */
+static int read_line(struct session *s, char *line, unsigned int *cap)
+{
+	char *rest = strchr(line, ' ');
+
+	line[strcspn(line, "\n")] = 0;
+	if (!strcmp(line, "end"))
+		return 1;
+	if (!rest)
+		return 0;
+	*rest++ = 0;
+	if (!strcmp(line, "kernel"))
+		copy_rest(s->kernel, sizeof(s->kernel), rest);
+	else if (!strcmp(line, "boot_id"))
+		copy_rest(s->boot_id, sizeof(s->boot_id), rest);
+	else if (!strcmp(line, "time"))
+		copy_rest(s->time, sizeof(s->time), rest);
+	else if (!strcmp(line, "command"))
+		copy_rest(s->command, sizeof(s->command), rest);
+	else if (!strcmp(line, "stat"))
+		return read_stat(s, rest);
+	else if (!strcmp(line, "func"))
+		return add_func(s, rest);
+	else if (!strcmp(line, "block"))
+		return add_block(s, rest, cap);
+	return 0;
+}
+
+static int fail(struct session *s, char *why, size_t size, const char *msg,
+		unsigned int line)
+{
+	if (line)
+		snprintf(why, size, "%s at line %u", msg, line);
+	else
+		snprintf(why, size, "%s", msg);
+	session_free(s);
+	return -1;
+}
+
+int datafile_read(struct session *s, FILE *f, char *why, size_t size)
+{
+	static char line[2048];
+	unsigned int cap = 0, n = 1;
+	int version = 0, r = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!fgets(line, sizeof(line), f) || sscanf(line, "kjit-data %d", &version) != 1)
+		return fail(s, why, size, "not a kjit data file", 0);
+	if (version != KJIT_DATA_VERSION) {
+		snprintf(why, size, "data format version %d; this kjit reads %d",
+			 version, KJIT_DATA_VERSION);
+		return -1;
+	}
+	while (r == 0 && fgets(line, sizeof(line), f)) {
+		n++;
+		r = read_line(s, line, &cap);
+	}
+	if (r < 0)
+		return fail(s, why, size, "malformed record", n);
+	if (r == 0)
+		return fail(s, why, size, "file is cut short (no end record)", 0);
+	session_derive(s);
+	return 0;
+}

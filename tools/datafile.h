@@ -1,0 +1,35 @@
+/* datafile.h - kjit.data, the file `kjit record` writes and `kjit report -i`
+ * reads. Text, one record per line, fields separated by one space:
+ *
+ *   kjit-data 1                          magic and format version (first)
+ *   kernel <release>                     uname -r of the recording kernel
+ *   boot_id <id>                         /proc/sys/kernel/random/boot_id
+ *   time <YYYY-MM-DDTHH:MM:SSZ>          when the recording ended (UTC)
+ *   command <the command line>           rest of the line
+ *   stat <key> <value>                   translated links native_links
+ *                                        exits_native dispatches lookup_hits
+ *                                        translate_ns cache_bytes
+ *                                        fallback.<nmi|nested|refused|full>
+ *                                        refused.<kjit_reason_name>
+ *   func <start> <end> <static> <covered> <name>   hex addresses; -1 unknown
+ *   block <addr> <func index> <count> <len> <insns> <cpus>
+ *   end                                  (last: a file without it is cut)
+ *
+ * Invariants: func lines come before the blocks that index them; unknown
+ * keys are skipped on reading (newer minor additions), an unknown version
+ * is refused.
+ */
+#ifndef KJIT_TOOL_DATAFILE_H
+#define KJIT_TOOL_DATAFILE_H
+
+#include <stdio.h>
+#include "session.h"
+
+#define KJIT_DATA_VERSION 1
+
+int datafile_write(const struct session *s, FILE *f);
+
+/* Returns 0, or -1 with a reason in @why. */
+int datafile_read(struct session *s, FILE *f, char *why, size_t size);
+
+#endif

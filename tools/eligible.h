@@ -1,0 +1,38 @@
+/* eligible.h - can kjit.ko attach to a function? The module's refusal
+ * checks (kmod/divert.c, kjit_divert_check), made from user space.
+ *
+ * Invariants:
+ *  - Same order and same reason strings as kjit_divert_check: part of kjit,
+ *    entry text, noinstr text, used by kjit's dispatcher, on the kprobe
+ *    blacklist, not traceable.
+ *  - "Not traceable" comes from available_filter_functions, which lists
+ *    names only: of several static functions sharing a name, all count as
+ *    traceable if one is (the module checks the address itself).
+ *  - A source that cannot be read is not guessed: eligible_why() reports
+ *    it as "unknown: ..." instead of claiming the function is fine.
+ */
+#ifndef KJIT_TOOL_ELIGIBLE_H
+#define KJIT_TOOL_ELIGIBLE_H
+
+#include "symtab.h"
+
+struct eligible {
+	const struct symtab *syms;
+	uint64_t entry[2], noinstr[2]; /* section bounds, 0 if unknown */
+	char **traceable;	       /* sorted "name\tmodule" */
+	size_t n_traceable;
+	uint64_t (*black)[2];	       /* kprobe blacklist ranges */
+	uint64_t *maxend;	       /* maxend[i]: highest end of black[0..i] */
+	size_t n_black;
+	int have_traceable, have_black;
+};
+
+/* Reads the filter list and the blacklist (mounting tracefs/debugfs if
+ * needed). Returns 0 or -ENOMEM; missing files are remembered, not fatal. */
+int eligible_load(struct eligible *e, const struct symtab *syms);
+void eligible_free(struct eligible *e);
+
+/* NULL if kjit.ko should accept @s, else the reason (a static string). */
+const char *eligible_why(const struct eligible *e, const struct ksym *s);
+
+#endif

@@ -1,0 +1,27 @@
+/* kenv.h - the translator's environment (jit/env.h) over the live kernel:
+ * code from /proc/kcore, symbol classes from kallsyms. Used for static
+ * CFGs; it never emits or counts anything.
+ *
+ * Invariants:
+ *  - read_code never returns bytes it could not read.
+ *  - classify knows __fentry__ and ftrace's callers, the return thunk and
+ *    the indirect-branch thunks, exactly as kjit.ko's kmod/env.c does.
+ */
+#ifndef KJIT_TOOL_KENV_H
+#define KJIT_TOOL_KENV_H
+
+#include "jit/env.h"
+#include "kcore.h"
+#include "symtab.h"
+
+struct kenv {
+	struct kjit_env env;
+	struct kcore *kc;
+	uint64_t fentry[3], ret_thunk, ind_thunk[16];
+};
+
+/* Opens @kcore_path; NULL with errno set if it cannot be read. */
+struct kenv *kenv_open(const char *kcore_path, const struct symtab *t);
+void kenv_close(struct kenv *e);
+
+#endif

@@ -1,0 +1,60 @@
+/* runcmd.c - fork/exec/wait with wall-clock timing (see runcmd.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "runcmd.h"
+
+static double now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+int run_command(char **cmd, double *ns)
+{
+	double t0 = now_ns();
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "kjit: cannot fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (!pid) {
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "kjit: cannot run %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	*ns = now_ns() - t0;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+void command_line(char **cmd, char *buf, unsigned long size)
+{
+	size_t used = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; cmd[i] && used + 1 < size; i++) {
+		int n = snprintf(buf + used, size - used, "%s%s", i ? " " : "", cmd[i]);
+
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	for (used = 0; buf[used]; used++)
+		if (buf[used] == '\n' || buf[used] == '\r')
+			buf[used] = ' ';
+}

@@ -1,0 +1,16 @@
+/* runcmd.h - run the workload COMMAND of record/compare: fork, exec, wait.
+ *
+ * Invariants: the child inherits stdio; an exec failure is reported by the
+ * child on stderr and gives exit status 127, like a shell.
+ */
+#ifndef KJIT_TOOL_RUNCMD_H
+#define KJIT_TOOL_RUNCMD_H
+
+/* Runs @cmd to completion. Returns its exit status (128+signal if killed),
+ * or -1 if it could not be started; *ns gets the wall time. */
+int run_command(char **cmd, double *ns);
+
+/* The command line as one string (arguments joined by spaces). */
+void command_line(char **cmd, char *buf, unsigned long size);
+
+#endif

@@ -1,0 +1,249 @@
+/*
+ * session.c - a session's results from /dev/kjit, plus what the tool
+ * derives from them (per-function totals, static coverage).
+ *
+ * Invariants: see session.h. Coverage marks a static block covered when an
+ * executed translated block overlaps it (kjit's blocks start at the entry
+ * after the fentry site and may span several static blocks).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include "cfg.h"
+#include "kenv.h"
+#include "names.h"
+#include "progress.h"
+#include "session.h"
+#include "symtab.h"
+#include "sysfiles.h"
+
+static int read_funcs(struct session *s, int fd)
+{
+	struct kjit_funcs req = { .size = sizeof(req) };
+	struct kjit_func_info *f = NULL;
+	unsigned int i;
+
+	do { /* deep sessions add functions while attached */
+		free(f);
+		req.max = req.total + KJIT_MAX_TARGETS;
+		f = calloc(req.max, sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		req.buf = (uintptr_t)f;
+		if (ioctl(fd, KJIT_IOC_FUNCS, &req)) {
+			free(f);
+			return -errno;
+		}
+	} while (req.written < req.total);
+	s->funcs = calloc(req.written ? req.written : 1, sizeof(*s->funcs));
+	for (i = 0; s->funcs && i < req.written; i++) {
+		snprintf(s->funcs[i].name, sizeof(s->funcs[i].name), "%s", f[i].name);
+		s->funcs[i].start = f[i].start;
+		s->funcs[i].end = f[i].end;
+		s->funcs[i].diverted = f[i].diverted;
+		s->funcs[i].static_blocks = s->funcs[i].covered = -1;
+	}
+	s->n_funcs = req.written;
+	free(f);
+	return s->funcs ? 0 : -ENOMEM;
+}
+
+static int read_blocks(struct session *s, int fd)
+{
+	struct kjit_blocks req = { .size = sizeof(req) };
+	struct kjit_block_info *b = NULL;
+	unsigned int i;
+
+	do { /* the count can grow between calls while attached */
+		free(b);
+		req.max = req.total + 64;
+		b = calloc(req.max, sizeof(*b));
+		req.buf = (uintptr_t)b;
+		if (!b)
+			return -ENOMEM;
+		if (ioctl(fd, KJIT_IOC_BLOCKS, &req)) {
+			free(b);
+			return -errno;
+		}
+	} while (req.written < req.total);
+	s->blocks = calloc(req.written ? req.written : 1, sizeof(*s->blocks));
+	for (i = 0; s->blocks && i < req.written; i++) {
+		s->blocks[i].addr = b[i].orig;
+		s->blocks[i].count = b[i].count;
+		s->blocks[i].func = b[i].func;
+		s->blocks[i].len = b[i].orig_len;
+		s->blocks[i].insns = b[i].n_insns;
+		s->blocks[i].cpus = b[i].cpus;
+	}
+	s->n_blocks = req.written;
+	free(b);
+	return s->blocks ? 0 : -ENOMEM;
+}
+
+static int read_stats(struct session *s, int fd)
+{
+	struct kjit_session_stats st = { .size = sizeof(st) };
+	struct sess_stats *o = &s->st;
+	unsigned int i;
+
+	if (ioctl(fd, KJIT_IOC_STATS, &st))
+		return -errno;
+	o->translated = st.translated;
+	o->links = st.links;
+	o->native_links = st.native_links;
+	o->exits_native = st.exits_native;
+	o->dispatches = st.dispatches;
+	o->lookup_hits = st.lookup_hits;
+	o->translate_ns = st.translate_ns;
+	o->attached = st.attached;
+	for (i = 0; i < st.ncpus && i < KJIT_STAT_CPUS; i++)
+		o->cache_bytes += st.bytes[i];
+	for (i = 0; i < SESSION_FALLBACKS; i++)
+		o->fallback[i] = st.fallback[i];
+	for (i = 0; i < KJIT_R_COUNT && i < KJIT_REFUSE_REASONS; i++)
+		o->refused[i] = st.refused[i];
+	return 0;
+}
+
+int session_read_device(struct session *s, int fd)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->live = 1;
+	err = read_funcs(s, fd);
+	if (!err)
+		err = read_blocks(s, fd);
+	if (!err)
+		err = read_stats(s, fd);
+	if (err) {
+		session_free(s);
+		return err;
+	}
+	session_stamp(s);
+	session_derive(s);
+	return 0;
+}
+
+void session_free(struct session *s)
+{
+	free(s->funcs);
+	free(s->blocks);
+	s->funcs = NULL;
+	s->blocks = NULL;
+	s->n_funcs = s->n_blocks = 0;
+}
+
+static void read_boot_id(char *buf, size_t size)
+{
+	FILE *f = fopen(sysfile(2, "/proc/sys/kernel/random/boot_id"), "r");
+
+	buf[0] = 0;
+	if (f && fgets(buf, (int)size, f))
+		buf[strcspn(buf, "\n")] = 0;
+	if (f)
+		fclose(f);
+}
+
+void session_stamp(struct session *s)
+{
+	struct utsname u;
+	time_t now = time(NULL);
+
+	if (!uname(&u))
+		snprintf(s->kernel, sizeof(s->kernel), "%s", u.release);
+	read_boot_id(s->boot_id, sizeof(s->boot_id));
+	strftime(s->time, sizeof(s->time), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+}
+
+void session_derive(struct session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n_funcs; i++) {
+		s->funcs[i].calls = s->funcs[i].executions = 0;
+		s->funcs[i].blocks_run = 0;
+	}
+	for (i = 0; i < s->n_blocks; i++) {
+		const struct sess_block *b = &s->blocks[i];
+		struct sess_func *f;
+
+		if (b->func >= s->n_funcs)
+			continue;
+		f = &s->funcs[b->func];
+		f->executions += b->count;
+		f->blocks_run += b->count != 0;
+		/* entered through the diversion (after the fentry site), or
+		 * straight from translated code (a block at the start) */
+		if (b->addr == f->start + 5 || b->addr == f->start)
+			f->calls += b->count;
+	}
+}
+
+int session_is_running_kernel(const struct session *s)
+{
+	char id[64];
+
+	read_boot_id(id, sizeof(id));
+	return s->live || (id[0] && !strcmp(id, s->boot_id));
+}
+
+/* Covered static blocks of function @fi, given its CFG. */
+static void cover_one(struct session *s, unsigned int fi, const struct cfg *g)
+{
+	char *mark = calloc(g->n_blk ? g->n_blk : 1, 1);
+	unsigned int i;
+	long k, n = 0;
+
+	if (!mark)
+		return;
+	for (i = 0; i < s->n_blocks; i++) {
+		const struct sess_block *b = &s->blocks[i];
+
+		if (b->func != fi || !b->count)
+			continue;
+		for (k = 0; k < (long)g->n_blk; k++)
+			if (g->blk[k].start < b->addr + b->len &&
+			    b->addr < g->blk[k].end)
+				mark[k] = 1;
+	}
+	for (k = 0; k < (long)g->n_blk; k++)
+		n += mark[k];
+	s->funcs[fi].static_blocks = (long)g->n_blk;
+	s->funcs[fi].covered = n;
+	free(mark);
+}
+
+int session_coverage(struct session *s)
+{
+	struct progress p;
+	struct symtab t;
+	struct kenv *e;
+	struct cfg g;
+	unsigned int i;
+	int err = symtab_load(&t, sysfile(3, "/proc/kallsyms"));
+
+	if (err)
+		return err;
+	e = kenv_open(sysfile(3, "/proc/kcore"), &t);
+	if (!e) {
+		err = -errno;
+		symtab_free(&t);
+		return err;
+	}
+	progress_begin(&p, "coverage", s->n_funcs);
+	for (i = 0; i < s->n_funcs; i++) {
+		progress_step(&p, i);
+		if (!cfg_build(&g, s->funcs[i].start, s->funcs[i].end, &e->env)) {
+			cover_one(s, i, &g);
+			cfg_free(&g);
+		}
+	}
+	progress_end(&p);
+	kenv_close(e);
+	symtab_free(&t);
+	return 0;
+}

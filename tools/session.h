@@ -1,0 +1,71 @@
+/* session.h - one kjit session's results as the tool sees them, whether
+ * read live from /dev/kjit or from a kjit.data file.
+ *
+ * Invariants:
+ *  - blocks[i].func indexes funcs[]; blocks are sorted by address.
+ *  - static_blocks/covered are -1 when unknown (no CFG could be built:
+ *    /proc/kcore unreadable, or the recording kernel is not running).
+ *  - Strings are NUL-terminated and never contain a newline.
+ */
+#ifndef KJIT_TOOL_SESSION_H
+#define KJIT_TOOL_SESSION_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "../kmod/kjit_ioctl.h"
+#include "jit/reason.h"
+
+#define SESSION_FALLBACKS 4
+
+struct sess_func {
+	char name[KJIT_NAME_MAX];
+	uint64_t start, end;
+	int diverted;
+	long static_blocks, covered; /* -1: unknown */
+	uint64_t calls, executions;  /* derived: entry block, all blocks */
+	unsigned int blocks_run;     /* derived */
+};
+
+struct sess_block {
+	uint64_t addr, count;
+	unsigned int func, len, insns, cpus;
+};
+
+struct sess_stats {
+	uint64_t translated, links, native_links, exits_native, dispatches;
+	uint64_t lookup_hits, translate_ns, cache_bytes;
+	uint64_t fallback[SESSION_FALLBACKS];
+	uint64_t refused[KJIT_R_COUNT];
+	int attached;
+};
+
+struct session {
+	char kernel[128], boot_id[64], time[32], command[1024];
+	struct sess_func *funcs;
+	unsigned int n_funcs;
+	struct sess_block *blocks;
+	unsigned int n_blocks;
+	struct sess_stats st;
+	int live; /* read from /dev/kjit, not a file */
+};
+
+/* Reads functions, blocks and statistics through the open device @fd.
+ * Returns 0 or -errno (-ENOENT: no session). */
+int session_read_device(struct session *s, int fd);
+void session_free(struct session *s);
+
+/* Fills kernel/boot_id/time from the running system. */
+void session_stamp(struct session *s);
+
+/* Recomputes the derived per-function fields from the blocks. */
+void session_derive(struct session *s);
+
+/* Static blocks and covered blocks of every function, from the CFG of the
+ * running kernel (progress on a terminal). Returns 0, or -errno if
+ * /proc/kcore or kallsyms cannot be read (the fields stay -1). */
+int session_coverage(struct session *s);
+
+/* 1 if the running kernel (same boot) is the one @s was recorded on. */
+int session_is_running_kernel(const struct session *s);
+
+#endif
