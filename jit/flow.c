@@ -217,7 +217,11 @@ static enum kjit_reason emit_call_ind(struct kjit_translator *tr,
 
 /*
  * Native-call mode (kjit_config.native_calls):
- *   call rel32 / call thunk  ->  e8 rel32 (original target); jmp exit(fall)
+ *   call rel32               ->  call exit: e8 rel32 (4-aligned) to a stub
+ *                                (push $callee; jmp dispatcher) until the
+ *                                cache links it to the callee's translation
+ *                                or to the original callee; jmp exit(fall)
+ *   call thunk               ->  e8 rel32 (the thunk); jmp exit(fall)
  *   call *reg / call *mem    ->  the instruction, RIP-relative rebased;
  *                                jmp exit(fall)
  *   ret / ret imm16          ->  the instruction
@@ -231,14 +235,46 @@ static enum kjit_reason emit_op_rel32(struct kjit_emit *e, u8 op, u64 target)
 	return kjit_emit_rel32(e, target);
 }
 
+/*
+ * Followed indirect call (native_calls + follow_indirect_calls):
+ *       call L          e8 rel32: pushes the return address (the jmp below)
+ *       jmp exit(fall)  where the callee returns to
+ *   L:  push target     the call's operand, [rsp]-relative ones adjusted by 8
+ *       jmp dispatcher  (an indirect exit: [rsp] = target, [rsp+8] = return)
+ */
+static enum kjit_reason emit_followed_call_ind(struct kjit_translator *tr,
+					       struct kjit_emit *e,
+					       const struct kjit_insn *in,
+					       struct kjit_block *blk)
+{
+	static const u8 op_jmp[] = { KX86_OP_JMP32 };
+	enum kjit_reason r;
+	u32 field;
+
+	kjit_emit_u8(e, KX86_OP_CALL32);
+	field = e->pos;
+	kjit_emit_u32(e, 0);
+	r = emit_exit(tr, e, blk, op_jmp, 1, in->addr + in->len);
+	if (r)
+		return r;
+	kjit_emit_put32(e, field, e->pos - (field + 4));
+	r = emit_push_target(e, in, 8);
+	return r ? r : kjit_exit_dispatch(tr, e, blk);
+}
+
 static enum kjit_reason emit_native_call(struct kjit_translator *tr,
 					 struct kjit_emit *e,
 					 const struct kjit_insn *in,
 					 struct kjit_block *blk)
 {
+	static const u8 op_call32[] = { KX86_OP_CALL32 };
 	enum kjit_reason r;
 
-	if (in->rel_off)
+	if (in->kind == KJIT_I_CALL_IND && tr->cfg.follow_indirect_calls)
+		return emit_followed_call_ind(tr, e, in, blk);
+	if (in->kind == KJIT_I_CALL)	/* call exit: linkable, not an edge */
+		r = kjit_exit_branch(e, blk, op_call32, 1, in->target);
+	else if (in->rel_off)		/* call to an indirect-branch thunk */
 		r = emit_op_rel32(e, KX86_OP_CALL32, in->target);
 	else
 		r = kjit_emit_copy(e, in);

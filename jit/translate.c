@@ -18,6 +18,7 @@ void kjit_config_default(struct kjit_config *cfg)
 	cfg->force_live = false;
 	cfg->live_depth = 2;
 	cfg->native_calls = false;
+	cfg->follow_indirect_calls = false;
 }
 
 enum kjit_reason kjit_translator_init(struct kjit_translator *tr,

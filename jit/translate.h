@@ -64,6 +64,10 @@ struct kjit_config {
 	 * it (see docs/design.md, "Calls and returns"); off, a call pushes the
 	 * original return address and ret goes through the dispatcher. */
 	bool native_calls;
+	/* With native_calls: indirect calls go through the dispatcher too
+	 * (`call` to a stub that pushes the target), so a deep session can
+	 * follow them; off, they are copied and run the callee natively. */
+	bool follow_indirect_calls;
 };
 
 struct kjit_stats {

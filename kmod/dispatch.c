@@ -51,7 +51,7 @@ void kjit_ibl_reset_hits(void)
 static void set_entry_slot(const struct kjit_session *s, int fi,
 			   unsigned long target, unsigned long run)
 {
-	if (s->funcs[fi].body == target)
+	if (fi < (int)s->n_funcs && s->funcs[fi].body == target)
 		this_cpu_write(kjit_entry_slot[fi], run);
 }
 

@@ -15,6 +15,8 @@
 #include "session.h"
 
 static unsigned long fentry_addr, return_thunk_addr;
+/* ftrace's own trampolines: a traced function's __fentry__ site calls one. */
+static unsigned long ftrace_caller_addr, ftrace_regs_caller_addr;
 /* __x86_indirect_thunk_<reg>, indexed by register number (rsp has none). */
 static unsigned long indirect_thunk[16];
 
@@ -29,6 +31,8 @@ int kjit_env_init(void)
 	int i;
 
 	fentry_addr = kjit_lookup_name("__fentry__");
+	ftrace_caller_addr = kjit_lookup_name("ftrace_caller");
+	ftrace_regs_caller_addr = kjit_lookup_name("ftrace_regs_caller");
 	return_thunk_addr = kjit_lookup_name("__x86_return_thunk");
 	for (i = 0; i < 16; i++) {
 		snprintf(name, sizeof(name), "__x86_indirect_thunk_%s", reg_names[i]);
@@ -55,11 +59,22 @@ static size_t env_read_code(void *opaque, u64 addr, u8 *buf, size_t len)
 	return n;
 }
 
+/* A call to @target at a function's start is its __fentry__ site: the
+ * original __fentry__, ftrace's trampolines, or kjit's own entry trampoline
+ * (a function both attached and reached in deep mode). */
+static bool is_fentry_call(const struct kjit_cpu *c, u64 target)
+{
+	return target == fentry_addr ||
+	       (ftrace_caller_addr && target == ftrace_caller_addr) ||
+	       (ftrace_regs_caller_addr && target == ftrace_regs_caller_addr) ||
+	       kjit_region_contains(&c->session->tramps, (unsigned long)target);
+}
+
 static enum kjit_sym env_classify(void *opaque, u64 target, int *reg)
 {
 	int i;
 
-	if (target == fentry_addr)
+	if (is_fentry_call(opaque, target))
 		return KJIT_SYM_FENTRY;
 	if (return_thunk_addr && target == return_thunk_addr)
 		return KJIT_SYM_RETURN_THUNK;

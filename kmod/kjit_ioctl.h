@@ -70,6 +70,7 @@ struct kjit_target {
 
 #define KJIT_MAX_TARGETS 64	/* functions per attach */
 #define KJIT_ATTACH_BEST_EFFORT 0x1	/* attach what can be, skip refusals */
+#define KJIT_ATTACH_DEEP 0x2		/* also follow direct calls into callees */
 
 /*
  * KJIT_IOC_ATTACH: divert n functions into the code cache and count their
@@ -120,7 +121,7 @@ struct kjit_func_info {
 	__u64 start, end;
 	__u64 tramp;			/* its entry trampoline */
 	__u32 diverted;			/* 1 while attached */
-	__u32 pad;
+	__u32 deep;			/* 1: a callee followed in deep mode */
 };
 
 struct kjit_funcs {
@@ -152,6 +153,9 @@ struct kjit_session_stats {
 	__u64 native_links;		/* links straight to original code */
 	__u64 lookup_hits;		/* dispatcher entries served by the
 					 * indirect branch lookup table */
+	__u32 deep;			/* 1: a deep session */
+	__u32 deep_funcs;		/* callees followed */
+	__u64 deep_over_budget;		/* callees left native: table full */
 };
 
 #define KJIT_IOC_VERSION _IOWR(KJIT_IOC_MAGIC, 0x00, struct kjit_version)

@@ -115,20 +115,38 @@ long kjit_ioctl_blocks(void __user *uarg)
 	return err;
 }
 
+/* Function @i of the session: attached ones first, then deep callees. */
+static void func_info(const struct kjit_session *s, u32 i, struct kjit_func_info *fi)
+{
+	const struct kjit_deep_fn *d;
+
+	memset(fi, 0, sizeof(*fi));
+	if (i < s->n_funcs) {
+		strscpy(fi->name, s->funcs[i].name, sizeof(fi->name));
+		fi->start = s->funcs[i].start;
+		fi->end = s->funcs[i].end;
+		fi->tramp = s->funcs[i].tramp;
+		fi->diverted = s->funcs[i].diverted;
+		return;
+	}
+	d = &s->deep_tab.fn[i - s->n_funcs];
+	snprintf(fi->name, sizeof(fi->name), "%ps", (void *)d->start);
+	fi->start = d->start;
+	fi->end = d->end;
+	fi->deep = 1;
+}
+
 static long __funcs(struct kjit_session *s, struct kjit_funcs *req)
 {
 	struct kjit_func_info fi;
-	u32 i;
+	u32 i, n = s->n_funcs;
 
-	req->total = s->n_funcs;
-	req->written = min(s->n_funcs, req->max);
+	if (s->deep)
+		n += smp_load_acquire(&s->deep_tab.n);
+	req->total = n;
+	req->written = min(n, req->max);
 	for (i = 0; i < req->written; i++) {
-		memset(&fi, 0, sizeof(fi));
-		strscpy(fi.name, s->funcs[i].name, sizeof(fi.name));
-		fi.start = s->funcs[i].start;
-		fi.end = s->funcs[i].end;
-		fi.tramp = s->funcs[i].tramp;
-		fi.diverted = s->funcs[i].diverted;
+		func_info(s, i, &fi);
 		if (copy_to_user(u64_to_user_ptr(req->buf) + i * sizeof(fi), &fi,
 				 sizeof(fi)))
 			return -EFAULT;
@@ -194,6 +212,11 @@ long kjit_ioctl_stats(void __user *uarg)
 			st.lookup_hits += READ_ONCE(per_cpu(kjit_ibl_hits, cpu));
 		st.attached = s->attached;
 		st.n_funcs = s->n_funcs;
+		st.deep = s->deep;
+		if (s->deep) {
+			st.deep_funcs = smp_load_acquire(&s->deep_tab.n);
+			st.deep_over_budget = atomic64_read(&s->deep_tab.over_budget);
+		}
 	} else {
 		err = -ENOENT;
 	}

@@ -41,9 +41,13 @@ static unsigned int max_blocks = 8192;
 module_param(max_blocks, uint, 0444);
 MODULE_PARM_DESC(max_blocks, "translated blocks per CPU (default 8192)");
 
-int kjit_session_func_of(const struct kjit_session *s, unsigned long addr)
+static unsigned int deep_max = 512;
+module_param(deep_max, uint, 0444);
+MODULE_PARM_DESC(deep_max, "functions followed by one deep attach (default 512)");
+
+int kjit_session_func_of(struct kjit_session *s, unsigned long addr)
 {
-	int lo = 0, hi = (int)s->n_funcs - 1, mid;
+	int lo = 0, hi = (int)s->n_funcs - 1, mid, d;
 
 	while (lo <= hi) {
 		mid = (lo + hi) / 2;
@@ -54,7 +58,10 @@ int kjit_session_func_of(const struct kjit_session *s, unsigned long addr)
 		else
 			return mid;
 	}
-	return -1;
+	if (!s->deep)
+		return -1;
+	d = kjit_deep_func_of(&s->deep_tab, addr);
+	return d < 0 ? -1 : (int)s->n_funcs + d;
 }
 
 static void cpu_free(struct kjit_cpu *c)
@@ -100,11 +107,13 @@ static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 	m.counters_rw = (u64 *)c->data.rw;
 	if (kjit_cache_init(&c->cache, &m))
 		goto fail;
+	c->session = s;
 	c->cache.translatable = translatable;
 	c->cache.ctx = s;
 	kjit_env_fill(&c->env, c);
 	kjit_config_default(&cfg);
 	cfg.native_calls = true;
+	cfg.follow_indirect_calls = s->deep;
 	if (kjit_translator_init(c->tr, &c->env, &cfg) != KJIT_OK)
 		goto fail;
 	return c;
@@ -137,6 +146,7 @@ void kjit_session_free(struct kjit_session *s)
 			cpu_free(s->cpu[i]);
 	kfree(s->cpu);
 	kjit_region_free(&s->tramps);
+	kjit_deep_free(&s->deep_tab);
 	kvfree(s);
 }
 
@@ -149,7 +159,7 @@ static int cmp_func(const void *a, const void *b)
 
 /* Allocates a session for the @n functions in @funcs (start/end/name set). */
 struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
-				      unsigned int n)
+				      unsigned int n, bool deep)
 {
 	struct kjit_session *s = kvzalloc(sizeof(*s), GFP_KERNEL);
 	unsigned int i;
@@ -161,6 +171,9 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 	sort(s->funcs, n, sizeof(*funcs), cmp_func, NULL);
 	for (i = 0; i < n; i++)
 		s->funcs[i].body = s->funcs[i].start + MCOUNT_INSN_SIZE;
+	s->deep = deep;
+	if (deep && kjit_deep_init(&s->deep_tab, deep_max))
+		goto fail;
 	s->cpu = kcalloc(nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
 	if (!s->cpu ||
 	    kjit_region_alloc_code(&s->tramps, KJIT_MAX_FUNCS * KJIT_TRAMP_SIZE))

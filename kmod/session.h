@@ -25,6 +25,7 @@
 #include <linux/percpu.h>
 #include "codecache/cache.h"
 #include "cachemem.h"
+#include "deep.h"
 #include "kjit_ioctl.h"
 
 #define KJIT_MAX_FUNCS 64	/* functions per attach (per-CPU entry slots) */
@@ -46,7 +47,10 @@ struct kjit_func {
 	char name[KSYM_NAME_LEN];
 };
 
+struct kjit_session;
+
 struct kjit_cpu {
+	struct kjit_session *session;
 	struct kjit_cache cache;
 	struct kjit_translator *tr;
 	struct kjit_env env;
@@ -62,6 +66,8 @@ struct kjit_cpu {
 struct kjit_session {
 	unsigned int n_funcs;
 	bool attached;
+	bool deep;			/* follow calls (deep.h) */
+	struct kjit_deep deep_tab;	/* functions n_funcs.. of blocks */
 	struct kjit_func funcs[KJIT_MAX_FUNCS];
 	struct kjit_region tramps;
 	struct kjit_cpu **cpu;		/* [nr_cpu_ids] */
@@ -72,11 +78,13 @@ extern struct mutex kjit_mutex;
 /* Per-CPU entry slot of each attached function: where its trampoline jumps. */
 DECLARE_PER_CPU(unsigned long, kjit_entry_slot[KJIT_MAX_FUNCS]);
 
-/* Index of the attached function containing @addr, or -1. Any context. */
-int kjit_session_func_of(const struct kjit_session *s, unsigned long addr);
+/* Index of the function containing @addr: an attached one (0..n_funcs),
+ * or in deep mode a followed callee (n_funcs + deep index, added on first
+ * use); -1 if @addr is not to be translated. Any context. */
+int kjit_session_func_of(struct kjit_session *s, unsigned long addr);
 
 struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
-				      unsigned int n);
+				      unsigned int n, bool deep);
 void kjit_session_free(struct kjit_session *s);
 int __kjit_session_attach(struct kjit_session *s, unsigned int *failed);
 void __kjit_session_detach(struct kjit_session *s);

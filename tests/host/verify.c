@@ -462,18 +462,21 @@ static int check_native_call(struct vfy *v, const struct dinsn *o, u64 a,
 	struct dinsn x;
 	u64 t, xt;
 
-	if (dec_out(v, a, &x))
-		return -1;
 	if (o->op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+		/* a call straight to a thunk, or a call exit to its stub
+		 * (after the nops that align its rel32) */
+		if (dec_exit(v, a, &x))
+			return -1;
 		t = orig_target(o);
-		if (x.i.mnemonic != ZYDIS_MNEMONIC_CALL || abs_of(&x, 0, &xt) ||
-		    xt != t)
-			return FAILF("native call at %#llx: wrong target",
+		if (x.i.mnemonic != ZYDIS_MNEMONIC_CALL || abs_of(&x, 0, &xt))
+			return FAILF("native call at %#llx: not a call",
 				     (unsigned long long)o->addr);
-	} else if (same_insn(v, o, &x)) {
+		if (xt != t && check_exit_branch(v, &x, t))
+			return -1;
+	} else if (dec_out(v, a, &x) || same_insn(v, o, &x)) {
 		return -1;
 	}
-	return dec_exit(v, a + x.i.length, &x) ||
+	return dec_exit(v, x.addr + x.i.length, &x) ||
 	       check_exit_branch(v, &x, fall);
 }
 

@@ -1,5 +1,8 @@
 /* workload_ops.h - the system call loops shared by workload and kjitcount.
  * run_op(name, n) returns 0, -1 (a call failed, errno set) or 2 (unknown op). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #ifndef KJIT_WORKLOAD_OPS_H
 #define KJIT_WORKLOAD_OPS_H
 
@@ -77,13 +80,32 @@ static inline int op_nanosleep(long n)
 	return 0;
 }
 
+/* One-byte reads from a pipe filled (64 KiB, one write) on first use: a
+ * workload whose measured window holds reads only. */
+static inline int op_piperead(long n)
+{
+	static int p[2] = { -1, -1 };
+	static char fill[65536];
+	char c;
+
+	if (p[0] < 0) {
+		if (pipe(p) || fcntl(p[1], F_SETPIPE_SZ, (int)sizeof(fill)) < 0 ||
+		    write(p[1], fill, sizeof(fill)) != (ssize_t)sizeof(fill))
+			return -1;
+	}
+	while (n--)
+		if (read(p[0], &c, 1) != 1)
+			return -1;
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(long n);
 } ops[] = {
 	{ "getpid", op_getpid }, { "read", op_read }, { "fstat", op_fstat },
 	{ "openclose", op_openclose }, { "pipe", op_pipe },
-	{ "nanosleep", op_nanosleep },
+	{ "nanosleep", op_nanosleep }, { "piperead", op_piperead },
 };
 
 static inline int run_op(const char *name, long n)

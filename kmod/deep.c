@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * deep.c - the deep-mode function table (see deep.h).
+ */
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include "deep.h"
+#include "ksyms.h"
+
+/* Never followed, whatever else says: they end the task or switch stacks,
+ * or run with the task in a state translated code must not be in. */
+static const char *const deny_names[] = {
+	"schedule", "schedule_idle", "preempt_schedule_irq", "do_exit",
+	"do_group_exit", "make_task_dead", "rewind_stack_and_make_dead",
+	"__switch_to", "panic", "machine_restart", "kernel_restart",
+};
+
+static u32 hash_start(unsigned long a)
+{
+	return (u32)((a >> 4) * 0x9e3779b1u);
+}
+
+int kjit_deep_init(struct kjit_deep *d, u32 max)
+{
+	size_t i;
+
+	memset(d, 0, sizeof(*d));
+	raw_spin_lock_init(&d->lock);
+	d->max = max;
+	d->mask = roundup_pow_of_two(2 * max + 2) - 1;
+	d->fn = vzalloc(array_size(max + 1, sizeof(*d->fn)));
+	d->map = vzalloc(array_size(d->mask + 1, sizeof(*d->map)));
+	d->deny = kcalloc(ARRAY_SIZE(deny_names), sizeof(*d->deny), GFP_KERNEL);
+	if (!d->fn || !d->map || !d->deny) {
+		kjit_deep_free(d);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ARRAY_SIZE(deny_names); i++)
+		d->deny[d->n_deny++] = kjit_lookup_name(deny_names[i]);
+	d->entry_text[0] = kjit_lookup_name("__entry_text_start");
+	d->entry_text[1] = kjit_lookup_name("__entry_text_end");
+	d->noinstr_text[0] = kjit_lookup_name("__noinstr_text_start");
+	d->noinstr_text[1] = kjit_lookup_name("__noinstr_text_end");
+	return 0;
+}
+
+void kjit_deep_free(struct kjit_deep *d)
+{
+	vfree(d->fn);
+	vfree(d->map);
+	kfree(d->deny);
+	d->fn = NULL;
+	d->map = NULL;
+	d->deny = NULL;
+}
+
+static bool addr_in(unsigned long a, const unsigned long r[2])
+{
+	return r[0] && a >= r[0] && a < r[1];
+}
+
+/* May the function starting at @start be translated? Any context. */
+static bool allowed(const struct kjit_deep *d, unsigned long start)
+{
+	unsigned int i;
+
+	if (within_module(start, THIS_MODULE) || addr_in(start, d->entry_text) ||
+	    addr_in(start, d->noinstr_text))
+		return false;
+	for (i = 0; i < d->n_deny; i++)
+		if (d->deny[i] == start)
+			return false;
+	return kjit_kapi.ftrace_location(start) == start;
+}
+
+/* Lock-free lookup of @start; returns the index or -1. */
+static int lookup(const struct kjit_deep *d, unsigned long start, u32 *slot)
+{
+	u32 i = hash_start(start) & d->mask, v;
+
+	while ((v = smp_load_acquire(&d->map[i]))) {
+		if (d->fn[v - 1].start == start)
+			return (int)v - 1;
+		i = (i + 1) & d->mask;
+	}
+	*slot = i;
+	return -1;
+}
+
+static int insert(struct kjit_deep *d, unsigned long start, unsigned long end)
+{
+	unsigned long flags;
+	u32 slot;
+	int idx;
+
+	raw_spin_lock_irqsave(&d->lock, flags);
+	idx = lookup(d, start, &slot);
+	if (idx < 0 && d->n < d->max) {
+		idx = d->n;
+		d->fn[idx].start = start;
+		d->fn[idx].end = end;
+		smp_store_release(&d->n, idx + 1);
+		smp_store_release(&d->map[slot], idx + 1);
+	} else if (idx < 0) {
+		atomic64_inc(&d->over_budget);
+	}
+	raw_spin_unlock_irqrestore(&d->lock, flags);
+	return idx;
+}
+
+int kjit_deep_func_of(struct kjit_deep *d, unsigned long addr)
+{
+	unsigned long size = 0, off = 0, start;
+	u32 slot;
+	int idx;
+
+	if (!d->fn ||
+	    !kjit_kapi.kallsyms_lookup_size_offset(addr, &size, &off) || !size)
+		return -1;
+	start = addr - off;
+	idx = lookup(d, start, &slot);
+	if (idx >= 0)
+		return idx;
+	if (!allowed(d, start))
+		return -1;
+	return insert(d, start, start + size);
+}

@@ -1,0 +1,24 @@
+# attach_deep - deep mode: attached at __x64_sys_read, a one-byte read from
+# a pipe is followed into ksys_read, vfs_read, the indirect call to
+# pipe_read, and the locking, security and wake-up code beneath them. Every
+# block is cross-checked against a Kprobe on its address: blocks of the
+# attached function and of pipe_read (only ever reached from this read
+# path here) must match exactly; other callees are also called from
+# elsewhere (the measuring ioctls, timers), so their Kprobe count may only
+# be higher, never lower.
+# timeout: 300
+. /tests/lib.sh
+load_kjit
+insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
+kjitcount -c 0 -d -e -x -C pipe_read piperead 300 __x64_sys_read > /tmp/d.out 2>&1
+rc=$?
+grep -E '^(ENTRY|SUMMARY|MISSING)|MISMATCH' /tmp/d.out
+[ $rc = 0 ] || { cat /tmp/d.out; fail "deep counts disagree with Kprobes"; }
+for f in ksys_read vfs_read pipe_read mutex_lock; do
+	grep -q "^BLOCK $f+0x" /tmp/d.out || fail "deep mode did not reach $f"
+done
+n=$(grep -c '^BLOCK pipe_read+.* OK$' /tmp/d.out)
+[ "$n" -ge 10 ] || fail "only $n pipe_read blocks matched exactly"
+echo "functions reached: $(sed -n 's/^BLOCK \([^+]*\)+.*/\1/p' /tmp/d.out | sort -u | wc -l)"
+rmmod kjit_kprobes
+unload_kjit
