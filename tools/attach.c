@@ -93,11 +93,23 @@ static int resolve_all(const struct symtab *syms, const struct args *a,
 	return bad;
 }
 
+static void explain_failure(int err, const struct args *a, const char *who)
+{
+	if (err == EINVAL && a->deep)
+		say_deep_unsupported(who, "--deep (deep mode: following callees)");
+	else if (err == EBUSY)
+		fprintf(stderr, "kjit: %s: a session is already attached "
+				"(kjit detach first)\n", who);
+	else
+		fprintf(stderr, "kjit: %s: nothing attached: %s\n", who,
+			strerror(err));
+}
+
 static int do_attach(int fd, const struct args *a, struct kjit_target *t,
 		     const char *who)
 {
 	struct kjit_attach req = { .size = sizeof(req) };
-	int i, rc;
+	int i, rc, err, told = 0;
 
 	req.n = (unsigned int)a->n_funcs;
 	req.targets = (uintptr_t)t;
@@ -107,21 +119,20 @@ static int do_attach(int fd, const struct args *a, struct kjit_target *t,
 	rc = ioctl(fd, KJIT_IOC_ATTACH, &req);
 	if (a->n_funcs > 8 && isatty(2))
 		fprintf(stderr, "\033[K");
+	err = errno;
 	for (i = 0; i < a->n_funcs; i++)
-		if (t[i].err)
+		if (t[i].err) {
 			fprintf(stderr, "kjit: %s: refused by kjit.ko: %s (%s)\n",
 				a->funcs[i], t[i].why[0] ? t[i].why : "-",
 				strerror(-t[i].err));
-	if (rc && errno == EINVAL && a->deep)
-		say_deep_unsupported(who, "--deep (deep mode: following callees)");
-	else if (rc && errno == EBUSY)
-		fprintf(stderr, "kjit: %s: a session is already attached "
-				"(kjit detach first)\n", who);
-	else if (rc)
-		fprintf(stderr, "kjit: %s: nothing attached: %s\n", who,
-			strerror(errno));
-	else if (!strcmp(who, "attach"))
-		printf("attached %u function(s)\n", req.attached);
+			told++;
+		}
+	if (!rc) {
+		if (!strcmp(who, "attach"))
+			printf("attached %u function(s)\n", req.attached);
+	} else if (!told) { /* else each refusal said why */
+		explain_failure(err, a, who);
+	}
 	return rc ? 1 : 0;
 }
 

@@ -1,0 +1,63 @@
+# tool_attach - `kjit attach/detach/stat/reset`: names, module:name and
+# addresses resolved by the tool; offsets, ambiguous and unknown names,
+# --deep/--depth and a second attach refused with one clear line and a
+# non-zero status; stat names every fallback reason.
+# timeout: 60
+. /tests/lib.sh
+load_kjit
+kjit attach vfs_read ksys_read > /tmp/o.out || fail "attach two"
+grep -qx 'attached 2 function(s)' /tmp/o.out || fail "attach message"
+kjit attach vfs_write 2> /tmp/e.out && fail "second attach must fail"
+grep -q 'already attached (kjit detach first)' /tmp/e.out || fail "busy message"
+kjit detach || fail "detach"
+kjit detach 2> /tmp/e.out && fail "second detach must fail"
+grep -qx 'kjit: detach: nothing is attached' /tmp/e.out || fail "detach message"
+
+# an address is the same function
+addr=$(kjit list vfs_read | awk '$3 == "vfs_read" {print $1}')
+kjit attach "$addr" > /dev/null || fail "attach by address $addr"
+workload read 20
+kjit detach
+kjit report --live --csv | grep -q '^vfs_read,' || fail "attach by address: blocks not named vfs_read"
+
+# module:name (a function of the companion module)
+insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes"
+mf=$(kjit list 'kjit_kprobes:*' | awk '$2 == "yes" {print $3; exit}')
+if [ -n "$mf" ]; then
+	kjit attach "$mf" > /dev/null || fail "attach $mf"
+	kjit detach
+fi
+rmmod kjit_kprobes
+
+kjit attach vfs_read+0x10 2> /tmp/e.out && fail "offset attach must fail"
+grep -q 'vfs_read+0x10: not a function start' /tmp/e.out || fail "offset message"
+kjit attach vfs_read+0 > /dev/null || fail "+0 is the start"
+kjit detach
+kjit attach no_such_fn 2> /tmp/e.out && fail "unknown attach must fail"
+grep -qx 'kjit: no_such_fn: no such kernel function' /tmp/e.out || fail "unknown message"
+dup=$(awk '($2=="t"||$2=="T") && NF==3 {print $3}' /proc/kallsyms | sort | uniq -d | head -n 1)
+kjit attach "$dup" 2> /tmp/e.out && fail "ambiguous attach must fail"
+grep -q "$dup: ambiguous" /tmp/e.out || fail "ambiguous message"
+kjit attach entry_SYSCALL_64 2> /tmp/e.out && fail "entry text attach must fail"
+grep -q 'refused by kjit.ko: entry text' /tmp/e.out || fail "refusal message"
+kjit stat 2>/dev/null | grep -q 'state: attached' && fail "a failed attach left something attached"
+
+kjit attach --deep --depth 2 vfs_read 2> /tmp/e.out && fail "--depth must fail"
+cat /tmp/e.out
+grep -q 'not supported by this kjit.ko yet' /tmp/e.out || fail "--depth message"
+if kjit attach --deep vfs_read > /tmp/o.out 2> /tmp/e.out; then
+	echo "(this kjit.ko supports --deep)"; kjit detach
+else
+	grep -q -- '--deep (deep mode: following callees): not supported by this kjit.ko yet' /tmp/e.out ||
+		fail "--deep message"
+fi
+kjit attach --depth 2 vfs_read 2> /dev/null; [ $? = 2 ] || fail "--depth without --deep: usage"
+
+kjit attach ksys_read > /dev/null && workload read 30 && kjit detach
+kjit stat > /tmp/s.out || fail "stat"
+cat /tmp/s.out
+grep -q '^  fallback nmi  *[0-9]*  dispatcher entered in NMI context$' /tmp/s.out || fail "fallback names"
+grep -q '^  fallback refused  *[0-9]*  translator refused the block$' /tmp/s.out || fail "refused name"
+kjit reset || fail "reset"
+kjit report --live --csv | tail -n +2 | awk -F, '$4 != 0 {exit 1}' || fail "reset left counts"
+unload_kjit

@@ -1,0 +1,28 @@
+# tool_compare - `kjit compare`: the same workload natively, under kjit and
+# under Kprobes on kjit's block addresses; counts side by side (equal for
+# a pinned workload), timing lines; without kjit_kprobes.ko a clear error.
+# timeout: 90
+. /tests/lib.sh
+load_kjit
+rmmod kjit_kprobes 2> /dev/null
+kjit compare -f ksys_read -- workload read 10 2> /tmp/e.out && fail "compare without kjit_kprobes.ko"
+cat /tmp/e.out
+grep -qx 'kjit: compare: /dev/kjit_kprobes: not found: load the Kprobes companion module first (insmod kjit_kprobes.ko)' /tmp/e.out ||
+	fail "missing companion message"
+insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes"
+kjit compare -f ksys_read vfs_read -n 2 -- workload -c 0 read 100 > /tmp/c.out || fail "compare"
+cat /tmp/c.out
+grep -q '^# kjit compare: 2 run(s) of: workload -c 0 read 100$' /tmp/c.out || fail "title"
+k=$(awk '$1 == "ksys_read+0x5" {print $3}' /tmp/c.out)
+p=$(awk '$1 == "ksys_read+0x5" {print $4}' /tmp/c.out)
+[ "${k:-0}" -ge 200 ] || fail "kjit counted ${k:-0} ksys_read entries < 200"
+[ "${p:-0}" -ge 200 ] || fail "Kprobes counted ${p:-0} ksys_read entries < 200"
+grep -Eq '^# [0-9]+ block\(s\), [0-9]+ compared, [0-9]+ mismatch\(es\), [0-9]+ not probed$' /tmp/c.out ||
+	fail "summary line"
+grep -Eq '^native +[0-9.]+ +- ' /tmp/c.out || fail "native time"
+grep -Eq '^kjit +[0-9.]+ +-?[0-9.]+ +[0-9]+ +-?[0-9.]+$' /tmp/c.out || fail "kjit time"
+grep -Eq '^kprobes +[0-9.]+ +-?[0-9.]+ +[0-9]+ +-?[0-9.]+$' /tmp/c.out || fail "kprobes time"
+kjit stat | grep -q 'state: detached' || fail "compare left kjit attached"
+kjit compare -f ksys_read -n 0 -- true 2> /dev/null; [ $? = 2 ] || fail "-n 0: usage"
+rmmod kjit_kprobes
+unload_kjit

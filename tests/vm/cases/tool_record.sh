@@ -1,0 +1,74 @@
+# tool_record - `kjit record` then `kjit report`: the data file (format
+# version, kernel, command, functions, blocks, end), report from the file
+# in every format and sort order, --top with disassembly, coverage, a file
+# from "another boot", cut and foreign files, record errors.
+# timeout: 60
+. /tests/lib.sh
+load_kjit
+mkdir -p /tmp/rec && cd /tmp/rec || fail "mkdir"
+kjit record -f ksys_read vfs_read -- workload read 100 2> /tmp/e.out || { cat /tmp/e.out; fail "record"; }
+cat /tmp/e.out
+grep -q 'recorded [0-9]* block(s) of 2 function(s).* to kjit.data' /tmp/e.out || fail "record summary"
+kjit stat | grep -q 'state: detached' || fail "record left the session attached"
+head -n 1 kjit.data | grep -qx 'kjit-data 1' || fail "magic line"
+grep -qx "kernel $(uname -r)" kjit.data || fail "kernel line"
+grep -qx 'command workload read 100' kjit.data || fail "command line"
+grep -Eq '^time 20[0-9]{2}-[0-9]{2}-[0-9]{2}T' kjit.data || fail "time line"
+grep -Eq '^func 0x[0-9a-f]+ 0x[0-9a-f]+ [0-9]+ [0-9]+ ksys_read$' kjit.data || fail "func line"
+tail -n 1 kjit.data | grep -qx end || fail "end line"
+
+kjit report > /tmp/r.txt || fail "report (default file)"
+cat /tmp/r.txt
+grep -q '^# kjit report: kjit.data, recorded ' /tmp/r.txt || fail "report did not read kjit.data"
+calls=$(awk '$1 == "ksys_read" {print $2}' /tmp/r.txt)
+[ "${calls:-0}" -ge 100 ] || fail "ksys_read calls ${calls:-0} < 100"
+grep -Eq '^ksys_read +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+%$' /tmp/r.txt || fail "no coverage for ksys_read"
+
+kjit report --csv > /tmp/r.csv || fail "csv"
+head -n 1 /tmp/r.csv | grep -qx 'function,offset,address,count,len,insns,cpus' || fail "csv header"
+c=$(awk -F, '$1 == "ksys_read" && $2 == "0x5" {print $4}' /tmp/r.csv)
+[ "${c:-0}" -ge 100 ] || fail "csv entry count ${c:-0}"
+kjit report --csv --sort addr | tail -n +2 | cut -d, -f3 > /tmp/a1
+sort /tmp/a1 | cmp -s - /tmp/a1 || fail "--sort addr not ascending"
+kjit report --csv --sort count | tail -n +2 | cut -d, -f4 > /tmp/c1
+sort -rn /tmp/c1 | cmp -s - /tmp/c1 || fail "--sort count not descending"
+kjit report --csv --sort func | tail -n +2 | cut -d, -f1 | uniq | tr '\n' ' ' | grep -qx 'ksys_read vfs_read ' ||
+	fail "--sort func"
+[ "$(kjit report --csv --top 3 | wc -l)" = 4 ] || fail "--top 3 csv rows"
+
+kjit report --json > /tmp/r.json || fail "json"
+grep -q '^  "kjit_report": 1,$' /tmp/r.json || fail "json version"
+grep -q '^  "source": "file",$' /tmp/r.json || fail "json source"
+grep -q '^  "command": "workload read 100",$' /tmp/r.json || fail "json command"
+grep -Eq '"name": "ksys_read", "start": "0x[0-9a-f]+", .*"coverage": 0\.[0-9]+\}' /tmp/r.json ||
+	fail "json function"
+[ "$(grep -c '"function": ' /tmp/r.json)" = "$(tail -n +2 /tmp/r.csv | wc -l)" ] || fail "json block count"
+
+kjit report --top 2 > /tmp/t.txt || fail "--top"
+cat /tmp/t.txt
+[ "$(grep -Ec '^ +[0-9]+  [a-z_]+\+0x[0-9a-f]+ +0x' /tmp/t.txt)" = 2 ] || fail "--top 2 rows"
+grep -Eq '^              0xffffffff[0-9a-f]{8}  ' /tmp/t.txt || fail "--top: no disassembly"
+
+kjit record -f vfs_read -o /tmp/rec/other.data -- workload getpid 5 2> /dev/null || fail "record -o"
+kjit report -i /tmp/rec/other.data | grep -q 'command: workload getpid 5' || fail "report -i"
+sed 's/^boot_id .*/boot_id another-boot/' kjit.data > old.data
+kjit report -i old.data --top 1 | grep -q 'no disassembly: recorded on another boot' ||
+	fail "other boot not detected"
+kjit report -i old.data | grep -Eq '^ksys_read .*%$' || fail "recorded coverage lost"
+head -n 5 kjit.data > cut.data
+kjit report -i cut.data 2> /tmp/e.out && fail "cut file accepted"
+grep -qx 'kjit: report: cut.data: file is cut short (no end record)' /tmp/e.out || fail "cut message"
+echo hello > junk.data
+kjit report -i junk.data 2> /tmp/e.out && fail "junk accepted"
+grep -q 'not a kjit data file' /tmp/e.out || fail "junk message"
+kjit report -i nofile.data 2> /tmp/e.out && fail "missing file"
+grep -q 'cannot open nofile.data' /tmp/e.out || fail "missing file message"
+kjit report --sort size 2> /dev/null; [ $? = 2 ] || fail "bad --sort: usage"
+
+kjit record -f vfs_read 2> /tmp/e.out; [ $? = 2 ] || fail "record without command: usage"
+kjit record -f no_such_fn -- true 2> /tmp/e.out && fail "record unknown function"
+grep -q 'no such kernel function' /tmp/e.out || fail "record unknown message"
+kjit record -f vfs_read -- /no/such/program 2> /tmp/e.out
+grep -q 'cannot run /no/such/program' /tmp/e.out || fail "exec failure not reported"
+rm -f kjit.data; cd /tmp
+unload_kjit
