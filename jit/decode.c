@@ -234,6 +234,18 @@ static enum kjit_reason classify(struct kjit_translator *tr,
 	return KJIT_OK;
 }
 
+/* A live-patched site must currently be a 2- or 5-byte nop or jmp (in the
+ * middle of a patch it may be int3: refused, the block runs natively). */
+static enum kjit_reason classify_site(const ZydisDecodedInstruction *zi,
+				      struct kjit_insn *in)
+{
+	if ((in->len != 2 && in->len != 5) ||
+	    (zi->mnemonic != ZYDIS_MNEMONIC_NOP && zi->mnemonic != ZYDIS_MNEMONIC_JMP))
+		return KJIT_R_DECODE;
+	in->kind = KJIT_I_SITE;
+	return KJIT_OK;
+}
+
 enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 				  struct kjit_insn *in, bool check_fixup)
 {
@@ -261,6 +273,8 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 	set_flags(zi, in);
 	if (check_fixup && env->has_fixup && env->has_fixup(env->opaque, addr))
 		return KJIT_R_FIXUP;
+	if (env->patch_site && env->patch_site(env->opaque, addr, &in->target))
+		return classify_site(zi, in);
 	return classify(tr, zi, in);
 }
 

@@ -33,6 +33,8 @@ enum kjit_insn_kind {
 	KJIT_I_CALL_IND, /* call reg/mem, call __x86_indirect_thunk_reg */
 	KJIT_I_LOOP,	 /* loop/loope/loopne/jrcxz/jecxz rel8 */
 	KJIT_I_LIMIT,	 /* pseudo: block too long, falls through to addr */
+	KJIT_I_SITE,	 /* a branch the kernel live-patches (static key):
+			    nop or jmp to target, tested at run time */
 };
 
 #define KJIT_IND_MEM 0xff /* kjit_insn.reg for a memory-operand indirect */

@@ -65,6 +65,11 @@ struct kjit_env {
 	bool (*counter)(void *opaque, u64 block_addr,
 			enum kjit_counter_kind kind, unsigned exit,
 			struct kjit_mem *out);
+	/* True if the instruction at @addr is a site the kernel rewrites at
+	 * run time between a nop and a jmp to *target (a static key / jump
+	 * label). The translation then tests the original bytes each time
+	 * it runs instead of freezing today's choice. Optional. */
+	bool (*patch_site)(void *opaque, u64 addr, u64 *target);
 	/* Dispatcher entry: see the contract in jit/exit.h. */
 	u64 dispatch;
 };

@@ -291,6 +291,62 @@ static enum kjit_reason emit_native_ret(struct kjit_translator *tr,
 	return kjit_emit_copy(e, in);
 }
 
+/*
+ * Live-patched site (KJIT_I_SITE), tested against the original each time:
+ *       9c                       pushfq
+ *       80 3d <site> e9          cmpb $0xe9, site(%rip)   ; jmp rel32?
+ *       74 <J>                   je J
+ *       80 3d <site> eb          cmpb $0xeb, site(%rip)   ; jmp rel8?
+ *       74 <J>                   je J
+ *       9d                       popfq
+ *       jmp exit(site + len)     nop today: fall through
+ *   J:  9d                       popfq
+ *       jmp exit(target)         jmp today
+ * Flags are saved around the compares; both exits are linkable.
+ */
+static enum kjit_reason emit_cmp_site(struct kjit_emit *e, u64 site, u8 op)
+{
+	s32 rel;
+
+	kjit_emit_u8(e, 0x80);			/* cmpb $imm8, disp32(%rip) */
+	kjit_emit_u8(e, KX86_MODRM(0, 7, 5));
+	if (!kx86_rel32(kjit_emit_here(e) + 5, site, &rel))
+		return KJIT_R_RIP_FAR;
+	kjit_emit_u32(e, (u32)rel);
+	kjit_emit_u8(e, op);
+	kjit_emit_u8(e, KX86_OP_JCC8 | 0x4);	/* je rel8, patched below */
+	kjit_emit_u8(e, 0);
+	return KJIT_OK;
+}
+
+static enum kjit_reason emit_site(struct kjit_translator *tr, struct kjit_emit *e,
+				  const struct kjit_insn *in, struct kjit_block *blk)
+{
+	u32 je1, je2, j;
+	enum kjit_reason r;
+
+	kjit_emit_u8(e, KX86_OP_PUSHF);
+	r = emit_cmp_site(e, in->addr, KX86_OP_JMP32);
+	je1 = e->pos - 1;
+	if (!r)
+		r = emit_cmp_site(e, in->addr, KX86_OP_JMP8);
+	je2 = e->pos - 1;
+	kjit_emit_u8(e, KX86_OP_POPF);
+	if (!r)
+		r = emit_exit(tr, e, blk, op_jmp32, 1, in->addr + in->len);
+	if (r)
+		return r;
+	j = e->pos;
+	if (j - (je1 + 1) > 127)
+		return KJIT_R_BRANCH_FAR;
+	if (je2 < e->cap && je1 < e->cap) {
+		e->buf[je1] = (u8)(j - (je1 + 1));
+		e->buf[je2] = (u8)(j - (je2 + 1));
+	}
+	kjit_emit_u8(e, KX86_OP_POPF);
+	return emit_exit(tr, e, blk, op_jmp32, 1, in->target);
+}
+
 typedef enum kjit_reason (*term_fn)(struct kjit_translator *tr,
 				    struct kjit_emit *e,
 				    const struct kjit_insn *in,
@@ -301,6 +357,7 @@ static const term_fn term_fns[] = {
     [KJIT_I_LIMIT] = emit_jmp,	     [KJIT_I_LOOP] = emit_loop,
     [KJIT_I_CALL] = emit_call,	     [KJIT_I_RET] = emit_ret,
     [KJIT_I_JMP_IND] = emit_jmp_ind, [KJIT_I_CALL_IND] = emit_call_ind,
+    [KJIT_I_SITE] = emit_site,
 };
 
 enum kjit_reason kjit_flow_emit_term(struct kjit_translator *tr,

@@ -22,6 +22,7 @@ static u16 live_after_term(struct kjit_translator *tr,
 	switch (in->kind) {
 	case KJIT_I_JCC:
 	case KJIT_I_LOOP:
+	case KJIT_I_SITE:
 		live = kjit_live_at(tr, t, depth);
 		if ((live & KX86_FLAGS_ARITH) == KX86_FLAGS_ARITH)
 			return live;

@@ -13,6 +13,7 @@
 #include "env.h"
 #include "ksyms.h"
 #include "session.h"
+#include "sites.h"
 
 static unsigned long fentry_addr, return_thunk_addr;
 /* ftrace's own trampolines: a traced function's __fentry__ site calls one. */
@@ -109,6 +110,16 @@ static bool env_counter(void *opaque, u64 block_addr, enum kjit_counter_kind kin
 	return true;
 }
 
+static bool env_patch_site(void *opaque, u64 addr, u64 *target)
+{
+	unsigned long t;
+
+	if (!kjit_patch_site((unsigned long)addr, &t))
+		return false;
+	*target = t;
+	return true;
+}
+
 extern char kjit_dispatch_entry[];
 
 void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
@@ -119,6 +130,7 @@ void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
 		.classify = env_classify,
 		.has_fixup = env_has_fixup,
 		.counter = env_counter,
+		.patch_site = env_patch_site,
 		.dispatch = (u64)(unsigned long)kjit_dispatch_entry,
 	};
 }

@@ -10,6 +10,7 @@
 #include "chardev.h"
 #include "control.h"
 #include "env.h"
+#include "sites.h"
 #include "kjit_ioctl.h"
 #include "ksyms.h"
 
@@ -20,11 +21,14 @@ static int __init kjit_init(void)
 	err = kjit_ksyms_init();
 	if (!err)
 		err = kjit_env_init();
+	if (!err)
+		err = kjit_sites_init();
 	if (err)
 		return err;
 	err = kjit_chardev_init();
 	if (err) {
 		pr_err("kjit: cannot register /dev/kjit: %d\n", err);
+		kjit_sites_exit();
 		return err;
 	}
 	pr_info("kjit: loaded (%s, ABI %d)\n", KJIT_BUILD_STRING, KJIT_ABI_VERSION);
@@ -35,6 +39,7 @@ static void __exit kjit_exit(void)
 {
 	kjit_chardev_exit();
 	kjit_control_exit();
+	kjit_sites_exit();
 	pr_info("kjit: unloaded\n");
 }
 

@@ -17,8 +17,8 @@ workload getpid 2000 && workload read 2000 && workload pipe 500 &&
 	workload openclose 500 || fail "workload"
 kjit detach || fail "detach"
 echo
-echo "== kjit report --top 4 (calls = entry block count; coverage = bytes of"
-echo "   executed blocks / function size)"
+echo "== kjit report --top 4 (calls = entry block count; coverage = share of the"
+echo "   function's static basic blocks that executed; hottest blocks disassembled)"
 kjit report --top 4 || fail "report"
 echo
 echo "== kjit stat"

@@ -41,10 +41,14 @@ fi
 BAD='BUG:|WARNING:|Oops|general protection|soft lockup|hard LOCKUP|self-detected stall|detected stalls|rcu_.*stall|Kernel panic|blocked for more than'
 KVER=$(cat "$BUILD/cache/kver")
 KERNEL=$BUILD/cache/kernel-$KVER/boot/vmlinuz-$KVER
-VM=$BUILD/vm
+# Each run has a work directory of its own (initramfs, ttyS1 log), so runs
+# can go on side by side in one build tree; the newest is linked as last.
+mkdir -p "$BUILD/vm" "$(dirname "$LOG")" "$(dirname "$RESULTS")"
+VM=$(cd "$(mktemp -d "$BUILD/vm/run.XXXXXX")" && pwd)
+ln -sfn "$VM" "$BUILD/vm/last"
 IRD=$VM/initramfs
 TTYS1=$VM/ttyS1.log
-mkdir -p "$VM" "$(dirname "$LOG")" "$(dirname "$RESULTS")"
+trap 'rm -rf "$IRD" "$VM/initramfs.cpio.gz"' EXIT
 
 # copy_with_libs BIN DEST_DIR: a dynamically linked binary and its libraries.
 copy_with_libs() {
