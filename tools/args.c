@@ -66,13 +66,16 @@ static int option(struct parser *p, struct args *a)
 		a->deep = 1;
 	else if (!strcmp(o, "--depth") && (al & ARG_DEEP))
 		return number(p, o, 1, &a->depth);
-	else if ((!strcmp(o, "-f") || !strcmp(o, "--func")) && (al & ARG_FUNC_OPT))
+	else if ((!strcmp(o, "-f") || !strcmp(o, "--func")) &&
+		 (al & ARG_FUNC_OPT))
 		return funcs_after_f(p, a);
-	else if ((!strcmp(o, "-o") || !strcmp(o, "--output")) && (al & ARG_OUTPUT)) {
+	else if ((!strcmp(o, "-o") || !strcmp(o, "--output")) &&
+		 (al & ARG_OUTPUT)) {
 		if (p->i + 1 >= p->argc)
 			return bad(p, "missing file after", o);
 		a->output = p->argv[++p->i];
-	} else if ((!strcmp(o, "-n") || !strcmp(o, "--runs")) && (al & ARG_RUNS))
+	} else if ((!strcmp(o, "-n") || !strcmp(o, "--runs")) &&
+		   (al & ARG_RUNS))
 		return number(p, o, 1, &a->runs);
 	else
 		return bad(p, "unknown option", o);
@@ -82,8 +85,10 @@ static int option(struct parser *p, struct args *a)
 static int check(struct parser *p, struct args *a)
 {
 	if (!a->n_funcs)
-		return bad(p, (p->allowed & ARG_FUNC_OPT) ? "name functions with -f FUNC..."
-							  : "name at least one FUNC",
+		return bad(p,
+			   (p->allowed & ARG_FUNC_OPT)
+			       ? "name functions with -f FUNC..."
+			       : "name at least one FUNC",
 			   NULL);
 	if ((p->allowed & ARG_COMMAND) && (!a->cmd || !a->cmd[0]))
 		return bad(p, "give the command to run after --", NULL);
@@ -95,7 +100,7 @@ static int check(struct parser *p, struct args *a)
 int args_parse(int argc, char **argv, unsigned int allowed, const char *name,
 	       struct args *a, FILE *err)
 {
-	struct parser p = { argc, 1, argv, allowed, name, err };
+	struct parser p = {argc, 1, argv, allowed, name, err};
 	int r;
 
 	memset(a, 0, sizeof(*a));
@@ -103,7 +108,8 @@ int args_parse(int argc, char **argv, unsigned int allowed, const char *name,
 	for (; p.i < argc; p.i++) {
 		if (argv[p.i][0] != '-' || !argv[p.i][1]) {
 			if (allowed & ARG_FUNC_OPT)
-				return bad(&p, "unexpected argument", argv[p.i]);
+				return bad(&p, "unexpected argument",
+					   argv[p.i]);
 			if (add_func(&p, a, argv[p.i]))
 				return -1;
 			continue;

@@ -14,11 +14,11 @@
 #include <stdio.h>
 
 #define ARG_BEST_EFFORT (1u << 0)
-#define ARG_DEEP (1u << 1)    /* --deep, --depth N */
-#define ARG_FUNC_OPT (1u << 2) /* functions come after -f, not bare */
-#define ARG_OUTPUT (1u << 3)  /* -o FILE */
-#define ARG_RUNS (1u << 4)    /* -n RUNS */
-#define ARG_COMMAND (1u << 5) /* -- COMMAND required */
+#define ARG_DEEP	(1u << 1) /* --deep, --depth N */
+#define ARG_FUNC_OPT	(1u << 2) /* functions come after -f, not bare */
+#define ARG_OUTPUT	(1u << 3) /* -o FILE */
+#define ARG_RUNS	(1u << 4) /* -n RUNS */
+#define ARG_COMMAND	(1u << 5) /* -- COMMAND required */
 
 #define ARGS_MAX_FUNCS 64
 

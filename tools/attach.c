@@ -19,13 +19,18 @@ int load_symbols(struct symtab *t)
 	int err = symtab_load(t, path);
 
 	if (err == -EPERM)
-		fprintf(stderr, "kjit: %s shows no addresses: kjit needs root "
-				"(or kernel.kptr_restrict=0)\n", path);
+		fprintf(stderr,
+			"kjit: %s shows no addresses: kjit needs root "
+			"(or kernel.kptr_restrict=0)\n",
+			path);
 	else if (err == -ENOENT)
-		fprintf(stderr, "kjit: %s not found: this kernel has no kallsyms "
-				"(CONFIG_KALLSYMS), kjit needs it\n", path);
+		fprintf(stderr,
+			"kjit: %s not found: this kernel has no kallsyms "
+			"(CONFIG_KALLSYMS), kjit needs it\n",
+			path);
 	else if (err)
-		fprintf(stderr, "kjit: cannot read %s: %s\n", path, strerror(-err));
+		fprintf(stderr, "kjit: cannot read %s: %s\n", path,
+			strerror(-err));
 	else if (!t->n)
 		fprintf(stderr, "kjit: %s lists no functions\n", path);
 	return err || !t->n;
@@ -33,7 +38,8 @@ int load_symbols(struct symtab *t)
 
 static void say_deep_unsupported(const char *who, const char *what)
 {
-	fprintf(stderr, "kjit: %s %s: not supported by this kjit.ko yet (ABI %d)\n",
+	fprintf(stderr,
+		"kjit: %s %s: not supported by this kjit.ko yet (ABI %d)\n",
 		who, what, KJIT_ABI_VERSION);
 }
 
@@ -41,12 +47,14 @@ static void say_deep_unsupported(const char *who, const char *what)
 static int deep_unsupported(const struct args *a, const char *who)
 {
 	if (a->depth) {
-		say_deep_unsupported(who, "--depth (deep mode to a bounded depth)");
+		say_deep_unsupported(who,
+				     "--depth (deep mode to a bounded depth)");
 		return 1;
 	}
 #ifndef KJIT_ATTACH_DEEP
 	if (a->deep) {
-		say_deep_unsupported(who, "--deep (deep mode: following callees)");
+		say_deep_unsupported(who,
+				     "--deep (deep mode: following callees)");
 		return 1;
 	}
 #endif
@@ -80,8 +88,9 @@ static int resolve_all(const struct symtab *syms, const struct args *a,
 			continue;
 		}
 		if (r.off) {
-			fprintf(stderr, "kjit: %s: not a function start (inside %s); "
-					"attach takes whole functions\n",
+			fprintf(stderr,
+				"kjit: %s: not a function start (inside %s); "
+				"attach takes whole functions\n",
 				a->funcs[i], r.sym->name);
 			bad++;
 			continue;
@@ -96,10 +105,13 @@ static int resolve_all(const struct symtab *syms, const struct args *a,
 static void explain_failure(int err, const struct args *a, const char *who)
 {
 	if (err == EINVAL && a->deep)
-		say_deep_unsupported(who, "--deep (deep mode: following callees)");
+		say_deep_unsupported(who,
+				     "--deep (deep mode: following callees)");
 	else if (err == EBUSY)
-		fprintf(stderr, "kjit: %s: a session is already attached "
-				"(kjit detach first)\n", who);
+		fprintf(stderr,
+			"kjit: %s: a session is already attached "
+			"(kjit detach first)\n",
+			who);
 	else
 		fprintf(stderr, "kjit: %s: nothing attached: %s\n", who,
 			strerror(err));
@@ -108,21 +120,23 @@ static void explain_failure(int err, const struct args *a, const char *who)
 static int do_attach(int fd, const struct args *a, struct kjit_target *t,
 		     const char *who)
 {
-	struct kjit_attach req = { .size = sizeof(req) };
+	struct kjit_attach req = {.size = sizeof(req)};
 	int i, rc, err, told = 0;
 
 	req.n = (unsigned int)a->n_funcs;
 	req.targets = (uintptr_t)t;
 	req.flags = attach_flags(a);
 	if (a->n_funcs > 8 && isatty(2))
-		fprintf(stderr, "kjit: attaching %d functions...\r", a->n_funcs);
+		fprintf(stderr, "kjit: attaching %d functions...\r",
+			a->n_funcs);
 	rc = ioctl(fd, KJIT_IOC_ATTACH, &req);
 	if (a->n_funcs > 8 && isatty(2))
 		fprintf(stderr, "\033[K");
 	err = errno;
 	for (i = 0; i < a->n_funcs; i++)
 		if (t[i].err) {
-			fprintf(stderr, "kjit: %s: refused by kjit.ko: %s (%s)\n",
+			fprintf(stderr,
+				"kjit: %s: refused by kjit.ko: %s (%s)\n",
 				a->funcs[i], t[i].why[0] ? t[i].why : "-",
 				strerror(-t[i].err));
 			told++;

@@ -16,7 +16,7 @@
 struct walk {
 	struct cfg *g;
 	struct kjit_translator *tr;
-	int32_t *at;	/* offset -> insn index + 1 */
+	int32_t *at; /* offset -> insn index + 1 */
 	uint8_t *leader;
 	uint64_t *todo; /* worklist of (addr << 1 | is_leader) */
 	size_t n_todo, cap_todo, cap_insn;
@@ -75,9 +75,10 @@ static int no_fallthrough(enum kjit_reason r)
 static int add_refused(struct walk *w, uint64_t a, enum kjit_reason r)
 {
 	ZydisDecodedInstruction zi;
-	struct cfg_insn in = { .addr = a, .len = 1, .reason = (uint8_t)r };
+	struct cfg_insn in = {.addr = a, .len = 1, .reason = (uint8_t)r};
 	uint8_t buf[15];
-	size_t n = w->tr->env->read_code(w->tr->env->opaque, a, buf, sizeof(buf));
+	size_t n =
+	    w->tr->env->read_code(w->tr->env->opaque, a, buf, sizeof(buf));
 	int err;
 
 	if (n && ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&w->tr->dec, NULL,
@@ -93,7 +94,8 @@ static int add_refused(struct walk *w, uint64_t a, enum kjit_reason r)
 
 static int is_fentry_site(const struct walk *w, const struct kjit_insn *in)
 {
-	return in->addr == w->g->start && in->kind == KJIT_I_CALL && in->len == 5;
+	return in->addr == w->g->start && in->kind == KJIT_I_CALL &&
+	       in->len == 5;
 }
 
 /* Successors of a run's last instruction. */
@@ -134,7 +136,8 @@ static int walk_from(struct walk *w, uint64_t a)
 		return add_refused(w, a, r);
 	for (i = 0; i < d->n && !err; i++) {
 		const struct kjit_insn *in = &d->insn[i];
-		struct cfg_insn c = { in->addr, in->len, in->kind, 0, in->target };
+		struct cfg_insn c = {in->addr, in->len, in->kind, 0,
+				     in->target};
 
 		if (in->kind == KJIT_I_LIMIT || !inside(w->g, in->addr))
 			return push_successors(w, in);
@@ -233,7 +236,7 @@ static int cut_blocks(struct walk *w)
 int cfg_build(struct cfg *g, uint64_t start, uint64_t end,
 	      const struct kjit_env *env)
 {
-	struct walk w = { .g = g };
+	struct walk w = {.g = g};
 	int err = -ENOMEM;
 	uint8_t probe;
 

@@ -5,9 +5,10 @@
  *
  * Output:
  *   <name> 0x<start>-0x<end> (<size> bytes): <n> blocks, <m> edges
- *   block <i> <name>+0x<off> 0x<addr> (<bytes> bytes, <n> insns)[ runs natively: <why>]
- *       0x<addr>  <instruction>
- *       -> <i> <name>+0x<off> (taken|fallthrough|jump)   | -> <sym>+0x<off> (outside)
+ *   block <i> <name>+0x<off> 0x<addr> (<bytes> bytes, <n> insns)[ runs
+ * natively: <why>] 0x<addr>  <instruction>
+ *       -> <i> <name>+0x<off> (taken|fallthrough|jump)   | -> <sym>+0x<off>
+ * (outside)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,7 +24,7 @@
 #include "sysfiles.h"
 #include "target.h"
 
-static const char *const edge_names[] = { "fallthrough", "taken", "jump" };
+static const char *const edge_names[] = {"fallthrough", "taken", "jump"};
 
 static void print_edge(const struct cfg *g, const struct symtab *t,
 		       const struct ksym *fn, const struct cfg_edge *e)
@@ -31,17 +32,18 @@ static void print_edge(const struct cfg *g, const struct symtab *t,
 	const struct ksym *o;
 
 	if (!e->external) {
-		printf("    -> block %ld %s+0x%" PRIx64 " (%s)\n", cfg_block_at(g, e->to),
-		       fn->name, e->to - fn->addr, edge_names[e->kind]);
+		printf("    -> block %ld %s+0x%" PRIx64 " (%s)\n",
+		       cfg_block_at(g, e->to), fn->name, e->to - fn->addr,
+		       edge_names[e->kind]);
 		return;
 	}
 	o = symtab_containing(t, e->to);
 	if (o)
-		printf("    -> %s+0x%" PRIx64 " (%s, outside the function)\n", o->name,
-		       e->to - o->addr, edge_names[e->kind]);
+		printf("    -> %s+0x%" PRIx64 " (%s, outside the function)\n",
+		       o->name, e->to - o->addr, edge_names[e->kind]);
 	else
-		printf("    -> 0x%" PRIx64 " (%s, outside the function)\n", e->to,
-		       edge_names[e->kind]);
+		printf("    -> 0x%" PRIx64 " (%s, outside the function)\n",
+		       e->to, edge_names[e->kind]);
 }
 
 static void print_block(const struct cfg *g, const struct symtab *t,
@@ -51,12 +53,15 @@ static void print_block(const struct cfg *g, const struct symtab *t,
 	const struct cfg_insn *last = &g->insn[b->first + b->n - 1];
 	unsigned int k;
 
-	printf("block %zu %s+0x%" PRIx64 " 0x%016" PRIx64 " (%" PRIu64 " bytes, %zu insns)",
-	       i, fn->name, b->start - fn->addr, b->start, b->end - b->start, b->n);
+	printf("block %zu %s+0x%" PRIx64 " 0x%016" PRIx64 " (%" PRIu64
+	       " bytes, %zu insns)",
+	       i, fn->name, b->start - fn->addr, b->start, b->end - b->start,
+	       b->n);
 	if (last->reason)
 		printf(" runs natively: %s", reason_text(last->reason));
 	printf("\n");
-	if (disasm_range(env->kc, b->start, (uint32_t)(b->end - b->start), "    ", stdout))
+	if (disasm_range(env->kc, b->start, (uint32_t)(b->end - b->start),
+			 "    ", stdout))
 		printf("    (cannot decode the code)\n");
 	for (k = 0; k < b->n_edges; k++)
 		print_edge(g, t, fn, &b->edge[k]);
@@ -72,20 +77,25 @@ static int show(const struct symtab *t, const struct ksym *fn)
 	if (!env) {
 		fprintf(stderr, "kjit: blocks: cannot read %s: %s%s\n",
 			sysfile(2, "/proc/kcore"), strerror(errno),
-			errno == ENOENT ? " (kernel without CONFIG_PROC_KCORE)" :
-			errno == EACCES || errno == EPERM ? " (kjit needs root)" : "");
+			errno == ENOENT ? " (kernel without CONFIG_PROC_KCORE)"
+			: errno == EACCES || errno == EPERM
+			    ? " (kjit needs root)"
+			    : "");
 		return 1;
 	}
 	err = cfg_build(&g, fn->addr, fn->end, &env->env);
 	if (err) {
 		fprintf(stderr, "kjit: blocks: %s: %s\n", fn->name,
-			err == -EIO ? "its code cannot be read through /proc/kcore"
-				    : strerror(-err));
+			err == -EIO
+			    ? "its code cannot be read through /proc/kcore"
+			    : strerror(-err));
 		kenv_close(env);
 		return 1;
 	}
-	printf("%s 0x%016" PRIx64 "-0x%016" PRIx64 " (%" PRIu64 " bytes): %zu blocks, %zu edges\n",
-	       fn->name, fn->addr, fn->end, fn->end - fn->addr, g.n_blk, g.n_edges);
+	printf("%s 0x%016" PRIx64 "-0x%016" PRIx64 " (%" PRIu64
+	       " bytes): %zu blocks, %zu edges\n",
+	       fn->name, fn->addr, fn->end, fn->end - fn->addr, g.n_blk,
+	       g.n_edges);
 	for (i = 0; i < g.n_blk; i++)
 		print_block(&g, t, fn, env, i);
 	cfg_free(&g);
@@ -100,7 +110,8 @@ int cmd_blocks(int argc, char **argv)
 	int rc;
 
 	if (argc != 2 || argv[1][0] == '-') {
-		fprintf(stderr, "kjit blocks: give one FUNC (kjit help blocks)\n");
+		fprintf(stderr,
+			"kjit blocks: give one FUNC (kjit help blocks)\n");
 		return 2;
 	}
 	if (load_symbols(&t))

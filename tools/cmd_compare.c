@@ -38,9 +38,10 @@ static int open_kprobes(void)
 
 	if (fd < 0)
 		fprintf(stderr, "kjit: compare: %s: %s\n", KJITKP_DEVICE,
-			errno == ENOENT ? "not found: load the Kprobes companion "
-					  "module first (insmod kjit_kprobes.ko)"
-					: strerror(errno));
+			errno == ENOENT
+			    ? "not found: load the Kprobes companion "
+			      "module first (insmod kjit_kprobes.ko)"
+			    : strerror(errno));
 	return fd;
 }
 
@@ -55,8 +56,11 @@ static double run_all(const struct args *a, const char *mode)
 		if (st < 0)
 			return -1;
 		if (st)
-			fprintf(stderr, "kjit: compare: warning: %s exited with status %d "
-					"(%s run)\n", a->cmd[0], st, mode);
+			fprintf(
+			    stderr,
+			    "kjit: compare: warning: %s exited with status %d "
+			    "(%s run)\n",
+			    a->cmd[0], st, mode);
 		total += ns;
 	}
 	return total;
@@ -76,7 +80,8 @@ static double kjit_run(int fd, const struct args *a, struct session *s)
 		return -1;
 	err = session_read_device(s, fd);
 	if (err) {
-		fprintf(stderr, "kjit: compare: cannot read kjit's counts: %s\n",
+		fprintf(stderr,
+			"kjit: compare: cannot read kjit's counts: %s\n",
 			strerror(-err));
 		return -1;
 	}
@@ -85,19 +90,24 @@ static double kjit_run(int fd, const struct args *a, struct session *s)
 
 static double kprobe_run(int kfd, const struct args *a, struct probes *p)
 {
-	struct kjitkp_arm arm = { .size = sizeof(arm), .n = p->n,
-				  .addrs = (uintptr_t)p->addr, .errs = (uintptr_t)p->err };
-	struct kjitkp_read rd = { .size = sizeof(rd), .n = p->n,
-				  .counts = (uintptr_t)p->count };
+	struct kjitkp_arm arm = {.size = sizeof(arm),
+				 .n = p->n,
+				 .addrs = (uintptr_t)p->addr,
+				 .errs = (uintptr_t)p->err};
+	struct kjitkp_read rd = {
+	    .size = sizeof(rd), .n = p->n, .counts = (uintptr_t)p->count};
 	double ns;
 
-	if (ioctl(kfd, KJITKP_IOC_ARM, &arm) || ioctl(kfd, KJITKP_IOC_RESET, 0)) {
-		fprintf(stderr, "kjit: compare: cannot arm Kprobes: %s\n", strerror(errno));
+	if (ioctl(kfd, KJITKP_IOC_ARM, &arm) ||
+	    ioctl(kfd, KJITKP_IOC_RESET, 0)) {
+		fprintf(stderr, "kjit: compare: cannot arm Kprobes: %s\n",
+			strerror(errno));
 		return -1;
 	}
 	ns = run_all(a, "kprobes");
 	if (ioctl(kfd, KJITKP_IOC_READ, &rd)) {
-		fprintf(stderr, "kjit: compare: cannot read Kprobe counts: %s\n",
+		fprintf(stderr,
+			"kjit: compare: cannot read Kprobe counts: %s\n",
 			strerror(errno));
 		ns = -1;
 	}
@@ -127,48 +137,60 @@ static void print_counts(const struct session *s, const struct probes *p,
 	unsigned int i, bad = 0, noprobe = 0;
 	char where[KJIT_NAME_MAX + 24];
 
-	printf("%-40s %-18s %12s %12s  %s\n", "block", "address", "kjit", "kprobes",
-	       "check");
+	printf("%-40s %-18s %12s %12s  %s\n", "block", "address", "kjit",
+	       "kprobes", "check");
 	for (i = 0; i < p->n; i++) {
 		const struct sess_block *b = &s->blocks[i];
 		const struct sess_func *f = &s->funcs[b->func];
 
-		snprintf(where, sizeof(where), "%s+0x%" PRIx64, f->name, b->addr - f->start);
+		snprintf(where, sizeof(where), "%s+0x%" PRIx64, f->name,
+			 b->addr - f->start);
 		*kj += b->count;
 		if (p->err[i]) {
-			printf("%-40s 0x%016" PRIx64 " %12" PRIu64 " %12s  NOPROBE (%s)\n",
-			       where, b->addr, b->count, "-", strerror(-p->err[i]));
+			printf("%-40s 0x%016" PRIx64 " %12" PRIu64
+			       " %12s  NOPROBE (%s)\n",
+			       where, b->addr, b->count, "-",
+			       strerror(-p->err[i]));
 			noprobe++;
 			continue;
 		}
 		*kp += p->count[i];
 		bad += p->count[i] != b->count;
-		printf("%-40s 0x%016" PRIx64 " %12" PRIu64 " %12" PRIu64 "  %s\n", where,
-		       b->addr, b->count, p->count[i],
+		printf("%-40s 0x%016" PRIx64 " %12" PRIu64 " %12" PRIu64
+		       "  %s\n",
+		       where, b->addr, b->count, p->count[i],
 		       p->count[i] == b->count ? "ok" : "MISMATCH");
 	}
-	printf("# %u block(s), %u compared, %u mismatch(es), %u not probed\n", p->n,
-	       p->n - noprobe, bad, noprobe);
+	printf("# %u block(s), %u compared, %u mismatch(es), %u not probed\n",
+	       p->n, p->n - noprobe, bad, noprobe);
 }
 
 static void print_times(double native, double kjit, double kprobes, uint64_t kj,
-			uint64_t kp, int runs)
+			uint64_t kp, int runs, uint64_t translate_ns)
 {
-	printf("\n%-8s %12s %12s %12s %12s\n", "mode", "wall ms", "added ms", "events",
-	       "ns/event");
-	printf("%-8s %12.3f %12s %12s %12s\n", "native", native / 1e6, "-", "-", "-");
+	printf("\n%-8s %12s %12s %12s %12s\n", "mode", "wall ms", "added ms",
+	       "events", "ns/event");
+	printf("%-8s %12.3f %12s %12s %12s\n", "native", native / 1e6, "-", "-",
+	       "-");
 	printf("%-8s %12.3f %12.3f %12" PRIu64 " %12.1f\n", "kjit", kjit / 1e6,
-	       (kjit - native) / 1e6, kj, kj ? (kjit - native) / (double)kj : 0.0);
-	printf("%-8s %12.3f %12.3f %12" PRIu64 " %12.1f\n", "kprobes", kprobes / 1e6,
-	       (kprobes - native) / 1e6, kp, kp ? (kprobes - native) / (double)kp : 0.0);
-	printf("# wall time of %d run(s) each; per event = added time / events counted\n",
+	       (kjit - native) / 1e6, kj,
+	       kj ? (kjit - native) / (double)kj : 0.0);
+	printf("%-8s %12.3f %12.3f %12" PRIu64 " %12.1f\n", "kprobes",
+	       kprobes / 1e6, (kprobes - native) / 1e6, kp,
+	       kp ? (kprobes - native) / (double)kp : 0.0);
+	printf("# wall time of %d run(s) each; per event = added time / events "
+	       "counted\n",
 	       runs);
+	printf("# kjit's added time includes %.3f ms translating (first "
+	       "execution of "
+	       "each block)\n",
+	       (double)translate_ns / 1e6);
 }
 
 static int compare(int fd, int kfd, const struct args *a)
 {
-	struct session s = { 0 };
-	struct probes p = { 0 };
+	struct session s = {0};
+	struct probes p = {0};
 	double native, kjit, kprobes = -1;
 	uint64_t kj = 0, kp = 0;
 	char cmd[512];
@@ -176,8 +198,9 @@ static int compare(int fd, int kfd, const struct args *a)
 	native = run_all(a, "native");
 	kjit = native < 0 ? -1 : kjit_run(fd, a, &s);
 	if (kjit >= 0 && !s.n_blocks)
-		fprintf(stderr, "kjit: compare: the command never ran the functions "
-				"(no block counted)\n");
+		fprintf(stderr,
+			"kjit: compare: the command never ran the functions "
+			"(no block counted)\n");
 	else if (kjit >= 0 && probes_alloc(&p, &s))
 		fprintf(stderr, "kjit: out of memory\n");
 	else if (kjit >= 0)
@@ -186,7 +209,8 @@ static int compare(int fd, int kfd, const struct args *a)
 		command_line(a->cmd, cmd, sizeof(cmd));
 		printf("# kjit compare: %d run(s) of: %s\n", a->runs, cmd);
 		print_counts(&s, &p, &kj, &kp);
-		print_times(native, kjit, kprobes, kj, kp, a->runs);
+		print_times(native, kjit, kprobes, kj, kp, a->runs,
+			    s.st.translate_ns);
 	}
 	free(p.addr);
 	free(p.count);
@@ -200,8 +224,8 @@ int cmd_compare(int argc, char **argv)
 	struct args a;
 	int fd, kfd, rc;
 
-	if (args_parse(argc, argv, ARG_FUNC_OPT | ARG_RUNS | ARG_COMMAND, "compare",
-		       &a, stderr))
+	if (args_parse(argc, argv, ARG_FUNC_OPT | ARG_RUNS | ARG_COMMAND,
+		       "compare", &a, stderr))
 		return 2;
 	fd = kjit_device_open();
 	if (fd < 0)

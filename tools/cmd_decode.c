@@ -40,7 +40,7 @@ struct user_insn {
 static int kernel_decode(int fd, const char *name, unsigned int n,
 			 struct kjit_decoded_insn *out, uint64_t *addr)
 {
-	struct kjit_decode req = { .size = sizeof(req), .max_insns = n };
+	struct kjit_decode req = {.size = sizeof(req), .max_insns = n};
 
 	snprintf(req.name, sizeof(req.name), "%s", name);
 	req.insns = (uintptr_t)out;
@@ -63,8 +63,9 @@ static int user_decode_at(struct kcore *kc, uint64_t addr, unsigned int n,
 	for (i = 0; i < n; i++) {
 		if (kcore_read(kc, addr, buf, sizeof(buf)))
 			break;
-		if (!ZYAN_SUCCESS(ZydisDisassembleIntel(ZYDIS_MACHINE_MODE_LONG_64,
-							addr, buf, sizeof(buf), &dis)))
+		if (!ZYAN_SUCCESS(
+			ZydisDisassembleIntel(ZYDIS_MACHINE_MODE_LONG_64, addr,
+					      buf, sizeof(buf), &dis)))
 			break;
 		memset(&out[i], 0, sizeof(out[i]));
 		out[i].k.addr = addr;
@@ -87,9 +88,10 @@ static int user_decode(const struct decode_opts *o, const char *name,
 	err = kallsyms_lookup(o->kallsyms, name, addr);
 	if (err) {
 		fprintf(stderr, "kjit: %s: %s\n", name,
-			err == -ENOENT ? "no such kernel function" :
-			err == -EPERM ? "kallsyms shows no addresses (need root)" :
-			strerror(-err));
+			err == -ENOENT ? "no such kernel function"
+			: err == -EPERM
+			    ? "kallsyms shows no addresses (need root)"
+			    : strerror(-err));
 		return -1;
 	}
 	kc = kcore_open(o->kcore);
@@ -118,8 +120,8 @@ static void print_insn(const struct user_insn *u, const char *kmnem, int bad)
 
 	for (i = 0; i < u->k.length && i < 15; i++)
 		sprintf(hex + strlen(hex), "%02x", u->k.bytes[i]);
-	printf("%s 0x%016" PRIx64 "  %-30s %-40s kernel:%s\n", bad ? "!!" : "  ",
-	       (uint64_t)u->k.addr, hex, u->text, kmnem);
+	printf("%s 0x%016" PRIx64 "  %-30s %-40s kernel:%s\n",
+	       bad ? "!!" : "  ", (uint64_t)u->k.addr, hex, u->text, kmnem);
 }
 
 /* Decodes one function both ways; returns the number of disagreements. */
@@ -134,7 +136,8 @@ static int decode_function(int fd, const struct decode_opts *o,
 	un = user_decode(o, name, uins, &uaddr);
 	if (kn < 0 || un < 0)
 		return 1;
-	printf("%s at 0x%" PRIx64 " (kernel says 0x%" PRIx64 "): %d instructions\n",
+	printf("%s at 0x%" PRIx64 " (kernel says 0x%" PRIx64
+	       "): %d instructions\n",
 	       name, uaddr, kaddr, un);
 	if (kaddr != uaddr || kn != un)
 		bad++;
@@ -152,26 +155,35 @@ static int decode_function(int fd, const struct decode_opts *o,
 static int parse_opts(int argc, char **argv, struct decode_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "count", required_argument, 0, 'n' },
-		{ "check", no_argument, 0, 'c' },
-		{ "kallsyms", required_argument, 0, 'K' },
-		{ "kcore", required_argument, 0, 'C' },
-		{ 0 }
-	};
+	    {"count", required_argument, 0, 'n'},
+	    {"check", no_argument, 0, 'c'},
+	    {"kallsyms", required_argument, 0, 'K'},
+	    {"kcore", required_argument, 0, 'C'},
+	    {0}};
 	int c;
 
-	*o = (struct decode_opts){ 16, 0, "/proc/kallsyms", "/proc/kcore" };
+	*o = (struct decode_opts){16, 0, "/proc/kallsyms", "/proc/kcore"};
 	while ((c = getopt_long(argc, argv, "n:c", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'n': o->count = (unsigned int)strtoul(optarg, NULL, 0); break;
-		case 'c': o->check = 1; break;
-		case 'K': o->kallsyms = optarg; break;
-		case 'C': o->kcore = optarg; break;
-		default: return -1;
+		case 'n':
+			o->count = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'c':
+			o->check = 1;
+			break;
+		case 'K':
+			o->kallsyms = optarg;
+			break;
+		case 'C':
+			o->kcore = optarg;
+			break;
+		default:
+			return -1;
 		}
 	}
 	if (!o->count || o->count > KJIT_DECODE_MAX) {
-		fprintf(stderr, "kjit: decode: -n must be 1..%d\n", KJIT_DECODE_MAX);
+		fprintf(stderr, "kjit: decode: -n must be 1..%d\n",
+			KJIT_DECODE_MAX);
 		return -1;
 	}
 	if (optind >= argc) {

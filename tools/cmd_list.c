@@ -69,11 +69,13 @@ static unsigned int list(const struct symtab *t, const struct eligible *e,
 		if (only_ok && why)
 			continue;
 		if (!n++)
-			printf("%-18s %-4s %s\n", "ADDRESS", "OK", "FUNCTION  [WHY NOT]");
+			printf("%-18s %-4s %s\n", "ADDRESS", "OK",
+			       "FUNCTION  [WHY NOT]");
 		ok += !why;
 		target_symname(s, name, sizeof(name));
-		printf("0x%016" PRIx64 " %-4s %s%s%s\n", s->addr, why ? "no" : "yes",
-		       name, why ? "  " : "", why ? why : "");
+		printf("0x%016" PRIx64 " %-4s %s%s%s\n", s->addr,
+		       why ? "no" : "yes", name, why ? "  " : "",
+		       why ? why : "");
 	}
 	if (n)
 		printf("# %u function(s), %u instrumentable\n", n, ok);
@@ -91,14 +93,18 @@ int cmd_list(int argc, char **argv)
 		if (!strcmp(argv[i], "--ok")) {
 			only_ok = 1;
 		} else if (argv[i][0] == '-') {
-			fprintf(stderr, "kjit list: unknown option %s (kjit help list)\n", argv[i]);
+			fprintf(
+			    stderr,
+			    "kjit list: unknown option %s (kjit help list)\n",
+			    argv[i]);
 			return 2;
 		} else {
 			npat++;
 		}
 	}
 	if (!npat) {
-		fprintf(stderr, "kjit list: give a PATTERN, e.g. 'vfs_*' (kjit help list)\n");
+		fprintf(stderr, "kjit list: give a PATTERN, e.g. 'vfs_*' (kjit "
+				"help list)\n");
 		return 2;
 	}
 	if (load_symbols(&t))

@@ -31,7 +31,8 @@ static int save(const struct session *s, const char *path)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "w");
 	if (!f) {
-		fprintf(stderr, "kjit: record: cannot write %s: %s\n", tmp, strerror(errno));
+		fprintf(stderr, "kjit: record: cannot write %s: %s\n", tmp,
+			strerror(errno));
 		return 1;
 	}
 	err = datafile_write(s, f);
@@ -39,7 +40,8 @@ static int save(const struct session *s, const char *path)
 	if (!err)
 		err = rename(tmp, path);
 	if (err) {
-		fprintf(stderr, "kjit: record: cannot write %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "kjit: record: cannot write %s: %s\n", path,
+			strerror(errno));
 		unlink(tmp);
 		return 1;
 	}
@@ -67,7 +69,8 @@ static int run_and_collect(int fd, const struct args *a, struct session *s)
 	if (status < 0)
 		return 1;
 	if (status)
-		fprintf(stderr, "kjit: record: warning: %s exited with status %d\n",
+		fprintf(stderr,
+			"kjit: record: warning: %s exited with status %d\n",
 			a->cmd[0], status);
 	err = session_read_device(s, fd);
 	if (err) {
@@ -85,7 +88,8 @@ int cmd_record(int argc, char **argv)
 	struct args a;
 	int fd, rc;
 
-	if (args_parse(argc, argv, ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND,
+	if (args_parse(argc, argv,
+		       ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND,
 		       "record", &a, stderr))
 		return 2;
 	path = a.output ? a.output : "kjit.data";
@@ -103,9 +107,11 @@ int cmd_record(int argc, char **argv)
 	session_coverage(&s);
 	rc = save(&s, path);
 	if (!rc)
-		fprintf(stderr, "kjit: recorded %u block(s) of %u function(s), %llu "
-				"block executions, to %s (kjit report -i %s)\n",
-			s.n_blocks, s.n_funcs, (unsigned long long)executions(&s), path, path);
+		fprintf(stderr,
+			"kjit: recorded %u block(s) of %u function(s), %llu "
+			"block executions, to %s (kjit report -i %s)\n",
+			s.n_blocks, s.n_funcs,
+			(unsigned long long)executions(&s), path, path);
 	session_free(&s);
 	return rc;
 }

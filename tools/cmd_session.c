@@ -28,7 +28,8 @@ int cmd_attach(int argc, char **argv)
 	struct args a;
 	int fd, rc;
 
-	if (args_parse(argc, argv, ARG_BEST_EFFORT | ARG_DEEP, "attach", &a, stderr))
+	if (args_parse(argc, argv, ARG_BEST_EFFORT | ARG_DEEP, "attach", &a,
+		       stderr))
 		return 2;
 	fd = kjit_device_open();
 	if (fd < 0)
@@ -63,7 +64,8 @@ int cmd_detach(int argc, char **argv)
 
 int cmd_reset(int argc, char **argv)
 {
-	return simple_ioctl(KJIT_IOC_RESET, "reset", "no session (kjit attach first)");
+	return simple_ioctl(KJIT_IOC_RESET, "reset",
+			    "no session (kjit attach first)");
 }
 
 /* The live session; 0 or 1 after printing why. */
@@ -77,8 +79,9 @@ int read_live(struct session *s, const char *who)
 	close(fd);
 	if (err)
 		fprintf(stderr, "kjit: %s: %s\n", who,
-			err == -ENOENT ? "no session (kjit attach or kjit record first)"
-				       : strerror(-err));
+			err == -ENOENT
+			    ? "no session (kjit attach or kjit record first)"
+			    : strerror(-err));
 	return err ? 1 : 0;
 }
 
@@ -123,20 +126,29 @@ static int parse_report(int argc, char **argv, struct report_args *r)
 			r->live = 1;
 		else if ((!strcmp(a, "-i") || !strcmp(a, "--input")) && v)
 			r->input = argv[++i];
-		else if (!strcmp(a, "--top") && v && v[strspn(v, "0123456789")] == 0 && *v)
+		else if (!strcmp(a, "--top") && v &&
+			 v[strspn(v, "0123456789")] == 0 && *v)
 			r->o.top = (unsigned int)atoi(argv[++i]);
-		else if (!strcmp(a, "--sort") && v && (k = report_sort_parse(v)) >= 0) {
+		else if (!strcmp(a, "--sort") && v &&
+			 (k = report_sort_parse(v)) >= 0) {
 			r->o.sort = (enum report_sort)k;
 			i++;
 		} else {
-			fprintf(stderr, "kjit report: bad argument %s%s (kjit help report)\n",
-				a, v && a[0] == '-' && strcmp(a, "--json") &&
-				   strcmp(a, "--csv") && strcmp(a, "--live") ? " or its value" : "");
+			fprintf(stderr,
+				"kjit report: bad argument %s%s (kjit help "
+				"report)\n",
+				a,
+				v && a[0] == '-' && strcmp(a, "--json") &&
+					strcmp(a, "--csv") &&
+					strcmp(a, "--live")
+				    ? " or its value"
+				    : "");
 			return -1;
 		}
 	}
 	if (r->live && r->input) {
-		fprintf(stderr, "kjit report: -i and --live exclude each other\n");
+		fprintf(stderr,
+			"kjit report: -i and --live exclude each other\n");
 		return -1;
 	}
 	return 0;
@@ -149,14 +161,17 @@ static void attach_disasm(struct report_args *r, const struct session *s)
 	if (!r->o.top || r->o.fmt != FMT_TEXT)
 		return;
 	if (!session_is_running_kernel(s)) {
-		snprintf(why, sizeof(why), "recorded on another boot (kernel %s); "
-			 "the running kernel's code is not the recorded code", s->kernel);
+		snprintf(why, sizeof(why),
+			 "recorded on another boot (kernel %s); "
+			 "the running kernel's code is not the recorded code",
+			 s->kernel);
 		r->o.no_disasm = why;
 		return;
 	}
 	r->o.kc = kcore_open(sysfile(2, "/proc/kcore"));
 	if (!r->o.kc) {
-		snprintf(why, sizeof(why), "cannot read /proc/kcore: %s", strerror(errno));
+		snprintf(why, sizeof(why), "cannot read /proc/kcore: %s",
+			 strerror(errno));
 		r->o.no_disasm = why;
 	}
 }
@@ -191,17 +206,19 @@ static void print_stats(const struct kjit_session_stats *st)
 
 	for (i = 0; i < st->ncpus; i++)
 		bytes += st->bytes[i];
-	printf("state: %s, %u function(s)\n", st->attached ? "attached" : "detached",
-	       st->n_funcs);
+	printf("state: %s, %u function(s)\n",
+	       st->attached ? "attached" : "detached", st->n_funcs);
 	printf("blocks translated: %" PRIu64 " (%" PRIu64 " ns translating)\n",
 	       (uint64_t)st->translated, (uint64_t)st->translate_ns);
 	printf("cache bytes: %" PRIu64, bytes);
 	for (i = 0; i < st->ncpus; i++)
-		printf("%s cpu%u=%" PRIu64, i ? "," : " (", i, (uint64_t)st->bytes[i]);
+		printf("%s cpu%u=%" PRIu64, i ? "," : " (", i,
+		       (uint64_t)st->bytes[i]);
 	printf("%s\n", st->ncpus ? ")" : "");
 	printf("links: %" PRIu64 " (%" PRIu64 " straight to native code)\n",
 	       (uint64_t)st->links, (uint64_t)st->native_links);
-	printf("dispatcher entries: %" PRIu64 " in C (%" PRIu64 " left the attached code),"
+	printf("dispatcher entries: %" PRIu64 " in C (%" PRIu64
+	       " left the attached code),"
 	       " %" PRIu64 " served by the lookup table\n",
 	       (uint64_t)st->dispatches, (uint64_t)st->exits_native,
 	       (uint64_t)st->lookup_hits);
@@ -218,7 +235,7 @@ static void print_stats(const struct kjit_session_stats *st)
 
 int cmd_stat(int argc, char **argv)
 {
-	struct kjit_session_stats st = { .size = sizeof(st) };
+	struct kjit_session_stats st = {.size = sizeof(st)};
 	int fd;
 
 	if (argc > 1) {
@@ -230,7 +247,8 @@ int cmd_stat(int argc, char **argv)
 		return 1;
 	if (ioctl(fd, KJIT_IOC_STATS, &st)) {
 		fprintf(stderr, "kjit: stat: %s\n",
-			errno == ENOENT ? "no session (kjit attach first)" : strerror(errno));
+			errno == ENOENT ? "no session (kjit attach first)"
+					: strerror(errno));
 		close(fd);
 		return 1;
 	}

@@ -13,10 +13,13 @@ struct stat_key {
 	size_t off;
 };
 
-#define SK(f) { #f, offsetof(struct sess_stats, f) }
+#define SK(f)                                                                  \
+	{                                                                      \
+#f, offsetof(struct sess_stats, f)                             \
+	}
 static const struct stat_key stat_keys[] = {
-	SK(translated),	  SK(links),	   SK(native_links), SK(exits_native),
-	SK(dispatches),	  SK(lookup_hits), SK(translate_ns), SK(cache_bytes),
+    SK(translated), SK(links),	     SK(native_links), SK(exits_native),
+    SK(dispatches), SK(lookup_hits), SK(translate_ns), SK(cache_bytes),
 };
 #define N_STAT_KEYS (sizeof(stat_keys) / sizeof(stat_keys[0]))
 
@@ -28,7 +31,8 @@ static uint64_t *stat_field(struct sess_stats *st, const char *key)
 		if (!strcmp(stat_keys[i].key, key))
 			return (uint64_t *)((char *)st + stat_keys[i].off);
 	for (i = 0; i < SESSION_FALLBACKS; i++)
-		if (!strncmp(key, "fallback.", 9) && !strcmp(key + 9, fallback_key(i)))
+		if (!strncmp(key, "fallback.", 9) &&
+		    !strcmp(key + 9, fallback_key(i)))
 			return &st->fallback[i];
 	for (i = 0; i < KJIT_R_COUNT; i++)
 		if (!strncmp(key, "refused.", 8) &&
@@ -42,15 +46,17 @@ static void write_stats(const struct sess_stats *st, FILE *f)
 	unsigned int i;
 
 	for (i = 0; i < N_STAT_KEYS; i++)
-		fprintf(f, "stat %s %" PRIu64 "\n", stat_keys[i].key,
-			*(const uint64_t *)((const char *)st + stat_keys[i].off));
+		fprintf(
+		    f, "stat %s %" PRIu64 "\n", stat_keys[i].key,
+		    *(const uint64_t *)((const char *)st + stat_keys[i].off));
 	for (i = 0; i < SESSION_FALLBACKS; i++)
 		fprintf(f, "stat fallback.%s %" PRIu64 "\n", fallback_key(i),
 			st->fallback[i]);
 	for (i = 1; i < KJIT_R_COUNT; i++)
 		if (st->refused[i])
 			fprintf(f, "stat refused.%s %" PRIu64 "\n",
-				kjit_reason_name((enum kjit_reason)i), st->refused[i]);
+				kjit_reason_name((enum kjit_reason)i),
+				st->refused[i]);
 }
 
 int datafile_write(const struct session *s, FILE *f)
@@ -63,14 +69,15 @@ int datafile_write(const struct session *s, FILE *f)
 	for (i = 0; i < s->n_funcs; i++) {
 		const struct sess_func *fn = &s->funcs[i];
 
-		fprintf(f, "func 0x%" PRIx64 " 0x%" PRIx64 " %ld %ld %s\n", fn->start,
-			fn->end, fn->static_blocks, fn->covered, fn->name);
+		fprintf(f, "func 0x%" PRIx64 " 0x%" PRIx64 " %ld %ld %s\n",
+			fn->start, fn->end, fn->static_blocks, fn->covered,
+			fn->name);
 	}
 	for (i = 0; i < s->n_blocks; i++) {
 		const struct sess_block *b = &s->blocks[i];
 
-		fprintf(f, "block 0x%" PRIx64 " %u %" PRIu64 " %u %u %u\n", b->addr,
-			b->func, b->count, b->len, b->insns, b->cpus);
+		fprintf(f, "block 0x%" PRIx64 " %u %" PRIu64 " %u %u %u\n",
+			b->addr, b->func, b->count, b->len, b->insns, b->cpus);
 	}
 	fprintf(f, "end\n");
 	return ferror(f) ? -1 : 0;
@@ -84,11 +91,12 @@ static void copy_rest(char *dst, size_t size, const char *rest)
 
 static int add_func(struct session *s, const char *rest)
 {
-	struct sess_func fn = { 0 }, *v;
+	struct sess_func fn = {0}, *v;
 	int used = 0;
 
-	if (sscanf(rest, "%" SCNx64 " %" SCNx64 " %ld %ld %n", &fn.start, &fn.end,
-		   &fn.static_blocks, &fn.covered, &used) < 4 || !used)
+	if (sscanf(rest, "%" SCNx64 " %" SCNx64 " %ld %ld %n", &fn.start,
+		   &fn.end, &fn.static_blocks, &fn.covered, &used) < 4 ||
+	    !used)
 		return -1;
 	copy_rest(fn.name, sizeof(fn.name), rest + used);
 	v = realloc(s->funcs, (s->n_funcs + 1) * sizeof(*v));
@@ -103,8 +111,9 @@ static int add_block(struct session *s, const char *rest, unsigned int *cap)
 {
 	struct sess_block b, *v;
 
-	if (sscanf(rest, "%" SCNx64 " %u %" SCNu64 " %u %u %u", &b.addr, &b.func,
-		   &b.count, &b.len, &b.insns, &b.cpus) != 6 || b.func >= s->n_funcs)
+	if (sscanf(rest, "%" SCNx64 " %u %" SCNu64 " %u %u %u", &b.addr,
+		   &b.func, &b.count, &b.len, &b.insns, &b.cpus) != 6 ||
+	    b.func >= s->n_funcs)
 		return -1;
 	if (s->n_blocks == *cap) {
 		*cap = *cap ? 2 * *cap : 256;
@@ -176,11 +185,13 @@ int datafile_read(struct session *s, FILE *f, char *why, size_t size)
 	int version = 0, r = 0;
 
 	memset(s, 0, sizeof(*s));
-	if (!fgets(line, sizeof(line), f) || sscanf(line, "kjit-data %d", &version) != 1)
+	if (!fgets(line, sizeof(line), f) ||
+	    sscanf(line, "kjit-data %d", &version) != 1)
 		return fail(s, why, size, "not a kjit data file", 0);
 	if (version != KJIT_DATA_VERSION) {
-		snprintf(why, size, "data format version %d; this kjit reads %d",
-			 version, KJIT_DATA_VERSION);
+		snprintf(why, size,
+			 "data format version %d; this kjit reads %d", version,
+			 KJIT_DATA_VERSION);
 		return -1;
 	}
 	while (r == 0 && fgets(line, sizeof(line), f)) {
@@ -190,7 +201,8 @@ int datafile_read(struct session *s, FILE *f, char *why, size_t size)
 	if (r < 0)
 		return fail(s, why, size, "malformed record", n);
 	if (r == 0)
-		return fail(s, why, size, "file is cut short (no end record)", 0);
+		return fail(s, why, size, "file is cut short (no end record)",
+			    0);
 	session_derive(s);
 	return 0;
 }

@@ -11,10 +11,14 @@
 static void explain_open_error(int err)
 {
 	if (err == ENOENT)
-		fprintf(stderr, "kjit: %s not found: is kjit.ko loaded? (insmod kjit.ko)\n",
-			KJIT_DEVICE);
+		fprintf(
+		    stderr,
+		    "kjit: %s not found: is kjit.ko loaded? (insmod kjit.ko)\n",
+		    KJIT_DEVICE);
 	else if (err == EACCES || err == EPERM)
-		fprintf(stderr, "kjit: %s: permission denied: kjit needs root (CAP_SYS_ADMIN)\n",
+		fprintf(stderr,
+			"kjit: %s: permission denied: kjit needs root "
+			"(CAP_SYS_ADMIN)\n",
 			KJIT_DEVICE);
 	else
 		fprintf(stderr, "kjit: cannot open %s: %s\n", KJIT_DEVICE,
@@ -23,7 +27,7 @@ static void explain_open_error(int err)
 
 int kjit_device_open(void)
 {
-	struct kjit_version v = { .size = sizeof(v) };
+	struct kjit_version v = {.size = sizeof(v)};
 	int fd;
 
 	fd = open(KJIT_DEVICE, O_RDWR | O_CLOEXEC);
@@ -38,7 +42,9 @@ int kjit_device_open(void)
 		return -1;
 	}
 	if (v.abi != KJIT_ABI_VERSION) {
-		fprintf(stderr, "kjit: module speaks ABI %u, this tool ABI %d: rebuild one of them\n",
+		fprintf(stderr,
+			"kjit: module speaks ABI %u, this tool ABI %d: rebuild "
+			"one of them\n",
 			v.abi, KJIT_ABI_VERSION);
 		close(fd);
 		return -1;

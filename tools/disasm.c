@@ -17,13 +17,14 @@ int disasm_range(struct kcore *kc, uint64_t addr, uint32_t len,
 		return -1;
 	}
 	while (off < len) {
-		if (!ZYAN_SUCCESS(ZydisDisassembleIntel(ZYDIS_MACHINE_MODE_LONG_64,
-							addr + off, buf + off,
-							len - off, &dis))) {
+		if (!ZYAN_SUCCESS(ZydisDisassembleIntel(
+			ZYDIS_MACHINE_MODE_LONG_64, addr + off, buf + off,
+			len - off, &dis))) {
 			rc = -1;
 			break;
 		}
-		fprintf(out, "%s0x%016" PRIx64 "  %s\n", indent, addr + off, dis.text);
+		fprintf(out, "%s0x%016" PRIx64 "  %s\n", indent, addr + off,
+			dis.text);
 		off += dis.info.length;
 	}
 	free(buf);

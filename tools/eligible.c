@@ -12,11 +12,17 @@
 
 /* Keep in step with dispatch_deps[] in kmod/divert.c. */
 static const char *const dispatch_deps[] = {
-	"copy_from_kernel_nofault", "copy_from_kernel_nofault_allowed",
-	"search_exception_tables", "search_kernel_exception_table",
-	"search_module_extables", "__module_address", "bsearch",
-	"ktime_get_mono_fast_ns", "preempt_schedule_notrace",
-	"preempt_schedule", "__x86_return_thunk",
+    "copy_from_kernel_nofault",
+    "copy_from_kernel_nofault_allowed",
+    "search_exception_tables",
+    "search_kernel_exception_table",
+    "search_module_extables",
+    "__module_address",
+    "bsearch",
+    "ktime_get_mono_fast_ns",
+    "preempt_schedule_notrace",
+    "preempt_schedule",
+    "__x86_return_thunk",
 };
 
 static int in_range(const uint64_t r[2], uint64_t a)
@@ -166,7 +172,8 @@ static int index_black(struct eligible *e)
 		return -ENOMEM;
 	for (i = 0; i < e->n_black; i++)
 		e->maxend[i] = i && e->maxend[i - 1] > e->black[i][1]
-				       ? e->maxend[i - 1] : e->black[i][1];
+				   ? e->maxend[i - 1]
+				   : e->black[i][1];
 	return 0;
 }
 
@@ -216,7 +223,8 @@ const char *eligible_why(const struct eligible *e, const struct ksym *s)
 	if (blacklisted(e, s->addr))
 		return "on the kprobe blacklist";
 	if (!e->have_traceable)
-		return "unknown: cannot read available_filter_functions (tracefs)";
+		return "unknown: cannot read available_filter_functions "
+		       "(tracefs)";
 	if (!traceable(e, s))
 		return "not traceable (no __fentry__ site at its start)";
 	return NULL;

@@ -21,8 +21,8 @@ struct eligible {
 	uint64_t entry[2], noinstr[2]; /* section bounds, 0 if unknown */
 	char **traceable;	       /* sorted "name\tmodule" */
 	size_t n_traceable;
-	uint64_t (*black)[2];	       /* kprobe blacklist ranges */
-	uint64_t *maxend;	       /* maxend[i]: highest end of black[0..i] */
+	uint64_t (*black)[2]; /* kprobe blacklist ranges */
+	uint64_t *maxend;     /* maxend[i]: highest end of black[0..i] */
 	size_t n_black;
 	int have_traceable, have_black;
 };

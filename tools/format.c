@@ -131,8 +131,9 @@ static void print_csv(const struct session *s, const struct report_opts *o,
 		const struct sess_block *b = &s->blocks[bx[i]];
 
 		csv_field(out, fname(s, b->func));
-		fprintf(out, ",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64 ",%u,%u,%u\n",
-			foff(s, b), b->addr, b->count, b->len, b->insns, b->cpus);
+		fprintf(
+		    out, ",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64 ",%u,%u,%u\n",
+		    foff(s, b), b->addr, b->count, b->len, b->insns, b->cpus);
 	}
 }
 
@@ -147,14 +148,16 @@ static void json_func(FILE *out, const struct sess_func *f, int last)
 {
 	fprintf(out, "    {\"name\": ");
 	json_string(out, f->name);
-	fprintf(out, ", \"start\": \"0x%" PRIx64 "\", \"end\": \"0x%" PRIx64
-		     "\", \"size\": %" PRIu64 ", \"calls\": %" PRIu64
-		     ", \"executions\": %" PRIu64 ", \"blocks_run\": %u, ",
+	fprintf(out,
+		", \"start\": \"0x%" PRIx64 "\", \"end\": \"0x%" PRIx64
+		"\", \"size\": %" PRIu64 ", \"calls\": %" PRIu64
+		", \"executions\": %" PRIu64 ", \"blocks_run\": %u, ",
 		f->start, f->end, f->end - f->start, f->calls, f->executions,
 		f->blocks_run);
 	if (f->static_blocks > 0)
-		fprintf(out, "\"static_blocks\": %ld, \"covered\": %ld, "
-			     "\"coverage\": %.4f}",
+		fprintf(out,
+			"\"static_blocks\": %ld, \"covered\": %ld, "
+			"\"coverage\": %.4f}",
 			f->static_blocks, f->covered,
 			(double)f->covered / (double)f->static_blocks);
 	else
@@ -167,16 +170,18 @@ static void json_stats(FILE *out, const struct sess_stats *st)
 {
 	unsigned int i, first = 1;
 
-	fprintf(out, "  \"stats\": {\"translated\": %" PRIu64 ", \"links\": %" PRIu64
-		     ", \"native_links\": %" PRIu64 ", \"exits_native\": %" PRIu64
-		     ", \"dispatches\": %" PRIu64 ", \"lookup_hits\": %" PRIu64
-		     ", \"translate_ns\": %" PRIu64 ", \"cache_bytes\": %" PRIu64
-		     ",\n    \"fallback\": {",
+	fprintf(out,
+		"  \"stats\": {\"translated\": %" PRIu64 ", \"links\": %" PRIu64
+		", \"native_links\": %" PRIu64 ", \"exits_native\": %" PRIu64
+		", \"dispatches\": %" PRIu64 ", \"lookup_hits\": %" PRIu64
+		", \"translate_ns\": %" PRIu64 ", \"cache_bytes\": %" PRIu64
+		",\n    \"fallback\": {",
 		st->translated, st->links, st->native_links, st->exits_native,
-		st->dispatches, st->lookup_hits, st->translate_ns, st->cache_bytes);
+		st->dispatches, st->lookup_hits, st->translate_ns,
+		st->cache_bytes);
 	for (i = 0; i < SESSION_FALLBACKS; i++)
-		fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "", fallback_key(i),
-			st->fallback[i]);
+		fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "",
+			fallback_key(i), st->fallback[i]);
 	fprintf(out, "},\n    \"refused\": {");
 	for (i = 1; i < KJIT_R_COUNT; i++) {
 		if (!st->refused[i])
@@ -189,7 +194,8 @@ static void json_stats(FILE *out, const struct sess_stats *st)
 }
 
 static void print_json(const struct session *s, const struct report_opts *o,
-		       const unsigned int *fx, const unsigned int *bx, FILE *out)
+		       const unsigned int *fx, const unsigned int *bx,
+		       FILE *out)
 {
 	unsigned int i, n = shown(s, o);
 
@@ -199,7 +205,8 @@ static void print_json(const struct session *s, const struct report_opts *o,
 	json_kv_str(out, "boot_id", s->boot_id, 1);
 	json_kv_str(out, "time", s->time, 1);
 	json_kv_str(out, "command", s->command, 1);
-	fprintf(out, "  \"attached\": %s,\n", s->st.attached ? "true" : "false");
+	fprintf(out, "  \"attached\": %s,\n",
+		s->st.attached ? "true" : "false");
 	fprintf(out, "  \"functions\": [\n");
 	for (i = 0; i < s->n_funcs; i++)
 		json_func(out, &s->funcs[fx[i]], i + 1 == s->n_funcs);
@@ -209,11 +216,12 @@ static void print_json(const struct session *s, const struct report_opts *o,
 
 		fprintf(out, "    {\"function\": ");
 		json_string(out, fname(s, b->func));
-		fprintf(out, ", \"offset\": %" PRIu64 ", \"address\": \"0x%" PRIx64
-			     "\", \"count\": %" PRIu64 ", \"len\": %u, \"insns\": %u"
-			     ", \"cpus\": %u}%s\n",
-			foff(s, b), b->addr, b->count, b->len, b->insns, b->cpus,
-			i + 1 == n ? "" : ",");
+		fprintf(out,
+			", \"offset\": %" PRIu64 ", \"address\": \"0x%" PRIx64
+			"\", \"count\": %" PRIu64 ", \"len\": %u, \"insns\": %u"
+			", \"cpus\": %u}%s\n",
+			foff(s, b), b->addr, b->count, b->len, b->insns,
+			b->cpus, i + 1 == n ? "" : ",");
 	}
 	fprintf(out, "  ],\n");
 	json_stats(out, &s->st);
@@ -237,10 +245,12 @@ static void text_header(const struct session *s, const struct report_opts *o,
 		fprintf(out, "# kjit report: live session (%s)\n",
 			s->st.attached ? "attached" : "detached");
 	else
-		fprintf(out, "# kjit report: %s, recorded %s on %s\n# command: %s\n",
+		fprintf(out,
+			"# kjit report: %s, recorded %s on %s\n# command: %s\n",
 			o->source ? o->source : "file", s->time, s->kernel,
 			s->command[0] ? s->command : "-");
-	fprintf(out, "# %u functions, %u blocks, %" PRIu64 " block executions\n\n",
+	fprintf(out,
+		"# %u functions, %u blocks, %" PRIu64 " block executions\n\n",
 		s->n_funcs, s->n_blocks, total_executions(s));
 }
 
@@ -258,7 +268,8 @@ static void text_functions(const struct session *s, const unsigned int *fx,
 			f->calls, f->executions, f->blocks_run);
 		if (f->static_blocks > 0)
 			fprintf(out, " %7ld %8.1f%%\n", f->static_blocks,
-				100.0 * (double)f->covered / (double)f->static_blocks);
+				100.0 * (double)f->covered /
+				    (double)f->static_blocks);
 		else
 			fprintf(out, " %7s %9s\n", "-", "-");
 	}
@@ -275,9 +286,10 @@ static void text_blocks(const struct session *s, const struct report_opts *o,
 	for (i = 0; i < shown(s, o); i++) {
 		const struct sess_block *b = &s->blocks[bx[i]];
 
-		snprintf(where, sizeof(where), "%s+0x%" PRIx64, fname(s, b->func),
-			 foff(s, b));
-		fprintf(out, "%12" PRIu64 "  %-40s 0x%016" PRIx64 " %5u %5u %4u\n",
+		snprintf(where, sizeof(where), "%s+0x%" PRIx64,
+			 fname(s, b->func), foff(s, b));
+		fprintf(out,
+			"%12" PRIu64 "  %-40s 0x%016" PRIx64 " %5u %5u %4u\n",
 			b->count, where, b->addr, b->len, b->insns, b->cpus);
 		if (o->top && o->kc &&
 		    disasm_range(o->kc, b->addr, b->len, "              ", out))
@@ -285,7 +297,8 @@ static void text_blocks(const struct session *s, const struct report_opts *o,
 	}
 	if (o->top && !o->kc)
 		fprintf(out, "(no disassembly: %s)\n",
-			o->no_disasm ? o->no_disasm : "cannot read /proc/kcore");
+			o->no_disasm ? o->no_disasm
+				     : "cannot read /proc/kcore");
 	if (shown(s, o) < s->n_blocks)
 		fprintf(out, "(%u more blocks; --top 0 shows all)\n",
 			s->n_blocks - shown(s, o));

@@ -74,7 +74,9 @@ int kallsyms_lookup(const char *path, const char *want, uint64_t *addr)
 			first = s.addr;
 		} else {
 			if (found == 2)
-				fprintf(stderr, "kjit: '%s' is ambiguous; candidates:\n  0x%" PRIx64 "\n",
+				fprintf(stderr,
+					"kjit: '%s' is ambiguous; "
+					"candidates:\n  0x%" PRIx64 "\n",
 					want, first);
 			fprintf(stderr, "  0x%" PRIx64 "%s%s\n", s.addr,
 				s.module[0] ? " " : "", s.module);

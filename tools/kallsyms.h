@@ -1,4 +1,5 @@
-/* kallsyms.h - look kernel symbols up in /proc/kallsyms (or a captured copy). */
+/* kallsyms.h - look kernel symbols up in /proc/kallsyms (or a captured copy).
+ */
 #ifndef KJIT_TOOL_KALLSYMS_H
 #define KJIT_TOOL_KALLSYMS_H
 

@@ -88,7 +88,8 @@ int kcore_read(struct kcore *kc, uint64_t addr, void *buf, size_t len)
 		p = &kc->seg[i];
 		if (addr < p->p_vaddr || addr + len > p->p_vaddr + p->p_memsz)
 			continue;
-		got = pread(kc->fd, buf, len, p->p_offset + (addr - p->p_vaddr));
+		got =
+		    pread(kc->fd, buf, len, p->p_offset + (addr - p->p_vaddr));
 		if (got < 0)
 			return -errno;
 		return (size_t)got == len ? 0 : -EIO;

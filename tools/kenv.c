@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include "kenv.h"
 
-static const char *const regs[16] = { "rax", "rcx", "rdx", "rbx", "rsp", "rbp",
-				      "rsi", "rdi", "r8",  "r9",  "r10", "r11",
-				      "r12", "r13", "r14", "r15" };
+static const char *const regs[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp",
+				     "rsi", "rdi", "r8",  "r9",	 "r10", "r11",
+				     "r12", "r13", "r14", "r15"};
 
 static size_t read_code(void *opaque, u64 addr, u8 *buf, size_t len)
 {
@@ -54,7 +54,8 @@ struct kenv *kenv_open(const char *kcore_path, const struct symtab *t)
 	e->fentry[2] = symtab_addr(t, "ftrace_regs_caller");
 	e->ret_thunk = symtab_addr(t, "__x86_return_thunk");
 	for (i = 0; i < 16; i++) {
-		snprintf(name, sizeof(name), "__x86_indirect_thunk_%s", regs[i]);
+		snprintf(name, sizeof(name), "__x86_indirect_thunk_%s",
+			 regs[i]);
 		e->ind_thunk[i] = symtab_addr(t, name);
 	}
 	e->env.opaque = e;

@@ -22,65 +22,74 @@ struct subcommand {
 };
 
 static const struct subcommand subcommands[] = {
-	{ "list", cmd_list, "list [--ok] PATTERN...",
-	  "kernel functions matching globs, instrumentable or why not",
-	  "PATTERN is a shell glob on the function name ('vfs_*'); MODULE:PATTERN\n"
-	  "also matches the module ('vmlinux' for the kernel proper). Each match is\n"
-	  "printed with its address, yes/no, and the reason kjit.ko would refuse it:\n"
-	  "part of kjit, entry text, noinstr text, used by kjit's dispatcher, on the\n"
-	  "kprobe blacklist, not traceable. --ok lists instrumentable ones only.\n"
-	  "Needs root; mounts tracefs/debugfs when they are not mounted.\n" },
-	{ "blocks", cmd_blocks, "blocks FUNC",
-	  "a function's static basic blocks, disassembly and CFG edges",
-	  "Reads FUNC's code through /proc/kcore and discovers its basic blocks from\n"
-	  "the entry with kjit's own block decoder, following jumps inside the\n"
-	  "function (calls do not end the walk; indirect jumps have no known\n"
-	  "targets). Prints each block disassembled with its outgoing edges.\n" },
-	{ "attach", cmd_attach, "attach [--best-effort] [--deep [--depth N]] FUNC...",
-	  "divert FUNCs into the code cache and count their blocks",
-	  "FUNC is name, module:name, name+0xOFF (OFF must be 0) or 0xADDRESS.\n"
-	  "Names are resolved by the tool; an ambiguous name is an error that lists\n"
-	  "the candidates. All or nothing unless --best-effort. --deep (follow\n"
-	  "callees, --depth levels) is not supported by this kjit.ko yet.\n" },
-	{ "detach", cmd_detach, "detach", "stop diversion (results stay readable)",
-	  "Stops every diversion; report and stat still read the results.\n" },
-	{ "record", cmd_record,
-	  "record [--deep] -f FUNC... [-o FILE] -- COMMAND [ARGS...]",
-	  "attach, run COMMAND, detach, save the results (kjit.data)",
-	  "Attaches FUNCs, runs COMMAND to completion, detaches and writes functions,\n"
-	  "blocks with counts, statistics, coverage, kernel, boot id, time and\n"
-	  "command line to FILE (default kjit.data; format in docs/usage.md).\n" },
-	{ "report", cmd_report,
-	  "report [-i FILE | --live] [--sort count|addr|func] [--top N] [--json|--csv]",
-	  "per-function and per-block counts, coverage, hottest blocks",
-	  "Reads -i FILE, else ./kjit.data if present, else the live session of\n"
-	  "/dev/kjit (--live forces it). Text shows per function calls (entry block\n"
-	  "count), executions, blocks run, static blocks and coverage, then blocks\n"
-	  "sorted by --sort (default count). --top N keeps the first N blocks and\n"
-	  "disassembles them (only while the recording kernel runs). --json and\n"
-	  "--csv are for programs (schemas in docs/usage.md).\n" },
-	{ "compare", cmd_compare, "compare -f FUNC... [-n RUNS] -- COMMAND [ARGS...]",
-	  "counts and overhead: native vs kjit vs Kprobes on the same blocks",
-	  "Runs COMMAND RUNS times natively, under kjit, and with kjit_kprobes.ko's\n"
-	  "counting Kprobes on the blocks kjit found; prints counts side by side\n"
-	  "(MISMATCH flagged), wall time and added time per counted event. Needs\n"
-	  "kjit_kprobes.ko loaded.\n" },
-	{ "stat", cmd_stat, "stat", "cache, link and fallback statistics",
-	  "Translations, cache bytes, links, dispatcher entries, and every reason\n"
-	  "code ran natively (fallbacks, translator refusals) by name.\n" },
-	{ "reset", cmd_reset, "reset", "zero the counters", "Zeroes every counter.\n" },
-	{ "decode", cmd_decode, "decode [-n N] [--check] FUNC...",
-	  "decode FUNC in the kernel and in user space",
-	  "Decodes FUNC with kjit.ko's Zydis and with the tool's; --check fails on\n"
-	  "any difference.\n" },
-	{ "version", cmd_version, "version", "tool and module versions",
-	  "Prints the tool's ABI and the loaded module's build and ABI.\n" },
+    {"list", cmd_list, "list [--ok] PATTERN...",
+     "kernel functions matching globs, instrumentable or why not",
+     "PATTERN is a shell glob on the function name ('vfs_*');\n"
+     "MODULE:PATTERN also matches the module ('vmlinux': the kernel\n"
+     "proper). Each match is printed with its address, yes or no, and\n"
+     "the reason kjit.ko would refuse it: part of kjit, entry text,\n"
+     "noinstr text, used by kjit's dispatcher, on the kprobe blacklist,\n"
+     "not traceable. --ok lists instrumentable functions only.\n"
+     "Needs root; mounts tracefs/debugfs when they are not mounted.\n"},
+    {"blocks", cmd_blocks, "blocks FUNC",
+     "a function's static basic blocks, disassembly and CFG edges",
+     "Reads FUNC's code through /proc/kcore and finds its basic blocks\n"
+     "from the entry with kjit's own block decoder, following jumps\n"
+     "inside the function (calls do not end the walk; indirect jumps\n"
+     "have no known targets). Prints each block disassembled, with its\n"
+     "outgoing edges.\n"},
+    {"attach", cmd_attach,
+     "attach [--best-effort] [--deep [--depth N]] FUNC...",
+     "divert FUNCs into the code cache and count their blocks",
+     "FUNC is name, module:name, name+0xOFF (OFF must be 0) or\n"
+     "0xADDRESS. Names are resolved by the tool; an ambiguous name is\n"
+     "an error that lists the candidates. All or nothing unless\n"
+     "--best-effort. --deep (follow callees) needs a kjit.ko that has\n"
+     "it; --depth N is not supported by kjit.ko yet.\n"},
+    {"detach", cmd_detach, "detach", "stop diversion (results stay readable)",
+     "Stops every diversion; report and stat still read the results.\n"},
+    {"record", cmd_record,
+     "record [--deep] -f FUNC... [-o FILE] -- COMMAND [ARGS...]",
+     "attach, run COMMAND, detach, save the results (kjit.data)",
+     "Attaches the FUNCs, runs COMMAND to completion, detaches and\n"
+     "writes functions, blocks with counts, statistics, coverage,\n"
+     "kernel, boot id, time and command line to FILE (default\n"
+     "kjit.data; the format is in docs/usage.md).\n"},
+    {"report", cmd_report,
+     "report [-i FILE | --live] [--sort count|addr|func] [--top N] "
+     "[--json|--csv]",
+     "per-function and per-block counts, coverage, hottest blocks",
+     "Reads -i FILE, else ./kjit.data if present, else the live\n"
+     "session of /dev/kjit (--live forces it). Text: per function the\n"
+     "calls (entry block count), executions, blocks run, static blocks\n"
+     "and coverage; then the blocks sorted by --sort (default count).\n"
+     "--top N keeps N blocks and disassembles them (only while the\n"
+     "recording kernel runs). --json and --csv are for programs\n"
+     "(schemas in docs/usage.md).\n"},
+    {"compare", cmd_compare,
+     "compare -f FUNC... [-n RUNS] -- COMMAND [ARGS...]",
+     "counts and overhead: native vs kjit vs Kprobes on the same blocks",
+     "Runs COMMAND RUNS times natively, under kjit, and with\n"
+     "kjit_kprobes.ko's counting Kprobes on the blocks kjit found;\n"
+     "prints both counts per block (MISMATCH flagged), wall time, and\n"
+     "added time per counted event. Needs kjit_kprobes.ko loaded.\n"},
+    {"stat", cmd_stat, "stat", "cache, link and fallback statistics",
+     "Translations, cache bytes, links, dispatcher entries, and every\n"
+     "reason code ran natively (fallbacks, translator refusals), named.\n"},
+    {"reset", cmd_reset, "reset", "zero the counters",
+     "Zeroes every counter of the session.\n"},
+    {"decode", cmd_decode, "decode [-n N] [--check] FUNC...",
+     "decode FUNC in the kernel and in user space",
+     "Decodes FUNC with kjit.ko's Zydis and with the tool's; --check\n"
+     "fails on any difference.\n"},
+    {"version", cmd_version, "version", "tool and module versions",
+     "Prints the tool's ABI and the loaded module's build and ABI.\n"},
 };
 #define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
 
 int cmd_version(int argc, char **argv)
 {
-	struct kjit_version v = { .size = sizeof(v) };
+	struct kjit_version v = {.size = sizeof(v)};
 	int fd;
 
 	printf("kjit tool, ABI %d\n", KJIT_ABI_VERSION);
@@ -97,9 +106,11 @@ static void usage(FILE *out)
 {
 	size_t i;
 
-	fprintf(out, "usage: kjit SUBCOMMAND [ARGS]    (kjit help SUBCOMMAND; man kjit)\n\n");
+	fprintf(out, "usage: kjit SUBCOMMAND [ARGS]    (kjit help SUBCOMMAND; "
+		     "man kjit)\n\n");
 	for (i = 0; i < N_SUBCOMMANDS; i++)
-		fprintf(out, "  %-9s %s\n", subcommands[i].name, subcommands[i].summary);
+		fprintf(out, "  %-9s %s\n", subcommands[i].name,
+			subcommands[i].summary);
 	fprintf(out, "\nFUNC: name, module:name, name+0xOFF or 0xADDRESS. Most "
 		     "subcommands need root.\n");
 }
@@ -124,7 +135,9 @@ static int help(int argc, char **argv)
 	}
 	c = find(argv[2]);
 	if (!c) {
-		fprintf(stderr, "kjit: help: unknown subcommand '%s' (kjit --help)\n", argv[2]);
+		fprintf(stderr,
+			"kjit: help: unknown subcommand '%s' (kjit --help)\n",
+			argv[2]);
 		return 2;
 	}
 	printf("usage: kjit %s\n\n%s\n%s", c->synopsis, c->summary, c->help);
@@ -144,11 +157,13 @@ int main(int argc, char **argv)
 		return help(argc, argv);
 	c = find(argv[1]);
 	if (!c) {
-		fprintf(stderr, "kjit: unknown subcommand '%s' (kjit --help)\n", argv[1]);
+		fprintf(stderr, "kjit: unknown subcommand '%s' (kjit --help)\n",
+			argv[1]);
 		return 2;
 	}
-	if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
-		char *h[] = { argv[0], "help", argv[1], NULL };
+	if (argc > 2 &&
+	    (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+		char *h[] = {argv[0], "help", argv[1], NULL};
 
 		return help(3, h);
 	}

@@ -8,32 +8,33 @@
 #include "jit/reason.h"
 #include "names.h"
 
-static const char *const fb_key[] = { "nmi", "nested", "refused", "full" };
+static const char *const fb_key[] = {"nmi", "nested", "refused", "full"};
 static const char *const fb_text[] = {
-	"dispatcher entered in NMI context",
-	"dispatcher re-entered on the same CPU",
-	"translator refused the block",
-	"code cache or tables full",
+    "dispatcher entered in NMI context",
+    "dispatcher re-entered on the same CPU",
+    "translator refused the block",
+    "code cache or tables full",
 };
 
 static const char *const reason_texts[KJIT_R_COUNT] = {
-	[KJIT_OK] = "translated",
-	[KJIT_R_DECODE] = "bytes the decoder rejects",
-	[KJIT_R_UNREADABLE] = "code bytes could not be read",
-	[KJIT_R_PRIVILEGED_FLOW] = "privileged control transfer (iret, sysret, swapgs, far jump...)",
-	[KJIT_R_TRAP] = "trap instruction (int3, ud2, int n, hlt...)",
-	[KJIT_R_VMX] = "virtualisation instruction (vmlaunch, vmresume, vmrun)",
-	[KJIT_R_TSX] = "transactional memory control (xbegin, xabort, xend)",
-	[KJIT_R_RIP_FAR] = "RIP-relative operand out of rel32 reach of the cache",
-	[KJIT_R_EIP_RELATIVE] = "32-bit RIP-relative operand",
-	[KJIT_R_BRANCH_FAR] = "branch target out of rel32 reach of the cache",
-	[KJIT_R_RSP_CALL] = "indirect call through %rsp",
-	[KJIT_R_OPSIZE_BRANCH] = "branch with an operand- or address-size prefix",
-	[KJIT_R_THUNK_COND] = "conditional jump to a retpoline or return thunk",
-	[KJIT_R_FIXUP] = "instruction with an exception-table fixup",
-	[KJIT_R_NO_SPACE] = "translation buffer too small",
-	[KJIT_R_COUNTER] = "no counter available",
-	[KJIT_R_BAD_ARG] = "internal error (bad argument)",
+    [KJIT_OK] = "translated",
+    [KJIT_R_DECODE] = "bytes the decoder rejects",
+    [KJIT_R_UNREADABLE] = "code bytes could not be read",
+    [KJIT_R_PRIVILEGED_FLOW] =
+	"privileged control transfer (iret, sysret, swapgs, far jump...)",
+    [KJIT_R_TRAP] = "trap instruction (int3, ud2, int n, hlt...)",
+    [KJIT_R_VMX] = "virtualisation instruction (vmlaunch, vmresume, vmrun)",
+    [KJIT_R_TSX] = "transactional memory control (xbegin, xabort, xend)",
+    [KJIT_R_RIP_FAR] = "RIP-relative operand out of rel32 reach of the cache",
+    [KJIT_R_EIP_RELATIVE] = "32-bit RIP-relative operand",
+    [KJIT_R_BRANCH_FAR] = "branch target out of rel32 reach of the cache",
+    [KJIT_R_RSP_CALL] = "indirect call through %rsp",
+    [KJIT_R_OPSIZE_BRANCH] = "branch with an operand- or address-size prefix",
+    [KJIT_R_THUNK_COND] = "conditional jump to a retpoline or return thunk",
+    [KJIT_R_FIXUP] = "instruction with an exception-table fixup",
+    [KJIT_R_NO_SPACE] = "translation buffer too small",
+    [KJIT_R_COUNTER] = "no counter available",
+    [KJIT_R_BAD_ARG] = "internal error (bad argument)",
 };
 
 const char *fallback_key(unsigned int i)

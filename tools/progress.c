@@ -30,7 +30,8 @@ void progress_step(struct progress *p, unsigned long done)
 	if (p->last_ms && t - p->last_ms < 100 && done + 1 < p->total)
 		return;
 	p->last_ms = t;
-	fprintf(stderr, "\r\033[Kkjit: %s %lu/%lu", p->what, done + 1, p->total);
+	fprintf(stderr, "\r\033[Kkjit: %s %lu/%lu", p->what, done + 1,
+		p->total);
 	fflush(stderr);
 }
 

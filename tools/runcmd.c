@@ -29,7 +29,8 @@ int run_command(char **cmd, double *ns)
 	}
 	if (!pid) {
 		execvp(cmd[0], cmd);
-		fprintf(stderr, "kjit: cannot run %s: %s\n", cmd[0], strerror(errno));
+		fprintf(stderr, "kjit: cannot run %s: %s\n", cmd[0],
+			strerror(errno));
 		_exit(127);
 	}
 	while (waitpid(pid, &status, 0) < 0)
@@ -48,7 +49,8 @@ void command_line(char **cmd, char *buf, unsigned long size)
 
 	buf[0] = 0;
 	for (i = 0; cmd[i] && used + 1 < size; i++) {
-		int n = snprintf(buf + used, size - used, "%s%s", i ? " " : "", cmd[i]);
+		int n = snprintf(buf + used, size - used, "%s%s", i ? " " : "",
+				 cmd[i]);
 
 		if (n < 0)
 			break;

@@ -22,7 +22,7 @@
 
 static int read_funcs(struct session *s, int fd)
 {
-	struct kjit_funcs req = { .size = sizeof(req) };
+	struct kjit_funcs req = {.size = sizeof(req)};
 	struct kjit_func_info *f = NULL;
 	unsigned int i;
 
@@ -40,7 +40,8 @@ static int read_funcs(struct session *s, int fd)
 	} while (req.written < req.total);
 	s->funcs = calloc(req.written ? req.written : 1, sizeof(*s->funcs));
 	for (i = 0; s->funcs && i < req.written; i++) {
-		snprintf(s->funcs[i].name, sizeof(s->funcs[i].name), "%s", f[i].name);
+		snprintf(s->funcs[i].name, sizeof(s->funcs[i].name), "%s",
+			 f[i].name);
 		s->funcs[i].start = f[i].start;
 		s->funcs[i].end = f[i].end;
 		s->funcs[i].diverted = f[i].diverted;
@@ -53,7 +54,7 @@ static int read_funcs(struct session *s, int fd)
 
 static int read_blocks(struct session *s, int fd)
 {
-	struct kjit_blocks req = { .size = sizeof(req) };
+	struct kjit_blocks req = {.size = sizeof(req)};
 	struct kjit_block_info *b = NULL;
 	unsigned int i;
 
@@ -85,7 +86,7 @@ static int read_blocks(struct session *s, int fd)
 
 static int read_stats(struct session *s, int fd)
 {
-	struct kjit_session_stats st = { .size = sizeof(st) };
+	struct kjit_session_stats st = {.size = sizeof(st)};
 	struct sess_stats *o = &s->st;
 	unsigned int i;
 
@@ -237,7 +238,8 @@ int session_coverage(struct session *s)
 	progress_begin(&p, "coverage", s->n_funcs);
 	for (i = 0; i < s->n_funcs; i++) {
 		progress_step(&p, i);
-		if (!cfg_build(&g, s->funcs[i].start, s->funcs[i].end, &e->env)) {
+		if (!cfg_build(&g, s->funcs[i].start, s->funcs[i].end,
+			       &e->env)) {
 			cover_one(s, i, &g);
 			cfg_free(&g);
 		}

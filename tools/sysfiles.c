@@ -17,7 +17,8 @@ const char *sysfile(int slot, const char *path)
 {
 	const char *root = getenv("KJIT_SYSROOT");
 
-	snprintf(bufs[slot & 3], sizeof(bufs[0]), "%s%s", root ? root : "", path);
+	snprintf(bufs[slot & 3], sizeof(bufs[0]), "%s%s", root ? root : "",
+		 path);
 	return bufs[slot & 3];
 }
 

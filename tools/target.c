@@ -64,7 +64,8 @@ static int by_address(const struct symtab *t, const char *arg,
 		goto bad;
 	out->sym = symtab_containing(t, a);
 	if (!out->sym) {
-		fprintf(err, "kjit: %s: address is in no kernel function\n", arg);
+		fprintf(err, "kjit: %s: address is in no kernel function\n",
+			arg);
 		return -ENOENT;
 	}
 	out->addr = a;
@@ -87,13 +88,16 @@ static void list_candidates(const struct symtab *t, const char *arg,
 	char name[320];
 	size_t i;
 
-	fprintf(err, "kjit: %s: ambiguous: %u functions have this name; name "
-		     "one by address or as module:name:\n", arg, n);
+	fprintf(err,
+		"kjit: %s: ambiguous: %u functions have this name; name "
+		"one by address or as module:name:\n",
+		arg, n);
 	for (i = 0; i < t->n; i++) {
 		if (!matches(&t->s[i], s))
 			continue;
 		target_symname(&t->s[i], name, sizeof(name));
-		fprintf(err, "kjit:   0x%016" PRIx64 "  %s\n", t->s[i].addr, name);
+		fprintf(err, "kjit:   0x%016" PRIx64 "  %s\n", t->s[i].addr,
+			name);
 	}
 }
 
@@ -105,7 +109,8 @@ static int by_name(const struct symtab *t, const char *arg,
 	size_t i;
 
 	for (i = 0; i < t->n; i++)
-		if (matches(&t->s[i], s) && (!found || found->addr != t->s[i].addr)) {
+		if (matches(&t->s[i], s) &&
+		    (!found || found->addr != t->s[i].addr)) {
 			found = &t->s[i];
 			n++;
 		}
@@ -119,8 +124,10 @@ static int by_name(const struct symtab *t, const char *arg,
 		return -ENOTUNIQ;
 	}
 	if (found->addr + s->off >= found->end) {
-		fprintf(err, "kjit: %s: offset past the end of %s (%" PRIu64
-			     " bytes)\n", arg, found->name, found->end - found->addr);
+		fprintf(err,
+			"kjit: %s: offset past the end of %s (%" PRIu64
+			" bytes)\n",
+			arg, found->name, found->end - found->addr);
 		return -ERANGE;
 	}
 	out->sym = found;
@@ -138,8 +145,10 @@ int target_resolve(const struct symtab *t, const char *arg, struct target *out,
 	if (!strncmp(arg, "0x", 2) || !strncmp(arg, "0X", 2))
 		return by_address(t, arg, out, err);
 	if (parse_spec(arg, &s)) {
-		fprintf(err, "kjit: %s: expected name, module:name, name+0xOFF "
-			     "or 0xADDRESS\n", arg);
+		fprintf(err,
+			"kjit: %s: expected name, module:name, name+0xOFF "
+			"or 0xADDRESS\n",
+			arg);
 		return -EINVAL;
 	}
 	return by_name(t, arg, &s, out, err);

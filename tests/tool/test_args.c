@@ -22,7 +22,8 @@ static char **words(const char *s, int *argc)
 	return v;
 }
 
-static int run(const char *cmdline, unsigned int allowed, struct args *a, char **err)
+static int run(const char *cmdline, unsigned int allowed, struct args *a,
+	       char **err)
 {
 	struct capture c;
 	int argc, rc;
@@ -34,12 +35,12 @@ static int run(const char *cmdline, unsigned int allowed, struct args *a, char *
 	return rc;
 }
 
-#define ATTACH (ARG_BEST_EFFORT | ARG_DEEP)
-#define RECORD (ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND)
+#define ATTACH	(ARG_BEST_EFFORT | ARG_DEEP)
+#define RECORD	(ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND)
 #define COMPARE (ARG_FUNC_OPT | ARG_RUNS | ARG_COMMAND)
 
-static void expect_error(const char *name, const char *cmdline, unsigned int allowed,
-			 const char *msg)
+static void expect_error(const char *name, const char *cmdline,
+			 unsigned int allowed, const char *msg)
 {
 	struct args a;
 	char *err;
@@ -59,42 +60,64 @@ int main(void)
 
 	area = "tool.args";
 	rc = run("attach vfs_read ksys_read", ATTACH, &a, &err);
-	check("attach_funcs", !rc && a.n_funcs == 2 && !strcmp(a.funcs[1], "ksys_read") &&
-			      !a.deep && !a.best_effort && !a.cmd, err);
+	check("attach_funcs",
+	      !rc && a.n_funcs == 2 && !strcmp(a.funcs[1], "ksys_read") &&
+		  !a.deep && !a.best_effort && !a.cmd,
+	      err);
 	free(err);
-	rc = run("attach --best-effort --deep --depth 3 0xffffffff81000000", ATTACH, &a, &err);
-	check("attach_options", !rc && a.best_effort && a.deep && a.depth == 3 &&
-				a.n_funcs == 1, err);
+	rc = run("attach --best-effort --deep --depth 3 0xffffffff81000000",
+		 ATTACH, &a, &err);
+	check("attach_options",
+	      !rc && a.best_effort && a.deep && a.depth == 3 && a.n_funcs == 1,
+	      err);
 	free(err);
-	rc = run("record -f vfs_read ksys_read -o out.data -- workload read 10", RECORD, &a, &err);
-	check("record", !rc && a.n_funcs == 2 && !strcmp(a.output, "out.data") &&
-			a.cmd && !strcmp(a.cmd[0], "workload") && !strcmp(a.cmd[2], "10") &&
-			!a.cmd[3], err);
+	rc = run("record -f vfs_read ksys_read -o out.data -- workload read 10",
+		 RECORD, &a, &err);
+	check("record",
+	      !rc && a.n_funcs == 2 && !strcmp(a.output, "out.data") && a.cmd &&
+		  !strcmp(a.cmd[0], "workload") && !strcmp(a.cmd[2], "10") &&
+		  !a.cmd[3],
+	      err);
 	free(err);
 	rc = run("record -f a -f b --deep -- ls -l", RECORD, &a, &err);
-	check("record_repeat_f", !rc && a.n_funcs == 2 && a.deep &&
-				 !strcmp(a.cmd[1], "-l"), err);
+	check("record_repeat_f",
+	      !rc && a.n_funcs == 2 && a.deep && !strcmp(a.cmd[1], "-l"), err);
 	free(err);
-	rc = run("compare -f ksys_read -n 5 -- workload getpid 3", COMPARE, &a, &err);
-	check("compare", !rc && a.runs == 5 && a.n_funcs == 1 && !strcmp(a.cmd[1], "getpid"), err);
+	rc = run("compare -f ksys_read -n 5 -- workload getpid 3", COMPARE, &a,
+		 &err);
+	check("compare",
+	      !rc && a.runs == 5 && a.n_funcs == 1 &&
+		  !strcmp(a.cmd[1], "getpid"),
+	      err);
 	free(err);
 	rc = run("compare -f ksys_read -- true", COMPARE, &a, &err);
 	check("compare_default_runs", !rc && a.runs == 1, err);
 	free(err);
 
 	expect_error("no_funcs", "attach", ATTACH, "name at least one FUNC");
-	expect_error("unknown_option", "attach --bogus vfs_read", ATTACH, "unknown option --bogus");
+	expect_error("unknown_option", "attach --bogus vfs_read", ATTACH,
+		     "unknown option --bogus");
 	expect_error("depth_without_deep", "attach --depth 2 vfs_read", ATTACH,
 		     "--depth only makes sense with --deep");
-	expect_error("bad_depth", "attach --deep --depth x vfs_read", ATTACH, "bad number for --depth");
-	expect_error("record_no_command", "record -f vfs_read", RECORD, "give the command to run after --");
-	expect_error("record_empty_command", "record -f vfs_read --", RECORD, "give the command");
-	expect_error("record_no_f", "record -- ls", RECORD, "name functions with -f FUNC");
-	expect_error("record_bare_func", "record vfs_read -- ls", RECORD, "unexpected argument vfs_read");
-	expect_error("f_without_func", "record -f -o x -- ls", RECORD, "-f needs at least one FUNC");
-	expect_error("o_without_file", "record -f a -o", RECORD, "missing file after -o");
-	expect_error("compare_runs_zero", "compare -f a -n 0 -- ls", COMPARE, "bad number for -n");
-	expect_error("compare_no_o", "compare -f a -o x -- ls", COMPARE, "unknown option -o");
-	expect_error("attach_no_dashdash", "attach a -- ls", ATTACH, "unknown option --");
+	expect_error("bad_depth", "attach --deep --depth x vfs_read", ATTACH,
+		     "bad number for --depth");
+	expect_error("record_no_command", "record -f vfs_read", RECORD,
+		     "give the command to run after --");
+	expect_error("record_empty_command", "record -f vfs_read --", RECORD,
+		     "give the command");
+	expect_error("record_no_f", "record -- ls", RECORD,
+		     "name functions with -f FUNC");
+	expect_error("record_bare_func", "record vfs_read -- ls", RECORD,
+		     "unexpected argument vfs_read");
+	expect_error("f_without_func", "record -f -o x -- ls", RECORD,
+		     "-f needs at least one FUNC");
+	expect_error("o_without_file", "record -f a -o", RECORD,
+		     "missing file after -o");
+	expect_error("compare_runs_zero", "compare -f a -n 0 -- ls", COMPARE,
+		     "bad number for -n");
+	expect_error("compare_no_o", "compare -f a -o x -- ls", COMPARE,
+		     "unknown option -o");
+	expect_error("attach_no_dashdash", "attach a -- ls", ATTACH,
+		     "unknown option --");
 	return failures ? 1 : 0;
 }

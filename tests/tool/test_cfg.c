@@ -28,9 +28,10 @@
  * 25: cc cc cc          padding, never reached
  */
 static const unsigned char code[] = {
-	0xe8, 0x00, 0x00, 0x00, 0x00, 0x85, 0xff, 0x74, 0x07, 0xe8, 0xf2, 0xff, 0xff, 0x7f,
-	0xeb, 0x03, 0x31, 0xc0, 0xc3, 0xb8, 0x02, 0x00, 0x00, 0x00, 0x85, 0xc0, 0x75, 0xe9,
-	0x7f, 0x05, 0xe9, 0xdd, 0x0f, 0x00, 0x00, 0x0f, 0x0b, 0xcc, 0xcc, 0xcc,
+    0xe8, 0x00, 0x00, 0x00, 0x00, 0x85, 0xff, 0x74, 0x07, 0xe8,
+    0xf2, 0xff, 0xff, 0x7f, 0xeb, 0x03, 0x31, 0xc0, 0xc3, 0xb8,
+    0x02, 0x00, 0x00, 0x00, 0x85, 0xc0, 0x75, 0xe9, 0x7f, 0x05,
+    0xe9, 0xdd, 0x0f, 0x00, 0x00, 0x0f, 0x0b, 0xcc, 0xcc, 0xcc,
 };
 
 static size_t read_code(void *opaque, u64 addr, u8 *buf, size_t len)
@@ -64,7 +65,7 @@ static const struct cfg_block *blk(const struct cfg *g, uint64_t off)
 
 int main(void)
 {
-	struct kjit_env env = { .read_code = read_code };
+	struct kjit_env env = {.read_code = read_code};
 	const struct cfg_block *b;
 	struct cfg g;
 	char why[128];
@@ -78,28 +79,42 @@ int main(void)
 	snprintf(why, sizeof(why), "%zu blocks, %zu edges", g.n_blk, g.n_edges);
 	check("counts", g.n_blk == 9 && g.n_edges == 10, why);
 	b = blk(&g, 0);
-	check("fentry_in_entry", b && b->end == BASE + 5 && b->n == 1 && has_edge(b, 5, CFG_FALL, 0),
+	check("fentry_in_entry",
+	      b && b->end == BASE + 5 && b->n == 1 &&
+		  has_edge(b, 5, CFG_FALL, 0),
 	      "entry run split only by the jump back to 0x05");
 	b = blk(&g, 5);
-	check("jcc", b && b->n == 2 && has_edge(b, 0x10, CFG_TAKEN, 0) && has_edge(b, 9, CFG_FALL, 0),
+	check("jcc",
+	      b && b->n == 2 && has_edge(b, 0x10, CFG_TAKEN, 0) &&
+		  has_edge(b, 9, CFG_FALL, 0),
 	      "je at 0x07");
 	b = blk(&g, 9);
-	check("call_falls_through", b && b->n == 1 && b->n_edges == 1 && has_edge(b, 0xe, CFG_FALL, 0),
+	check("call_falls_through",
+	      b && b->n == 1 && b->n_edges == 1 &&
+		  has_edge(b, 0xe, CFG_FALL, 0),
 	      "call at 0x09");
 	b = blk(&g, 0xe);
-	check("jmp", b && has_edge(b, 0x13, CFG_JUMP, 0) && b->n_edges == 1, "jmp at 0x0e");
+	check("jmp", b && has_edge(b, 0x13, CFG_JUMP, 0) && b->n_edges == 1,
+	      "jmp at 0x0e");
 	b = blk(&g, 0x10);
 	check("ret", b && b->n == 2 && b->n_edges == 0, "ret at 0x12");
 	b = blk(&g, 0x13);
-	check("loop_back", b && b->n == 3 && has_edge(b, 5, CFG_TAKEN, 0), "jne at 0x1a");
+	check("loop_back", b && b->n == 3 && has_edge(b, 5, CFG_TAKEN, 0),
+	      "jne at 0x1a");
 	b = blk(&g, 0x1c);
-	check("jcc_to_trap", b && has_edge(b, 0x23, CFG_TAKEN, 0) && has_edge(b, 0x1e, CFG_FALL, 0),
+	check("jcc_to_trap",
+	      b && has_edge(b, 0x23, CFG_TAKEN, 0) &&
+		  has_edge(b, 0x1e, CFG_FALL, 0),
 	      "jg at 0x1c");
 	b = blk(&g, 0x1e);
-	check("tail_jump", b && has_edge(b, 0x1000, CFG_JUMP, 1), "jmp outside");
+	check("tail_jump", b && has_edge(b, 0x1000, CFG_JUMP, 1),
+	      "jmp outside");
 	b = blk(&g, 0x23);
-	check("trap", b && b->n == 1 && g.insn[b->first].reason && b->n_edges == 0, "ud2 at 0x23");
-	check("padding_unreached", cfg_block_at(&g, BASE + 0x25) < 0, "int3 padding is not code");
+	check("trap",
+	      b && b->n == 1 && g.insn[b->first].reason && b->n_edges == 0,
+	      "ud2 at 0x23");
+	check("padding_unreached", cfg_block_at(&g, BASE + 0x25) < 0,
+	      "int3 padding is not code");
 	cfg_free(&g);
 	return failures ? 1 : 0;
 }

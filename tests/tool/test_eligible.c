@@ -12,8 +12,8 @@
 #include "tools/target.h"
 #include "check.h"
 
-static void expect(const struct eligible *e, const struct symtab *t, const char *spec,
-		   const char *why)
+static void expect(const struct eligible *e, const struct symtab *t,
+		   const char *spec, const char *why)
 {
 	struct target r;
 	const char *got;
@@ -25,13 +25,15 @@ static void expect(const struct eligible *e, const struct symtab *t, const char 
 		return;
 	}
 	got = eligible_why(e, r.sym);
-	check(name, why ? got && !strcmp(got, why) : !got, got ? got : "(instrumentable)");
+	check(name, why ? got && !strcmp(got, why) : !got,
+	      got ? got : "(instrumentable)");
 }
 
 static int load(const char *root, struct symtab *t, struct eligible *e)
 {
 	setenv("KJIT_SYSROOT", root, 1);
-	if (symtab_load(t, sysfile(0, "/proc/kallsyms")) || eligible_load(e, t)) {
+	if (symtab_load(t, sysfile(0, "/proc/kallsyms")) ||
+	    eligible_load(e, t)) {
 		check("load", 0, root);
 		return -1;
 	}
@@ -46,8 +48,10 @@ int main(void)
 	area = "tool.eligible";
 	if (load(FIXTURES "/sysroot", &t, &e))
 		return 1;
-	check("sources", e.have_black && e.have_traceable && e.n_black == 3 &&
-				 e.n_traceable == 8, "blacklist and filter list read");
+	check("sources",
+	      e.have_black && e.have_traceable && e.n_black == 3 &&
+		  e.n_traceable == 8,
+	      "blacklist and filter list read");
 	expect(&e, &t, "vfs_read", NULL);
 	expect(&e, &t, "mymod:pipe_helper", NULL);
 	expect(&e, &t, "kjit:kjit_dispatch", "part of kjit");
@@ -55,14 +59,17 @@ int main(void)
 	expect(&e, &t, "exc_page_fault", "noinstr text");
 	expect(&e, &t, "bsearch", "used by kjit's dispatcher");
 	expect(&e, &t, "notify_die", "on the kprobe blacklist");
-	expect(&e, &t, "no_fentry_fn", "not traceable (no __fentry__ site at its start)");
-	expect(&e, &t, "othermod:pipe_helper", "not traceable (no __fentry__ site at its start)");
+	expect(&e, &t, "no_fentry_fn",
+	       "not traceable (no __fentry__ site at its start)");
+	expect(&e, &t, "othermod:pipe_helper",
+	       "not traceable (no __fentry__ site at its start)");
 	eligible_free(&e);
 	symtab_free(&t);
 
 	if (load(FIXTURES "/nodebug", &t, &e))
 		return 1;
-	expect(&e, &t, "ksys_read", "unknown: cannot read the kprobe blacklist (debugfs)");
+	expect(&e, &t, "ksys_read",
+	       "unknown: cannot read the kprobe blacklist (debugfs)");
 	expect(&e, &t, "entry_SYSCALL_64", "entry text");
 	eligible_free(&e);
 	symtab_free(&t);

@@ -14,13 +14,15 @@
 #include "check.h"
 
 static struct sess_func funcs[2] = {
-	{ "vfs_read", 0xffffffff81001000ull, 0xffffffff81001300ull, 0, 10, 4, 0, 0, 0 },
-	{ "ksys,read", 0xffffffff81001300ull, 0xffffffff81001400ull, 0, -1, -1, 0, 0, 0 },
+    {"vfs_read", 0xffffffff81001000ull, 0xffffffff81001300ull, 0, 10, 4, 0, 0,
+     0},
+    {"ksys,read", 0xffffffff81001300ull, 0xffffffff81001400ull, 0, -1, -1, 0, 0,
+     0},
 };
 static struct sess_block blocks[3] = {
-	{ 0xffffffff81001005ull, 7, 0, 20, 5, 1 },
-	{ 0xffffffff81001040ull, 9, 0, 8, 2, 2 },
-	{ 0xffffffff81001305ull, 3, 1, 12, 4, 1 },
+    {0xffffffff81001005ull, 7, 0, 20, 5, 1},
+    {0xffffffff81001040ull, 9, 0, 8, 2, 2},
+    {0xffffffff81001305ull, 3, 1, 12, 4, 1},
 };
 
 static void make(struct session *s)
@@ -40,10 +42,11 @@ static void make(struct session *s)
 	session_derive(s);
 }
 
-static char *render(const struct session *s, enum report_fmt fmt, enum report_sort sort,
-		    unsigned int top)
+static char *render(const struct session *s, enum report_fmt fmt,
+		    enum report_sort sort, unsigned int top)
 {
-	struct report_opts o = { sort, top, fmt, "test.data", NULL, "no code in tests" };
+	struct report_opts o = {sort,	     top,  fmt,
+				"test.data", NULL, "no code in tests"};
 	struct capture c;
 	char *r;
 
@@ -54,37 +57,45 @@ static char *render(const struct session *s, enum report_fmt fmt, enum report_so
 }
 
 static const char csv_count[] =
-	"function,offset,address,count,len,insns,cpus\n"
-	"vfs_read,0x40,0xffffffff81001040,9,8,2,2\n"
-	"vfs_read,0x5,0xffffffff81001005,7,20,5,1\n"
-	"\"ksys,read\",0x5,0xffffffff81001305,3,12,4,1\n";
+    "function,offset,address,count,len,insns,cpus\n"
+    "vfs_read,0x40,0xffffffff81001040,9,8,2,2\n"
+    "vfs_read,0x5,0xffffffff81001005,7,20,5,1\n"
+    "\"ksys,read\",0x5,0xffffffff81001305,3,12,4,1\n";
 
 static const char json_top1[] =
-	"{\n"
-	"  \"kjit_report\": 1,\n"
-	"  \"source\": \"file\",\n"
-	"  \"kernel\": \"6.1.0-test\",\n"
-	"  \"boot_id\": \"boot-1\",\n"
-	"  \"time\": \"2026-01-01T00:00:00Z\",\n"
-	"  \"command\": \"workload \\\"read\\\" 10\",\n"
-	"  \"attached\": false,\n"
-	"  \"functions\": [\n"
-	"    {\"name\": \"vfs_read\", \"start\": \"0xffffffff81001000\", \"end\": \"0xffffffff81001300\", "
-	"\"size\": 768, \"calls\": 7, \"executions\": 16, \"blocks_run\": 2, \"static_blocks\": 10, "
-	"\"covered\": 4, \"coverage\": 0.4000},\n"
-	"    {\"name\": \"ksys,read\", \"start\": \"0xffffffff81001300\", \"end\": \"0xffffffff81001400\", "
-	"\"size\": 256, \"calls\": 3, \"executions\": 3, \"blocks_run\": 1, \"static_blocks\": null, "
-	"\"covered\": null, \"coverage\": null}\n"
-	"  ],\n"
-	"  \"blocks\": [\n"
-	"    {\"function\": \"vfs_read\", \"offset\": 64, \"address\": \"0xffffffff81001040\", "
-	"\"count\": 9, \"len\": 8, \"insns\": 2, \"cpus\": 2}\n"
-	"  ],\n"
-	"  \"stats\": {\"translated\": 3, \"links\": 0, \"native_links\": 0, \"exits_native\": 0, "
-	"\"dispatches\": 0, \"lookup_hits\": 0, \"translate_ns\": 0, \"cache_bytes\": 0,\n"
-	"    \"fallback\": {\"nmi\": 0, \"nested\": 0, \"refused\": 1, \"full\": 0},\n"
-	"    \"refused\": {\"trap\": 1}}\n"
-	"}\n";
+    "{\n"
+    "  \"kjit_report\": 1,\n"
+    "  \"source\": \"file\",\n"
+    "  \"kernel\": \"6.1.0-test\",\n"
+    "  \"boot_id\": \"boot-1\",\n"
+    "  \"time\": \"2026-01-01T00:00:00Z\",\n"
+    "  \"command\": \"workload \\\"read\\\" 10\",\n"
+    "  \"attached\": false,\n"
+    "  \"functions\": [\n"
+    "    {\"name\": \"vfs_read\", \"start\": \"0xffffffff81001000\", \"end\": "
+    "\"0xffffffff81001300\", "
+    "\"size\": 768, \"calls\": 7, \"executions\": 16, \"blocks_run\": 2, "
+    "\"static_blocks\": 10, "
+    "\"covered\": 4, \"coverage\": 0.4000},\n"
+    "    {\"name\": \"ksys,read\", \"start\": \"0xffffffff81001300\", \"end\": "
+    "\"0xffffffff81001400\", "
+    "\"size\": 256, \"calls\": 3, \"executions\": 3, \"blocks_run\": 1, "
+    "\"static_blocks\": null, "
+    "\"covered\": null, \"coverage\": null}\n"
+    "  ],\n"
+    "  \"blocks\": [\n"
+    "    {\"function\": \"vfs_read\", \"offset\": 64, \"address\": "
+    "\"0xffffffff81001040\", "
+    "\"count\": 9, \"len\": 8, \"insns\": 2, \"cpus\": 2}\n"
+    "  ],\n"
+    "  \"stats\": {\"translated\": 3, \"links\": 0, \"native_links\": 0, "
+    "\"exits_native\": 0, "
+    "\"dispatches\": 0, \"lookup_hits\": 0, \"translate_ns\": 0, "
+    "\"cache_bytes\": 0,\n"
+    "    \"fallback\": {\"nmi\": 0, \"nested\": 0, \"refused\": 1, \"full\": "
+    "0},\n"
+    "    \"refused\": {\"trap\": 1}}\n"
+    "}\n";
 
 static void formats(const struct session *s)
 {
@@ -94,23 +105,32 @@ static void formats(const struct session *s)
 	check("csv_sort_count", !strcmp(r, csv_count), r);
 	free(r);
 	r = render(s, FMT_CSV, SORT_ADDR, 0);
-	check("csv_sort_addr", strstr(r, "cpus\nvfs_read,0x5,") && strstr(r, "2\n\"ksys,read\""), r);
+	check("csv_sort_addr",
+	      strstr(r, "cpus\nvfs_read,0x5,") && strstr(r, "2\n\"ksys,read\""),
+	      r);
 	free(r);
 	r = render(s, FMT_CSV, SORT_FUNC, 2);
-	check("csv_sort_func_top", !strncmp(strchr(r, '\n') + 1, "\"ksys,read\",0x5", 15) &&
-					   strstr(r, "\nvfs_read,0x5,") && !strstr(r, "0x40"), r);
+	check("csv_sort_func_top",
+	      !strncmp(strchr(r, '\n') + 1, "\"ksys,read\",0x5", 15) &&
+		  strstr(r, "\nvfs_read,0x5,") && !strstr(r, "0x40"),
+	      r);
 	free(r);
 	r = render(s, FMT_JSON, SORT_COUNT, 1);
 	check("json", !strcmp(r, json_top1), r);
 	free(r);
 	r = render(s, FMT_TEXT, SORT_COUNT, 1);
-	check("text", strstr(r, "# kjit report: test.data, recorded 2026-01-01T00:00:00Z on 6.1.0-test\n") &&
-			      strstr(r, "# 2 functions, 3 blocks, 19 block executions\n") &&
-			      strstr(r, "vfs_read                                  7           16       2      10     40.0%\n") &&
-			      strstr(r, "ksys,read                                 3            3       1       -         -\n") &&
-			      strstr(r, "vfs_read+0x40") && !strstr(r, "vfs_read+0x5 ") &&
-			      strstr(r, "(no disassembly: no code in tests)") &&
-			      strstr(r, "(2 more blocks; --top 0 shows all)"), r);
+	check("text",
+	      strstr(r, "# kjit report: test.data, recorded "
+			"2026-01-01T00:00:00Z on 6.1.0-test\n") &&
+		  strstr(r, "# 2 functions, 3 blocks, 19 block executions\n") &&
+		  strstr(r, "vfs_read                                  7       "
+			    "    16       2      10     40.0%\n") &&
+		  strstr(r, "ksys,read                                 3       "
+			    "     3       1       -         -\n") &&
+		  strstr(r, "vfs_read+0x40") && !strstr(r, "vfs_read+0x5 ") &&
+		  strstr(r, "(no disassembly: no code in tests)") &&
+		  strstr(r, "(2 more blocks; --top 0 shows all)"),
+	      r);
 	free(r);
 }
 
@@ -125,16 +145,21 @@ static int roundtrip(const struct session *s)
 	datafile_write(s, capture_begin(&c));
 	text = strdup(capture_end(&c));
 	free(c.buf);
-	check("data_header", !strncmp(text, "kjit-data 1\nkernel 6.1.0-test\nboot_id boot-1\n", 44), text);
+	check("data_header",
+	      !strncmp(text, "kjit-data 1\nkernel 6.1.0-test\nboot_id boot-1\n",
+		       44),
+	      text);
 	f = fmemopen(text, strlen(text), "r");
 	rc = datafile_read(&b, f, why, sizeof(why));
 	fclose(f);
-	check("data_roundtrip", !rc && b.n_funcs == 2 && b.n_blocks == 3 &&
-					!strcmp(b.funcs[1].name, "ksys,read") &&
-					b.funcs[0].static_blocks == 10 && b.funcs[1].covered == -1 &&
-					b.blocks[2].addr == blocks[2].addr && b.blocks[1].cpus == 2 &&
-					b.st.fallback[2] == 1 && b.st.refused[KJIT_R_TRAP] == 1 &&
-					!strcmp(b.command, s->command) && b.funcs[0].calls == 7 && !b.live,
+	check("data_roundtrip",
+	      !rc && b.n_funcs == 2 && b.n_blocks == 3 &&
+		  !strcmp(b.funcs[1].name, "ksys,read") &&
+		  b.funcs[0].static_blocks == 10 && b.funcs[1].covered == -1 &&
+		  b.blocks[2].addr == blocks[2].addr && b.blocks[1].cpus == 2 &&
+		  b.st.fallback[2] == 1 && b.st.refused[KJIT_R_TRAP] == 1 &&
+		  !strcmp(b.command, s->command) && b.funcs[0].calls == 7 &&
+		  !b.live,
 	      rc ? why : "fields differ");
 	if (!rc)
 		session_free(&b);
@@ -165,8 +190,11 @@ static void names(void)
 	for (i = 0; i < KJIT_R_COUNT; i++)
 		ok &= strcmp(reason_text(i), "unknown refusal") != 0;
 	check("reason_texts", ok, "a refusal code has no text");
-	check("fallback_names", !strcmp(fallback_key(0), "nmi") && !strcmp(fallback_key(3), "full") &&
-					!strcmp(fallback_key(9), "?"), "fallback keys");
+	check("fallback_names",
+	      !strcmp(fallback_key(0), "nmi") &&
+		  !strcmp(fallback_key(3), "full") &&
+		  !strcmp(fallback_key(9), "?"),
+	      "fallback keys");
 }
 
 int main(void)
@@ -179,7 +207,8 @@ int main(void)
 	roundtrip(&s);
 	bad_file("data_foreign", "hello\n", "not a kjit data file");
 	bad_file("data_future", "kjit-data 9\nend\n", "version 9");
-	bad_file("data_bad_block", "kjit-data 1\nblock 0x1 0 1 1 1 1\nend\n", "malformed record at line 2");
+	bad_file("data_bad_block", "kjit-data 1\nblock 0x1 0 1 1 1 1\nend\n",
+		 "malformed record at line 2");
 	names();
 	return failures ? 1 : 0;
 }

@@ -35,14 +35,13 @@ static const char *write_file(const char *text)
 	return path;
 }
 
-static const char sample[] =
-	"ffffffff81000000 T _stext\n"
-	"ffffffff81234560 T vfs_read\n"
-	"ffffffff81300000 t dup_static\n"
-	"ffffffff81400000 t dup_static\n"
-	"ffffffff82000000 D some_data\n"
-	"ffffffffc0001000 t pipe_helper\t[mymod]\n"
-	"ffffffffc0002000 t pipe_helper\t[othermod]\n";
+static const char sample[] = "ffffffff81000000 T _stext\n"
+			     "ffffffff81234560 T vfs_read\n"
+			     "ffffffff81300000 t dup_static\n"
+			     "ffffffff81400000 t dup_static\n"
+			     "ffffffff82000000 D some_data\n"
+			     "ffffffffc0001000 t pipe_helper\t[mymod]\n"
+			     "ffffffffc0002000 t pipe_helper\t[othermod]\n";
 
 int main(void)
 {
@@ -51,7 +50,8 @@ int main(void)
 	int err;
 
 	if (!path) {
-		printf("KJIT-RESULT FAIL tool.kallsyms.setup cannot write a temp file\n");
+		printf("KJIT-RESULT FAIL tool.kallsyms.setup cannot write a "
+		       "temp file\n");
 		return 1;
 	}
 	err = kallsyms_lookup(path, "vfs_read", &a);
@@ -63,9 +63,11 @@ int main(void)
 	err = kallsyms_lookup(path, "some_data", &a);
 	check("not_text", err == -ENOENT, "data symbols are not functions");
 	err = kallsyms_lookup(path, "othermod:pipe_helper", &a);
-	check("module_name", !err && a == 0xffffffffc0002000ull, "othermod:pipe_helper");
+	check("module_name", !err && a == 0xffffffffc0002000ull,
+	      "othermod:pipe_helper");
 	err = kallsyms_lookup(path, "pipe_helper", &a);
-	check("module_ambiguous", err == -ENOTUNIQ, "pipe_helper in two modules");
+	check("module_ambiguous", err == -ENOTUNIQ,
+	      "pipe_helper in two modules");
 	unlink(path);
 
 	path = write_file("0000000000000000 T vfs_read\n");

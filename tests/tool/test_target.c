@@ -42,8 +42,10 @@ static void ok(const char *name, const char *spec, uint64_t addr, uint64_t off,
 	char *msg;
 	int rc = resolve(spec, &r, &msg);
 
-	check(name, !rc && r.addr == addr && r.off == off && !strcmp(r.sym->name, sym) &&
-			    !*msg, msg[0] ? msg : spec);
+	check(name,
+	      !rc && r.addr == addr && r.off == off &&
+		  !strcmp(r.sym->name, sym) && !*msg,
+	      msg[0] ? msg : spec);
 	free(msg);
 }
 
@@ -53,7 +55,9 @@ static void bad(const char *name, const char *spec, int err, const char *text)
 	char *msg;
 	int rc = resolve(spec, &r, &msg);
 
-	check(name, rc == err && strstr(msg, text) && !strncmp(msg, "kjit: ", 6), msg);
+	check(name,
+	      rc == err && strstr(msg, text) && !strncmp(msg, "kjit: ", 6),
+	      msg);
 	free(msg);
 }
 
@@ -69,9 +73,11 @@ static void restricted(void)
 	}
 	close(fd);
 	rc = symtab_load(&z, path);
-	check("restricted", rc == -EPERM && !z.s, "zero addresses must be -EPERM");
+	check("restricted", rc == -EPERM && !z.s,
+	      "zero addresses must be -EPERM");
 	unlink(path);
-	check("no_file", symtab_load(&z, "/nonexistent/kallsyms") == -ENOENT, "missing file");
+	check("no_file", symtab_load(&z, "/nonexistent/kallsyms") == -ENOENT,
+	      "missing file");
 }
 
 int main(void)
@@ -87,36 +93,51 @@ int main(void)
 	if (rc)
 		return 1;
 	s = symtab_containing(&t, 0xffffffff81001010ull);
-	check("containing", s && !strcmp(s->name, "vfs_read") && s->end == 0xffffffff81001300ull,
+	check("containing",
+	      s && !strcmp(s->name, "vfs_read") &&
+		  s->end == 0xffffffff81001300ull,
 	      "vfs_read ends where ksys_read starts");
-	check("containing_none", !symtab_containing(&t, 0x1000), "low address in no function");
-	check("section_bound", symtab_addr(&t, "__entry_text_start") == 0xffffffff81a00000ull,
+	check("containing_none", !symtab_containing(&t, 0x1000),
+	      "low address in no function");
+	check("section_bound",
+	      symtab_addr(&t, "__entry_text_start") == 0xffffffff81a00000ull,
 	      "__entry_text_start");
 
 	ok("plain", "vfs_read", 0xffffffff81001000ull, 0, "vfs_read");
 	ok("offset", "vfs_read+0x10", 0xffffffff81001010ull, 0x10, "vfs_read");
-	ok("module_name", "mymod:pipe_helper", 0xffffffffc0001000ull, 0, "pipe_helper");
-	ok("module_offset", "othermod:pipe_helper+8", 0xffffffffc0002008ull, 8, "pipe_helper");
-	ok("address", "0xffffffff81001310", 0xffffffff81001310ull, 0x10, "ksys_read");
+	ok("module_name", "mymod:pipe_helper", 0xffffffffc0001000ull, 0,
+	   "pipe_helper");
+	ok("module_offset", "othermod:pipe_helper+8", 0xffffffffc0002008ull, 8,
+	   "pipe_helper");
+	ok("address", "0xffffffff81001310", 0xffffffff81001310ull, 0x10,
+	   "ksys_read");
 	ok("alias", "_text", 0xffffffff81000000ull, 0, "_text");
 
 	rc = resolve("dup_static", &r, &msg);
-	check("ambiguous", rc == -ENOTUNIQ && strstr(msg, "ambiguous: 2 functions") &&
-				   count(msg, "kjit:   0xffffffff8100") == 2 &&
-				   strstr(msg, "0xffffffff81001400") && strstr(msg, "0xffffffff81001600"),
+	check("ambiguous",
+	      rc == -ENOTUNIQ && strstr(msg, "ambiguous: 2 functions") &&
+		  count(msg, "kjit:   0xffffffff8100") == 2 &&
+		  strstr(msg, "0xffffffff81001400") &&
+		  strstr(msg, "0xffffffff81001600"),
 	      msg);
 	free(msg);
 	rc = resolve("pipe_helper", &r, &msg);
-	check("ambiguous_modules", rc == -ENOTUNIQ && strstr(msg, "mymod:pipe_helper") &&
-					   strstr(msg, "othermod:pipe_helper"), msg);
+	check("ambiguous_modules",
+	      rc == -ENOTUNIQ && strstr(msg, "mymod:pipe_helper") &&
+		  strstr(msg, "othermod:pipe_helper"),
+	      msg);
 	free(msg);
-	bad("unknown", "no_such_fn", -ENOENT, "no_such_fn: no such kernel function");
+	bad("unknown", "no_such_fn", -ENOENT,
+	    "no_such_fn: no such kernel function");
 	bad("data_symbol", "some_data", -ENOENT, "no such kernel function");
-	bad("unknown_module", "nomod:vfs_read", -ENOENT, "no such kernel function in that module");
-	bad("offset_past_end", "vfs_read+0x300", -ERANGE, "offset past the end of vfs_read");
+	bad("unknown_module", "nomod:vfs_read", -ENOENT,
+	    "no such kernel function in that module");
+	bad("offset_past_end", "vfs_read+0x300", -ERANGE,
+	    "offset past the end of vfs_read");
 	bad("bad_offset", "vfs_read+zz", -EINVAL, "expected name, module:name");
 	bad("empty_module", ":vfs_read", -EINVAL, "expected name");
-	bad("address_nowhere", "0x10", -ENOENT, "address is in no kernel function");
+	bad("address_nowhere", "0x10", -ENOENT,
+	    "address is in no kernel function");
 	bad("bad_address", "0xzz", -EINVAL, "not an address");
 	restricted();
 	symtab_free(&t);
