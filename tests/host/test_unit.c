@@ -421,6 +421,56 @@ static void test_sequences_run(void)
 	}
 }
 
+/* A live-patched site (static key) at ORIG+2, jumping to ORIG+0x40. */
+static bool unit_site(void *opaque, u64 addr, u64 *target)
+{
+	if (addr != ORIG + 2)
+		return false;
+	*target = ORIG + 0x40;
+	return true;
+}
+
+/* The emitted code must test the site's first byte against jmp32 and jmp8
+ * (cmpb $imm, site(%rip)) and exit to both the fall-through and the jmp
+ * target; a site caught mid-patch (int3) must not be frozen in. */
+static void test_patch_site(void)
+{
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	struct kjit_block b;
+	enum kjit_reason r;
+	unsigned off = 0, cmps = 0;
+	ZyanU64 abs;
+
+	henv.env.patch_site = unit_site;
+	memset(code, 0xcc, sizeof(code));
+	unhex("31c0 0f1f440000 c3", code);	/* xor; nop5 (the site); ret */
+	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	while (!r && off < b.body_len &&
+	       ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, out + off, b.body_len - off,
+						   &zi, op))) {
+		if (zi.mnemonic == ZYDIS_MNEMONIC_CMP && op[0].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, &op[0], RUN + off, &abs)) &&
+		    abs == ORIG + 2 &&
+		    ((op[1].imm.value.u & 0xff) == 0xe9 || (op[1].imm.value.u & 0xff) == 0xeb))
+			cmps++;
+		off += zi.length;
+	}
+	kt_check("jit.site.runtime_test",
+		 !r && b.term == KJIT_I_SITE && b.n_exits == 2 && cmps == 2 &&
+		     b.exit[0].target == ORIG + 7 && b.exit[1].target == ORIG + 0x40,
+		 "r=%s term=%u exits=%u cmps=%u", kjit_reason_name(r), b.term,
+		 b.n_exits, cmps);
+	code[2] = 0xcc;	/* mid-patch: int3 at the site */
+	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
+	kt_check("jit.site.mid_patch_not_frozen",
+		 !r && b.orig_len == 2 && b.term == KJIT_I_LIMIT,
+		 "r=%s orig_len=%u term=%u", kjit_reason_name(r), b.orig_len, b.term);
+	henv.env.patch_site = NULL;
+}
+
 int main(void)
 {
 	struct kjit_config cfg;
@@ -435,6 +485,7 @@ int main(void)
 	test_liveness();
 	test_exit_patch();
 	test_lock_counter();
+	test_patch_site();
 	test_sequences_run();
 	return kt_exit();
 }
