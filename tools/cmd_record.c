@@ -106,6 +106,11 @@ int cmd_record(int argc, char **argv)
 	s.live = 0;
 	session_coverage(&s);
 	rc = save(&s, path);
+	if (!rc && !s.n_blocks)
+		fprintf(stderr,
+			"kjit: record: warning: no block was executed: "
+			"%s never ran the functions\n",
+			a.cmd[0]);
 	if (!rc)
 		fprintf(stderr,
 			"kjit: recorded %u block(s) of %u function(s), %llu "

@@ -193,6 +193,10 @@ int cmd_report(int argc, char **argv)
 	if (s.live)
 		session_coverage(&s); /* best effort: '-' where unknown */
 	attach_disasm(&r, &s);
+	if (!s.n_blocks)
+		fprintf(stderr,
+			"kjit: report: no block was executed: the functions "
+			"never ran while attached\n");
 	report_print(&s, &r.o, stdout);
 	kcore_close(r.o.kc);
 	session_free(&s);
@@ -222,6 +226,10 @@ static void print_stats(const struct kjit_session_stats *st)
 	       " %" PRIu64 " served by the lookup table\n",
 	       (uint64_t)st->dispatches, (uint64_t)st->exits_native,
 	       (uint64_t)st->lookup_hits);
+	if (st->deep)
+		printf("deep mode: %u callee(s) followed, %" PRIu64
+		       " left native (deep table full)\n",
+		       st->deep_funcs, (uint64_t)st->deep_over_budget);
 	printf("ran natively instead (fallbacks):\n");
 	for (i = 0; i < SESSION_FALLBACKS; i++)
 		printf("  fallback %-8s %10" PRIu64 "  %s\n", fallback_key(i),

@@ -18,8 +18,9 @@ struct stat_key {
 #f, offsetof(struct sess_stats, f)                             \
 	}
 static const struct stat_key stat_keys[] = {
-    SK(translated), SK(links),	     SK(native_links), SK(exits_native),
-    SK(dispatches), SK(lookup_hits), SK(translate_ns), SK(cache_bytes),
+    SK(translated), SK(links),	     SK(native_links),	   SK(exits_native),
+    SK(dispatches), SK(lookup_hits), SK(translate_ns),	   SK(cache_bytes),
+    SK(deep),	    SK(deep_funcs),  SK(deep_over_budget),
 };
 #define N_STAT_KEYS (sizeof(stat_keys) / sizeof(stat_keys[0]))
 
@@ -73,6 +74,9 @@ int datafile_write(const struct session *s, FILE *f)
 			fn->start, fn->end, fn->static_blocks, fn->covered,
 			fn->name);
 	}
+	for (i = 0; i < s->n_funcs; i++)
+		if (s->funcs[i].deep)
+			fprintf(f, "deep %u\n", i);
 	for (i = 0; i < s->n_blocks; i++) {
 		const struct sess_block *b = &s->blocks[i];
 
@@ -126,6 +130,16 @@ static int add_block(struct session *s, const char *rest, unsigned int *cap)
 	return 0;
 }
 
+static int mark_deep(struct session *s, const char *rest)
+{
+	unsigned int i;
+
+	if (sscanf(rest, "%u", &i) != 1 || i >= s->n_funcs)
+		return -1;
+	s->funcs[i].deep = 1;
+	return 0;
+}
+
 static int read_stat(struct session *s, const char *rest)
 {
 	char key[64];
@@ -162,6 +176,8 @@ static int read_line(struct session *s, char *line, unsigned int *cap)
 		return read_stat(s, rest);
 	else if (!strcmp(line, "func"))
 		return add_func(s, rest);
+	else if (!strcmp(line, "deep"))
+		return mark_deep(s, rest);
 	else if (!strcmp(line, "block"))
 		return add_block(s, rest, cap);
 	return 0;

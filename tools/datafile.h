@@ -8,10 +8,13 @@
  *   command <the command line>           rest of the line
  *   stat <key> <value>                   translated links native_links
  *                                        exits_native dispatches lookup_hits
- *                                        translate_ns cache_bytes
+ *                                        translate_ns cache_bytes deep
+ *                                        deep_funcs deep_over_budget
  *                                        fallback.<nmi|nested|refused|full>
  *                                        refused.<kjit_reason_name>
  *   func <start> <end> <static> <covered> <name>   hex addresses; -1 unknown
+ *   deep <func index>                    that function is a callee followed
+ *                                        in deep mode (after the func lines)
  *   block <addr> <func index> <count> <len> <insns> <cpus>
  *   end                                  (last: a file without it is cut)
  *

@@ -151,9 +151,10 @@ static void json_func(FILE *out, const struct sess_func *f, int last)
 	fprintf(out,
 		", \"start\": \"0x%" PRIx64 "\", \"end\": \"0x%" PRIx64
 		"\", \"size\": %" PRIu64 ", \"calls\": %" PRIu64
-		", \"executions\": %" PRIu64 ", \"blocks_run\": %u, ",
+		", \"executions\": %" PRIu64
+		", \"blocks_run\": %u, \"deep\": %s, ",
 		f->start, f->end, f->end - f->start, f->calls, f->executions,
-		f->blocks_run);
+		f->blocks_run, f->deep ? "true" : "false");
 	if (f->static_blocks > 0)
 		fprintf(out,
 			"\"static_blocks\": %ld, \"covered\": %ld, "
@@ -175,10 +176,12 @@ static void json_stats(FILE *out, const struct sess_stats *st)
 		", \"native_links\": %" PRIu64 ", \"exits_native\": %" PRIu64
 		", \"dispatches\": %" PRIu64 ", \"lookup_hits\": %" PRIu64
 		", \"translate_ns\": %" PRIu64 ", \"cache_bytes\": %" PRIu64
-		",\n    \"fallback\": {",
+		",\n    \"deep\": %s, \"deep_funcs\": %" PRIu64
+		", \"deep_over_budget\": %" PRIu64 ",\n    \"fallback\": {",
 		st->translated, st->links, st->native_links, st->exits_native,
 		st->dispatches, st->lookup_hits, st->translate_ns,
-		st->cache_bytes);
+		st->cache_bytes, st->deep ? "true" : "false", st->deep_funcs,
+		st->deep_over_budget);
 	for (i = 0; i < SESSION_FALLBACKS; i++)
 		fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "",
 			fallback_key(i), st->fallback[i]);
@@ -257,6 +260,7 @@ static void text_header(const struct session *s, const struct report_opts *o,
 static void text_functions(const struct session *s, const unsigned int *fx,
 			   FILE *out)
 {
+	char name[KJIT_NAME_MAX + 8];
 	unsigned int i;
 
 	fprintf(out, "%-32s %10s %12s %7s %7s %9s\n", "function", "calls",
@@ -264,7 +268,9 @@ static void text_functions(const struct session *s, const unsigned int *fx,
 	for (i = 0; i < s->n_funcs; i++) {
 		const struct sess_func *f = &s->funcs[fx[i]];
 
-		fprintf(out, "%-32s %10" PRIu64 " %12" PRIu64 " %7u", f->name,
+		snprintf(name, sizeof(name), "%s%s", f->name,
+			 f->deep ? " (deep)" : "");
+		fprintf(out, "%-32s %10" PRIu64 " %12" PRIu64 " %7u", name,
 			f->calls, f->executions, f->blocks_run);
 		if (f->static_blocks > 0)
 			fprintf(out, " %7ld %8.1f%%\n", f->static_blocks,

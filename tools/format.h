@@ -4,11 +4,12 @@
  *   { "kjit_report": 1, "source": "live"|"file", "kernel", "boot_id",
  *     "time", "command", "attached",
  *     "functions": [ { "name", "start", "end", "size", "calls",
- *                      "executions", "blocks_run", "static_blocks",
+ *                      "executions", "blocks_run", "deep", "static_blocks",
  *                      "covered", "coverage" } ],
  *     "blocks": [ { "function", "offset", "address", "count", "len",
  *                   "insns", "cpus" } ],
- *     "stats": { "translated", ..., "fallback": {..}, "refused": {..} } }
+ *     "stats": { "translated", ..., "deep", "deep_funcs",
+ *                "deep_over_budget", "fallback": {..}, "refused": {..} } }
  * Addresses are strings "0x..." (JSON numbers lose 64-bit precision);
  * unknown static_blocks/covered/coverage are null.
  * CSV: one header line, then one row per block:

@@ -45,6 +45,7 @@ static int read_funcs(struct session *s, int fd)
 		s->funcs[i].start = f[i].start;
 		s->funcs[i].end = f[i].end;
 		s->funcs[i].diverted = f[i].diverted;
+		s->funcs[i].deep = f[i].deep;
 		s->funcs[i].static_blocks = s->funcs[i].covered = -1;
 	}
 	s->n_funcs = req.written;
@@ -100,6 +101,9 @@ static int read_stats(struct session *s, int fd)
 	o->lookup_hits = st.lookup_hits;
 	o->translate_ns = st.translate_ns;
 	o->attached = st.attached;
+	o->deep = st.deep;
+	o->deep_funcs = st.deep_funcs;
+	o->deep_over_budget = st.deep_over_budget;
 	for (i = 0; i < st.ncpus && i < KJIT_STAT_CPUS; i++)
 		o->cache_bytes += st.bytes[i];
 	for (i = 0; i < SESSION_FALLBACKS; i++)

@@ -21,6 +21,7 @@ struct sess_func {
 	char name[KJIT_NAME_MAX];
 	uint64_t start, end;
 	int diverted;
+	int deep; /* a callee followed in deep mode, not a named target */
 	long static_blocks, covered; /* -1: unknown */
 	uint64_t calls, executions;  /* derived: entry block, all blocks */
 	unsigned int blocks_run;     /* derived */
@@ -34,6 +35,7 @@ struct sess_block {
 struct sess_stats {
 	uint64_t translated, links, native_links, exits_native, dispatches;
 	uint64_t lookup_hits, translate_ns, cache_bytes;
+	uint64_t deep, deep_funcs, deep_over_budget; /* deep mode */
 	uint64_t fallback[SESSION_FALLBACKS];
 	uint64_t refused[KJIT_R_COUNT];
 	int attached;

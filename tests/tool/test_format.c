@@ -14,10 +14,17 @@
 #include "check.h"
 
 static struct sess_func funcs[2] = {
-    {"vfs_read", 0xffffffff81001000ull, 0xffffffff81001300ull, 0, 10, 4, 0, 0,
-     0},
-    {"ksys,read", 0xffffffff81001300ull, 0xffffffff81001400ull, 0, -1, -1, 0, 0,
-     0},
+    {.name = "vfs_read",
+     .start = 0xffffffff81001000ull,
+     .end = 0xffffffff81001300ull,
+     .static_blocks = 10,
+     .covered = 4},
+    {.name = "ksys,read",
+     .start = 0xffffffff81001300ull,
+     .end = 0xffffffff81001400ull,
+     .deep = 1,
+     .static_blocks = -1,
+     .covered = -1},
 };
 static struct sess_block blocks[3] = {
     {0xffffffff81001005ull, 7, 0, 20, 5, 1},
@@ -37,6 +44,9 @@ static void make(struct session *s)
 	s->blocks = blocks;
 	s->n_blocks = 3;
 	s->st.translated = 3;
+	s->st.deep = 1;
+	s->st.deep_funcs = 1;
+	s->st.deep_over_budget = 2;
 	s->st.fallback[2] = 1;
 	s->st.refused[KJIT_R_TRAP] = 1;
 	session_derive(s);
@@ -75,12 +85,12 @@ static const char json_top1[] =
     "    {\"name\": \"vfs_read\", \"start\": \"0xffffffff81001000\", \"end\": "
     "\"0xffffffff81001300\", "
     "\"size\": 768, \"calls\": 7, \"executions\": 16, \"blocks_run\": 2, "
-    "\"static_blocks\": 10, "
+    "\"deep\": false, \"static_blocks\": 10, "
     "\"covered\": 4, \"coverage\": 0.4000},\n"
     "    {\"name\": \"ksys,read\", \"start\": \"0xffffffff81001300\", \"end\": "
     "\"0xffffffff81001400\", "
     "\"size\": 256, \"calls\": 3, \"executions\": 3, \"blocks_run\": 1, "
-    "\"static_blocks\": null, "
+    "\"deep\": true, \"static_blocks\": null, "
     "\"covered\": null, \"coverage\": null}\n"
     "  ],\n"
     "  \"blocks\": [\n"
@@ -92,6 +102,7 @@ static const char json_top1[] =
     "\"exits_native\": 0, "
     "\"dispatches\": 0, \"lookup_hits\": 0, \"translate_ns\": 0, "
     "\"cache_bytes\": 0,\n"
+    "    \"deep\": true, \"deep_funcs\": 1, \"deep_over_budget\": 2,\n"
     "    \"fallback\": {\"nmi\": 0, \"nested\": 0, \"refused\": 1, \"full\": "
     "0},\n"
     "    \"refused\": {\"trap\": 1}}\n"
@@ -125,7 +136,7 @@ static void formats(const struct session *s)
 		  strstr(r, "# 2 functions, 3 blocks, 19 block executions\n") &&
 		  strstr(r, "vfs_read                                  7       "
 			    "    16       2      10     40.0%\n") &&
-		  strstr(r, "ksys,read                                 3       "
+		  strstr(r, "ksys,read (deep)                          3       "
 			    "     3       1       -         -\n") &&
 		  strstr(r, "vfs_read+0x40") && !strstr(r, "vfs_read+0x5 ") &&
 		  strstr(r, "(no disassembly: no code in tests)") &&
@@ -159,7 +170,8 @@ static int roundtrip(const struct session *s)
 		  b.blocks[2].addr == blocks[2].addr && b.blocks[1].cpus == 2 &&
 		  b.st.fallback[2] == 1 && b.st.refused[KJIT_R_TRAP] == 1 &&
 		  !strcmp(b.command, s->command) && b.funcs[0].calls == 7 &&
-		  !b.live,
+		  b.funcs[1].deep && !b.funcs[0].deep && b.st.deep_funcs == 1 &&
+		  b.st.deep_over_budget == 2 && !b.live,
 	      rc ? why : "fields differ");
 	if (!rc)
 		session_free(&b);

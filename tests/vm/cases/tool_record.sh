@@ -65,6 +65,17 @@ kjit report -i nofile.data 2> /tmp/e.out && fail "missing file"
 grep -q 'cannot open nofile.data' /tmp/e.out || fail "missing file message"
 kjit report --sort size 2> /dev/null; [ $? = 2 ] || fail "bad --sort: usage"
 
+# deep mode: callees of ksys_read join the session, marked in file and report
+if kjit record --deep -f ksys_read -o deep.data -- workload read 20 2> /tmp/e.out; then
+	grep -qx 'stat deep 1' deep.data || fail "deep record: no 'stat deep 1'"
+	grep -Eq '^deep [0-9]+$' deep.data || fail "deep record: no deep function"
+	kjit report -i deep.data | grep -q '^vfs_read (deep) ' || fail "report: vfs_read not followed"
+	kjit report -i deep.data --json | grep -q '"name": "vfs_read", .*"deep": true' ||
+		fail "json: deep flag"
+else
+	cat /tmp/e.out
+	grep -q 'not supported by this kjit.ko yet' /tmp/e.out || fail "record --deep message"
+fi
 kjit record -f vfs_read 2> /tmp/e.out; [ $? = 2 ] || fail "record without command: usage"
 kjit record -f no_such_fn -- true 2> /tmp/e.out && fail "record unknown function"
 grep -q 'no such kernel function' /tmp/e.out || fail "record unknown message"
