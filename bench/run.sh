@@ -43,7 +43,7 @@ status=$?
 	echo "Kprobes' added cost over kjit's. The workload is pinned to CPU 0."
 	echo
 	echo '```'
-	grep -E '^(CASE|TIME|BLOCKS_PER_OP|PERBLOCK)' "$BUILD/bench-micro.txt"
+	grep -E '^(CASE|TIME|BLOCKS_PER_OP|PERBLOCK|SUMMARY)' "$BUILD/bench-micro.txt"
 	echo '```'
 } > "$OUT/micro.md"
 cat "$OUT/translator.md" "$OUT/micro.md"
