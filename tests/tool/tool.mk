@@ -41,3 +41,9 @@ $(TT_DIR)/test_cfg: tests/tool/test_cfg.c tools/cfg.c $(wildcard jit/*.c) $(TT_D
 		$(wildcard jit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore
+
+# The built tool, run against the fixture system root.
+HOST_TESTS += $(TT_DIR)/test_cli
+$(TT_DIR)/test_cli: tests/tool/test_cli.c tests/tool/check.h $(BUILD)/tools/kjit
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -DKJIT_BIN='"$(BUILD)/tools/kjit"' -o $@ tests/tool/test_cli.c

@@ -1,0 +1,108 @@
+/*
+ * test_cli.c - host tests of the built kjit binary, run against the fixture
+ * system root (KJIT_SYSROOT=tests/tool/fixtures/sysroot): `list` output and
+ * exit statuses, help texts, usage errors, and the one-line errors of
+ * commands that need what the fixture lacks (/proc/kcore, /dev/kjit).
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include "check.h"
+
+static char out[16384];
+
+/* Runs `kjit ARGS` with stderr folded into stdout; returns the exit status. */
+static int kjit(const char *args)
+{
+	char cmd[512];
+	size_t n;
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "KJIT_SYSROOT=" FIXTURES "/sysroot " KJIT_BIN " %s 2>&1",
+		 args);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = 0;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void expect(const char *name, const char *args, int status,
+		   const char *text)
+{
+	int st = kjit(args);
+
+	check(name, st == status && strstr(out, text), out);
+}
+
+static const char list_all[] =
+    "ADDRESS            OK   FUNCTION  [WHY NOT]\n"
+    "0xffffffff81000000 no   _stext  not traceable (no __fentry__ site at its "
+    "start)\n"
+    "0xffffffff81000000 no   _text  not traceable (no __fentry__ site at its "
+    "start)\n"
+    "0xffffffff81001000 yes  vfs_read\n"
+    "0xffffffff81001300 yes  ksys_read\n"
+    "0xffffffff81001400 yes  dup_static\n"
+    "0xffffffff81001600 yes  dup_static\n"
+    "0xffffffff81001800 no   notify_die  on the kprobe blacklist\n"
+    "0xffffffff81001900 no   no_fentry_fn  not traceable (no __fentry__ site "
+    "at its start)\n";
+
+int main(void)
+{
+	area = "tool.cli";
+	kjit("list '*_*' | head -n 9");
+	check("list_table", !strcmp(out, list_all), out);
+	expect("list_dispatch", "list bsearch", 0,
+	       "no   bsearch  used by kjit's dispatcher\n");
+	expect("list_summary", "list 'vfs_*' 'ksys_*'", 0,
+	       "# 2 function(s), 2 instrumentable\n");
+	expect("list_module", "list 'kjit:*'", 0,
+	       "0xffffffffc0003000 no   kjit:kjit_dispatch  part of kjit\n");
+	expect("list_vmlinux", "list 'vmlinux:pipe*'", 1,
+	       "kjit list: no kernel function matches\n");
+	expect("list_module_glob", "list '*mod:pipe_helper'", 0,
+	       "no   othermod:pipe_helper  not traceable");
+	expect("list_ok", "list --ok 'n*'", 1,
+	       "no kernel function matches "
+	       "(and is instrumentable)");
+	expect("list_entry", "list entry_SYSCALL_64", 0,
+	       "no   entry_SYSCALL_64  entry text\n");
+	expect("list_usage", "list", 2, "give a PATTERN");
+	expect("list_bad_option", "list --bogus x", 2,
+	       "unknown option --bogus");
+	expect("blocks_no_kcore", "blocks vfs_read", 1,
+	       "(kernel without CONFIG_PROC_KCORE)");
+	expect("blocks_ambiguous", "blocks dup_static", 1,
+	       "kjit: dup_static: ambiguous: 2 functions");
+	expect("blocks_unknown", "blocks nope", 1,
+	       "kjit: nope: no such kernel function\n");
+	expect("help", "--help", 0, "  compare   counts and overhead");
+	expect("help_sub", "help record", 0,
+	       "usage: kjit record [--deep] -f FUNC... [-o FILE] -- COMMAND");
+	expect("help_flag", "report --help", 0, "--sort count|addr|func");
+	expect("help_unknown", "help nosuch", 2, "unknown subcommand 'nosuch'");
+	expect("unknown_sub", "nosuch", 2,
+	       "kjit: unknown subcommand 'nosuch' (kjit --help)\n");
+	expect("no_sub", "", 2, "usage: kjit SUBCOMMAND");
+	expect("record_usage", "record -f vfs_read", 2,
+	       "give the command to run after --");
+	expect("report_bad_sort", "report --sort size", 2,
+	       "bad argument --sort");
+	expect("report_missing", "report -i /nonexistent.data", 1,
+	       "cannot open /nonexistent.data");
+	expect("report_data", "report -i " FIXTURES "/sample.data --csv", 0,
+	       "function,offset,address,count,len,insns,cpus\n"
+	       "ksys_read,0x5,0xffffffff81001305,30,12,4,1\n"
+	       "vfs_read,0x5,0xffffffff81001005,20,20,5,2\n");
+	expect("report_other_boot",
+	       "report -i " FIXTURES "/sample.data --top 1", 0,
+	       "(no disassembly: recorded on another boot (kernel 6.1.0-test)");
+	return failures ? 1 : 0;
+}
