@@ -14,12 +14,17 @@ int kjit_cache_init(struct kjit_cache *c, const struct kjit_cache_mem *m)
 	    (m->map_slots & (m->map_slots - 1)))
 		return -1;
 	*c = (struct kjit_cache){
-		.code_run = m->code_run, .code_rw = m->code_rw,
-		.code_size = m->code_size,
-		.counters_run = m->counters_run, .counters_rw = m->counters_rw,
-		.max_blocks = m->max_blocks, .blocks = m->blocks,
-		.map = m->map, .map_mask = m->map_slots - 1,
-		.pending = m->pending, .max_pending = m->max_pending,
+	    .code_run = m->code_run,
+	    .code_rw = m->code_rw,
+	    .code_size = m->code_size,
+	    .counters_run = m->counters_run,
+	    .counters_rw = m->counters_rw,
+	    .max_blocks = m->max_blocks,
+	    .blocks = m->blocks,
+	    .map = m->map,
+	    .map_mask = m->map_slots - 1,
+	    .pending = m->pending,
+	    .max_pending = m->max_pending,
 	};
 	return 0;
 }
@@ -86,8 +91,9 @@ static u32 align_up(u32 v, u32 a)
 	return (v + a - 1) & ~(a - 1);
 }
 
-enum kjit_reason kjit_cache_add(struct kjit_cache *c, struct kjit_translator *tr,
-				u64 orig, u32 func, u64 *run)
+enum kjit_reason kjit_cache_add(struct kjit_cache *c,
+				struct kjit_translator *tr, u64 orig, u32 func,
+				u64 *run)
 {
 	u32 at = align_up(c->code_used, KJIT_BLOCK_ALIGN), bi = c->n_blocks;
 	struct kjit_cblock *cb = &c->blocks[bi];

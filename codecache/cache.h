@@ -28,31 +28,31 @@
 
 /* One translated block. */
 struct kjit_cblock {
-	u64 run;		/* run-time address of its entry */
-	u32 func;		/* index of the attached function it belongs to */
-	u32 linked;		/* bit i: exit i is linked */
-	struct kjit_block b;	/* what the translator produced */
+	u64 run;	     /* run-time address of its entry */
+	u32 func;	     /* index of the attached function it belongs to */
+	u32 linked;	     /* bit i: exit i is linked */
+	struct kjit_block b; /* what the translator produced */
 };
 
 struct kjit_centry {
-	u64 orig;	/* 0: empty slot */
-	u32 block;	/* index+1 into blocks, 0: not translated */
-	u32 pending;	/* index+1 of the first pending link, 0: none */
+	u64 orig;    /* 0: empty slot */
+	u32 block;   /* index+1 into blocks, 0: not translated */
+	u32 pending; /* index+1 of the first pending link, 0: none */
 };
 
 struct kjit_pending {
-	u32 block;	/* index of the block whose exit waits */
-	u32 next;	/* index+1 of the next pending link, 0: end */
+	u32 block; /* index of the block whose exit waits */
+	u32 next;  /* index+1 of the next pending link, 0: end */
 	u8 exit;
 };
 
 struct kjit_cache_stats {
-	u64 translated;		/* blocks */
-	u64 links;		/* exits linked (to translations or native code) */
-	u64 native_links;	/* of which straight to original code */
-	u64 bytes;		/* code bytes used */
-	u64 refused;		/* kjit_translate refusals */
-	u64 full;		/* refusals for lack of space or table room */
+	u64 translated;	  /* blocks */
+	u64 links;	  /* exits linked (to translations or native code) */
+	u64 native_links; /* of which straight to original code */
+	u64 bytes;	  /* code bytes used */
+	u64 refused;	  /* kjit_translate refusals */
+	u64 full;	  /* refusals for lack of space or table room */
 };
 
 struct kjit_cache {
@@ -60,13 +60,13 @@ struct kjit_cache {
 	u8 *code_rw;
 	u32 code_size;
 	u32 code_used;
-	u64 *counters_run;	/* run-time address of counters[0] */
+	u64 *counters_run; /* run-time address of counters[0] */
 	u64 *counters_rw;
 	u32 max_blocks;
-	u32 n_blocks;		/* published count, see invariants */
+	u32 n_blocks; /* published count, see invariants */
 	struct kjit_cblock *blocks;
 	struct kjit_centry *map;
-	u32 map_mask;		/* map has map_mask+1 slots, a power of two */
+	u32 map_mask; /* map has map_mask+1 slots, a power of two */
 	u32 map_used;
 	struct kjit_pending *pending;
 	u32 max_pending;
@@ -111,8 +111,9 @@ u64 kjit_cache_next_counter(const struct kjit_cache *c);
  * the block table, map or pending list is full). Owning CPU only. Does not
  * flush anything: x86 keeps instruction fetch coherent with stores.
  */
-enum kjit_reason kjit_cache_add(struct kjit_cache *c, struct kjit_translator *tr,
-				u64 orig, u32 func, u64 *run);
+enum kjit_reason kjit_cache_add(struct kjit_cache *c,
+				struct kjit_translator *tr, u64 orig, u32 func,
+				u64 *run);
 
 /* Published block count (acquire): for readers on any CPU. */
 static inline u32 kjit_cache_count(const struct kjit_cache *c)

@@ -240,7 +240,8 @@ static enum kjit_reason classify_site(const ZydisDecodedInstruction *zi,
 				      struct kjit_insn *in)
 {
 	if ((in->len != 2 && in->len != 5) ||
-	    (zi->mnemonic != ZYDIS_MNEMONIC_NOP && zi->mnemonic != ZYDIS_MNEMONIC_JMP))
+	    (zi->mnemonic != ZYDIS_MNEMONIC_NOP &&
+	     zi->mnemonic != ZYDIS_MNEMONIC_JMP))
 		return KJIT_R_DECODE;
 	in->kind = KJIT_I_SITE;
 	return KJIT_OK;

@@ -247,7 +247,7 @@ static enum kjit_reason emit_followed_call_ind(struct kjit_translator *tr,
 					       const struct kjit_insn *in,
 					       struct kjit_block *blk)
 {
-	static const u8 op_jmp[] = { KX86_OP_JMP32 };
+	static const u8 op_jmp[] = {KX86_OP_JMP32};
 	enum kjit_reason r;
 	u32 field;
 
@@ -267,14 +267,14 @@ static enum kjit_reason emit_native_call(struct kjit_translator *tr,
 					 const struct kjit_insn *in,
 					 struct kjit_block *blk)
 {
-	static const u8 op_call32[] = { KX86_OP_CALL32 };
+	static const u8 op_call32[] = {KX86_OP_CALL32};
 	enum kjit_reason r;
 
 	if (in->kind == KJIT_I_CALL_IND && tr->cfg.follow_indirect_calls)
 		return emit_followed_call_ind(tr, e, in, blk);
-	if (in->kind == KJIT_I_CALL)	/* call exit: linkable, not an edge */
+	if (in->kind == KJIT_I_CALL) /* call exit: linkable, not an edge */
 		r = kjit_exit_branch(e, blk, op_call32, 1, in->target);
-	else if (in->rel_off)		/* call to an indirect-branch thunk */
+	else if (in->rel_off) /* call to an indirect-branch thunk */
 		r = emit_op_rel32(e, KX86_OP_CALL32, in->target);
 	else
 		r = kjit_emit_copy(e, in);
@@ -308,19 +308,21 @@ static enum kjit_reason emit_cmp_site(struct kjit_emit *e, u64 site, u8 op)
 {
 	s32 rel;
 
-	kjit_emit_u8(e, 0x80);			/* cmpb $imm8, disp32(%rip) */
+	kjit_emit_u8(e, 0x80); /* cmpb $imm8, disp32(%rip) */
 	kjit_emit_u8(e, KX86_MODRM(0, 7, 5));
 	if (!kx86_rel32(kjit_emit_here(e) + 5, site, &rel))
 		return KJIT_R_RIP_FAR;
 	kjit_emit_u32(e, (u32)rel);
 	kjit_emit_u8(e, op);
-	kjit_emit_u8(e, KX86_OP_JCC8 | 0x4);	/* je rel8, patched below */
+	kjit_emit_u8(e, KX86_OP_JCC8 | 0x4); /* je rel8, patched below */
 	kjit_emit_u8(e, 0);
 	return KJIT_OK;
 }
 
-static enum kjit_reason emit_site(struct kjit_translator *tr, struct kjit_emit *e,
-				  const struct kjit_insn *in, struct kjit_block *blk)
+static enum kjit_reason emit_site(struct kjit_translator *tr,
+				  struct kjit_emit *e,
+				  const struct kjit_insn *in,
+				  struct kjit_block *blk)
 {
 	u32 je1, je2, j;
 	enum kjit_reason r;

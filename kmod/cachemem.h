@@ -22,8 +22,8 @@
 #include <linux/types.h>
 
 struct kjit_region {
-	u8 *exec;	/* run-time address (RX); for data regions, == rw */
-	u8 *rw;		/* writable alias */
+	u8 *exec; /* run-time address (RX); for data regions, == rw */
+	u8 *rw;	  /* writable alias */
 	size_t size;
 	bool code;
 };
@@ -33,14 +33,17 @@ int kjit_region_alloc_data(struct kjit_region *r, size_t size);
 void kjit_region_free(struct kjit_region *r);
 
 /* The writable alias of run-time address @exec inside @r. */
-static inline void *kjit_region_rw(const struct kjit_region *r, const void *exec)
+static inline void *kjit_region_rw(const struct kjit_region *r,
+				   const void *exec)
 {
 	return r->rw + ((const u8 *)exec - r->exec);
 }
 
-static inline bool kjit_region_contains(const struct kjit_region *r, unsigned long a)
+static inline bool kjit_region_contains(const struct kjit_region *r,
+					unsigned long a)
 {
-	return a >= (unsigned long)r->exec && a < (unsigned long)r->exec + r->size;
+	return a >= (unsigned long)r->exec &&
+	       a < (unsigned long)r->exec + r->size;
 }
 
 #endif

@@ -60,16 +60,16 @@ static long kjit_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 }
 
 static const struct file_operations kjit_fops = {
-	.owner = THIS_MODULE,
-	.unlocked_ioctl = kjit_ioctl,
-	.compat_ioctl = compat_ptr_ioctl,
+    .owner = THIS_MODULE,
+    .unlocked_ioctl = kjit_ioctl,
+    .compat_ioctl = compat_ptr_ioctl,
 };
 
 static struct miscdevice kjit_miscdev = {
-	.minor = MISC_DYNAMIC_MINOR,
-	.name = "kjit",
-	.fops = &kjit_fops,
-	.mode = 0600,
+    .minor = MISC_DYNAMIC_MINOR,
+    .name = "kjit",
+    .fops = &kjit_fops,
+    .mode = 0600,
 };
 
 int kjit_chardev_init(void)

@@ -42,7 +42,8 @@ static int resolve_target(struct kjit_target *t, struct kjit_func *f)
 		set_why(t, -ENOENT, "no such kernel symbol");
 		return -ENOENT;
 	}
-	if (!kjit_kapi.kallsyms_lookup_size_offset(t->addr, &size, &off) || off) {
+	if (!kjit_kapi.kallsyms_lookup_size_offset(t->addr, &size, &off) ||
+	    off) {
 		set_why(t, -EINVAL, "not the start of a kernel function");
 		return -EINVAL;
 	}
@@ -98,7 +99,8 @@ static long __attach(struct kjit_attach *req, struct kjit_target *t)
 	if (!funcs)
 		return -ENOMEM;
 	n = resolve_all(t, req->n, req->flags, funcs);
-	s = n > 0 ? kjit_session_new(funcs, n, req->flags & KJIT_ATTACH_DEEP) : NULL;
+	s = n > 0 ? kjit_session_new(funcs, n, req->flags & KJIT_ATTACH_DEEP)
+		  : NULL;
 	kvfree(funcs);
 	if (n <= 0)
 		return n;
@@ -106,7 +108,8 @@ static long __attach(struct kjit_attach *req, struct kjit_target *t)
 		return -ENOMEM;
 	err = __kjit_session_attach(s, &failed);
 	if (err) {
-		pr_info("kjit: cannot divert %s: %d\n", s->funcs[failed].name, err);
+		pr_info("kjit: cannot divert %s: %d\n", s->funcs[failed].name,
+			err);
 		kjit_session_free(s);
 		return err;
 	}

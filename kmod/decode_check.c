@@ -63,7 +63,8 @@ static int decode_run(struct kjit_decode *req, struct kjit_decoded_insn *out)
 	u64 addr = req->addr;
 	int err;
 
-	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+			 ZYDIS_STACK_WIDTH_64);
 	for (req->count = 0; req->count < req->max_insns; req->count++) {
 		err = decode_one(&dec, addr, &out[req->count]);
 		if (err)

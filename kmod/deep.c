@@ -12,9 +12,17 @@
 /* Never followed, whatever else says: they end the task or switch stacks,
  * or run with the task in a state translated code must not be in. */
 static const char *const deny_names[] = {
-	"schedule", "schedule_idle", "preempt_schedule_irq", "do_exit",
-	"do_group_exit", "make_task_dead", "rewind_stack_and_make_dead",
-	"__switch_to", "panic", "machine_restart", "kernel_restart",
+    "schedule",
+    "schedule_idle",
+    "preempt_schedule_irq",
+    "do_exit",
+    "do_group_exit",
+    "make_task_dead",
+    "rewind_stack_and_make_dead",
+    "__switch_to",
+    "panic",
+    "machine_restart",
+    "kernel_restart",
 };
 
 static u32 hash_start(unsigned long a)
@@ -66,8 +74,8 @@ static bool allowed(const struct kjit_deep *d, unsigned long start)
 {
 	unsigned int i;
 
-	if (within_module(start, THIS_MODULE) || addr_in(start, d->entry_text) ||
-	    addr_in(start, d->noinstr_text))
+	if (within_module(start, THIS_MODULE) ||
+	    addr_in(start, d->entry_text) || addr_in(start, d->noinstr_text))
 		return false;
 	for (i = 0; i < d->n_deny; i++)
 		if (d->deny[i] == start)

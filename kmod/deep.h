@@ -39,15 +39,15 @@ struct kjit_deep_fn {
 
 struct kjit_deep {
 	raw_spinlock_t lock;
-	u32 n;			/* entries in fn[]; published with release */
+	u32 n; /* entries in fn[]; published with release */
 	u32 max;
-	u32 mask;		/* map has mask+1 slots */
+	u32 mask; /* map has mask+1 slots */
 	struct kjit_deep_fn *fn;
 	u32 *map;
 	unsigned long entry_text[2], noinstr_text[2];
-	unsigned long *deny;	/* function starts that are never followed */
+	unsigned long *deny; /* function starts that are never followed */
 	unsigned int n_deny;
-	atomic64_t over_budget;	/* callees run natively: table full */
+	atomic64_t over_budget; /* callees run natively: table full */
 };
 
 /* Process context: allocate for at most @max functions. */

@@ -35,15 +35,14 @@ void kjit_ibl_clear(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(kjit_ibl, cpu), 0, sizeof(kjit_ibl));
+	    memset(per_cpu_ptr(kjit_ibl, cpu), 0, sizeof(kjit_ibl));
 }
 
 void kjit_ibl_reset_hits(void)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		per_cpu(kjit_ibl_hits, cpu) = 0;
+	for_each_possible_cpu(cpu) per_cpu(kjit_ibl_hits, cpu) = 0;
 }
 
 /* The entry block of function @fi now has a translation on this CPU: let
@@ -70,7 +69,7 @@ static unsigned long translate(struct kjit_session *s, struct kjit_cpu *c,
 	if (r) {
 		c->fallback[KJIT_FB_REFUSED]++;
 		c->refused[r]++;
-		kjit_ibl_fill(target, target);	/* refusals are deterministic */
+		kjit_ibl_fill(target, target); /* refusals are deterministic */
 		return target;
 	}
 	return run;

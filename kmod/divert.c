@@ -22,11 +22,17 @@ extern char kjit_dispatch_entry[];
 /* Functions the dispatcher itself calls: diverting them would only make
  * every dispatch fall back (busy flag), so they are refused outright. */
 static const char *const dispatch_deps[] = {
-	"copy_from_kernel_nofault", "copy_from_kernel_nofault_allowed",
-	"search_exception_tables", "search_kernel_exception_table",
-	"search_module_extables", "__module_address", "bsearch",
-	"ktime_get_mono_fast_ns", "preempt_schedule_notrace",
-	"preempt_schedule", "__x86_return_thunk",
+    "copy_from_kernel_nofault",
+    "copy_from_kernel_nofault_allowed",
+    "search_exception_tables",
+    "search_kernel_exception_table",
+    "search_module_extables",
+    "__module_address",
+    "bsearch",
+    "ktime_get_mono_fast_ns",
+    "preempt_schedule_notrace",
+    "preempt_schedule",
+    "__x86_return_thunk",
 };
 
 static bool in_section(unsigned long a, const char *start, const char *end)
@@ -52,7 +58,8 @@ int kjit_divert_check(unsigned long start, const char **why)
 		*why = "part of kjit";
 	else if (in_section(start, "__entry_text_start", "__entry_text_end"))
 		*why = "entry text";
-	else if (in_section(start, "__noinstr_text_start", "__noinstr_text_end"))
+	else if (in_section(start, "__noinstr_text_start",
+			    "__noinstr_text_end"))
 		*why = "noinstr text";
 	else if (is_dispatch_dep(start))
 		*why = "used by kjit's dispatcher";
@@ -76,12 +83,12 @@ static int write_tramp(u8 *p, unsigned long run, unsigned long slot,
 	    (s64)(s32)rel != rel)
 		return -ERANGE;
 	memset(p, 0xcc, KJIT_TRAMP_SIZE);
-	memcpy(p, "\x48\x8d\x64\x24\x08", 5);	/* lea 0x8(%rsp),%rsp */
-	memcpy(p + 5, "\x65\xff\x24\x25", 4);	/* jmp *%gs:disp32 */
+	memcpy(p, "\x48\x8d\x64\x24\x08", 5); /* lea 0x8(%rsp),%rsp */
+	memcpy(p + 5, "\x65\xff\x24\x25", 4); /* jmp *%gs:disp32 */
 	put_unaligned((s32)slot, (s32 *)(p + 9));
-	p[13] = 0x68;				/* push $imm32 (sign-extended) */
+	p[13] = 0x68; /* push $imm32 (sign-extended) */
 	put_unaligned((s32)body, (s32 *)(p + 14));
-	p[18] = 0xe9;				/* jmp rel32 */
+	p[18] = 0xe9; /* jmp rel32 */
 	put_unaligned((s32)rel, (s32 *)(p + 19));
 	return 0;
 }
@@ -100,8 +107,8 @@ int kjit_divert_prepare(struct kjit_session *s)
 		if (err)
 			return err;
 		s->funcs[i].tramp = run;
-		for_each_possible_cpu(cpu)
-			per_cpu(kjit_entry_slot[i], cpu) = run + 13;
+		for_each_possible_cpu(cpu) per_cpu(kjit_entry_slot[i], cpu) =
+		    run + 13;
 	}
 	return 0;
 }

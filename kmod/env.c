@@ -22,8 +22,8 @@ static unsigned long ftrace_caller_addr, ftrace_regs_caller_addr;
 static unsigned long indirect_thunk[16];
 
 static const char *const reg_names[16] = {
-	"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
-	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+    "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+    "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15",
 };
 
 int kjit_env_init(void)
@@ -36,11 +36,13 @@ int kjit_env_init(void)
 	ftrace_regs_caller_addr = kjit_lookup_name("ftrace_regs_caller");
 	return_thunk_addr = kjit_lookup_name("__x86_return_thunk");
 	for (i = 0; i < 16; i++) {
-		snprintf(name, sizeof(name), "__x86_indirect_thunk_%s", reg_names[i]);
+		snprintf(name, sizeof(name), "__x86_indirect_thunk_%s",
+			 reg_names[i]);
 		indirect_thunk[i] = kjit_lookup_name(name);
 	}
 	if (!fentry_addr) {
-		pr_err("kjit: kernel symbol __fentry__ not found; cannot load\n");
+		pr_err(
+		    "kjit: kernel symbol __fentry__ not found; cannot load\n");
 		return -ENOENT;
 	}
 	return 0;
@@ -52,10 +54,12 @@ static size_t env_read_code(void *opaque, u64 addr, u8 *buf, size_t len)
 {
 	size_t n;
 
-	if (!copy_from_kernel_nofault(buf, (const void *)(unsigned long)addr, len))
+	if (!copy_from_kernel_nofault(buf, (const void *)(unsigned long)addr,
+				      len))
 		return len;
 	for (n = 0; n < len; n++)
-		if (copy_from_kernel_nofault(buf + n, (const void *)(unsigned long)(addr + n), 1))
+		if (copy_from_kernel_nofault(
+			buf + n, (const void *)(unsigned long)(addr + n), 1))
 			break;
 	return n;
 }
@@ -97,8 +101,9 @@ static bool env_has_fixup(void *opaque, u64 addr)
  * RIP-relative with `lock incq`: a task that migrates while inside this
  * CPU's cache goes on running (and counting) here from another CPU, so the
  * increment must be atomic across CPUs (docs/design.md: why not %gs). */
-static bool env_counter(void *opaque, u64 block_addr, enum kjit_counter_kind kind,
-			unsigned int exit, struct kjit_mem *out)
+static bool env_counter(void *opaque, u64 block_addr,
+			enum kjit_counter_kind kind, unsigned int exit,
+			struct kjit_mem *out)
 {
 	struct kjit_cpu *c = opaque;
 
@@ -125,12 +130,12 @@ extern char kjit_dispatch_entry[];
 void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
 {
 	*env = (struct kjit_env){
-		.opaque = c,
-		.read_code = env_read_code,
-		.classify = env_classify,
-		.has_fixup = env_has_fixup,
-		.counter = env_counter,
-		.patch_site = env_patch_site,
-		.dispatch = (u64)(unsigned long)kjit_dispatch_entry,
+	    .opaque = c,
+	    .read_code = env_read_code,
+	    .classify = env_classify,
+	    .has_fixup = env_has_fixup,
+	    .counter = env_counter,
+	    .patch_site = env_patch_site,
+	    .dispatch = (u64)(unsigned long)kjit_dispatch_entry,
 	};
 }

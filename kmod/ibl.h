@@ -34,7 +34,7 @@ DECLARE_PER_CPU(unsigned long, kjit_ibl_hits);
 static inline void kjit_ibl_fill(unsigned long target, unsigned long run)
 {
 	struct kjit_ibl_entry *e =
-		this_cpu_ptr(&kjit_ibl[(target >> 4) & (KJIT_IBL_SLOTS - 1)]);
+	    this_cpu_ptr(&kjit_ibl[(target >> 4) & (KJIT_IBL_SLOTS - 1)]);
 
 	WRITE_ONCE(e->target, 0);
 	barrier();

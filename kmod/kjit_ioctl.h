@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kjit_ioctl.h - the /dev/kjit control ABI, shared by kjit.ko and the kjit tool.
+ * kjit_ioctl.h - the /dev/kjit control ABI, shared by kjit.ko and the kjit
+ * tool.
  *
  * Invariants:
  *  - Every request struct begins with a __u32 `size` that the caller sets to
@@ -17,26 +18,26 @@
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
-#define KJIT_DEVICE "/dev/kjit"
+#define KJIT_DEVICE	 "/dev/kjit"
 #define KJIT_ABI_VERSION 1
-#define KJIT_IOC_MAGIC 0xB7
+#define KJIT_IOC_MAGIC	 0xB7
 
-#define KJIT_NAME_MAX 128	/* symbol names, including the NUL */
-#define KJIT_MNEMONIC_MAX 24	/* Zydis mnemonic strings, including the NUL */
-#define KJIT_DECODE_MAX 256	/* most instructions one DECODE request returns */
+#define KJIT_NAME_MAX	  128 /* symbol names, including the NUL */
+#define KJIT_MNEMONIC_MAX 24  /* Zydis mnemonic strings, including the NUL */
+#define KJIT_DECODE_MAX	  256 /* most instructions one DECODE request returns */
 
 /* KJIT_IOC_VERSION: which ABI and which build this module is. */
 struct kjit_version {
 	__u32 size;
-	__u32 abi;		/* out: KJIT_ABI_VERSION of the module */
-	char build[64];		/* out: module version string, NUL-terminated */
+	__u32 abi;	/* out: KJIT_ABI_VERSION of the module */
+	char build[64]; /* out: module version string, NUL-terminated */
 };
 
 /* One instruction as the module's Zydis decoded it. */
 struct kjit_decoded_insn {
-	__u64 addr;			/* where it starts */
-	__u8 length;			/* in bytes, 1..15 */
-	__u8 bytes[15];			/* its bytes as read by the module */
+	__u64 addr;	/* where it starts */
+	__u8 length;	/* in bytes, 1..15 */
+	__u8 bytes[15]; /* its bytes as read by the module */
 	char mnemonic[KJIT_MNEMONIC_MAX];
 };
 
@@ -50,27 +51,27 @@ struct kjit_decoded_insn {
  */
 struct kjit_decode {
 	__u32 size;
-	__u32 max_insns;		/* in: 1..KJIT_DECODE_MAX */
-	__u64 addr;			/* in: start address, or 0 to use name */
-	char name[KJIT_NAME_MAX];	/* in: symbol, when addr is 0 */
-	__u64 insns;			/* in: user pointer to max_insns entries */
-	__u64 resolved;			/* out: the address decoded */
-	__u32 count;			/* out: entries written */
+	__u32 max_insns;	  /* in: 1..KJIT_DECODE_MAX */
+	__u64 addr;		  /* in: start address, or 0 to use name */
+	char name[KJIT_NAME_MAX]; /* in: symbol, when addr is 0 */
+	__u64 insns;		  /* in: user pointer to max_insns entries */
+	__u64 resolved;		  /* out: the address decoded */
+	__u32 count;		  /* out: entries written */
 	__u32 pad;
 };
 
 /* One function to attach; err and why are filled in by KJIT_IOC_ATTACH. */
 struct kjit_target {
-	char name[KJIT_NAME_MAX];	/* in: symbol, when addr is 0 */
-	__u64 addr;			/* in: function start, or 0 */
-	__s32 err;			/* out: 0 or -errno for this target */
+	char name[KJIT_NAME_MAX]; /* in: symbol, when addr is 0 */
+	__u64 addr;		  /* in: function start, or 0 */
+	__s32 err;		  /* out: 0 or -errno for this target */
 	__u32 pad;
-	char why[64];			/* out: refusal reason, NUL-terminated */
+	char why[64]; /* out: refusal reason, NUL-terminated */
 };
 
-#define KJIT_MAX_TARGETS 64	/* functions per attach */
-#define KJIT_ATTACH_BEST_EFFORT 0x1	/* attach what can be, skip refusals */
-#define KJIT_ATTACH_DEEP 0x2		/* also follow direct calls into callees */
+#define KJIT_MAX_TARGETS	64  /* functions per attach */
+#define KJIT_ATTACH_BEST_EFFORT 0x1 /* attach what can be, skip refusals */
+#define KJIT_ATTACH_DEEP	0x2 /* also follow direct calls into callees */
 
 /*
  * KJIT_IOC_ATTACH: divert n functions into the code cache and count their
@@ -83,23 +84,23 @@ struct kjit_target {
  */
 struct kjit_attach {
 	__u32 size;
-	__u32 flags;			/* KJIT_ATTACH_* */
-	__u32 n;			/* in: 1..KJIT_MAX_TARGETS */
-	__u32 attached;			/* out: functions diverted */
-	__u64 targets;			/* in/out: user pointer, n entries */
+	__u32 flags;	/* KJIT_ATTACH_* */
+	__u32 n;	/* in: 1..KJIT_MAX_TARGETS */
+	__u32 attached; /* out: functions diverted */
+	__u64 targets;	/* in/out: user pointer, n entries */
 };
 
 /* One translated block, its counts summed over CPUs. */
 struct kjit_block_info {
-	__u64 orig;			/* original start address */
-	__u64 run;			/* a translation (lowest CPU's) */
-	__u64 count;			/* executions, all CPUs */
-	__u32 orig_len;			/* bytes of original code */
-	__u32 run_len;			/* bytes of that translation */
-	__u32 func;			/* index into the attached functions */
-	__u16 cpus;			/* CPUs that translated it */
+	__u64 orig;	/* original start address */
+	__u64 run;	/* a translation (lowest CPU's) */
+	__u64 count;	/* executions, all CPUs */
+	__u32 orig_len; /* bytes of original code */
+	__u32 run_len;	/* bytes of that translation */
+	__u32 func;	/* index into the attached functions */
+	__u16 cpus;	/* CPUs that translated it */
 	__u8 n_insns;
-	__u8 seq;			/* counter sequence (flags liveness) */
+	__u8 seq; /* counter sequence (flags liveness) */
 };
 
 /*
@@ -109,64 +110,65 @@ struct kjit_block_info {
  */
 struct kjit_blocks {
 	__u32 size;
-	__u32 max;			/* in: entries room at buf */
-	__u64 buf;			/* in: user pointer */
-	__u32 total;			/* out: blocks in the session */
-	__u32 written;			/* out */
+	__u32 max;     /* in: entries room at buf */
+	__u64 buf;     /* in: user pointer */
+	__u32 total;   /* out: blocks in the session */
+	__u32 written; /* out */
 };
 
 /* An attached function, as KJIT_IOC_FUNCS reports it. */
 struct kjit_func_info {
 	char name[KJIT_NAME_MAX];
 	__u64 start, end;
-	__u64 tramp;			/* its entry trampoline */
-	__u32 diverted;			/* 1 while attached */
-	__u32 deep;			/* 1: a callee followed in deep mode */
+	__u64 tramp;	/* its entry trampoline */
+	__u32 diverted; /* 1 while attached */
+	__u32 deep;	/* 1: a callee followed in deep mode */
 };
 
 struct kjit_funcs {
 	__u32 size;
 	__u32 max;
-	__u64 buf;			/* in: user pointer to max entries */
-	__u32 total;			/* out */
-	__u32 written;			/* out */
+	__u64 buf;     /* in: user pointer to max entries */
+	__u32 total;   /* out */
+	__u32 written; /* out */
 };
 
-#define KJIT_STAT_CPUS 64
+#define KJIT_STAT_CPUS	      64
 #define KJIT_FALLBACK_REASONS 8
-#define KJIT_REFUSE_REASONS 32
+#define KJIT_REFUSE_REASONS   32
 
 /* KJIT_IOC_STATS: session statistics (-ENOENT if no session). */
 struct kjit_session_stats {
 	__u32 size;
-	__u32 ncpus;			/* out: entries used in bytes[] */
-	__u64 translated;		/* blocks, all CPUs */
-	__u64 links;			/* exits linked to a successor */
-	__u64 exits_native;		/* exits that left the attached code */
-	__u64 translate_ns;		/* time spent translating */
-	__u64 bytes[KJIT_STAT_CPUS];	/* code cache bytes used per CPU */
-	__u64 fallback[KJIT_FALLBACK_REASONS];	/* by enum: nmi nested refused full */
-	__u64 refused[KJIT_REFUSE_REASONS];	/* by translator reason code */
-	__u32 attached;			/* out: 1 while attached */
+	__u32 ncpus;		     /* out: entries used in bytes[] */
+	__u64 translated;	     /* blocks, all CPUs */
+	__u64 links;		     /* exits linked to a successor */
+	__u64 exits_native;	     /* exits that left the attached code */
+	__u64 translate_ns;	     /* time spent translating */
+	__u64 bytes[KJIT_STAT_CPUS]; /* code cache bytes used per CPU */
+	__u64 fallback[KJIT_FALLBACK_REASONS]; /* by enum: nmi nested refused
+						  full */
+	__u64 refused[KJIT_REFUSE_REASONS];    /* by translator reason code */
+	__u32 attached;			       /* out: 1 while attached */
 	__u32 n_funcs;
-	__u64 dispatches;		/* entries into the dispatcher */
-	__u64 native_links;		/* links straight to original code */
-	__u64 lookup_hits;		/* dispatcher entries served by the
-					 * indirect branch lookup table */
-	__u32 deep;			/* 1: a deep session */
-	__u32 deep_funcs;		/* callees followed */
-	__u64 deep_over_budget;		/* callees left native: table full */
+	__u64 dispatches;	/* entries into the dispatcher */
+	__u64 native_links;	/* links straight to original code */
+	__u64 lookup_hits;	/* dispatcher entries served by the
+				 * indirect branch lookup table */
+	__u32 deep;		/* 1: a deep session */
+	__u32 deep_funcs;	/* callees followed */
+	__u64 deep_over_budget; /* callees left native: table full */
 };
 
 #define KJIT_IOC_VERSION _IOWR(KJIT_IOC_MAGIC, 0x00, struct kjit_version)
-#define KJIT_IOC_DECODE _IOWR(KJIT_IOC_MAGIC, 0x01, struct kjit_decode)
-#define KJIT_IOC_ATTACH _IOWR(KJIT_IOC_MAGIC, 0x02, struct kjit_attach)
+#define KJIT_IOC_DECODE	 _IOWR(KJIT_IOC_MAGIC, 0x01, struct kjit_decode)
+#define KJIT_IOC_ATTACH	 _IOWR(KJIT_IOC_MAGIC, 0x02, struct kjit_attach)
 /* KJIT_IOC_DETACH: stop diversion; results stay readable. -ENOENT if not
  * attached. */
 #define KJIT_IOC_DETACH _IO(KJIT_IOC_MAGIC, 0x03)
 #define KJIT_IOC_BLOCKS _IOWR(KJIT_IOC_MAGIC, 0x04, struct kjit_blocks)
-#define KJIT_IOC_FUNCS _IOWR(KJIT_IOC_MAGIC, 0x05, struct kjit_funcs)
-#define KJIT_IOC_STATS _IOWR(KJIT_IOC_MAGIC, 0x06, struct kjit_session_stats)
+#define KJIT_IOC_FUNCS	_IOWR(KJIT_IOC_MAGIC, 0x05, struct kjit_funcs)
+#define KJIT_IOC_STATS	_IOWR(KJIT_IOC_MAGIC, 0x06, struct kjit_session_stats)
 /* KJIT_IOC_RESET: zero every counter of the session. -ENOENT if none. */
 #define KJIT_IOC_RESET _IO(KJIT_IOC_MAGIC, 0x07)
 

@@ -23,12 +23,13 @@ static kallsyms_lookup_name_t kjit_kallsyms_lookup_name;
  */
 static int find_kallsyms_lookup_name(void)
 {
-	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
+	struct kprobe kp = {.symbol_name = "kallsyms_lookup_name"};
 	int err;
 
 	err = register_kprobe(&kp);
 	if (err) {
-		pr_err("kjit: cannot find kallsyms_lookup_name (register_kprobe: %d)\n",
+		pr_err("kjit: cannot find kallsyms_lookup_name "
+		       "(register_kprobe: %d)\n",
 		       err);
 		return err;
 	}
@@ -49,16 +50,17 @@ static const struct {
 	const char *name;
 	void **slot;
 } wanted[] = {
-	{ "module_alloc", (void **)&kjit_kapi.module_alloc },
-	{ "set_memory_ro", (void **)&kjit_kapi.set_memory_ro },
-	{ "set_memory_rw", (void **)&kjit_kapi.set_memory_rw },
-	{ "set_memory_x", (void **)&kjit_kapi.set_memory_x },
-	{ "set_memory_nx", (void **)&kjit_kapi.set_memory_nx },
-	{ "search_exception_tables", (void **)&kjit_kapi.search_exception_tables },
-	{ "within_kprobe_blacklist", (void **)&kjit_kapi.within_kprobe_blacklist },
-	{ "kallsyms_lookup_size_offset", (void **)&kjit_kapi.kallsyms_lookup_size_offset },
-	{ "ftrace_location", (void **)&kjit_kapi.ftrace_location },
-	{ "task_call_func", (void **)&kjit_kapi.task_call_func },
+    {"module_alloc", (void **)&kjit_kapi.module_alloc},
+    {"set_memory_ro", (void **)&kjit_kapi.set_memory_ro},
+    {"set_memory_rw", (void **)&kjit_kapi.set_memory_rw},
+    {"set_memory_x", (void **)&kjit_kapi.set_memory_x},
+    {"set_memory_nx", (void **)&kjit_kapi.set_memory_nx},
+    {"search_exception_tables", (void **)&kjit_kapi.search_exception_tables},
+    {"within_kprobe_blacklist", (void **)&kjit_kapi.within_kprobe_blacklist},
+    {"kallsyms_lookup_size_offset",
+     (void **)&kjit_kapi.kallsyms_lookup_size_offset},
+    {"ftrace_location", (void **)&kjit_kapi.ftrace_location},
+    {"task_call_func", (void **)&kjit_kapi.task_call_func},
 };
 
 int kjit_ksyms_init(void)
@@ -73,8 +75,9 @@ int kjit_ksyms_init(void)
 	for (i = 0; i < ARRAY_SIZE(wanted); i++) {
 		addr = kjit_lookup_name(wanted[i].name);
 		if (!addr) {
-			pr_err("kjit: kernel symbol %s not found; cannot load\n",
-			       wanted[i].name);
+			pr_err(
+			    "kjit: kernel symbol %s not found; cannot load\n",
+			    wanted[i].name);
 			return -ENOENT;
 		}
 		*wanted[i].slot = (void *)addr;

@@ -22,13 +22,16 @@ struct kjit_kernel_api {
 	int (*set_memory_rw)(unsigned long addr, int numpages);
 	int (*set_memory_x)(unsigned long addr, int numpages);
 	int (*set_memory_nx)(unsigned long addr, int numpages);
-	const struct exception_table_entry *(*search_exception_tables)(unsigned long addr);
+	const struct exception_table_entry *(*search_exception_tables)(
+	    unsigned long addr);
 	bool (*within_kprobe_blacklist)(unsigned long addr);
-	int (*kallsyms_lookup_size_offset)(unsigned long addr, unsigned long *size,
+	int (*kallsyms_lookup_size_offset)(unsigned long addr,
+					   unsigned long *size,
 					   unsigned long *offset);
 	unsigned long (*ftrace_location)(unsigned long ip);
 	int (*task_call_func)(struct task_struct *p,
-			      int (*func)(struct task_struct *, void *), void *arg);
+			      int (*func)(struct task_struct *, void *),
+			      void *arg);
 };
 
 extern struct kjit_kernel_api kjit_kapi;

@@ -31,7 +31,8 @@ static int __init kjit_init(void)
 		kjit_sites_exit();
 		return err;
 	}
-	pr_info("kjit: loaded (%s, ABI %d)\n", KJIT_BUILD_STRING, KJIT_ABI_VERSION);
+	pr_info("kjit: loaded (%s, ABI %d)\n", KJIT_BUILD_STRING,
+		KJIT_ABI_VERSION);
 	return 0;
 }
 

@@ -35,13 +35,14 @@ struct scan {
 };
 
 /* Which CPU cache holds @a, or NULL. */
-static const struct kjit_cpu *cache_of(const struct kjit_session *s, unsigned long a)
+static const struct kjit_cpu *cache_of(const struct kjit_session *s,
+				       unsigned long a)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		if (kjit_region_contains(&s->cpu[cpu]->code, a))
-			return s->cpu[cpu];
+	for_each_possible_cpu(
+	    cpu) if (kjit_region_contains(&s->cpu[cpu]->code,
+					  a)) return s->cpu[cpu];
 	return NULL;
 }
 
@@ -53,7 +54,7 @@ static unsigned long return_site(const struct kjit_cpu *c, unsigned long a)
 	u32 lo = 0, hi = kjit_cache_count(k), mid;
 	const struct kjit_cblock *cb;
 
-	while (lo < hi) {	/* blocks lie in the cache in address order */
+	while (lo < hi) { /* blocks lie in the cache in address order */
 		mid = (lo + hi) / 2;
 		if (k->blocks[mid].run <= a)
 			lo = mid + 1;
@@ -92,7 +93,8 @@ static int scan_task(struct task_struct *t, void *arg)
 		orig = return_site(c, v);
 		if (!orig) {
 			/* Runnable: preempted inside translated code, come back
-			 * later. Asleep: it can only be stale data in a frame. */
+			 * later. Asleep: it can only be stale data in a frame.
+			 */
 			if (READ_ONCE(t->__state) == TASK_RUNNING)
 				return -EBUSY;
 			continue;
@@ -114,7 +116,8 @@ static unsigned int scan_all(struct scan *sc, struct task_struct **busy)
 	unsigned int n = 0;
 
 	rcu_read_lock();
-	for_each_process_thread(g, t) {
+	for_each_process_thread(g, t)
+	{
 		if (t == current || !kjit_kapi.task_call_func(t, scan_task, sc))
 			continue;
 		if (n == KJIT_MAX_BUSY) {
@@ -137,7 +140,8 @@ static unsigned int retry_busy(struct scan *sc, struct task_struct **busy,
 	unsigned int i, left;
 	int cpu;
 
-	for_each_online_cpu(cpu) {
+	for_each_online_cpu(cpu)
+	{
 		set_cpus_allowed_ptr(current, cpumask_of(cpu));
 		for (i = 0, left = 0; i < n; i++) {
 			if (kjit_kapi.task_call_func(busy[i], scan_task, sc))
@@ -152,7 +156,7 @@ static unsigned int retry_busy(struct scan *sc, struct task_struct **busy,
 
 void kjit_quiesce(const struct kjit_session *s)
 {
-	struct scan sc = { .s = s };
+	struct scan sc = {.s = s};
 	struct task_struct **busy;
 	cpumask_var_t saved;
 	unsigned int n, pass = 0;
@@ -168,7 +172,9 @@ void kjit_quiesce(const struct kjit_session *s)
 	while (n) {
 		n = retry_busy(&sc, busy, n);
 		if (n && ++pass % 500 == 0)
-			pr_info("kjit: waiting for %u task(s) to leave the code cache\n", n);
+			pr_info("kjit: waiting for %u task(s) to leave the "
+				"code cache\n",
+				n);
 		if (n)
 			usleep_range(1000, 2000);
 	}
@@ -176,6 +182,7 @@ void kjit_quiesce(const struct kjit_session *s)
 	free_cpumask_var(saved);
 	kfree(busy);
 	if (sc.rewritten)
-		pr_info("kjit: %lu return address(es) moved out of the code cache\n",
+		pr_info("kjit: %lu return address(es) moved out of the code "
+			"cache\n",
 			sc.rewritten);
 }

@@ -31,30 +31,35 @@ static u32 total_blocks(const struct kjit_session *s)
 	u32 n = 0;
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		n += kjit_cache_count(&s->cpu[cpu]->cache);
+	for_each_possible_cpu(cpu) n += kjit_cache_count(&s->cpu[cpu]->cache);
 	return n;
 }
 
 /* Every CPU's blocks into @out (room for @max); returns how many. */
-static u32 gather(const struct kjit_session *s, struct kjit_block_info *out, u32 max)
+static u32 gather(const struct kjit_session *s, struct kjit_block_info *out,
+		  u32 max)
 {
 	const struct kjit_cache *c;
 	u32 n = 0, i, cnt;
 	int cpu;
 
-	for_each_possible_cpu(cpu) {
+	for_each_possible_cpu(cpu)
+	{
 		c = &s->cpu[cpu]->cache;
 		cnt = kjit_cache_count(c);
 		for (i = 0; i < cnt && n < max; i++, n++) {
 			const struct kjit_cblock *cb = &c->blocks[i];
 
 			out[n] = (struct kjit_block_info){
-				.orig = cb->b.orig, .run = cb->run,
-				.count = READ_ONCE(c->counters_rw[i]),
-				.orig_len = cb->b.orig_len, .run_len = cb->b.len,
-				.func = cb->func, .cpus = 1,
-				.n_insns = (u8)cb->b.n_insns, .seq = cb->b.seq,
+			    .orig = cb->b.orig,
+			    .run = cb->run,
+			    .count = READ_ONCE(c->counters_rw[i]),
+			    .orig_len = cb->b.orig_len,
+			    .run_len = cb->b.len,
+			    .func = cb->func,
+			    .cpus = 1,
+			    .n_insns = (u8)cb->b.n_insns,
+			    .seq = cb->b.seq,
 			};
 		}
 	}
@@ -116,7 +121,8 @@ long kjit_ioctl_blocks(void __user *uarg)
 }
 
 /* Function @i of the session: attached ones first, then deep callees. */
-static void func_info(const struct kjit_session *s, u32 i, struct kjit_func_info *fi)
+static void func_info(const struct kjit_session *s, u32 i,
+		      struct kjit_func_info *fi)
 {
 	const struct kjit_deep_fn *d;
 
@@ -147,8 +153,8 @@ static long __funcs(struct kjit_session *s, struct kjit_funcs *req)
 	req->written = min(n, req->max);
 	for (i = 0; i < req->written; i++) {
 		func_info(s, i, &fi);
-		if (copy_to_user(u64_to_user_ptr(req->buf) + i * sizeof(fi), &fi,
-				 sizeof(fi)))
+		if (copy_to_user(u64_to_user_ptr(req->buf) + i * sizeof(fi),
+				 &fi, sizeof(fi)))
 			return -EFAULT;
 	}
 	return 0;
@@ -171,7 +177,8 @@ long kjit_ioctl_funcs(void __user *uarg)
 	return err;
 }
 
-static void add_cpu_stats(struct kjit_session_stats *st, const struct kjit_cpu *c, int cpu)
+static void add_cpu_stats(struct kjit_session_stats *st,
+			  const struct kjit_cpu *c, int cpu)
 {
 	int i;
 
@@ -205,17 +212,17 @@ long kjit_ioctl_stats(void __user *uarg)
 	mutex_lock(&kjit_mutex);
 	s = __kjit_current();
 	if (s) {
-		for_each_possible_cpu(cpu)
-			add_cpu_stats(&st, s->cpu[cpu], cpu);
+		for_each_possible_cpu(cpu) add_cpu_stats(&st, s->cpu[cpu], cpu);
 		st.ncpus = min_t(u32, nr_cpu_ids, KJIT_STAT_CPUS);
-		for_each_possible_cpu(cpu)
-			st.lookup_hits += READ_ONCE(per_cpu(kjit_ibl_hits, cpu));
+		for_each_possible_cpu(cpu) st.lookup_hits +=
+		    READ_ONCE(per_cpu(kjit_ibl_hits, cpu));
 		st.attached = s->attached;
 		st.n_funcs = s->n_funcs;
 		st.deep = s->deep;
 		if (s->deep) {
 			st.deep_funcs = smp_load_acquire(&s->deep_tab.n);
-			st.deep_over_budget = atomic64_read(&s->deep_tab.over_budget);
+			st.deep_over_budget =
+			    atomic64_read(&s->deep_tab.over_budget);
 		}
 	} else {
 		err = -ENOENT;
@@ -236,7 +243,8 @@ long kjit_ioctl_reset(void)
 	mutex_lock(&kjit_mutex);
 	s = __kjit_current();
 	if (s) {
-		for_each_possible_cpu(cpu) {
+		for_each_possible_cpu(cpu)
+		{
 			c = &s->cpu[cpu]->cache;
 			n = kjit_cache_count(c);
 			for (i = 0; i < n; i++)

@@ -43,7 +43,8 @@ MODULE_PARM_DESC(max_blocks, "translated blocks per CPU (default 8192)");
 
 static unsigned int deep_max = 512;
 module_param(deep_max, uint, 0444);
-MODULE_PARM_DESC(deep_max, "functions followed by one deep attach (default 512)");
+MODULE_PARM_DESC(deep_max,
+		 "functions followed by one deep attach (default 512)");
 
 int kjit_session_func_of(struct kjit_session *s, unsigned long addr)
 {
@@ -84,7 +85,7 @@ static bool translatable(void *ctx, u64 orig)
 
 static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 {
-	struct kjit_cache_mem m = { .max_blocks = max_blocks };
+	struct kjit_cache_mem m = {.max_blocks = max_blocks};
 	struct kjit_config cfg;
 	struct kjit_cpu *c = kzalloc(sizeof(*c), GFP_KERNEL);
 
@@ -175,10 +176,11 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 	if (deep && kjit_deep_init(&s->deep_tab, deep_max))
 		goto fail;
 	s->cpu = kcalloc(nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
-	if (!s->cpu ||
-	    kjit_region_alloc_code(&s->tramps, KJIT_MAX_FUNCS * KJIT_TRAMP_SIZE))
+	if (!s->cpu || kjit_region_alloc_code(&s->tramps,
+					      KJIT_MAX_FUNCS * KJIT_TRAMP_SIZE))
 		goto fail;
-	for_each_possible_cpu(i) {
+	for_each_possible_cpu(i)
+	{
 		s->cpu[i] = cpu_alloc(s);
 		if (!s->cpu[i])
 			goto fail;

@@ -28,21 +28,21 @@
 #include "deep.h"
 #include "kjit_ioctl.h"
 
-#define KJIT_MAX_FUNCS 64	/* functions per attach (per-CPU entry slots) */
+#define KJIT_MAX_FUNCS 64 /* functions per attach (per-CPU entry slots) */
 
 /* Why the dispatcher ran code natively instead of translating it. */
 enum kjit_fallback {
-	KJIT_FB_NMI,		/* dispatcher entered in NMI context */
-	KJIT_FB_NESTED,		/* dispatcher re-entered on this CPU */
-	KJIT_FB_REFUSED,	/* translator refused the block (see refused[]) */
-	KJIT_FB_FULL,		/* cache or tables full */
+	KJIT_FB_NMI,	 /* dispatcher entered in NMI context */
+	KJIT_FB_NESTED,	 /* dispatcher re-entered on this CPU */
+	KJIT_FB_REFUSED, /* translator refused the block (see refused[]) */
+	KJIT_FB_FULL,	 /* cache or tables full */
 	KJIT_FB_COUNT
 };
 
 struct kjit_func {
-	unsigned long start, end;	/* [start, end), from kallsyms */
-	unsigned long body;		/* first block run from the cache */
-	unsigned long tramp;		/* its entry trampoline (run address) */
+	unsigned long start, end; /* [start, end), from kallsyms */
+	unsigned long body;	  /* first block run from the cache */
+	unsigned long tramp;	  /* its entry trampoline (run address) */
 	bool diverted;
 	char name[KSYM_NAME_LEN];
 };
@@ -58,19 +58,19 @@ struct kjit_cpu {
 	int busy;
 	u64 fallback[KJIT_FB_COUNT];
 	u64 refused[KJIT_R_COUNT];
-	u64 dispatches;			/* entries into kjit_dispatch() */
-	u64 native_exits;		/* exits that left the attached code */
+	u64 dispatches;	  /* entries into kjit_dispatch() */
+	u64 native_exits; /* exits that left the attached code */
 	u64 translate_ns;
 };
 
 struct kjit_session {
 	unsigned int n_funcs;
 	bool attached;
-	bool deep;			/* follow calls (deep.h) */
-	struct kjit_deep deep_tab;	/* functions n_funcs.. of blocks */
+	bool deep;		   /* follow calls (deep.h) */
+	struct kjit_deep deep_tab; /* functions n_funcs.. of blocks */
 	struct kjit_func funcs[KJIT_MAX_FUNCS];
 	struct kjit_region tramps;
-	struct kjit_cpu **cpu;		/* [nr_cpu_ids] */
+	struct kjit_cpu **cpu; /* [nr_cpu_ids] */
 };
 
 extern struct kjit_session __rcu *kjit_active;

@@ -43,7 +43,8 @@ int kjit_sites_init(void)
 	start = (const void *)kjit_lookup_name("__start___jump_table");
 	stop = (const void *)kjit_lookup_name("__stop___jump_table");
 	if (!start || !stop || stop < start) {
-		pr_err("kjit: kernel symbol __start___jump_table not found; cannot load\n");
+		pr_err("kjit: kernel symbol __start___jump_table not found; "
+		       "cannot load\n");
 		return -ENOENT;
 	}
 	sites = vmalloc(array_size(stop - start + 1, sizeof(*sites)));

@@ -7,7 +7,8 @@
 
 int kjit_sites_init(void);
 void kjit_sites_exit(void);
-/* Is @addr a jump label site? Then *target is where its jmp goes. Any context. */
+/* Is @addr a jump label site? Then *target is where its jmp goes. Any context.
+ */
 bool kjit_patch_site(unsigned long addr, unsigned long *target);
 
 #endif

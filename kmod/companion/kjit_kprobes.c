@@ -88,7 +88,8 @@ static long ioctl_arm(void __user *uarg)
 	mutex_lock(&kp_mutex);
 	err = errs ? __arm(&req, addrs, errs) : -ENOMEM;
 	mutex_unlock(&kp_mutex);
-	if (!err && (copy_to_user(u64_to_user_ptr(req.errs), errs, req.n * sizeof(*errs)) ||
+	if (!err && (copy_to_user(u64_to_user_ptr(req.errs), errs,
+				  req.n * sizeof(*errs)) ||
 		     copy_to_user(uarg, &req, sizeof(req))))
 		err = -EFAULT;
 	kvfree(errs);
@@ -111,7 +112,8 @@ static long ioctl_read(void __user *uarg)
 	req.n = min(req.n, n_probes);
 	for (i = 0; i < req.n && !err; i++) {
 		c = atomic64_read(&probes[i].hits);
-		if (copy_to_user(u64_to_user_ptr(req.counts) + i * sizeof(c), &c, sizeof(c)))
+		if (copy_to_user(u64_to_user_ptr(req.counts) + i * sizeof(c),
+				 &c, sizeof(c)))
 			err = -EFAULT;
 	}
 	mutex_unlock(&kp_mutex);
@@ -148,15 +150,15 @@ static long kp_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 }
 
 static const struct file_operations kp_fops = {
-	.owner = THIS_MODULE,
-	.unlocked_ioctl = kp_ioctl,
+    .owner = THIS_MODULE,
+    .unlocked_ioctl = kp_ioctl,
 };
 
 static struct miscdevice kp_dev = {
-	.minor = MISC_DYNAMIC_MINOR,
-	.name = "kjit_kprobes",
-	.fops = &kp_fops,
-	.mode = 0600,
+    .minor = MISC_DYNAMIC_MINOR,
+    .name = "kjit_kprobes",
+    .fops = &kp_fops,
+    .mode = 0600,
 };
 
 static int __init kp_init(void)

@@ -445,29 +445,35 @@ static void test_patch_site(void)
 
 	henv.env.patch_site = unit_site;
 	memset(code, 0xcc, sizeof(code));
-	unhex("31c0 0f1f440000 c3", code);	/* xor; nop5 (the site); ret */
+	unhex("31c0 0f1f440000 c3", code); /* xor; nop5 (the site); ret */
 	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
-	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+			 ZYDIS_STACK_WIDTH_64);
 	while (!r && off < b.body_len &&
-	       ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, out + off, b.body_len - off,
-						   &zi, op))) {
-		if (zi.mnemonic == ZYDIS_MNEMONIC_CMP && op[0].type == ZYDIS_OPERAND_TYPE_MEMORY &&
-		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, &op[0], RUN + off, &abs)) &&
+	       ZYAN_SUCCESS(ZydisDecoderDecodeFull(
+		   &dec, out + off, b.body_len - off, &zi, op))) {
+		if (zi.mnemonic == ZYDIS_MNEMONIC_CMP &&
+		    op[0].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, &op[0],
+							  RUN + off, &abs)) &&
 		    abs == ORIG + 2 &&
-		    ((op[1].imm.value.u & 0xff) == 0xe9 || (op[1].imm.value.u & 0xff) == 0xeb))
+		    ((op[1].imm.value.u & 0xff) == 0xe9 ||
+		     (op[1].imm.value.u & 0xff) == 0xeb))
 			cmps++;
 		off += zi.length;
 	}
 	kt_check("jit.site.runtime_test",
 		 !r && b.term == KJIT_I_SITE && b.n_exits == 2 && cmps == 2 &&
-		     b.exit[0].target == ORIG + 7 && b.exit[1].target == ORIG + 0x40,
+		     b.exit[0].target == ORIG + 7 &&
+		     b.exit[1].target == ORIG + 0x40,
 		 "r=%s term=%u exits=%u cmps=%u", kjit_reason_name(r), b.term,
 		 b.n_exits, cmps);
-	code[2] = 0xcc;	/* mid-patch: int3 at the site */
+	code[2] = 0xcc; /* mid-patch: int3 at the site */
 	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
 	kt_check("jit.site.mid_patch_not_frozen",
 		 !r && b.orig_len == 2 && b.term == KJIT_I_LIMIT,
-		 "r=%s orig_len=%u term=%u", kjit_reason_name(r), b.orig_len, b.term);
+		 "r=%s orig_len=%u term=%u", kjit_reason_name(r), b.orig_len,
+		 b.term);
 	henv.env.patch_site = NULL;
 }
 

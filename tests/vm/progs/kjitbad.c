@@ -27,15 +27,17 @@ static void expect(const char *what, int rc, int want)
 	if (got == want) {
 		printf("ok %s (%s)\n", what, want ? strerror(want) : "success");
 	} else {
-		printf("BAD %s: got %s, want %s\n", what, strerror(got), strerror(want));
+		printf("BAD %s: got %s, want %s\n", what, strerror(got),
+		       strerror(want));
 		failures++;
 	}
 }
 
-static int attach(uint32_t size, uint32_t flags, uint32_t n, struct kjit_target *t)
+static int attach(uint32_t size, uint32_t flags, uint32_t n,
+		  struct kjit_target *t)
 {
-	struct kjit_attach a = { .size = size, .flags = flags, .n = n,
-				 .targets = (uintptr_t)t };
+	struct kjit_attach a = {
+	    .size = size, .flags = flags, .n = n, .targets = (uintptr_t)t};
 
 	return ioctl(fd, KJIT_IOC_ATTACH, &a);
 }
@@ -50,7 +52,7 @@ static int attach_one(const char *name, uint64_t addr, struct kjit_target *t)
 
 static int no_session(void)
 {
-	struct kjit_session_stats st = { .size = sizeof(st) };
+	struct kjit_session_stats st = {.size = sizeof(st)};
 
 	return ioctl(fd, KJIT_IOC_STATS, &st);
 }
@@ -62,7 +64,8 @@ static uint64_t kallsyms(const char *name)
 	FILE *f = fopen("/proc/kallsyms", "r");
 
 	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %199s", &a, &type, sym) == 3 && !strcmp(sym, name)) {
+		if (sscanf(line, "%llx %c %199s", &a, &type, sym) == 3 &&
+		    !strcmp(sym, name)) {
 			fclose(f);
 			return a;
 		}
@@ -74,13 +77,15 @@ static uint64_t kallsyms(const char *name)
 /* Each refused function and the words its reason must contain. */
 static void refusals(void)
 {
-	static const struct { const char *name, *why; } r[] = {
-		{ "kjit_dispatch", "part of kjit" },
-		{ "entry_SYSCALL_64", "entry text" },
-		{ "do_syscall_64", "noinstr" },
-		{ "copy_from_kernel_nofault", "dispatcher" },
-		{ "notify_die", "blacklist" },
-		{ "sched_clock_cpu", "not traceable" },
+	static const struct {
+		const char *name, *why;
+	} r[] = {
+	    {"kjit_dispatch", "part of kjit"},
+	    {"entry_SYSCALL_64", "entry text"},
+	    {"do_syscall_64", "noinstr"},
+	    {"copy_from_kernel_nofault", "dispatcher"},
+	    {"notify_die", "blacklist"},
+	    {"sched_clock_cpu", "not traceable"},
 	};
 	struct kjit_target t;
 	char what[160];
@@ -90,7 +95,8 @@ static void refusals(void)
 		snprintf(what, sizeof(what), "refuse %s", r[i].name);
 		expect(what, attach_one(r[i].name, 0, &t), EOPNOTSUPP);
 		if (!strstr(t.why, r[i].why)) {
-			printf("BAD %s: reason '%s' lacks '%s'\n", r[i].name, t.why, r[i].why);
+			printf("BAD %s: reason '%s' lacks '%s'\n", r[i].name,
+			       t.why, r[i].why);
 			failures++;
 		} else {
 			printf("ok %s refused: %s\n", r[i].name, t.why);
@@ -101,56 +107,77 @@ static void refusals(void)
 static void malformed(void)
 {
 	struct kjit_target t[KJIT_MAX_TARGETS + 1];
-	struct kjit_version v = { .size = 3 };
+	struct kjit_version v = {.size = 3};
 
 	memset(t, 0, sizeof(t));
 	strcpy(t[0].name, "__x64_sys_getpid");
-	expect("version with wrong size", ioctl(fd, KJIT_IOC_VERSION, &v), EINVAL);
-	expect("unknown ioctl", ioctl(fd, _IO(KJIT_IOC_MAGIC, 0x7f), 0), ENOTTY);
+	expect("version with wrong size", ioctl(fd, KJIT_IOC_VERSION, &v),
+	       EINVAL);
+	expect("unknown ioctl", ioctl(fd, _IO(KJIT_IOC_MAGIC, 0x7f), 0),
+	       ENOTTY);
 	expect("attach with wrong size", attach(8, 0, 1, t), EINVAL);
-	expect("attach n=0", attach(sizeof(struct kjit_attach), 0, 0, t), EINVAL);
-	expect("attach n too large", attach(sizeof(struct kjit_attach), 0, KJIT_MAX_TARGETS + 1, t), EINVAL);
-	expect("attach unknown flags", attach(sizeof(struct kjit_attach), 0x80, 1, t), EINVAL);
-	expect("attach bad target pointer", attach(sizeof(struct kjit_attach), 0, 1, (void *)8), EFAULT);
-	expect("attach bad request pointer", ioctl(fd, KJIT_IOC_ATTACH, (void *)8), EFAULT);
-	expect("attach unknown symbol", attach_one("no_such_function_kjit", 0, t), ENOENT);
-	expect("attach mid-function address", attach_one("", kallsyms("vfs_read") + 1, t), EINVAL);
+	expect("attach n=0", attach(sizeof(struct kjit_attach), 0, 0, t),
+	       EINVAL);
+	expect("attach n too large",
+	       attach(sizeof(struct kjit_attach), 0, KJIT_MAX_TARGETS + 1, t),
+	       EINVAL);
+	expect("attach unknown flags",
+	       attach(sizeof(struct kjit_attach), 0x80, 1, t), EINVAL);
+	expect("attach bad target pointer",
+	       attach(sizeof(struct kjit_attach), 0, 1, (void *)8), EFAULT);
+	expect("attach bad request pointer",
+	       ioctl(fd, KJIT_IOC_ATTACH, (void *)8), EFAULT);
+	expect("attach unknown symbol",
+	       attach_one("no_such_function_kjit", 0, t), ENOENT);
+	expect("attach mid-function address",
+	       attach_one("", kallsyms("vfs_read") + 1, t), EINVAL);
 	memset(t, 0, sizeof(t));
 	strcpy(t[0].name, "__x64_sys_getpid");
 	strcpy(t[1].name, "__x64_sys_getpid");
-	expect("attach duplicate target", attach(sizeof(struct kjit_attach), 0, 2, t), EINVAL);
+	expect("attach duplicate target",
+	       attach(sizeof(struct kjit_attach), 0, 2, t), EINVAL);
 	memset(t, 0, sizeof(t));
 	strcpy(t[0].name, "__x64_sys_getpid");
 	strcpy(t[1].name, "no_such_function_kjit");
-	expect("all-or-nothing attach with one unknown", attach(sizeof(struct kjit_attach), 0, 2, t), ENOENT);
-	expect("detach with nothing attached", ioctl(fd, KJIT_IOC_DETACH, 0), ENOENT);
+	expect("all-or-nothing attach with one unknown",
+	       attach(sizeof(struct kjit_attach), 0, 2, t), ENOENT);
+	expect("detach with nothing attached", ioctl(fd, KJIT_IOC_DETACH, 0),
+	       ENOENT);
 	expect("...and still no session", no_session(), ENOENT);
 }
 
 static void out_of_order(void)
 {
-	struct kjit_session_stats st = { .size = sizeof(st) };
-	struct kjit_blocks b = { .size = sizeof(b), .max = 16, .buf = 8 };
+	struct kjit_session_stats st = {.size = sizeof(st)};
+	struct kjit_blocks b = {.size = sizeof(b), .max = 16, .buf = 8};
 	struct kjit_target t[2];
 
 	memset(t, 0, sizeof(t));
 	strcpy(t[0].name, "__x64_sys_getpid");
 	strcpy(t[1].name, "no_such_function_kjit");
-	expect("best-effort attach", attach(sizeof(struct kjit_attach), KJIT_ATTACH_BEST_EFFORT, 2, t), 0);
+	expect(
+	    "best-effort attach",
+	    attach(sizeof(struct kjit_attach), KJIT_ATTACH_BEST_EFFORT, 2, t),
+	    0);
 	if (t[0].err || t[1].err != -ENOENT) {
-		printf("BAD best-effort per-target status: %d %d\n", t[0].err, t[1].err);
+		printf("BAD best-effort per-target status: %d %d\n", t[0].err,
+		       t[1].err);
 		failures++;
 	}
 	syscall(SYS_getpid);
 	expect("attach while attached", attach_one("vfs_read", 0, t), EBUSY);
 	expect("stats", ioctl(fd, KJIT_IOC_STATS, &st), 0);
 	if (!st.attached || st.n_funcs != 1) {
-		printf("BAD state changed by refused attach: attached=%u n=%u\n", st.attached, st.n_funcs);
+		printf(
+		    "BAD state changed by refused attach: attached=%u n=%u\n",
+		    st.attached, st.n_funcs);
 		failures++;
 	}
-	expect("blocks with bad buffer", ioctl(fd, KJIT_IOC_BLOCKS, &b), EFAULT);
+	expect("blocks with bad buffer", ioctl(fd, KJIT_IOC_BLOCKS, &b),
+	       EFAULT);
 	b.size = 4;
-	expect("blocks with wrong size", ioctl(fd, KJIT_IOC_BLOCKS, &b), EINVAL);
+	expect("blocks with wrong size", ioctl(fd, KJIT_IOC_BLOCKS, &b),
+	       EINVAL);
 	expect("detach", ioctl(fd, KJIT_IOC_DETACH, 0), 0);
 	expect("detach twice", ioctl(fd, KJIT_IOC_DETACH, 0), ENOENT);
 	expect("reset after detach", ioctl(fd, KJIT_IOC_RESET, 0), 0);
@@ -162,9 +189,10 @@ static void unprivileged(void)
 	int status, ok;
 
 	if (fork() == 0) {
-		struct kjit_version v = { .size = sizeof(v) };
+		struct kjit_version v = {.size = sizeof(v)};
 
-		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		if (setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
 			_exit(3);
 		if (ioctl(fd, KJIT_IOC_VERSION, &v) == 0 || errno != EPERM)
 			_exit(1);
@@ -176,7 +204,8 @@ static void unprivileged(void)
 	}
 	wait(&status);
 	ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-	printf("%s unprivileged caller: EPERM on ioctls, EACCES on open (status 0x%x)\n",
+	printf("%s unprivileged caller: EPERM on ioctls, EACCES on open "
+	       "(status 0x%x)\n",
 	       ok ? "ok" : "BAD", status);
 	failures += !ok;
 }

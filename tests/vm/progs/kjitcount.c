@@ -107,7 +107,6 @@ static double time_runs(const char *what, const char *op, long n)
 	return t[reps / 2];
 }
 
-
 static void pin(int cpu)
 {
 	cpu_set_t set;
@@ -132,7 +131,8 @@ static int run_load(const char *op, long n)
 		}
 	}
 	for (cpu = 0; cpu < ncpu; cpu++)
-		if (wait(&status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		if (wait(&status) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status))
 			bad = 1;
 	return bad;
 }
@@ -140,8 +140,10 @@ static int run_load(const char *op, long n)
 static void attach(int fd, char **names, int n)
 {
 	struct kjit_target t[KJIT_MAX_TARGETS];
-	struct kjit_attach a = { .size = sizeof(a), .flags = attach_flags, .n = n,
-				 .targets = (uintptr_t)t };
+	struct kjit_attach a = {.size = sizeof(a),
+				.flags = attach_flags,
+				.n = n,
+				.targets = (uintptr_t)t};
 	int i;
 
 	memset(t, 0, sizeof(t));
@@ -150,15 +152,18 @@ static void attach(int fd, char **names, int n)
 	if (ioctl(fd, KJIT_IOC_ATTACH, &a)) {
 		for (i = 0; i < n; i++)
 			if (t[i].err)
-				fprintf(stderr, "kjitcount: %s: %s\n", names[i], t[i].why);
+				fprintf(stderr, "kjitcount: %s: %s\n", names[i],
+					t[i].why);
 		die("attach");
 	}
 }
 
 static void read_results(int fd)
 {
-	struct kjit_blocks b = { .size = sizeof(b), .max = 8192, .buf = (uintptr_t)blocks };
-	struct kjit_funcs f = { .size = sizeof(f), .max = 1024, .buf = (uintptr_t)funcs };
+	struct kjit_blocks b = {
+	    .size = sizeof(b), .max = 8192, .buf = (uintptr_t)blocks};
+	struct kjit_funcs f = {
+	    .size = sizeof(f), .max = 1024, .buf = (uintptr_t)funcs};
 
 	if (ioctl(fd, KJIT_IOC_BLOCKS, &b) || ioctl(fd, KJIT_IOC_FUNCS, &f))
 		die("read results");
@@ -169,12 +174,16 @@ static void read_results(int fd)
 static double kprobe_ns;
 
 /* Kprobe counts for every block address (errs: register_kprobe result). */
-static void kprobe_counts(const char *op, long n, unsigned long long *cnt, int *errs)
+static void kprobe_counts(const char *op, long n, unsigned long long *cnt,
+			  int *errs)
 {
 	static unsigned long long addrs[8192];
-	struct kjitkp_arm a = { .size = sizeof(a), .n = nblocks,
-				.addrs = (uintptr_t)addrs, .errs = (uintptr_t)errs };
-	struct kjitkp_read r = { .size = sizeof(r), .n = nblocks, .counts = (uintptr_t)cnt };
+	struct kjitkp_arm a = {.size = sizeof(a),
+			       .n = nblocks,
+			       .addrs = (uintptr_t)addrs,
+			       .errs = (uintptr_t)errs};
+	struct kjitkp_read r = {
+	    .size = sizeof(r), .n = nblocks, .counts = (uintptr_t)cnt};
 	unsigned int i;
 	int fd = open(KJITKP_DEVICE, O_RDWR);
 
@@ -198,7 +207,8 @@ static void kprobe_counts(const char *op, long n, unsigned long long *cnt, int *
 	close(fd);
 }
 
-static int report(long n, int entry, int cross, const unsigned long long *kc, const int *errs)
+static int report(long n, int entry, int cross, const unsigned long long *kc,
+		  const int *errs)
 {
 	unsigned int i, checked = 0, bad = 0, ebad = 0, seen_exact = 0;
 
@@ -209,16 +219,20 @@ static int report(long n, int entry, int cross, const unsigned long long *kc, co
 		int ok = !cross || errs[i] || kc[i] == b->count || loose;
 
 		printf("BLOCK %s+0x%llx kjit=%llu", f->name,
-		       (unsigned long long)(b->orig - f->start), (unsigned long long)b->count);
+		       (unsigned long long)(b->orig - f->start),
+		       (unsigned long long)b->count);
 		if (!cross)
 			printf("\n");
 		else if (errs[i])
 			printf(" kprobe=- NOPROBE(%d)\n", errs[i]);
 		else
-			printf(" kprobe=%llu %s\n", kc[i], !ok ? "MISMATCH" :
-			       kc[i] == b->count ? "OK" :
-			       kc[i] > b->count ? "OK(callee also called elsewhere)" :
-			       "NOTE(callee: data- or time-dependent path)");
+			printf(
+			    " kprobe=%llu %s\n", kc[i],
+			    !ok			? "MISMATCH"
+			    : kc[i] == b->count ? "OK"
+			    : kc[i] > b->count
+				? "OK(callee also called elsewhere)"
+				: "NOTE(callee: data- or time-dependent path)");
 		checked += cross && !errs[i];
 		bad += !ok;
 		if (f->deep && is_exact(f->name) && b->orig == f->start)
@@ -227,18 +241,20 @@ static int report(long n, int entry, int cross, const unsigned long long *kc, co
 			int e_ok = b->count == (unsigned long long)n &&
 				   (!parallel || b->cpus == parallel);
 
-			printf("ENTRY %s kjit=%llu expected=%ld cpus=%u %s\n", f->name,
-			       (unsigned long long)b->count, n, b->cpus,
-			       e_ok ? "OK" : "MISMATCH");
+			printf("ENTRY %s kjit=%llu expected=%ld cpus=%u %s\n",
+			       f->name, (unsigned long long)b->count, n,
+			       b->cpus, e_ok ? "OK" : "MISMATCH");
 			ebad += !e_ok;
 		}
 	}
 	if (seen_exact != (unsigned int)n_exact) {
-		printf("MISSING: %d callee(s) named with -C never ran under kjit\n",
+		printf("MISSING: %d callee(s) named with -C never ran under "
+		       "kjit\n",
 		       n_exact - (int)seen_exact);
 		ebad++;
 	}
-	printf("SUMMARY blocks=%u crosschecked=%u mismatches=%u entry_mismatches=%u\n",
+	printf("SUMMARY blocks=%u crosschecked=%u mismatches=%u "
+	       "entry_mismatches=%u\n",
 	       nblocks, checked, bad, ebad);
 	return bad || ebad;
 }
@@ -259,7 +275,8 @@ static int report_timing(double ops)
 	printf("BLOCKS_PER_OP %.2f (%u distinct blocks)\n", per_op, nblocks);
 	printf("PERBLOCK kjit=%.2f ns", (kjit_ns - native_ns) / per_op);
 	if (kprobe_ns > 0)
-		printf(" kprobes=%.2f ns ratio=%.1f", (kprobe_ns - native_ns) / per_op,
+		printf(" kprobes=%.2f ns ratio=%.1f",
+		       (kprobe_ns - native_ns) / per_op,
 		       (kprobe_ns - native_ns) / (kjit_ns - native_ns));
 	printf("\n");
 	return 0;
@@ -294,7 +311,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (argc - optind < 3 || argc - optind - 2 > KJIT_MAX_TARGETS) {
-		fprintf(stderr, "usage: kjitcount [-c CPU] [-p] [-d] [-e] [-x] [-t R] OP N FUNC...\n");
+		fprintf(stderr, "usage: kjitcount [-c CPU] [-p] [-d] [-e] [-x] "
+				"[-t R] OP N FUNC...\n");
 		return 2;
 	}
 	n = atol(argv[optind + 1]);
@@ -317,7 +335,7 @@ int main(int argc, char **argv)
 		kprobe_counts(argv[optind], n, kc, errs);
 	if (reps) {
 		report_timing((double)n * reps);
-		n *= reps;	/* the counts cover every timed run */
+		n *= reps; /* the counts cover every timed run */
 	}
 	return report(parallel ? n * parallel : n, entry, cross, kc, errs);
 }

@@ -40,6 +40,7 @@ int main(void)
 	sigwait(&set, &sig);
 	if (write(p[1], "x", 1) != 1 || waitpid(pid, &status, 0) != pid)
 		return 2;
-	printf("child read %s\n", WIFEXITED(status) && !WEXITSTATUS(status) ? "ok" : "FAILED");
+	printf("child read %s\n",
+	       WIFEXITED(status) && !WEXITSTATUS(status) ? "ok" : "FAILED");
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
 }

@@ -37,7 +37,8 @@ static int run_timed(const char *name, long n, int timed)
 		return rc < 0 ? 1 : rc;
 	if (timed)
 		printf("ns_per_op=%.1f\n",
-		       ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / n);
+		       ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) /
+			   n);
 	return 0;
 }
 

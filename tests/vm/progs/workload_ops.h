@@ -1,5 +1,6 @@
 /* workload_ops.h - the system call loops shared by workload and kjitcount.
- * run_op(name, n) returns 0, -1 (a call failed, errno set) or 2 (unknown op). */
+ * run_op(name, n) returns 0, -1 (a call failed, errno set) or 2 (unknown op).
+ */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -72,7 +73,7 @@ static inline int op_pipe(long n)
 
 static inline int op_nanosleep(long n)
 {
-	struct timespec ts = { 0, 100000 };	/* 100 us: an hrtimer each */
+	struct timespec ts = {0, 100000}; /* 100 us: an hrtimer each */
 
 	while (n--)
 		if (nanosleep(&ts, NULL))
@@ -84,12 +85,13 @@ static inline int op_nanosleep(long n)
  * workload whose measured window holds reads only. */
 static inline int op_piperead(long n)
 {
-	static int p[2] = { -1, -1 };
+	static int p[2] = {-1, -1};
 	static char fill[65536];
 	char c;
 
 	if (p[0] < 0) {
-		if (pipe(p) || fcntl(p[1], F_SETPIPE_SZ, (int)sizeof(fill)) < 0 ||
+		if (pipe(p) ||
+		    fcntl(p[1], F_SETPIPE_SZ, (int)sizeof(fill)) < 0 ||
 		    write(p[1], fill, sizeof(fill)) != (ssize_t)sizeof(fill))
 			return -1;
 	}
@@ -103,9 +105,9 @@ static const struct {
 	const char *name;
 	int (*run)(long n);
 } ops[] = {
-	{ "getpid", op_getpid }, { "read", op_read }, { "fstat", op_fstat },
-	{ "openclose", op_openclose }, { "pipe", op_pipe },
-	{ "nanosleep", op_nanosleep }, { "piperead", op_piperead },
+    {"getpid", op_getpid},	 {"read", op_read}, {"fstat", op_fstat},
+    {"openclose", op_openclose}, {"pipe", op_pipe}, {"nanosleep", op_nanosleep},
+    {"piperead", op_piperead},
 };
 
 static inline int run_op(const char *name, long n)
