@@ -1,7 +1,9 @@
 /* runcmd.h - run the workload COMMAND of record/compare: fork, exec, wait.
  *
  * Invariants: the child inherits stdio; an exec failure is reported by the
- * child on stderr and gives exit status 127, like a shell.
+ * child on stderr and gives exit status 127, like a shell. The tool ignores
+ * SIGINT/SIGQUIT while the child runs, so ^C stops the command and the
+ * tool still detaches and saves.
  */
 #ifndef KJIT_TOOL_RUNCMD_H
 #define KJIT_TOOL_RUNCMD_H

@@ -81,5 +81,14 @@ kjit record -f no_such_fn -- true 2> /tmp/e.out && fail "record unknown function
 grep -q 'no such kernel function' /tmp/e.out || fail "record unknown message"
 kjit record -f vfs_read -- /no/such/program 2> /tmp/e.out
 grep -q 'cannot run /no/such/program' /tmp/e.out || fail "exec failure not reported"
+# ^C (SIGINT to the whole process group) stops the command, not kjit:
+# it still detaches and saves
+# (setsid execs in place here: the case's commands are not group leaders)
+setsid kjit record -f vfs_read -o sig.data -- sh -c 'kill -INT 0; sleep 5' 2> /tmp/e.out
+for i in 1 2 3 4 5 6 7 8 9 10; do [ -e sig.data ] && break; sleep 1; done
+cat /tmp/e.out
+grep -q 'exited with status 130' /tmp/e.out || fail "SIGINT: command status not reported"
+tail -n 1 sig.data | grep -qx end || fail "SIGINT: no complete data file"
+kjit stat | grep -q 'state: detached' || fail "SIGINT left the session attached"
 rm -f kjit.data; cd /tmp
 unload_kjit
