@@ -6,7 +6,7 @@
 # path here) must match exactly; other callees are also called from
 # elsewhere (the measuring ioctls, timers) or take time-dependent paths
 # (atime), so their counts are shown side by side, not judged.
-# timeout: 300
+# timeout: 400
 . /tests/lib.sh
 load_kjit
 insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
@@ -22,3 +22,17 @@ n=$(grep -c '^BLOCK pipe_read+.* OK$' /tmp/d.out)
 echo "functions reached: $(sed -n 's/^BLOCK \([^+]*\)+.*/\1/p' /tmp/d.out | sort -u | wc -l)"
 rmmod kjit_kprobes
 unload_kjit
+# Deep attach, run, detach, rmmod: 10 cycles while another task keeps
+# reading and writing a pipe on the other vCPU (through the same root).
+workload -c 1 pipe 100000000 & w=$!
+i=0
+while [ $i -lt 10 ]; do
+	load_kjit
+	kjitcount -c 0 -d piperead 50 __x64_sys_read > /dev/null ||
+		fail "deep cycle $i"
+	unload_kjit
+	i=$((i + 1))
+done
+kill -0 $w || fail "the background pipe workload died"
+kill $w
+echo "10 deep attach/detach/rmmod cycles under load"
