@@ -107,6 +107,7 @@ static int push_successors(struct walk *w, const struct kjit_insn *in)
 	switch (in->kind) {
 	case KJIT_I_JCC:
 	case KJIT_I_LOOP:
+	case KJIT_I_SITE:
 		err = push(w, in->target, 1);
 		return err ? err : push(w, next, 1);
 	case KJIT_I_JMP:
@@ -186,6 +187,10 @@ static void set_edges(struct cfg *g, struct cfg_block *b, int falls)
 		return;
 	}
 	switch (last->kind) {
+	case KJIT_I_SITE:
+		add_edge(g, b, last->target, CFG_KEY);
+		add_edge(g, b, b->end, CFG_FALL);
+		break;
 	case KJIT_I_JCC:
 	case KJIT_I_LOOP:
 		add_edge(g, b, last->target, CFG_TAKEN);

@@ -7,6 +7,9 @@
  *    Calls end a block but not the walk: the block after a call is its
  *    fall-through successor. Jumps leaving [start, end) are external edges
  *    (tail calls); they are recorded, never followed.
+ *  - A static-key site (env->patch_site: a nop or jmp the kernel rewrites)
+ *    has both successors, as kjit.ko translates it into a run-time test:
+ *    its target (CFG_KEY) and the next instruction.
  *  - Indirect jumps have no known successors (kernel code built with
  *    retpolines has no jump tables, so switch statements are not lost).
  *  - The live-patched fentry site at the start (a 5-byte call while the
@@ -22,7 +25,7 @@
 #include <stdint.h>
 #include "jit/env.h"
 
-enum cfg_edge_kind { CFG_FALL, CFG_TAKEN, CFG_JUMP };
+enum cfg_edge_kind { CFG_FALL, CFG_TAKEN, CFG_JUMP, CFG_KEY };
 
 struct cfg_edge {
 	uint64_t to;

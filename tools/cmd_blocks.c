@@ -24,7 +24,8 @@
 #include "sysfiles.h"
 #include "target.h"
 
-static const char *const edge_names[] = {"fallthrough", "taken", "jump"};
+static const char *const edge_names[] = {"fallthrough", "taken", "jump",
+					 "static key"};
 
 static void print_edge(const struct cfg *g, const struct symtab *t,
 		       const struct ksym *fn, const struct cfg_edge *e)

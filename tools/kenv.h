@@ -6,6 +6,9 @@
  *  - read_code never returns bytes it could not read.
  *  - classify knows __fentry__ and ftrace's callers, the return thunk and
  *    the indirect-branch thunks, exactly as kjit.ko's kmod/env.c does.
+ *  - patch_site knows the core kernel's static-key sites (its __jump_table,
+ *    read once through /proc/kcore), as kmod/sites.c does; module sites
+ *    are not known (nor to the module).
  */
 #ifndef KJIT_TOOL_KENV_H
 #define KJIT_TOOL_KENV_H
@@ -18,6 +21,8 @@ struct kenv {
 	struct kjit_env env;
 	struct kcore *kc;
 	uint64_t fentry[3], ret_thunk, ind_thunk[16];
+	uint64_t (*sites)[2]; /* {code, target}, sorted by code */
+	size_t n_sites;
 };
 
 /* Opens @kcore_path; NULL with errno set if it cannot be read. */

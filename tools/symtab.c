@@ -75,6 +75,10 @@ static int parse_file(struct symtab *t, FILE *f)
 		if (sscanf(line, "%" SCNx64 " %c %255s [%63[^]]]", &addr, &type,
 			   name, module) < 3)
 			continue;
+		if (!strcmp(name, "__start___jump_table"))
+			t->jump_table[0] = addr;
+		else if (!strcmp(name, "__stop___jump_table"))
+			t->jump_table[1] = addr;
 		if (type != 't' && type != 'T')
 			continue;
 		zero += addr == 0;

@@ -25,6 +25,7 @@ struct symtab {
 	struct ksym *s;
 	size_t n;
 	int restricted; /* every address read as 0 (kptr_restrict, not root) */
+	uint64_t jump_table[2]; /* __start/__stop___jump_table (data), or 0 */
 };
 
 /* Loads @path. Returns 0, -EPERM if addresses are hidden, -errno else. */

@@ -3,7 +3,8 @@
  * hand-assembled function: blocks split at jump targets (including one
  * into the middle of the entry run), calls end a block but not the walk,
  * the fentry site stays in the entry block, edges and their kinds, an
- * external tail jump, and a trap that ends the flow.
+ * external tail jump, a trap that ends the flow, and a static-key site
+ * with both of its successors.
  */
 #include <string.h>
 #include "tools/cfg.h"
@@ -63,6 +64,56 @@ static const struct cfg_block *blk(const struct cfg *g, uint64_t off)
 	return i >= 0 && g->blk[i].start == BASE + off ? &g->blk[i] : NULL;
 }
 
+/*
+ * A static-key site (the kernel flips it between nop5 and jmp 0x08):
+ * 00: 0f 1f 44 00 00    nop5          site -> 0x08
+ * 05: 31 c0             xor eax, eax
+ * 07: c3                ret
+ * 08: b8 01 00 00 00    mov eax, 1
+ * 0d: c3                ret
+ */
+static const unsigned char site_code[] = {0x0f, 0x1f, 0x44, 0x00, 0x00,
+					  0x31, 0xc0, 0xc3, 0xb8, 0x01,
+					  0x00, 0x00, 0x00, 0xc3};
+
+static size_t read_site_code(void *opaque, u64 addr, u8 *buf, size_t len)
+{
+	size_t off = (size_t)(addr - BASE), n;
+
+	if (addr < BASE || off >= sizeof(site_code))
+		return 0;
+	n = sizeof(site_code) - off < len ? sizeof(site_code) - off : len;
+	memcpy(buf, site_code + off, n);
+	return n;
+}
+
+static bool patch_site(void *opaque, u64 addr, u64 *target)
+{
+	if (addr != BASE)
+		return false;
+	*target = BASE + 8;
+	return true;
+}
+
+static void static_key(void)
+{
+	struct kjit_env env = {.read_code = read_site_code,
+			       .patch_site = patch_site};
+	const struct cfg_block *b;
+	struct cfg g;
+
+	if (cfg_build(&g, BASE, BASE + sizeof(site_code), &env)) {
+		check("static_key", 0, "cfg_build failed");
+		return;
+	}
+	b = blk(&g, 0);
+	check("static_key",
+	      g.n_blk == 3 && b && b->n == 1 && has_edge(b, 8, CFG_KEY, 0) &&
+		  has_edge(b, 5, CFG_FALL, 0),
+	      "site at 0x00 must have the key edge and the fall-through");
+	cfg_free(&g);
+}
+
 int main(void)
 {
 	struct kjit_env env = {.read_code = read_code};
@@ -116,5 +167,6 @@ int main(void)
 	check("padding_unreached", cfg_block_at(&g, BASE + 0x25) < 0,
 	      "int3 padding is not code");
 	cfg_free(&g);
+	static_key();
 	return failures ? 1 : 0;
 }

@@ -33,6 +33,12 @@ done < /tmp/r.csv
 kjit report --live --json | grep -Eq '"name": "ksys_read".*"static_blocks": '"$n"', "covered": [1-9]' ||
 	fail "report coverage does not use the $n static blocks"
 
+# static keys: a tracepoint's site has both successors
+kjit blocks kmem_cache_alloc > /tmp/k.out || fail "blocks kmem_cache_alloc"
+grep "static key" /tmp/k.out | head -n 2
+grep -Eq '^    -> .*\(static key(\)|, outside the function\))$' /tmp/k.out ||
+	fail "no static key edge in kmem_cache_alloc"
+
 kjit blocks no_such_fn 2> /tmp/e.out && fail "unknown function"
 grep -q 'no_such_fn: no such kernel function' /tmp/e.out || fail "unknown message"
 dup=$(awk '($2=="t"||$2=="T") && NF==3 {print $3}' /proc/kallsyms | sort | uniq -d | head -n 1)
