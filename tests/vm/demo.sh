@@ -1,6 +1,8 @@
 # demo - kjit on a stock Debian kernel: attach to real system call paths,
 # run a workload, show per-function coverage and the hottest blocks with
-# their disassembly, then compare with Kprobes on the same blocks.
+# their disassembly; record a pipe read in deep mode (every function it
+# reaches under __x64_sys_read); then compare with Kprobes on the same
+# blocks.
 # timeout: 110
 . /tests/lib.sh
 echo "== kjit demo: Debian $(uname -r), $(nproc) vCPUs under QEMU TCG"
@@ -23,6 +25,14 @@ kjit report --top 4 || fail "report"
 echo
 echo "== kjit stat"
 kjit stat
+echo
+echo "== kjit record --deep: everything a one-byte pipe read does under"
+echo "   __x64_sys_read (direct and indirect calls followed into callees)"
+kjit record --deep -f __x64_sys_read -o /tmp/deep.data -- workload piperead 500 ||
+	fail "record --deep"
+kjit report -i /tmp/deep.data > /tmp/deep.txt || fail "report -i"
+awk 'NF == 0 { if (++blank == 2) exit } { print }' /tmp/deep.txt | head -n 40
+echo "   ($(grep -c . /tmp/deep.txt) lines in all: kjit report -i /tmp/deep.data)"
 echo
 echo "== kjit vs Kprobes: every block of pipe_read/pipe_write counted both ways"
 echo "   (5 x 300 pipe round trips pinned to CPU 0; TCG timings)"
