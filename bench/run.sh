@@ -41,6 +41,9 @@ status=$?
 	echo "median (min, max) of 7 runs; PERBLOCK is (configuration - native) divided"
 	echo "by the blocks executed per operation, which kjit counts itself; ratio is"
 	echo "Kprobes' added cost over kjit's. The workload is pinned to CPU 0."
+	echo "Under TCG the native time of one case varies by 10-50% between"
+	echo "runs of one boot (see min/max); a negative or very small PERBLOCK for"
+	echo "kjit means its cost was below that noise, not that it is free."
 	echo
 	echo '```'
 	grep -E '^(CASE|TIME|BLOCKS_PER_OP|PERBLOCK|SUMMARY)' "$BUILD/bench-micro.txt"
