@@ -103,21 +103,38 @@ static long __blocks(struct kjit_session *s, struct kjit_blocks *req)
 	return err;
 }
 
+/*
+ * read_session - the common frame of the reading ioctls: copy the request
+ * in, check its size (its first __u32), run @fn on the latest session under
+ * kjit_mutex, copy the request back. -ENOENT when there is no session.
+ */
+static long read_session(void __user *uarg, void *req, u32 size,
+			 long (*fn)(struct kjit_session *s, void *req))
+{
+	long err;
+
+	if (copy_from_user(req, uarg, size))
+		return -EFAULT;
+	if (*(u32 *)req != size)
+		return -EINVAL;
+	mutex_lock(&kjit_mutex);
+	err = __kjit_current() ? fn(__kjit_current(), req) : -ENOENT;
+	mutex_unlock(&kjit_mutex);
+	if (!err && copy_to_user(uarg, req, size))
+		err = -EFAULT;
+	return err;
+}
+
+static long blocks_fn(struct kjit_session *s, void *req)
+{
+	return __blocks(s, req);
+}
+
 long kjit_ioctl_blocks(void __user *uarg)
 {
 	struct kjit_blocks req;
-	long err;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	if (req.size != sizeof(req))
-		return -EINVAL;
-	mutex_lock(&kjit_mutex);
-	err = __kjit_current() ? __blocks(__kjit_current(), &req) : -ENOENT;
-	mutex_unlock(&kjit_mutex);
-	if (!err && copy_to_user(uarg, &req, sizeof(req)))
-		err = -EFAULT;
-	return err;
+	return read_session(uarg, &req, sizeof(req), blocks_fn);
 }
 
 /* Function @i of the session: attached ones first, then deep callees. */
@@ -160,21 +177,16 @@ static long __funcs(struct kjit_session *s, struct kjit_funcs *req)
 	return 0;
 }
 
+static long funcs_fn(struct kjit_session *s, void *req)
+{
+	return __funcs(s, req);
+}
+
 long kjit_ioctl_funcs(void __user *uarg)
 {
 	struct kjit_funcs req;
-	long err;
 
-	if (copy_from_user(&req, uarg, sizeof(req)))
-		return -EFAULT;
-	if (req.size != sizeof(req))
-		return -EINVAL;
-	mutex_lock(&kjit_mutex);
-	err = __kjit_current() ? __funcs(__kjit_current(), &req) : -ENOENT;
-	mutex_unlock(&kjit_mutex);
-	if (!err && copy_to_user(uarg, &req, sizeof(req)))
-		err = -EFAULT;
-	return err;
+	return read_session(uarg, &req, sizeof(req), funcs_fn);
 }
 
 static void add_cpu_stats(struct kjit_session_stats *st,
