@@ -9,6 +9,7 @@
 #   make test         host-test + vm-test, ends with "N passed, N failed"
 #   make demo         boot the test kernel and show what kjit does
 #   make rig-selftest prove the VM rig fails on a failed assertion, WARNING, hang
+#   make stress       deep attach/detach cycling under a two-vCPU syscall mix
 #   make format-check clang-format check of our own sources
 
 ROOT  := $(abspath .)
@@ -24,7 +25,7 @@ WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 HOST_CFLAGS := -O2 -g $(WARN) -I$(ROOT)
 TOOL_LIBS   := -lZydis -lZycore -lelf
 
-.PHONY: all deps module tool guest-progs host-test vm-test test demo rig-selftest \
+.PHONY: all deps module tool guest-progs stress host-test vm-test test demo rig-selftest \
 	format-check bench clean
 all: module tool
 
@@ -91,6 +92,14 @@ test: deps
 	-@$(MAKE) --no-print-directory host-test
 	-@$(MAKE) --no-print-directory vm-test
 	@sh tests/summarize.sh $(RESULTS)
+
+# make stress [KJIT_STRESS_SECS=N]: the long soak, not part of make test.
+stress: module tool guest-progs
+	@mkdir -p $(BUILD)/stress
+	@echo "SECS=$${KJIT_STRESS_SECS:-180}" > $(BUILD)/stress/stress.conf
+	@sh tests/vm/run.sh --build $(BUILD) --log $(BUILD)/stress/console.log \
+		--results $(BUILD)/stress/results --extra $(BUILD)/stress/stress.conf \
+		tests/vm/stress/stress.sh
 
 rig-selftest: module tool guest-progs
 	@sh tests/vm/rig-selftest.sh $(BUILD)

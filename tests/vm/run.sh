@@ -10,7 +10,8 @@
 # docs/testing.md). KJIT_VM_TCG=tcg selects multi-threaded TCG.
 #
 # Usage: run.sh --build DIR --log FILE [--results FILE] [--timeout S] [--demo]
-#               [CASE.sh...]        (default: every tests/vm/cases/*.sh)
+#               [--extra FILE] [CASE.sh...]  (default: every tests/vm/cases/*.sh)
+#        --extra copies FILE into the guest's /tests/ (e.g. a case's settings)
 #
 # Judgement (exit status 1 on any failure):
 #  - every requested case must report "KJIT-RESULT PASS name" on ttyS1;
@@ -22,7 +23,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-BUILD=$ROOT/build LOG="" RESULTS="" TIMEOUT="" DEMO=0
+BUILD=$ROOT/build LOG="" RESULTS="" TIMEOUT="" DEMO=0 EXTRA=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) BUILD=$2; shift 2 ;;
@@ -30,6 +31,7 @@ while [ $# -gt 0 ]; do
 	--results) RESULTS=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--demo) DEMO=1; shift ;;
+	--extra) EXTRA=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -70,6 +72,7 @@ pack_initramfs() {
 	printf 'root:x:0:\nnogroup:x:65534:\n' > "$IRD/etc/group"
 	cp "$HERE/init.sh" "$IRD/init"
 	cp "$HERE/lib.sh" "$IRD/tests/lib.sh"
+	[ -n "$EXTRA" ] && cp "$EXTRA" "$IRD/tests/"
 	cp "$BUILD/kmod/kjit.ko" "$IRD/lib/kjit/"
 	for ko in "$BUILD"/kjit_*/kjit_*.ko; do
 		[ -e "$ko" ] && cp "$ko" "$IRD/lib/kjit/"

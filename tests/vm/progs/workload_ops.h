@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,13 +102,32 @@ static inline int op_piperead(long n)
 	return 0;
 }
 
+/* fork() a child that exits at once, and reap it. */
+static inline int op_forkexit(long n)
+{
+	int status;
+	pid_t pid;
+
+	while (n--) {
+		pid = fork();
+		if (pid < 0)
+			return -1;
+		if (pid == 0)
+			_exit(0);
+		if (waitpid(pid, &status, 0) != pid)
+			return -1;
+	}
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(long n);
 } ops[] = {
-    {"getpid", op_getpid},	 {"read", op_read}, {"fstat", op_fstat},
-    {"openclose", op_openclose}, {"pipe", op_pipe}, {"nanosleep", op_nanosleep},
-    {"piperead", op_piperead},
+    {"getpid", op_getpid},     {"read", op_read},
+    {"fstat", op_fstat},       {"openclose", op_openclose},
+    {"pipe", op_pipe},	       {"nanosleep", op_nanosleep},
+    {"piperead", op_piperead}, {"forkexit", op_forkexit},
 };
 
 static inline int run_op(const char *name, long n)

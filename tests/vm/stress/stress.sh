@@ -1,0 +1,44 @@
+# stress - both vCPUs run a mix of system calls (pipe ping-pong, open+close,
+# fstat, nanosleep, fork+exit) while kjit attaches deep to their syscall
+# entry points and detaches, over and over, with rmmod every few cycles.
+# In every cycle an independent count checks kjit: 1000 getpid calls made
+# while attached must count exactly 1000 at __x64_sys_getpid's entry (the
+# background mix never calls getpid). The guest log must stay clean.
+# Length: KJIT_STRESS_SECS of guest time (default 180), set by the caller
+# through /tests/stress.conf.
+# timeout: 1800
+. /tests/lib.sh
+SECS=180
+[ -f /tests/stress.conf ] && . /tests/stress.conf
+mix() { # mix CPU: the background load of one vCPU, forever
+	while :; do
+		workload -c $1 pipe 500 && workload -c $1 openclose 200 &&
+			workload -c $1 fstat 300 && workload -c $1 nanosleep 20 &&
+			workload -c $1 forkexit 10 || echo "cpu $1" >> /tmp/mix-failed
+	done
+}
+rm -f /tmp/mix-failed
+mix 0 & m0=$!
+mix 1 & m1=$!
+start=$(cut -d. -f1 /proc/uptime)
+cycles=0
+while [ $(( $(cut -d. -f1 /proc/uptime) - start )) -lt $SECS ]; do
+	load_kjit
+	kjit attach --deep __x64_sys_read __x64_sys_write __x64_sys_openat \
+		__x64_sys_close __x64_sys_newfstat __x64_sys_nanosleep \
+		__x64_sys_getpid > /dev/null || fail "attach, cycle $cycles"
+	kjit reset || fail "reset"
+	workload -c $((cycles % 2)) getpid 1000 || fail "getpid workload"
+	sleep 1
+	n=$(kjit report --live --csv | awk -F, '$1 == "__x64_sys_getpid" && $2 == "0x5" { print $4 }')
+	[ "$n" = 1000 ] || fail "cycle $cycles: __x64_sys_getpid entry counted ${n:-nothing}, want 1000"
+	kjit detach || fail "detach, cycle $cycles"
+	[ $((cycles % 3)) = 2 ] && { kjit stat | grep -E 'translated|fallback (nested|refused|full)'; }
+	unload_kjit
+	cycles=$((cycles + 1))
+done
+kill $m0 $m1
+wait 2> /dev/null
+echo "stress: $cycles deep attach/count/detach/rmmod cycles in ${SECS}s with both vCPUs loaded"
+[ -e /tmp/mix-failed ] && fail "a system call of the background mix failed: $(sort -u /tmp/mix-failed | tr '\n' ' ')"
+[ $cycles -ge 3 ] || fail "too few cycles"
