@@ -7,6 +7,7 @@
 #ifndef KJIT_WORKLOAD_OPS_H
 #define KJIT_WORKLOAD_OPS_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -120,6 +121,32 @@ static inline int op_forkexit(long n)
 	return 0;
 }
 
+/* System calls handed bad user pointers: each must fail with EFAULT (a
+ * fault in copy_to_user/copy_from_user, fixed up by the exception table). */
+static inline int op_efault(long n)
+{
+	void *volatile bad = (void *)1; /* opaque to the compiler */
+	int p[2];
+	char c = 'x';
+
+	if (pipe(p))
+		return -1;
+	while (n--) {
+		if (write(p[1], &c, 1) != 1)
+			return -1;
+		if (read(p[0], bad, 1) != -1 || errno != EFAULT)
+			return -1;
+		if (write(p[1], bad, 1) != -1 || errno != EFAULT)
+			return -1;
+		if (nanosleep(bad, NULL) != -1 || errno != EFAULT)
+			return -1;
+		if (read(p[0], &c, 1) != 1) /* the byte is still there */
+			return -1;
+	}
+	close(p[0]);
+	return close(p[1]);
+}
+
 static const struct {
 	const char *name;
 	int (*run)(long n);
@@ -128,6 +155,7 @@ static const struct {
     {"fstat", op_fstat},       {"openclose", op_openclose},
     {"pipe", op_pipe},	       {"nanosleep", op_nanosleep},
     {"piperead", op_piperead}, {"forkexit", op_forkexit},
+    {"efault", op_efault},
 };
 
 static inline int run_op(const char *name, long n)
