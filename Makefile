@@ -51,6 +51,7 @@ module: deps
 	@$(call kbuild,$(BUILD)/kmod)
 	@$(call one_file_module,tests/vm/rigtest/kjit_rigtest.c)
 	@$(call one_file_module,kmod/companion/kjit_kprobes.c)
+	@$(call one_file_module,tests/vm/rigtest/kjit_ipmodify.c)
 	@echo "  built $(BUILD)/kmod/kjit.ko"
 
 # ---- user tool -----------------------------------------------------------

@@ -86,6 +86,24 @@ static int resolve_all(struct kjit_target *t, unsigned int n, u32 flags,
 	return ok ? (int)ok : (first ? first : -EINVAL);
 }
 
+/* The ftrace direct call of the function at @start failed with @err: say so
+ * in its target entry. -EBUSY means another ftrace user already redirects
+ * it (livepatch, or any IPMODIFY or direct-call user). */
+static void blame_target(struct kjit_target *t, unsigned int n,
+			 unsigned long start, int err)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].addr == start)
+			set_why(&t[i], err,
+				err == -EBUSY
+				    ? "redirected by another ftrace user "
+				      "(livepatch, IPMODIFY)"
+				    : "cannot divert (register_ftrace_direct "
+				      "failed)");
+}
+
 static long __attach(struct kjit_attach *req, struct kjit_target *t)
 {
 	struct kjit_func *funcs;
@@ -94,7 +112,7 @@ static long __attach(struct kjit_attach *req, struct kjit_target *t)
 	int n, err;
 
 	if (kjit_current && kjit_current->attached)
-		return -EBUSY;
+		return -EALREADY;
 	funcs = kvcalloc(req->n, sizeof(*funcs), GFP_KERNEL);
 	if (!funcs)
 		return -ENOMEM;
@@ -110,6 +128,7 @@ static long __attach(struct kjit_attach *req, struct kjit_target *t)
 	if (err) {
 		pr_info("kjit: cannot divert %s: %d\n", s->funcs[failed].name,
 			err);
+		blame_target(t, req->n, s->funcs[failed].start, err);
 		kjit_session_free(s);
 		return err;
 	}

@@ -77,7 +77,9 @@ struct kjit_target {
  * KJIT_IOC_ATTACH: divert n functions into the code cache and count their
  * basic blocks. All or nothing unless KJIT_ATTACH_BEST_EFFORT: any refused
  * target fails the request with its error (each target's err/why says which)
- * and nothing is attached. Errors: -EBUSY already attached (detach first),
+ * and nothing is attached. Errors: -EALREADY already attached (detach
+ * first), -EBUSY a target is already redirected by another ftrace user
+ * (livepatch, IPMODIFY; its why says so),
  * -EINVAL bad size/flags/n or duplicate target, -ENOENT unknown symbol,
  * -EOPNOTSUPP a function kjit must not or cannot instrument, -ENOMEM.
  * Attaching drops the results of the previous session.

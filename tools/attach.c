@@ -107,7 +107,7 @@ static void explain_failure(int err, const struct args *a, const char *who)
 	if (err == EINVAL && a->deep)
 		say_deep_unsupported(who,
 				     "--deep (deep mode: following callees)");
-	else if (err == EBUSY)
+	else if (err == EALREADY)
 		fprintf(stderr,
 			"kjit: %s: a session is already attached "
 			"(kjit detach first)\n",

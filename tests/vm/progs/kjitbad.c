@@ -165,7 +165,7 @@ static void out_of_order(void)
 		failures++;
 	}
 	syscall(SYS_getpid);
-	expect("attach while attached", attach_one("vfs_read", 0, t), EBUSY);
+	expect("attach while attached", attach_one("vfs_read", 0, t), EALREADY);
 	expect("stats", ioctl(fd, KJIT_IOC_STATS, &st), 0);
 	if (!st.attached || st.n_funcs != 1) {
 		printf(
