@@ -14,26 +14,13 @@
 #include <linux/string.h>
 #include <asm/unaligned.h>
 #include "divert.h"
+#include "kjit_refusals.h"
 #include "ksyms.h"
 
 DEFINE_PER_CPU(unsigned long, kjit_entry_slot[KJIT_MAX_FUNCS]);
 extern char kjit_dispatch_entry[];
 
-/* Functions the dispatcher itself calls: diverting them would only make
- * every dispatch fall back (busy flag), so they are refused outright. */
-static const char *const dispatch_deps[] = {
-    "copy_from_kernel_nofault",
-    "copy_from_kernel_nofault_allowed",
-    "search_exception_tables",
-    "search_kernel_exception_table",
-    "search_module_extables",
-    "__module_address",
-    "bsearch",
-    "ktime_get_mono_fast_ns",
-    "preempt_schedule_notrace",
-    "preempt_schedule",
-    "__x86_return_thunk",
-};
+static const char *const dispatch_deps[] = {KJIT_DISPATCH_DEPS};
 
 static bool in_section(unsigned long a, const char *start, const char *end)
 {

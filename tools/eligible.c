@@ -7,23 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../kmod/kjit_refusals.h"
 #include "eligible.h"
 #include "sysfiles.h"
 
-/* Keep in step with dispatch_deps[] in kmod/divert.c. */
-static const char *const dispatch_deps[] = {
-    "copy_from_kernel_nofault",
-    "copy_from_kernel_nofault_allowed",
-    "search_exception_tables",
-    "search_kernel_exception_table",
-    "search_module_extables",
-    "__module_address",
-    "bsearch",
-    "ktime_get_mono_fast_ns",
-    "preempt_schedule_notrace",
-    "preempt_schedule",
-    "__x86_return_thunk",
-};
+/* The module's own list (one source for both). */
+static const char *const dispatch_deps[] = {KJIT_DISPATCH_DEPS};
 
 static int in_range(const uint64_t r[2], uint64_t a)
 {

@@ -18,8 +18,8 @@ static void notrace hold(unsigned long ip, unsigned long parent_ip,
 }
 
 static struct ftrace_ops ops = {
-	.func = hold,
-	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
+    .func = hold,
+    .flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_IPMODIFY,
 };
 
 static int __init ipmodify_init(void)
