@@ -89,6 +89,10 @@ enum kx86_reg {
 #define KX86_OP2_JCC32 0x80 /* 0f 80+cc rel32 */
 #define KX86_OP2_SETCC 0x90 /* 0f 90+cc r/m8 */
 #define KX86_OP2_NOPL  0x1f /* 0f 1f /0: multi-byte nop */
+/* The kernel's 5-byte nop (x86_nops[5], 0f 1f 44 00 00) at an idle
+ * __fentry__ site begins with this byte; an enabled site is a call (e8), a
+ * site being patched is int3 (cc). */
+#define KX86_NOP5_FIRST KX86_OP_ESC
 
 /* ModRM */
 #define KX86_MODRM(mod, reg, rm)                                               \

@@ -247,17 +247,14 @@ static enum kjit_reason classify_site(const ZydisDecodedInstruction *zi,
 	return KJIT_OK;
 }
 
-enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
-				  struct kjit_insn *in, bool check_fixup)
+/* Decode the @n bytes in in->bytes (the instruction at @addr) and reset
+ * the classification fields. */
+static enum kjit_reason decode_bytes(struct kjit_translator *tr, u64 addr,
+				     struct kjit_insn *in, size_t n)
 {
-	const struct kjit_env *env = tr->env;
 	ZydisDecodedInstruction *zi = &tr->zi;
-	size_t n =
-	    env->read_code(env->opaque, addr, in->bytes, KX86_MAX_INSN_LEN);
 	unsigned i;
 
-	if (n == 0)
-		return KJIT_R_UNREADABLE;
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&tr->dec, ZYAN_NULL,
 							in->bytes, n, zi)))
 		return n < KX86_MAX_INSN_LEN ? KJIT_R_UNREADABLE
@@ -272,6 +269,59 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 	for (i = in->len; i < KX86_MAX_INSN_LEN; i++)
 		in->bytes[i] = 0;
 	set_flags(zi, in);
+	return KJIT_OK;
+}
+
+/*
+ * An inline static_call site becomes the branch to its trampoline that it
+ * stands for, whatever it is today (call/jmp/jcc func, nop, xor %eax,%eax,
+ * ret, int3 mid-patch): `call tramp`, `jmp tramp` for a tail call, or the
+ * same jcc to tramp for a conditional tail call. The kernel keeps the
+ * trampoline pointing at the current target (and makes it a plain ret for
+ * a NULL one), so the translation is never stale.
+ */
+static enum kjit_reason static_call_form(struct kjit_translator *tr,
+					 u64 addr, struct kjit_insn *in,
+					 u64 tramp, bool tail)
+{
+	bool jcc = tail && in->bytes[0] == KX86_OP_ESC &&
+		   (in->bytes[1] & 0xf0) == KX86_OP2_JCC32;
+	unsigned len = jcc ? KX86_JCC32_LEN : KX86_JMP32_LEN;
+	s32 rel;
+
+	if (!tramp)
+		return KJIT_R_STATIC_CALL;
+	if (!kx86_rel32(addr + len, tramp, &rel))
+		return KJIT_R_BRANCH_FAR;
+	if (!jcc)
+		in->bytes[0] = tail ? KX86_OP_JMP32 : KX86_OP_CALL32;
+	in->bytes[len - 4] = (u8)rel;
+	in->bytes[len - 3] = (u8)(rel >> 8);
+	in->bytes[len - 2] = (u8)(rel >> 16);
+	in->bytes[len - 1] = (u8)(rel >> 24);
+	return decode_bytes(tr, addr, in, len);
+}
+
+enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
+				  struct kjit_insn *in, bool check_fixup)
+{
+	const struct kjit_env *env = tr->env;
+	ZydisDecodedInstruction *zi = &tr->zi;
+	size_t n =
+	    env->read_code(env->opaque, addr, in->bytes, KX86_MAX_INSN_LEN);
+	enum kjit_reason r;
+	bool tail = false;
+	u64 tramp;
+
+	if (n == 0)
+		return KJIT_R_UNREADABLE;
+	if (env->static_call &&
+	    env->static_call(env->opaque, addr, &tramp, &tail))
+		r = static_call_form(tr, addr, in, tramp, tail);
+	else
+		r = decode_bytes(tr, addr, in, n);
+	if (r)
+		return r;
 	if (check_fixup && env->has_fixup && env->has_fixup(env->opaque, addr))
 		return KJIT_R_FIXUP;
 	if (env->patch_site && env->patch_site(env->opaque, addr, &in->target))

@@ -70,6 +70,25 @@ struct kjit_env {
 	 * label). The translation then tests the original bytes each time
 	 * it runs instead of freezing today's choice. Optional. */
 	bool (*patch_site)(void *opaque, u64 addr, u64 *target);
+	/* True if the instruction at @addr is an inline static_call site,
+	 * which the kernel rewrites between `call/jmp/jcc func`, a nop and
+	 * `xor %eax,%eax` whenever the call's target changes. *tramp is the
+	 * call's trampoline, which the kernel keeps pointing at the current
+	 * target; *tail is true for a tail-call (jmp/jcc) site. The site is
+	 * translated as that call, jmp or jcc to *tramp, so no translation
+	 * freezes today's target. Optional. */
+	bool (*static_call)(void *opaque, u64 addr, u64 *tramp, bool *tail);
+	/* True if @addr is the start of a function the cache enters itself
+	 * (deep mode) although its __fentry__ site is the kernel's to enable
+	 * (a Kprobe, a tracer, livepatch). The block at @addr then begins
+	 * with an entry guard (jit/flow.c): while the site is the 5-byte nop
+	 * the translation runs; once it is anything else the function runs
+	 * natively from @addr, through whatever the kernel put there.
+	 * Optional. */
+	bool (*entry_guard)(void *opaque, u64 addr);
+	/* Counter (u64, `lock incq` RIP-relative, within rel32 reach of the
+	 * code) of entry guards that sent a function native; 0 = none. */
+	u64 guard_counter;
 	/* Dispatcher entry: see the contract in jit/exit.h. */
 	u64 dispatch;
 };

@@ -349,6 +349,48 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
 	return emit_exit(tr, e, blk, op_jmp32, 1, in->target);
 }
 
+/*
+ * Entry guard (kjit_flow_emit_entry_guard), before the block's counter:
+ *       [9c]                 pushfq                 if flags are live
+ *       80 3d <fn> 0f        cmpb $0x0f, fn(%rip)   ; the site still a nop?
+ *       74 <ok>              je ok
+ *       f0 48 ff 05 <ctr>    lock incq ctr(%rip)    ; env->guard_counter
+ *       [9d]                 popfq
+ *       e9 <fn>              jmp fn                 ; native, through the site
+ *   ok: [9d]                 popfq
+ * Native from fn means the kernel's fentry call runs (Kprobe, tracer,
+ * livepatch) and so does the rest of this invocation of the function.
+ */
+enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
+					    struct kjit_emit *e, u64 fn,
+					    u16 live)
+{
+	struct kjit_mem ctr = {KJIT_MEM_RIPREL, tr->env->guard_counter, true};
+	enum kjit_reason r;
+	u32 je, ok;
+
+	if (live)
+		kjit_emit_u8(e, KX86_OP_PUSHF);
+	r = emit_cmp_site(e, fn, KX86_NOP5_FIRST);
+	je = e->pos - 1;
+	if (!r && ctr.addr)
+		r = kjit_emit_inc_mem(e, &ctr);
+	if (live)
+		kjit_emit_u8(e, KX86_OP_POPF);
+	if (!r)
+		r = kjit_emit_jmp_far(e, fn);
+	if (r)
+		return r;
+	ok = e->pos;
+	if (ok - (je + 1) > 127)
+		return KJIT_R_BRANCH_FAR;
+	if (je < e->cap)
+		e->buf[je] = (u8)(ok - (je + 1));
+	if (live)
+		kjit_emit_u8(e, KX86_OP_POPF);
+	return KJIT_OK;
+}
+
 typedef enum kjit_reason (*term_fn)(struct kjit_translator *tr,
 				    struct kjit_emit *e,
 				    const struct kjit_insn *in,

@@ -28,6 +28,7 @@ enum kjit_reason {
 	KJIT_R_NO_SPACE,      /* output buffer too small */
 	KJIT_R_COUNTER,	      /* environment gave no counter */
 	KJIT_R_BAD_ARG,	      /* caller error (null env, bad exit index...) */
+	KJIT_R_STATIC_CALL,   /* static_call site whose trampoline is unknown */
 	KJIT_R_COUNT
 };
 

@@ -1,6 +1,6 @@
 /* translate.c - the translator pipeline for one block:
- * decode -> liveness -> entry instrumentation -> body copy -> terminator ->
- * stubs -> literals.
+ * decode -> liveness -> entry guard (deep callees, flow.c) -> entry
+ * instrumentation -> body copy -> terminator -> stubs -> literals.
  *
  * Invariants: see translate.h. Each stage lives in its own file; this one
  * only sequences them and fills the block metadata and statistics.
@@ -87,6 +87,7 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 	struct kjit_block_desc *d = &tr->desc;
 	struct kjit_point_info pi = {KJIT_POINT_ENTRY, blk->orig, 0, 0};
 	enum kjit_reason r;
+	bool guard;
 
 	r = kjit_decode_block(tr, blk->orig, d);
 	if (r) {
@@ -95,9 +96,18 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 	}
 	blk->n_insns = (u16)d->n;
 	blk->orig_len = (u32)(d->end - d->start);
-	if (tr->cfg.instr) {
+	guard = tr->env->entry_guard &&
+		tr->env->entry_guard(tr->env->opaque, blk->orig);
+	if (tr->cfg.instr || guard) {
 		pi.live = kjit_live_in_block(tr, d);
 		blk->live_in = pi.live;
+	}
+	if (guard) {
+		r = kjit_flow_emit_entry_guard(tr, e, blk->orig, pi.live);
+		if (r)
+			return r;
+	}
+	if (tr->cfg.instr) {
 		r = kjit_instrument_point(tr, e, &pi, blk);
 		if (r)
 			return r;

@@ -56,6 +56,7 @@ int kjit_deep_init(struct kjit_deep *d, u32 max)
 
 void kjit_deep_free(struct kjit_deep *d)
 {
+	kjit_deep_unpin(d);
 	vfree(d->fn);
 	vfree(d->map);
 	kfree(d->deny);
@@ -97,7 +98,10 @@ static int lookup(const struct kjit_deep *d, unsigned long start, u32 *slot)
 	return -1;
 }
 
-static int insert(struct kjit_deep *d, unsigned long start, unsigned long end)
+/* Add [start, end) owned by @mod (pinned; the pin is dropped here unless
+ * this call stored it). */
+static int insert(struct kjit_deep *d, unsigned long start, unsigned long end,
+		  struct module *mod)
 {
 	unsigned long flags;
 	u32 slot;
@@ -109,18 +113,32 @@ static int insert(struct kjit_deep *d, unsigned long start, unsigned long end)
 		idx = d->n;
 		d->fn[idx].start = start;
 		d->fn[idx].end = end;
+		d->fn[idx].mod = mod;
+		mod = NULL;
 		smp_store_release(&d->n, idx + 1);
 		smp_store_release(&d->map[slot], idx + 1);
 	} else if (idx < 0) {
 		atomic64_inc(&d->over_budget);
 	}
 	raw_spin_unlock_irqrestore(&d->lock, flags);
+	kjit_module_unpin(mod);
 	return idx;
+}
+
+void kjit_deep_unpin(struct kjit_deep *d)
+{
+	u32 i;
+
+	for (i = 0; d->fn && i < d->n; i++) {
+		kjit_module_unpin(d->fn[i].mod);
+		d->fn[i].mod = NULL;
+	}
 }
 
 int kjit_deep_func_of(struct kjit_deep *d, unsigned long addr)
 {
 	unsigned long size = 0, off = 0, start;
+	struct module *mod;
 	u32 slot;
 	int idx;
 
@@ -133,5 +151,8 @@ int kjit_deep_func_of(struct kjit_deep *d, unsigned long addr)
 		return idx;
 	if (!allowed(d, start))
 		return -1;
-	return insert(d, start, start + size);
+	mod = kjit_module_pin(start);
+	if (IS_ERR(mod))
+		return -1;
+	return insert(d, start, start + size, mod);
 }

@@ -21,6 +21,9 @@
  *    slot), and entries are never removed while the session lives.
  *  - At most deep_max functions (a module parameter); past that, callees
  *    run natively and the "deep budget" fallback counts them.
+ *  - A callee in a module pins that module (try_module_get) until detach,
+ *    so its code, and so its translations, stay valid; a module being
+ *    unloaded is not followed.
  *  - Refused: functions without an __fentry__ site (not traceable: notrace,
  *    noinstr, assembly), entry and noinstr text, kjit itself, and a short
  *    deny list (kmod/deep.c) of functions that leave or switch the task.
@@ -35,6 +38,7 @@ struct kjit_session;
 
 struct kjit_deep_fn {
 	unsigned long start, end;
+	struct module *mod; /* pinned while translations may run (ksyms.h) */
 };
 
 struct kjit_deep {
@@ -53,6 +57,9 @@ struct kjit_deep {
 /* Process context: allocate for at most @max functions. */
 int kjit_deep_init(struct kjit_deep *d, u32 max);
 void kjit_deep_free(struct kjit_deep *d);
+/* Process context, once no translated code can run: let the modules of
+ * followed callees go (they were pinned when first followed). */
+void kjit_deep_unpin(struct kjit_deep *d);
 /* Index of @addr's function in the deep table (added if allowed and room
  * is left), or -1 if it must run natively. Any context. */
 int kjit_deep_func_of(struct kjit_deep *d, unsigned long addr);

@@ -125,6 +125,33 @@ static bool env_patch_site(void *opaque, u64 addr, u64 *target)
 	return true;
 }
 
+static bool env_static_call(void *opaque, u64 addr, u64 *tramp, bool *tail)
+{
+	unsigned long t;
+
+	if (!kjit_static_call_site((unsigned long)addr, &t, tail))
+		return false;
+	*tramp = t;
+	return true;
+}
+
+/* Deep mode enters a followed callee from the cache, so its __fentry__
+ * site, which the kernel may enable at any time, needs an entry guard.
+ * Attached functions do not: their site is kjit's own ftrace direct call,
+ * which other ftrace users share through ftrace's list (they run first). */
+static bool env_entry_guard(void *opaque, u64 addr)
+{
+	const struct kjit_session *s = ((struct kjit_cpu *)opaque)->session;
+	unsigned int i;
+
+	if (!s->deep || kjit_kapi.ftrace_location((unsigned long)addr) != addr)
+		return false;
+	for (i = 0; i < s->n_funcs; i++)
+		if (s->funcs[i].start == addr)
+			return false;
+	return true;
+}
+
 extern char kjit_dispatch_entry[];
 
 void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
@@ -136,6 +163,10 @@ void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
 	    .has_fixup = env_has_fixup,
 	    .counter = env_counter,
 	    .patch_site = env_patch_site,
+	    .static_call = env_static_call,
+	    .entry_guard = env_entry_guard,
+	    .guard_counter = (u64)(unsigned long)(c->cache.counters_run +
+						  c->cache.max_blocks),
 	    .dispatch = (u64)(unsigned long)kjit_dispatch_entry,
 	};
 }

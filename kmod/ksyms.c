@@ -11,6 +11,7 @@
  */
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
+#include <linux/module.h>
 #include "ksyms.h"
 
 typedef unsigned long (*kallsyms_lookup_name_t)(const char *name);
@@ -60,6 +61,7 @@ static const struct {
     {"kallsyms_lookup_size_offset",
      (void **)&kjit_kapi.kallsyms_lookup_size_offset},
     {"ftrace_location", (void **)&kjit_kapi.ftrace_location},
+    {"__module_address", (void **)&kjit_kapi.module_address},
     {"task_call_func", (void **)&kjit_kapi.task_call_func},
 };
 
@@ -83,4 +85,22 @@ int kjit_ksyms_init(void)
 		*wanted[i].slot = (void *)addr;
 	}
 	return 0;
+}
+
+struct module *kjit_module_pin(unsigned long addr)
+{
+	struct module *mod;
+
+	preempt_disable();
+	mod = kjit_kapi.module_address(addr);
+	if (mod && !try_module_get(mod))
+		mod = ERR_PTR(-ENOENT);
+	preempt_enable();
+	return mod;
+}
+
+void kjit_module_unpin(struct module *mod)
+{
+	if (!IS_ERR_OR_NULL(mod))
+		module_put(mod);
 }

@@ -12,6 +12,8 @@
 
 #include <linux/types.h>
 
+struct module;
+
 struct exception_table_entry;
 struct task_struct;
 
@@ -29,6 +31,7 @@ struct kjit_kernel_api {
 					   unsigned long *size,
 					   unsigned long *offset);
 	unsigned long (*ftrace_location)(unsigned long ip);
+	struct module *(*module_address)(unsigned long addr);
 	int (*task_call_func)(struct task_struct *p,
 			      int (*func)(struct task_struct *, void *),
 			      void *arg);
@@ -39,5 +42,12 @@ extern struct kjit_kernel_api kjit_kapi;
 int kjit_ksyms_init(void);
 /* Returns the address of @name, or 0 if the kernel has no such symbol. */
 unsigned long kjit_lookup_name(const char *name);
+
+/* Pin the module whose code contains @addr so it cannot be unloaded while
+ * the cache may hold translations of it. Returns the module (NULL for core
+ * kernel code), or ERR_PTR(-ENOENT) if it is going away. Any context. */
+struct module *kjit_module_pin(unsigned long addr);
+/* Undo kjit_module_pin(); NULL and error pointers are ignored. */
+void kjit_module_unpin(struct module *mod);
 
 #endif

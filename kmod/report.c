@@ -189,8 +189,8 @@ long kjit_ioctl_funcs(void __user *uarg)
 	return read_session(uarg, &req, sizeof(req), funcs_fn);
 }
 
-static void add_cpu_stats(struct kjit_session_stats *st,
-			  const struct kjit_cpu *c, int cpu)
+static void add_cpu_stats(struct kjit_session_stats *st, struct kjit_cpu *c,
+			  int cpu)
 {
 	int i;
 
@@ -202,6 +202,7 @@ static void add_cpu_stats(struct kjit_session_stats *st,
 	st->translate_ns += READ_ONCE(c->translate_ns);
 	if (cpu < KJIT_STAT_CPUS)
 		st->bytes[cpu] = READ_ONCE(c->cache.code_used);
+	c->fallback[KJIT_FB_FTRACE_SITE] = READ_ONCE(*c->guard_rw);
 	for (i = 0; i < KJIT_FB_COUNT && i < KJIT_FALLBACK_REASONS; i++)
 		st->fallback[i] += READ_ONCE(c->fallback[i]);
 	for (i = 0; i < KJIT_R_COUNT && i < KJIT_REFUSE_REASONS; i++)
@@ -261,6 +262,7 @@ long kjit_ioctl_reset(void)
 			n = kjit_cache_count(c);
 			for (i = 0; i < n; i++)
 				WRITE_ONCE(c->counters_rw[i], 0);
+			WRITE_ONCE(*s->cpu[cpu]->guard_rw, 0);
 		}
 	}
 	mutex_unlock(&kjit_mutex);

@@ -99,7 +99,8 @@ static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 	m.pending = vzalloc(array_size(m.max_pending, sizeof(*m.pending)));
 	if (!c->tr || !m.blocks || !m.map || !m.pending ||
 	    kjit_region_alloc_code(&c->code, (size_t)cache_kb << 10) ||
-	    kjit_region_alloc_data(&c->data, (size_t)max_blocks * sizeof(u64)))
+	    kjit_region_alloc_data(&c->data,
+				   ((size_t)max_blocks + 1) * sizeof(u64)))
 		goto fail;
 	m.code_run = c->code.exec;
 	m.code_rw = c->code.rw;
@@ -109,6 +110,7 @@ static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 	if (kjit_cache_init(&c->cache, &m))
 		goto fail;
 	c->session = s;
+	c->guard_rw = m.counters_rw + max_blocks; /* after the block counters */
 	c->cache.translatable = translatable;
 	c->cache.ctx = s;
 	kjit_env_fill(&c->env, c);
@@ -170,8 +172,10 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 	s->n_funcs = n;
 	memcpy(s->funcs, funcs, n * sizeof(*funcs));
 	sort(s->funcs, n, sizeof(*funcs), cmp_func, NULL);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		s->funcs[i].body = s->funcs[i].start + MCOUNT_INSN_SIZE;
+		s->funcs[i].mod = NULL;
+	}
 	s->deep = deep;
 	if (deep && kjit_deep_init(&s->deep_tab, deep_max))
 		goto fail;
@@ -204,7 +208,9 @@ int __kjit_session_attach(struct kjit_session *s, unsigned int *failed)
 	kjit_ibl_reset_hits();
 	rcu_assign_pointer(kjit_active, s);
 	for (i = 0; i < s->n_funcs; i++) {
-		err = kjit_divert_on(s, i);
+		s->funcs[i].mod = kjit_module_pin(s->funcs[i].start);
+		err = IS_ERR(s->funcs[i].mod) ? PTR_ERR(s->funcs[i].mod)
+					      : kjit_divert_on(s, i);
 		if (err) {
 			*failed = i;
 			s->attached = true;
@@ -230,5 +236,10 @@ void __kjit_session_detach(struct kjit_session *s)
 	synchronize_rcu();
 	kjit_quiesce(s);
 	kjit_ibl_clear();
+	for (i = 0; i < s->n_funcs; i++) {
+		kjit_module_unpin(s->funcs[i].mod);
+		s->funcs[i].mod = NULL;
+	}
+	kjit_deep_unpin(&s->deep_tab);
 	s->attached = false;
 }

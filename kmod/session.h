@@ -36,6 +36,9 @@ enum kjit_fallback {
 	KJIT_FB_NESTED,	 /* dispatcher re-entered on this CPU */
 	KJIT_FB_REFUSED, /* translator refused the block (see refused[]) */
 	KJIT_FB_FULL,	 /* cache or tables full */
+	KJIT_FB_FTRACE_SITE, /* a followed callee's __fentry__ site was in use
+				(Kprobe, tracer, livepatch): that call ran
+				natively (counted by its entry guard) */
 	KJIT_FB_COUNT
 };
 
@@ -43,6 +46,7 @@ struct kjit_func {
 	unsigned long start, end; /* [start, end), from kallsyms */
 	unsigned long body;	  /* first block run from the cache */
 	unsigned long tramp;	  /* its entry trampoline (run address) */
+	struct module *mod;	  /* pinned while attached, if in a module */
 	bool diverted;
 	char name[KSYM_NAME_LEN];
 };
@@ -61,6 +65,7 @@ struct kjit_cpu {
 	u64 dispatches;	  /* entries into kjit_dispatch() */
 	u64 native_exits; /* exits that left the attached code */
 	u64 translate_ns;
+	u64 *guard_rw; /* entry guards that sent a callee native (env.h) */
 };
 
 struct kjit_session {

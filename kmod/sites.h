@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* sites.h - the kernel's live-patched branch sites (jump labels). */
+/* sites.h - the kernel's live-patched sites: jump labels, static calls. */
 #ifndef KJIT_SITES_H
 #define KJIT_SITES_H
 
@@ -10,5 +10,10 @@ void kjit_sites_exit(void);
 /* Is @addr a jump label site? Then *target is where its jmp goes. Any context.
  */
 bool kjit_patch_site(unsigned long addr, unsigned long *target);
+/* Is @addr an inline static_call site? Then *tramp is its trampoline (0:
+ * not known, the block must run natively) and *tail says whether it is a
+ * tail call. Any context. */
+bool kjit_static_call_site(unsigned long addr, unsigned long *tramp,
+			   bool *tail);
 
 #endif

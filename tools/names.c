@@ -8,12 +8,14 @@
 #include "jit/reason.h"
 #include "names.h"
 
-static const char *const fb_key[] = {"nmi", "nested", "refused", "full"};
+static const char *const fb_key[] = {"nmi", "nested", "refused", "full",
+				     "ftrace_site"};
 static const char *const fb_text[] = {
     "dispatcher entered in NMI context",
     "dispatcher re-entered on the same CPU",
     "translator refused the block",
     "code cache or tables full",
+    "callee's ftrace site in use (Kprobe, tracer, livepatch): ran natively",
 };
 
 static const char *const reason_texts[KJIT_R_COUNT] = {
@@ -35,16 +37,18 @@ static const char *const reason_texts[KJIT_R_COUNT] = {
     [KJIT_R_NO_SPACE] = "translation buffer too small",
     [KJIT_R_COUNTER] = "no counter available",
     [KJIT_R_BAD_ARG] = "internal error (bad argument)",
+    [KJIT_R_STATIC_CALL] = "static_call site with no known trampoline",
 };
 
 const char *fallback_key(unsigned int i)
 {
-	return i < 4 ? fb_key[i] : "?";
+	return i < sizeof(fb_key) / sizeof(fb_key[0]) ? fb_key[i] : "?";
 }
 
 const char *fallback_text(unsigned int i)
 {
-	return i < 4 ? fb_text[i] : "unknown fallback";
+	return i < sizeof(fb_text) / sizeof(fb_text[0]) ? fb_text[i]
+							: "unknown fallback";
 }
 
 const char *reason_text(unsigned int r)

@@ -477,6 +477,144 @@ static void test_patch_site(void)
 	henv.env.patch_site = NULL;
 }
 
+/* Static call sites: ORIG+2 a call site, ORIG+0x20 a tail site, both of
+ * the static call whose trampoline is ORIG+0x80; ORIG+0x40 a site whose
+ * trampoline is not known. */
+static bool unit_static_call(void *opaque, u64 addr, u64 *tramp, bool *tail)
+{
+	if (addr != ORIG + 2 && addr != ORIG + 0x20 && addr != ORIG + 0x40)
+		return false;
+	*tramp = addr == ORIG + 0x40 ? 0 : ORIG + 0x80;
+	*tail = addr == ORIG + 0x20;
+	return true;
+}
+
+/* Whatever a static_call site holds today (call func, the ret0 xor, a nop,
+ * int3 mid-patch; ret or jmp/jcc func for a tail site), the translation
+ * must branch to the trampoline, never freeze today's target. */
+static void test_static_call(void)
+{
+	static const struct {
+		const char *name, *hex;
+		u8 term;
+		u64 site, exit0, exit1;
+	} cases[] = {
+	    {"jit.static_call.call", "31c0 e8f9ffffff c3", KJIT_I_CALL,
+	     ORIG + 2, ORIG + 0x80, 0},
+	    {"jit.static_call.ret0_xor", "31c0 2e2e2e31c0 c3", KJIT_I_CALL,
+	     ORIG + 2, ORIG + 0x80, 0},
+	    {"jit.static_call.nop", "31c0 0f1f440000 c3", KJIT_I_CALL,
+	     ORIG + 2, ORIG + 0x80, 0},
+	    {"jit.static_call.mid_patch", "31c0 ccf9ffffff c3", KJIT_I_CALL,
+	     ORIG + 2, ORIG + 0x80, 0},
+	    {"jit.static_call.tail_ret", "c3cccccccc", KJIT_I_JMP, ORIG + 0x20,
+	     ORIG + 0x80, 0},
+	    {"jit.static_call.tail_jmp", "e900000000", KJIT_I_JMP, ORIG + 0x20,
+	     ORIG + 0x80, 0},
+	    {"jit.static_call.tail_jcc", "0f8400000000 c3", KJIT_I_JCC,
+	     ORIG + 0x20, ORIG + 0x80, ORIG + 0x26},
+	};
+	struct kjit_block b;
+	enum kjit_reason r;
+	char why[256];
+	unsigned i, j;
+
+	henv.env.static_call = unit_static_call;
+	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
+		memset(code, 0xcc, sizeof(code));
+		unhex(cases[i].hex, code + (cases[i].site - ORIG));
+		r = kjit_translate(&tr, cases[i].site, out, sizeof(out), RUN,
+				   &b);
+		why[0] = 0;
+		if (!r && vfy_block(&vfy, kjit_last_desc(&tr), &b, out, RUN))
+			snprintf(why, sizeof(why), "verifier: %.200s",
+				 vfy.msg);
+		for (j = 0; !r && j < b.n_exits; j++)
+			if (b.exit[j].target != cases[i].exit0 &&
+			    b.exit[j].target != cases[i].exit1)
+				snprintf(why, sizeof(why),
+					 "exit %u to 0x%llx", j,
+					 (unsigned long long)b.exit[j].target);
+		kt_check(cases[i].name,
+			 !r && !why[0] && b.term == cases[i].term &&
+			     b.n_exits >= 1,
+			 "r=%s term=%u exits=%u %s", kjit_reason_name(r),
+			 b.term, b.n_exits, why);
+	}
+	memset(code, 0xcc, sizeof(code));
+	unhex("e800000000", code + 0x40);
+	r = kjit_translate(&tr, ORIG + 0x40, out, sizeof(out), RUN, &b);
+	kt_check("jit.static_call.unknown_tramp_refused",
+		 r == KJIT_R_STATIC_CALL, "r=%s", kjit_reason_name(r));
+	henv.env.static_call = NULL;
+}
+
+static bool unit_guard(void *opaque, u64 addr)
+{
+	return addr == ORIG;
+}
+
+/* The entry guard of a followed callee: a test of the fentry site's first
+ * byte against the 5-byte nop's, a counted jmp to the original function
+ * otherwise, all before the block's counter; flags saved only when live. */
+static void test_entry_guard(void)
+{
+	static const struct {
+		const char *name, *hex;
+		bool live;
+	} cases[] = {
+	    {"jit.entry_guard.flags_dead", "0f1f440000 31c0 c3", false},
+	    {"jit.entry_guard.flags_live", "0f1f440000 7400 c3", true},
+	};
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	struct kjit_block b;
+	enum kjit_reason r;
+	ZyanU64 abs;
+	unsigned i, off, cmp, inc, jmp, pushf;
+
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+			 ZYDIS_STACK_WIDTH_64);
+	henv.env.entry_guard = unit_guard;
+	henv.env.guard_counter = RUN + 0x100000;
+	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
+		memset(code, 0xcc, sizeof(code));
+		unhex(cases[i].hex, code);
+		r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
+		off = cmp = inc = jmp = pushf = 0;
+		while (!r && off < b.body_len && !jmp &&
+		       ZYAN_SUCCESS(ZydisDecoderDecodeFull(
+			   &dec, out + off, b.body_len - off, &zi, op))) {
+			if (zi.mnemonic == ZYDIS_MNEMONIC_PUSHFQ)
+				pushf++;
+			if (zi.mnemonic == ZYDIS_MNEMONIC_CMP &&
+			    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(
+				&zi, &op[0], RUN + off, &abs)) &&
+			    abs == ORIG && op[1].imm.value.u == 0x0f)
+				cmp++;
+			if (zi.mnemonic == ZYDIS_MNEMONIC_INC &&
+			    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(
+				&zi, &op[0], RUN + off, &abs)) &&
+			    abs == RUN + 0x100000)
+				inc++;
+			if (zi.mnemonic == ZYDIS_MNEMONIC_JMP &&
+			    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(
+				&zi, &op[0], RUN + off, &abs)) &&
+			    abs == ORIG)
+				jmp++;
+			off += zi.length;
+		}
+		kt_check(cases[i].name,
+			 !r && cmp == 1 && inc == 1 && jmp == 1 &&
+			     pushf == (cases[i].live ? 1u : 0u),
+			 "r=%s cmp=%u inc=%u jmp=%u pushf=%u",
+			 kjit_reason_name(r), cmp, inc, jmp, pushf);
+	}
+	henv.env.entry_guard = NULL;
+	henv.env.guard_counter = 0;
+}
+
 int main(void)
 {
 	struct kjit_config cfg;
@@ -492,6 +630,8 @@ int main(void)
 	test_exit_patch();
 	test_lock_counter();
 	test_patch_site();
+	test_static_call();
+	test_entry_guard();
 	test_sequences_run();
 	return kt_exit();
 }

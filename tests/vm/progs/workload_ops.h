@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -147,6 +148,20 @@ static inline int op_efault(long n)
 	return close(p[1]);
 }
 
+/* ioctls into module code: KJITKP_IOC_RESET on kjit_kprobes.ko's device
+ * (its handler, kp_ioctl, is the only code run that belongs to a module). */
+static inline int op_modioctl(long n)
+{
+	int fd = open("/dev/kjit_kprobes", O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	while (n--)
+		if (ioctl(fd, _IO(0xB8, 0x03)) != 0)
+			return -1;
+	return close(fd);
+}
+
 static const struct {
 	const char *name;
 	int (*run)(long n);
@@ -155,7 +170,7 @@ static const struct {
     {"fstat", op_fstat},       {"openclose", op_openclose},
     {"pipe", op_pipe},	       {"nanosleep", op_nanosleep},
     {"piperead", op_piperead}, {"forkexit", op_forkexit},
-    {"efault", op_efault},
+    {"efault", op_efault},     {"modioctl", op_modioctl},
 };
 
 static inline int run_op(const char *name, long n)

@@ -1,0 +1,48 @@
+# ftrace_sites - kernel code that changes under us, the ftrace kind: a
+# followed callee's __fentry__ site enabled after kjit translated the
+# callee. Deep-attached at __x64_sys_read, pipe_read runs from the cache;
+# then a Kprobe goes on pipe_read's entry (kprobe_events: the kernel turns
+# pipe_read's fentry nop into a call) and every read must hit it, as
+# natively: the translation's entry guard sends pipe_read native while its
+# site is in use, and kjit says so (fallback ftrace_site). With the Kprobe
+# gone, pipe_read runs from the cache again. Then the same with an IPMODIFY
+# ftrace user on pipe_read, the way livepatch holds a function.
+# timeout: 200
+. /tests/lib.sh
+T=/sys/kernel/tracing
+hits() { awk '$1 == "kjit_pr" { print $2 }' $T/kprobe_profile; }
+entries() { kjit report --live --csv | awk -F, '$1 == "pipe_read" && $2 == "0x0" { print $4 }'; }
+guarded() { kjit stat | awk '$1 == "fallback" && $2 == "ftrace_site" { print $3 }'; }
+load_kjit
+kjit attach --deep __x64_sys_read > /dev/null || fail "attach"
+workload -c 0 piperead 300 || fail "warm-up"
+kjit reset
+workload -c 0 piperead 300 || fail "reads"
+e0=$(entries) g0=$(guarded)
+echo 'p:kjit/kjit_pr pipe_read' >> $T/kprobe_events || fail "kprobe"
+echo 1 > $T/events/kjit/kjit_pr/enable || fail "enable kprobe"
+kjit reset
+workload -c 0 piperead 300 || fail "reads under the Kprobe"
+k1=$(hits) e1=$(entries) g1=$(guarded)
+echo 0 > $T/events/kjit/kjit_pr/enable
+echo '-:kjit/kjit_pr' >> $T/kprobe_events
+kjit reset
+workload -c 0 piperead 300 || fail "reads after the Kprobe"
+e2=$(entries) g2=$(guarded)
+insmod /lib/kjit/kjit_ipmodify.ko func=pipe_read || fail "IPMODIFY on a followed callee"
+kjit reset
+workload -c 0 piperead 300 || fail "reads under IPMODIFY"
+e3=$(entries) g3=$(guarded)
+rmmod kjit_ipmodify
+kjit detach
+unload_kjit
+echo "pipe_read entries counted by kjit / sent native by the guard:" \
+	"before $e0/$g0, Kprobe on $e1/$g1 (Kprobe hits $k1)," \
+	"Kprobe off $e2/$g2, IPMODIFY $e3/$g3"
+# (the counts include the shell's own reads from command substitution
+# pipes, so each is at least the workload's 300, not exactly 300)
+[ "${e0:-0}" -ge 300 ] && [ "$g0" = 0 ] || fail "pipe_read did not run from the cache before"
+[ "$k1" -ge 300 ] || fail "the Kprobe enabled after translation missed reads: $k1 hits"
+[ "${e1:-0}" = 0 ] && [ "$g1" -ge 300 ] || fail "guard did not send pipe_read native"
+[ "${e2:-0}" -ge 300 ] && [ "$g2" = 0 ] || fail "pipe_read did not come back to the cache"
+[ "${e3:-0}" = 0 ] && [ "$g3" -ge 300 ] || fail "IPMODIFY holder bypassed by the cache"
