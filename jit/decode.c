@@ -280,9 +280,9 @@ static enum kjit_reason decode_bytes(struct kjit_translator *tr, u64 addr,
  * trampoline pointing at the current target (and makes it a plain ret for
  * a NULL one), so the translation is never stale.
  */
-static enum kjit_reason static_call_form(struct kjit_translator *tr,
-					 u64 addr, struct kjit_insn *in,
-					 u64 tramp, bool tail)
+static enum kjit_reason static_call_form(struct kjit_translator *tr, u64 addr,
+					 struct kjit_insn *in, u64 tramp,
+					 bool tail)
 {
 	bool jcc = tail && in->bytes[0] == KX86_OP_ESC &&
 		   (in->bytes[1] & 0xf0) == KX86_OP2_JCC32;

@@ -138,6 +138,20 @@ static long __attach(struct kjit_attach *req, struct kjit_target *t)
 	return 0;
 }
 
+/* The results of an attach could not be written back (another thread
+ * unmapped the buffers during the call): detach what @err says was
+ * attached, so the caller's -EFAULT leaves nothing diverted. */
+static long undo_attach(long err)
+{
+	if (err)
+		return err;
+	mutex_lock(&kjit_mutex);
+	if (kjit_current && kjit_current->attached)
+		__kjit_session_detach(kjit_current);
+	mutex_unlock(&kjit_mutex);
+	return -EFAULT;
+}
+
 long kjit_ioctl_attach(void __user *uarg)
 {
 	struct kjit_target *t;
@@ -154,13 +168,20 @@ long kjit_ioctl_attach(void __user *uarg)
 	t = vmemdup_user(u64_to_user_ptr(req.targets), bytes);
 	if (IS_ERR(t))
 		return PTR_ERR(t);
+	/* Results go back into both buffers: make sure they can, before
+	 * anything changes (a failed request changes nothing). */
+	if (copy_to_user(u64_to_user_ptr(req.targets), t, bytes) ||
+	    copy_to_user(uarg, &req, sizeof(req))) {
+		kvfree(t);
+		return -EFAULT;
+	}
 	mutex_lock(&kjit_mutex);
 	req.attached = 0;
 	err = __attach(&req, t);
 	mutex_unlock(&kjit_mutex);
 	if (copy_to_user(u64_to_user_ptr(req.targets), t, bytes) ||
 	    copy_to_user(uarg, &req, sizeof(req)))
-		err = err ?: -EFAULT;
+		err = undo_attach(err);
 	kvfree(t);
 	return err;
 }

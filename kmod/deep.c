@@ -135,6 +135,16 @@ void kjit_deep_unpin(struct kjit_deep *d)
 	}
 }
 
+bool kjit_deep_contains(struct kjit_deep *d, unsigned long addr)
+{
+	unsigned long size = 0, off = 0;
+	u32 slot;
+
+	return d->fn &&
+	       kjit_kapi.kallsyms_lookup_size_offset(addr, &size, &off) &&
+	       lookup(d, addr - off, &slot) >= 0;
+}
+
 int kjit_deep_func_of(struct kjit_deep *d, unsigned long addr)
 {
 	unsigned long size = 0, off = 0, start;

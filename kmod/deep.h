@@ -63,5 +63,7 @@ void kjit_deep_unpin(struct kjit_deep *d);
 /* Index of @addr's function in the deep table (added if allowed and room
  * is left), or -1 if it must run natively. Any context. */
 int kjit_deep_func_of(struct kjit_deep *d, unsigned long addr);
+/* Is @addr inside a callee followed so far? Adds nothing. Any context. */
+bool kjit_deep_contains(struct kjit_deep *d, unsigned long addr);
 
 #endif

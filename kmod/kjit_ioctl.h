@@ -81,7 +81,10 @@ struct kjit_target {
  * first), -EBUSY a target is already redirected by another ftrace user
  * (livepatch, IPMODIFY; its why says so),
  * -EINVAL bad size/flags/n or duplicate target, -ENOENT unknown symbol,
- * -EOPNOTSUPP a function kjit must not or cannot instrument, -ENOMEM.
+ * -EOPNOTSUPP a function kjit must not or cannot instrument, -ENOMEM,
+ * -EFAULT the request or targets cannot be read or written back (checked
+ * before anything changes; should another thread unmap them during the
+ * call, a successful attach is detached again before -EFAULT returns).
  * Attaching drops the results of the previous session.
  */
 struct kjit_attach {
@@ -160,6 +163,12 @@ struct kjit_session_stats {
 	__u32 deep;		/* 1: a deep session */
 	__u32 deep_funcs;	/* callees followed */
 	__u64 deep_over_budget; /* callees left native: table full */
+	__u32 watched;		/* 1: int3 Kprobes armed after attach are
+				 * noticed (kmod/watch.c) */
+	__u32 pad;
+	__u64 patched;	    /* int3 Kprobes armed inside translated functions
+			     * after attach: the cache's copies miss them */
+	__u64 patched_addr; /* the first one's address */
 };
 
 #define KJIT_IOC_VERSION _IOWR(KJIT_IOC_MAGIC, 0x00, struct kjit_version)

@@ -232,6 +232,9 @@ long kjit_ioctl_stats(void __user *uarg)
 		st.attached = s->attached;
 		st.n_funcs = s->n_funcs;
 		st.deep = s->deep;
+		st.watched = s->watched;
+		st.patched = atomic64_read(&s->patched);
+		st.patched_addr = READ_ONCE(s->patched_addr);
 		if (s->deep) {
 			st.deep_funcs = smp_load_acquire(&s->deep_tab.n);
 			st.deep_over_budget =

@@ -30,6 +30,7 @@
 #include "ksyms.h"
 #include "quiesce.h"
 #include "session.h"
+#include "watch.h"
 
 struct kjit_session __rcu *kjit_active;
 DEFINE_MUTEX(kjit_mutex);
@@ -46,9 +47,10 @@ module_param(deep_max, uint, 0444);
 MODULE_PARM_DESC(deep_max,
 		 "functions followed by one deep attach (default 512)");
 
-int kjit_session_func_of(struct kjit_session *s, unsigned long addr)
+/* Index of the attached function containing @addr, or -1. */
+static int attached_func_of(const struct kjit_session *s, unsigned long addr)
 {
-	int lo = 0, hi = (int)s->n_funcs - 1, mid, d;
+	int lo = 0, hi = (int)s->n_funcs - 1, mid;
 
 	while (lo <= hi) {
 		mid = (lo + hi) / 2;
@@ -59,10 +61,23 @@ int kjit_session_func_of(struct kjit_session *s, unsigned long addr)
 		else
 			return mid;
 	}
-	if (!s->deep)
-		return -1;
-	d = kjit_deep_func_of(&s->deep_tab, addr);
-	return d < 0 ? -1 : (int)s->n_funcs + d;
+	return -1;
+}
+
+int kjit_session_func_of(struct kjit_session *s, unsigned long addr)
+{
+	int i = attached_func_of(s, addr);
+
+	if (i >= 0 || !s->deep)
+		return i;
+	i = kjit_deep_func_of(&s->deep_tab, addr);
+	return i < 0 ? -1 : (int)s->n_funcs + i;
+}
+
+bool kjit_session_contains(struct kjit_session *s, unsigned long addr)
+{
+	return attached_func_of(s, addr) >= 0 ||
+	       (s->deep && kjit_deep_contains(&s->deep_tab, addr));
 }
 
 static void cpu_free(struct kjit_cpu *c)
@@ -207,6 +222,7 @@ int __kjit_session_attach(struct kjit_session *s, unsigned int *failed)
 	kjit_ibl_clear();
 	kjit_ibl_reset_hits();
 	rcu_assign_pointer(kjit_active, s);
+	kjit_watch_start(s);
 	for (i = 0; i < s->n_funcs; i++) {
 		s->funcs[i].mod = kjit_module_pin(s->funcs[i].start);
 		err = IS_ERR(s->funcs[i].mod) ? PTR_ERR(s->funcs[i].mod)
@@ -232,6 +248,7 @@ void __kjit_session_detach(struct kjit_session *s)
 	for (i = 0; i < s->n_funcs; i++)
 		kjit_divert_off(s, i);
 	synchronize_rcu_tasks();
+	kjit_watch_stop();
 	rcu_assign_pointer(kjit_active, NULL);
 	synchronize_rcu();
 	kjit_quiesce(s);

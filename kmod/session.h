@@ -32,10 +32,10 @@
 
 /* Why the dispatcher ran code natively instead of translating it. */
 enum kjit_fallback {
-	KJIT_FB_NMI,	 /* dispatcher entered in NMI context */
-	KJIT_FB_NESTED,	 /* dispatcher re-entered on this CPU */
-	KJIT_FB_REFUSED, /* translator refused the block (see refused[]) */
-	KJIT_FB_FULL,	 /* cache or tables full */
+	KJIT_FB_NMI,	     /* dispatcher entered in NMI context */
+	KJIT_FB_NESTED,	     /* dispatcher re-entered on this CPU */
+	KJIT_FB_REFUSED,     /* translator refused the block (see refused[]) */
+	KJIT_FB_FULL,	     /* cache or tables full */
 	KJIT_FB_FTRACE_SITE, /* a followed callee's __fentry__ site was in use
 				(Kprobe, tracer, livepatch): that call ran
 				natively (counted by its entry guard) */
@@ -75,7 +75,10 @@ struct kjit_session {
 	struct kjit_deep deep_tab; /* functions n_funcs.. of blocks */
 	struct kjit_func funcs[KJIT_MAX_FUNCS];
 	struct kjit_region tramps;
-	struct kjit_cpu **cpu; /* [nr_cpu_ids] */
+	bool watched;		    /* watch.c saw arch_arm_kprobe for us */
+	atomic64_t patched;	    /* int3 Kprobes armed in translated code */
+	unsigned long patched_addr; /* the first one's address */
+	struct kjit_cpu **cpu;	    /* [nr_cpu_ids] */
 };
 
 extern struct kjit_session __rcu *kjit_active;
@@ -88,6 +91,9 @@ DECLARE_PER_CPU(unsigned long, kjit_entry_slot[KJIT_MAX_FUNCS]);
  * use); -1 if @addr is not to be translated. Any context. */
 int kjit_session_func_of(struct kjit_session *s, unsigned long addr);
 
+/* Is @addr inside an attached function or a callee followed so far?
+ * Adds nothing. Any context. */
+bool kjit_session_contains(struct kjit_session *s, unsigned long addr);
 struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 				      unsigned int n, bool deep);
 void kjit_session_free(struct kjit_session *s);

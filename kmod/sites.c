@@ -237,8 +237,7 @@ static int static_calls_init(void)
 	return 0;
 }
 
-bool kjit_static_call_site(unsigned long addr, unsigned long *tramp,
-			   bool *tail)
+bool kjit_static_call_site(unsigned long addr, unsigned long *tramp, bool *tail)
 {
 	size_t lo = 0, hi = n_scalls, mid;
 

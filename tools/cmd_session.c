@@ -230,6 +230,15 @@ static void print_stats(const struct kjit_session_stats *st)
 		printf("deep mode: %u callee(s) followed, %" PRIu64
 		       " left native (deep table full)\n",
 		       st->deep_funcs, (uint64_t)st->deep_over_budget);
+	if (st->patched)
+		printf("warning: %" PRIu64 " int3 Kprobe(s) armed inside "
+		       "translated code after attach (first at 0x%" PRIx64
+		       "): the cache's copies do not hit them; detach and "
+		       "attach again to include them\n",
+		       (uint64_t)st->patched, (uint64_t)st->patched_addr);
+	else if (!st->watched && st->attached)
+		printf("note: Kprobes armed after attach are not watched "
+		       "(dmesg says why)\n");
 	printf("ran natively instead (fallbacks):\n");
 	for (i = 0; i < SESSION_FALLBACKS; i++)
 		printf("  fallback %-8s %10" PRIu64 "  %s\n", fallback_key(i),

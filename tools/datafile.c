@@ -18,9 +18,10 @@ struct stat_key {
 #f, offsetof(struct sess_stats, f)                             \
 	}
 static const struct stat_key stat_keys[] = {
-    SK(translated), SK(links),	     SK(native_links),	   SK(exits_native),
-    SK(dispatches), SK(lookup_hits), SK(translate_ns),	   SK(cache_bytes),
-    SK(deep),	    SK(deep_funcs),  SK(deep_over_budget),
+    SK(translated), SK(links),	      SK(native_links),	    SK(exits_native),
+    SK(dispatches), SK(lookup_hits),  SK(translate_ns),	    SK(cache_bytes),
+    SK(deep),	    SK(deep_funcs),   SK(deep_over_budget), SK(watched),
+    SK(patched),    SK(patched_addr),
 };
 #define N_STAT_KEYS (sizeof(stat_keys) / sizeof(stat_keys[0]))
 

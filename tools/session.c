@@ -104,6 +104,9 @@ static int read_stats(struct session *s, int fd)
 	o->deep = st.deep;
 	o->deep_funcs = st.deep_funcs;
 	o->deep_over_budget = st.deep_over_budget;
+	o->watched = st.watched;
+	o->patched = st.patched;
+	o->patched_addr = st.patched_addr;
 	for (i = 0; i < st.ncpus && i < KJIT_STAT_CPUS; i++)
 		o->cache_bytes += st.bytes[i];
 	for (i = 0; i < SESSION_FALLBACKS; i++)

@@ -36,6 +36,7 @@ struct sess_stats {
 	uint64_t translated, links, native_links, exits_native, dispatches;
 	uint64_t lookup_hits, translate_ns, cache_bytes;
 	uint64_t deep, deep_funcs, deep_over_budget; /* deep mode */
+	uint64_t watched, patched, patched_addr;     /* code patched under us */
 	uint64_t fallback[SESSION_FALLBACKS];
 	uint64_t refused[KJIT_R_COUNT];
 	int attached;

@@ -503,8 +503,8 @@ static void test_static_call(void)
 	     ORIG + 2, ORIG + 0x80, 0},
 	    {"jit.static_call.ret0_xor", "31c0 2e2e2e31c0 c3", KJIT_I_CALL,
 	     ORIG + 2, ORIG + 0x80, 0},
-	    {"jit.static_call.nop", "31c0 0f1f440000 c3", KJIT_I_CALL,
-	     ORIG + 2, ORIG + 0x80, 0},
+	    {"jit.static_call.nop", "31c0 0f1f440000 c3", KJIT_I_CALL, ORIG + 2,
+	     ORIG + 0x80, 0},
 	    {"jit.static_call.mid_patch", "31c0 ccf9ffffff c3", KJIT_I_CALL,
 	     ORIG + 2, ORIG + 0x80, 0},
 	    {"jit.static_call.tail_ret", "c3cccccccc", KJIT_I_JMP, ORIG + 0x20,
@@ -527,13 +527,12 @@ static void test_static_call(void)
 				   &b);
 		why[0] = 0;
 		if (!r && vfy_block(&vfy, kjit_last_desc(&tr), &b, out, RUN))
-			snprintf(why, sizeof(why), "verifier: %.200s",
-				 vfy.msg);
+			snprintf(why, sizeof(why), "verifier: %.200s", vfy.msg);
 		for (j = 0; !r && j < b.n_exits; j++)
 			if (b.exit[j].target != cases[i].exit0 &&
 			    b.exit[j].target != cases[i].exit1)
-				snprintf(why, sizeof(why),
-					 "exit %u to 0x%llx", j,
+				snprintf(why, sizeof(why), "exit %u to 0x%llx",
+					 j,
 					 (unsigned long long)b.exit[j].target);
 		kt_check(cases[i].name,
 			 !r && !why[0] && b.term == cases[i].term &&

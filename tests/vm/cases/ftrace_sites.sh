@@ -6,7 +6,8 @@
 # natively: the translation's entry guard sends pipe_read native while its
 # site is in use, and kjit says so (fallback ftrace_site). With the Kprobe
 # gone, pipe_read runs from the cache again. Then the same with an IPMODIFY
-# ftrace user on pipe_read, the way livepatch holds a function.
+# ftrace user on pipe_read, the way livepatch holds a function. Last, an
+# int3 Kprobe inside pipe_read, which no copy can hit: kjit stat warns.
 # timeout: 200
 . /tests/lib.sh
 T=/sys/kernel/tracing
@@ -34,6 +35,18 @@ kjit reset
 workload -c 0 piperead 300 || fail "reads under IPMODIFY"
 e3=$(entries) g3=$(guarded)
 rmmod kjit_ipmodify
+# An int3 Kprobe (not at the fentry site) armed inside pipe_read after it
+# was translated: the cache's copy cannot hit it, and kjit must say so.
+off=$(kjit report --live --csv | awk -F, '$1 == "pipe_read" && $2 != "0x0" { print $2; exit }')
+kjit stat | grep -q "^warning:" && fail "warning before any Kprobe"
+echo "p:kjit/kjit_mid pipe_read+$off" >> $T/kprobe_events || fail "mid-function kprobe at +$off"
+echo 1 > $T/events/kjit/kjit_mid/enable || fail "enable mid-function kprobe"
+kjit stat > /tmp/st.out
+echo 0 > $T/events/kjit/kjit_mid/enable
+echo '-:kjit/kjit_mid' >> $T/kprobe_events
+grep "^warning:" /tmp/st.out
+grep -q "warning: 1 int3 Kprobe(s) armed inside translated code" /tmp/st.out ||
+	fail "a Kprobe armed inside translated code went unnoticed"
 kjit detach
 unload_kjit
 echo "pipe_read entries counted by kjit / sent native by the guard:" \
