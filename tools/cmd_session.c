@@ -241,7 +241,7 @@ static void print_stats(const struct kjit_session_stats *st)
 		       "(dmesg says why)\n");
 	printf("ran natively instead (fallbacks):\n");
 	for (i = 0; i < SESSION_FALLBACKS; i++)
-		printf("  fallback %-8s %10" PRIu64 "  %s\n", fallback_key(i),
+		printf("  fallback %-16s %10" PRIu64 "  %s\n", fallback_key(i),
 		       (uint64_t)st->fallback[i], fallback_text(i));
 	for (i = 1; i < KJIT_REFUSE_REASONS; i++)
 		if (st->refused[i])
