@@ -1,6 +1,7 @@
 # micro - the cost of counting every basic block of a system call's path:
-# native vs kjit vs Kprobes on the same block addresses (int3 Kprobes, then
-# optimized ones), median of 7 runs each, one guest boot. The last case is
+# native vs kjit without counting vs kjit vs Kprobes on the same block
+# addresses (int3 Kprobes, then optimized ones) vs one Kprobe per function
+# entry, median of 7 runs each, one guest boot. The last case is
 # deep mode: every block under __x64_sys_read for a one-byte pipe read.
 # timeout: 900
 . /tests/lib.sh
@@ -18,6 +19,7 @@ run() { # run NAME OP N FUNC...
 run getpid getpid 20000 __x64_sys_getpid
 run read read 5000 ksys_read vfs_read
 run fstat fstat 5000 vfs_fstat __x64_sys_newfstat
+run openclose openclose 2000 do_sys_openat2 __x64_sys_close
 run pipe pipe 2000 pipe_read pipe_write
 # deep: everything a one-byte pipe read does under __x64_sys_read
 for opt in 0 1; do
@@ -25,7 +27,7 @@ for opt in 0 1; do
 	echo "CASE read-deep kprobes-optimization=$opt"
 	kjitcount -c 0 -d -t 7 -x piperead 2000 __x64_sys_read > /tmp/deep.out ||
 		{ cat /tmp/deep.out; fail "read-deep"; }
-	grep -E '^(TIME|BLOCKS_PER_OP|PERBLOCK|SUMMARY)' /tmp/deep.out
+	grep -E '^(TIME|NOCOUNT|ENTRYPROBE|BLOCKS_PER_OP|PERBLOCK|SUMMARY)' /tmp/deep.out
 done
 kjit stat
 rmmod kjit_kprobes

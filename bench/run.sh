@@ -45,8 +45,19 @@ status=$?
 	echo "runs of one boot (see min/max); a negative or very small PERBLOCK for"
 	echo "kjit means its cost was below that noise, not that it is free."
 	echo
+	echo "Configurations per case: native (mean of a timing first and one"
+	echo "last, native-again), kjit without counting (KJIT_ATTACH_NO_COUNT),"
+	echo "kjit counting every block, Kprobes on the same block addresses, and"
+	echo "one Kprobe per attached function's entry."
+	echo
+	echo "## Targets (ratios measured in the same run)"
+	echo
+	sh "$HERE/micro-report.sh" "$BUILD/bench-micro.txt"
+	echo
+	echo "## Raw lines"
+	echo
 	echo '```'
-	grep -E '^(CASE|TIME|BLOCKS_PER_OP|PERBLOCK|SUMMARY)' "$BUILD/bench-micro.txt"
+	grep -E '^(CASE|TIME|NOCOUNT|ENTRYPROBE|BLOCKS_PER_OP|PERBLOCK|SUMMARY)' "$BUILD/bench-micro.txt"
 	echo '```'
 } > "$OUT/micro.md"
 cat "$OUT/translator.md" "$OUT/micro.md"

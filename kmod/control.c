@@ -117,7 +117,7 @@ static long __attach(struct kjit_attach *req, struct kjit_target *t)
 	if (!funcs)
 		return -ENOMEM;
 	n = resolve_all(t, req->n, req->flags, funcs);
-	s = n > 0 ? kjit_session_new(funcs, n, req->flags & KJIT_ATTACH_DEEP)
+	s = n > 0 ? kjit_session_new(funcs, n, req->flags)
 		  : NULL;
 	kvfree(funcs);
 	if (n <= 0)
@@ -162,7 +162,8 @@ long kjit_ioctl_attach(void __user *uarg)
 	if (copy_from_user(&req, uarg, sizeof(req)))
 		return -EFAULT;
 	if (req.size != sizeof(req) || !req.n || req.n > KJIT_MAX_TARGETS ||
-	    (req.flags & ~(KJIT_ATTACH_BEST_EFFORT | KJIT_ATTACH_DEEP)))
+	    (req.flags & ~(KJIT_ATTACH_BEST_EFFORT | KJIT_ATTACH_DEEP |
+			   KJIT_ATTACH_NO_COUNT)))
 		return -EINVAL;
 	bytes = array_size(req.n, sizeof(*t));
 	t = vmemdup_user(u64_to_user_ptr(req.targets), bytes);

@@ -132,6 +132,7 @@ static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 	kjit_config_default(&cfg);
 	cfg.native_calls = true;
 	cfg.follow_indirect_calls = s->deep;
+	cfg.instr = s->count;
 	if (kjit_translator_init(c->tr, &c->env, &cfg) != KJIT_OK)
 		goto fail;
 	return c;
@@ -177,7 +178,7 @@ static int cmp_func(const void *a, const void *b)
 
 /* Allocates a session for the @n functions in @funcs (start/end/name set). */
 struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
-				      unsigned int n, bool deep)
+				      unsigned int n, u32 flags)
 {
 	struct kjit_session *s = kvzalloc(sizeof(*s), GFP_KERNEL);
 	unsigned int i;
@@ -191,8 +192,9 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 		s->funcs[i].body = s->funcs[i].start + MCOUNT_INSN_SIZE;
 		s->funcs[i].mod = NULL;
 	}
-	s->deep = deep;
-	if (deep && kjit_deep_init(&s->deep_tab, deep_max))
+	s->deep = flags & KJIT_ATTACH_DEEP;
+	s->count = !(flags & KJIT_ATTACH_NO_COUNT);
+	if (s->deep && kjit_deep_init(&s->deep_tab, deep_max))
 		goto fail;
 	s->cpu = kcalloc(nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
 	if (!s->cpu || kjit_region_alloc_code(&s->tramps,

@@ -72,6 +72,7 @@ struct kjit_session {
 	unsigned int n_funcs;
 	bool attached;
 	bool deep;		   /* follow calls (deep.h) */
+	bool count;		   /* instrument: not KJIT_ATTACH_NO_COUNT */
 	struct kjit_deep deep_tab; /* functions n_funcs.. of blocks */
 	struct kjit_func funcs[KJIT_MAX_FUNCS];
 	struct kjit_region tramps;
@@ -95,7 +96,7 @@ int kjit_session_func_of(struct kjit_session *s, unsigned long addr);
  * Adds nothing. Any context. */
 bool kjit_session_contains(struct kjit_session *s, unsigned long addr);
 struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
-				      unsigned int n, bool deep);
+				      unsigned int n, u32 flags);
 void kjit_session_free(struct kjit_session *s);
 int __kjit_session_attach(struct kjit_session *s, unsigned int *failed);
 void __kjit_session_detach(struct kjit_session *s);

@@ -19,9 +19,13 @@
  *            block must have run
  *     -c     pin to CPU
  *     -t R   timing (for the benchmarks): time R runs of N operations
- *            natively, under kjit and (with -x) under the Kprobes, and print
- *            TIME/PERBLOCK lines before the comparison (whose counts then
- *            cover all R runs)
+ *            natively, under kjit without counting (KJIT_ATTACH_NO_COUNT),
+ *            under kjit, (with -x) under the Kprobes on every block, and
+ *            under one Kprobe per function entry; print TIME, NOCOUNT,
+ *            ENTRYPROBE and PERBLOCK lines before the comparison (whose
+ *            counts then cover all R runs). The native baseline is the
+ *            mean of a timing first (after an untimed warm-up) and one
+ *            last ("native-again"), as TCG drifts within a boot
  *
  * The measuring window holds nothing but the workload: counters are reset
  * and read with ioctls only, so the tool's own system calls (open, read,
@@ -137,11 +141,11 @@ static int run_load(const char *op, long n)
 	return bad;
 }
 
-static void attach(int fd, char **names, int n)
+static void attach(int fd, char **names, int n, unsigned int flags)
 {
 	struct kjit_target t[KJIT_MAX_TARGETS];
 	struct kjit_attach a = {.size = sizeof(a),
-				.flags = attach_flags,
+				.flags = flags,
 				.n = n,
 				.targets = (uintptr_t)t};
 	int i;
@@ -171,7 +175,54 @@ static void read_results(int fd)
 	nfuncs = f.written;
 }
 
-static double kprobe_ns;
+static double kprobe_ns, nocount_ns, entry_ns;
+
+/* Arm Kprobes on @n addresses, or disarm (n = 0). */
+static int arm(int fd, const unsigned long long *addrs, unsigned int n,
+	       int *errs)
+{
+	struct kjitkp_arm a = {.size = sizeof(a),
+			       .n = n,
+			       .addrs = (uintptr_t)addrs,
+			       .errs = (uintptr_t)errs};
+
+	return ioctl(fd, KJITKP_IOC_ARM, &a);
+}
+
+/* Timing only: one Kprobe on each attached function's entry (what a
+ * function-level probe costs), not on its blocks. */
+static void time_entry_probes(const char *op, long n)
+{
+	unsigned long long addrs[KJIT_MAX_TARGETS];
+	int errs[KJIT_MAX_TARGETS];
+	unsigned int i, k = 0;
+	int fd = open(KJITKP_DEVICE, O_RDWR);
+
+	if (fd < 0)
+		die(KJITKP_DEVICE);
+	for (i = 0; i < nfuncs && k < KJIT_MAX_TARGETS; i++)
+		if (!funcs[i].deep)
+			addrs[k++] = funcs[i].start;
+	if (arm(fd, addrs, k, errs))
+		die("arm entry kprobes");
+	run_load(op, 10);
+	entry_ns = time_runs("kprobe-entry", op, n);
+	arm(fd, addrs, 0, errs);
+	close(fd);
+}
+
+/* Timing only: kjit attached with KJIT_ATTACH_NO_COUNT, the cost of
+ * running from the cache without counting anything. */
+static void time_nocount(int fd, char **names, int n_names, const char *op,
+			 long n)
+{
+	attach(fd, names, n_names, attach_flags | KJIT_ATTACH_NO_COUNT);
+	if (run_load(op, 10))
+		die("workload under kjit (no counting)");
+	nocount_ns = time_runs("kjit-nocount", op, n);
+	if (ioctl(fd, KJIT_IOC_DETACH, 0))
+		die("detach");
+}
 
 /* Kprobe counts for every block address (errs: register_kprobe result). */
 static void kprobe_counts(const char *op, long n, unsigned long long *cnt,
@@ -273,6 +324,12 @@ static int report_timing(double ops)
 		total += blocks[i].count;
 	per_op = total / ops;
 	printf("BLOCKS_PER_OP %.2f (%u distinct blocks)\n", per_op, nblocks);
+	printf("NOCOUNT kjit-nocount/native=%.3f kjit/native=%.3f\n",
+	       nocount_ns / native_ns, kjit_ns / native_ns);
+	if (entry_ns > 0)
+		printf("ENTRYPROBE added=%.1f ns/op (one Kprobe per function "
+		       "entry)\n",
+		       entry_ns - native_ns);
 	printf("PERBLOCK kjit=%.2f ns", (kjit_ns - native_ns) / per_op);
 	if (kprobe_ns > 0)
 		printf(" kprobes=%.2f ns ratio=%.1f",
@@ -319,9 +376,14 @@ int main(int argc, char **argv)
 	fd = open(KJIT_DEVICE, O_RDWR);
 	if (fd < 0)
 		die(KJIT_DEVICE);
-	if (reps)
+	if (reps) {
+		if (run_load(argv[optind], n)) /* warm caches: untimed */
+			die("warm-up");
 		native_ns = time_runs("native", argv[optind], n);
-	attach(fd, argv + optind + 2, argc - optind - 2);
+		time_nocount(fd, argv + optind + 2, argc - optind - 2,
+			     argv[optind], n);
+	}
+	attach(fd, argv + optind + 2, argc - optind - 2, attach_flags);
 	if (run_load(argv[optind], 10) || ioctl(fd, KJIT_IOC_RESET, 0))
 		die("workload under kjit");
 	if (reps)
@@ -333,6 +395,14 @@ int main(int argc, char **argv)
 		die("detach");
 	if (cross)
 		kprobe_counts(argv[optind], n, kc, errs);
+	if (reps) {
+		time_entry_probes(argv[optind], n);
+		/* TCG drifts within a boot: the baseline is the mean of a
+		 * native timing before and after the others */
+		native_ns = (native_ns +
+			     time_runs("native-again", argv[optind], n)) /
+			    2;
+	}
 	if (reps) {
 		report_timing((double)n * reps);
 		n *= reps; /* the counts cover every timed run */

@@ -796,12 +796,16 @@ static void pick_target(struct kjit_target *t)
 
 static uint32_t pick_flags(void)
 {
-	const uint32_t ok[] = {0, KJIT_ATTACH_BEST_EFFORT, KJIT_ATTACH_DEEP,
-			       KJIT_ATTACH_BEST_EFFORT | KJIT_ATTACH_DEEP};
+	const uint32_t ok[] = {0,
+			       KJIT_ATTACH_BEST_EFFORT,
+			       KJIT_ATTACH_DEEP,
+			       KJIT_ATTACH_BEST_EFFORT | KJIT_ATTACH_DEEP,
+			       KJIT_ATTACH_NO_COUNT,
+			       KJIT_ATTACH_DEEP | KJIT_ATTACH_NO_COUNT};
 
 	if (chance(88))
-		return ok[rnd(4)];
-	return (uint32_t)rnd64() | 4u << rnd(30); /* an unknown bit at least */
+		return ok[rnd(6)];
+	return (uint32_t)rnd64() | 8u << rnd(29); /* an unknown bit at least */
 }
 
 static void describe_attach(struct call *c, const struct kjit_attach *a,
