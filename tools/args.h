@@ -1,6 +1,6 @@
 /* args.h - command-line parsing shared by attach, record and compare.
  *
- *   attach  [--best-effort] [--deep] [--depth N] FUNC...
+ *   attach  [--best-effort] [--no-count] [--deep] [--depth N] FUNC...
  *   record  [--deep] [--depth N] -f FUNC... [-o FILE] -- COMMAND [ARGS]
  *   compare -f FUNC... [-n RUNS] -- COMMAND [ARGS]
  *
@@ -26,7 +26,7 @@ struct args {
 	const char *funcs[ARGS_MAX_FUNCS];
 	int n_funcs;
 	char **cmd; /* NULL-terminated, from argv */
-	int best_effort, deep, depth, runs;
+	int best_effort, deep, depth, runs, no_count;
 	const char *output;
 };
 

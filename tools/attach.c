@@ -69,6 +69,8 @@ static unsigned int attach_flags(const struct args *a)
 	if (a->deep)
 		f |= KJIT_ATTACH_DEEP;
 #endif
+	if (a->no_count)
+		f |= KJIT_ATTACH_NO_COUNT;
 	return f;
 }
 

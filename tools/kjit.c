@@ -39,13 +39,15 @@ static const struct subcommand subcommands[] = {
      "have no known targets). Prints each block disassembled, with its\n"
      "outgoing edges.\n"},
     {"attach", cmd_attach,
-     "attach [--best-effort] [--deep [--depth N]] FUNC...",
+     "attach [--best-effort] [--no-count] [--deep [--depth N]] FUNC...",
      "divert FUNCs into the code cache and count their blocks",
      "FUNC is name, module:name, name+0xOFF (OFF must be 0) or\n"
      "0xADDRESS. Names are resolved by the tool; an ambiguous name is\n"
      "an error that lists the candidates. All or nothing unless\n"
      "--best-effort. --deep (follow callees) needs a kjit.ko that has\n"
-     "it; --depth N is not supported by kjit.ko yet.\n"},
+     "it; --depth N is not supported by kjit.ko yet. --no-count runs\n"
+     "the functions from the cache without counting (the cost of the\n"
+     "cache alone; every count stays 0).\n"},
     {"detach", cmd_detach, "detach", "stop diversion (results stay readable)",
      "Stops every diversion; report and stat still read the results.\n"},
     {"record", cmd_record,

@@ -1,7 +1,8 @@
 # tool_attach - `kjit attach/detach/stat/reset`: names, module:name and
 # addresses resolved by the tool; offsets, ambiguous and unknown names,
 # --deep/--depth and a second attach refused with one clear line and a
-# non-zero status; stat names every fallback reason.
+# non-zero status; stat names every fallback reason; --no-count translates
+# but counts nothing.
 # timeout: 60
 . /tests/lib.sh
 load_kjit
@@ -60,4 +61,13 @@ grep -q '^  fallback nmi  *[0-9]*  dispatcher entered in NMI context$' /tmp/s.ou
 grep -q '^  fallback refused  *[0-9]*  translator refused the block$' /tmp/s.out || fail "refused name"
 kjit reset || fail "reset"
 kjit report --live --csv | tail -n +2 | awk -F, '$4 != 0 {exit 1}' || fail "reset left counts"
+
+# --no-count: the code runs from the cache (blocks translated), nothing counted
+kjit attach --no-count ksys_read > /dev/null || fail "attach --no-count"
+workload read 30
+kjit detach
+kjit stat | grep -q '^blocks translated: [1-9]' || fail "--no-count translated nothing"
+kjit report --live --csv | tail -n +2 > /tmp/nc.csv
+[ -s /tmp/nc.csv ] || fail "--no-count: no blocks reported"
+awk -F, '$4 != 0 {exit 1}' /tmp/nc.csv || fail "--no-count counted something"
 unload_kjit
