@@ -117,8 +117,7 @@ static long __attach(struct kjit_attach *req, struct kjit_target *t)
 	if (!funcs)
 		return -ENOMEM;
 	n = resolve_all(t, req->n, req->flags, funcs);
-	s = n > 0 ? kjit_session_new(funcs, n, req->flags)
-		  : NULL;
+	s = n > 0 ? kjit_session_new(funcs, n, req->flags) : NULL;
 	kvfree(funcs);
 	if (n <= 0)
 		return n;

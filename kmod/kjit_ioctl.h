@@ -72,8 +72,9 @@ struct kjit_target {
 #define KJIT_MAX_TARGETS	64  /* functions per attach */
 #define KJIT_ATTACH_BEST_EFFORT 0x1 /* attach what can be, skip refusals */
 #define KJIT_ATTACH_DEEP	0x2 /* also follow direct calls into callees */
-#define KJIT_ATTACH_NO_COUNT	0x4 /* translate, link, but count nothing:
-				       the cost of running from the cache */
+#define KJIT_ATTACH_NO_COUNT                                                   \
+	0x4 /* translate, link, but count nothing:                             \
+	       the cost of running from the cache */
 
 /*
  * KJIT_IOC_ATTACH: divert n functions into the code cache and count their

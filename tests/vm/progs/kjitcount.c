@@ -144,10 +144,8 @@ static int run_load(const char *op, long n)
 static void attach(int fd, char **names, int n, unsigned int flags)
 {
 	struct kjit_target t[KJIT_MAX_TARGETS];
-	struct kjit_attach a = {.size = sizeof(a),
-				.flags = flags,
-				.n = n,
-				.targets = (uintptr_t)t};
+	struct kjit_attach a = {
+	    .size = sizeof(a), .flags = flags, .n = n, .targets = (uintptr_t)t};
 	int i;
 
 	memset(t, 0, sizeof(t));
@@ -399,9 +397,9 @@ int main(int argc, char **argv)
 		time_entry_probes(argv[optind], n);
 		/* TCG drifts within a boot: the baseline is the mean of a
 		 * native timing before and after the others */
-		native_ns = (native_ns +
-			     time_runs("native-again", argv[optind], n)) /
-			    2;
+		native_ns =
+		    (native_ns + time_runs("native-again", argv[optind], n)) /
+		    2;
 	}
 	if (reps) {
 		report_timing((double)n * reps);
