@@ -10,6 +10,8 @@
 #   make demo         boot the test kernel and show what kjit does
 #   make rig-selftest prove the VM rig fails on a failed assertion, WARNING, hang
 #   make stress       deep attach/detach cycling under a two-vCPU syscall mix
+#   make bench        translator, micro and LMbench-style benchmarks into
+#                     docs/results/ (first installs stress-ng, gnuplot-nox)
 #   make format-check clang-format check of our own sources
 
 ROOT  := $(abspath .)
@@ -26,7 +28,7 @@ HOST_CFLAGS := -O2 -g $(WARN) -I$(ROOT)
 TOOL_LIBS   := -lZydis -lZycore -lelf
 
 .PHONY: all deps module tool guest-progs stress host-test vm-test test demo rig-selftest \
-	format-check bench clean
+	format-check bench bench-deps clean
 all: module tool
 
 deps: $(BUILD)/deps.stamp
@@ -108,7 +110,12 @@ rig-selftest: module tool guest-progs
 demo: module tool guest-progs
 	@sh tests/vm/run.sh --build $(BUILD) --log $(BUILD)/demo-console.log --demo
 
-bench: module tool guest-progs $(HOST_BENCH)
+# Packages only the benchmarks use: `make test` does not need them.
+bench-deps: $(BUILD)/bench-deps.stamp
+$(BUILD)/bench-deps.stamp: scripts/deps.sh
+	@sh scripts/deps.sh $(BUILD) --bench
+
+bench: module tool guest-progs $(HOST_BENCH) bench-deps
 	@sh bench/run.sh $(BUILD)
 
 format-check:

@@ -3,7 +3,13 @@
 #   - translator speed and expansion on the host (build/host/bench_translate)
 #   - micro: ns per system call natively, under kjit and under Kprobes on the
 #     same blocks, in one guest boot (bench/micro.sh)
+#   - lmbench: an LMbench-style suite natively, under kjit deep counting and
+#     under Kprobes on kjit's blocks, stress-ng native vs kjit, translator
+#     time, cache bytes and attach times, in a second boot (bench/lmbench.sh,
+#     reported by bench/lmbench-report.sh: lmbench.md, memory.md, PNG plots)
 # Usage: bench/run.sh BUILD_DIR
+# LMBENCH_CONF="REPS=3 MS=50 ..." overrides bench/lmbench.sh's settings (for
+# a quick look; the committed results use the defaults).
 set -u
 BUILD=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -61,4 +67,31 @@ status=$?
 	echo '```'
 } > "$OUT/micro.md"
 cat "$OUT/translator.md" "$OUT/micro.md"
-exit $status
+
+# pack_extra: what the lmbench boot needs beyond the rig's image, as one
+# archive (tests/vm/run.sh --extra copies one file into /tests/): the
+# settings and, when installed here, stress-ng with its libraries.
+pack_extra() {
+	d=$BUILD/bench/extra
+	rm -rf "$d" && mkdir -p "$d/tests" || return 1
+	printf '%s\n' "${LMBENCH_CONF:-}" > "$d/tests/lmbench.conf"
+	if command -v stress-ng > /dev/null; then
+		mkdir -p "$d/usr/bin" && cp "$(command -v stress-ng)" "$d/usr/bin/"
+		ldd "$(command -v stress-ng)" | sed -n 's/.*=> \(\/[^ ]*\).*/\1/p' |
+		while read -r lib; do
+			mkdir -p "$d$(dirname "$lib")" && cp -L "$lib" "$d$lib"
+		done
+	fi
+	(cd "$d" && tar -cf ../lmbench-extra.tar .)
+}
+
+echo "bench: LMbench-style suite, stress-ng, translator memory (guest, TCG)"
+pack_extra || exit 1
+sh "$ROOT/tests/vm/run.sh" --build "$BUILD" --log "$BUILD/bench-lmbench-console.log" \
+	--results "$BUILD/bench-lmbench.results" --extra "$BUILD/bench/lmbench-extra.tar" \
+	"$HERE/lmbench.sh" > "$BUILD/bench-lmbench.txt" 2>&1
+lm_status=$?
+sh "$HERE/lmbench-report.sh" "$BUILD" "$OUT"
+cat "$BUILD/bench-lmbench.results"
+sed -n '/^## The suite/,/^## What was/p' "$OUT/lmbench.md"
+[ $status = 0 ] && [ $lm_status = 0 ]

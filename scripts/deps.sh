@@ -3,7 +3,8 @@
 # third-party sources and the test kernel into build/cache. Idempotent: a second
 # run installs nothing and downloads nothing (each step checks before acting).
 #
-# Usage: scripts/deps.sh BUILD_DIR
+# Usage: scripts/deps.sh BUILD_DIR [--bench]
+#   --bench: only the packages `make bench` adds (stress-ng, gnuplot-nox)
 set -eu
 BUILD=${1:-build}
 CACHE=$BUILD/cache
@@ -12,6 +13,26 @@ mkdir -p "$CACHE"
 
 say() { echo "deps: $*"; }
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# install_missing PKG...: apt-get install those not installed yet.
+install_missing() {
+	missing=""
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+			missing="$missing $p"
+	done
+	[ -n "$missing" ] || return 0
+	say "installing:$missing"
+	as_root apt-get update -q >/dev/null
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends $missing >/dev/null
+}
+
+if [ "${2:-}" = --bench ]; then
+	install_missing stress-ng gnuplot-nox
+	touch "$BUILD/bench-deps.stamp"
+	exit 0
+fi
 
 PKGS="gcc make clang libelf-dev libzydis-dev libzycore-dev qemu-system-x86 \
 busybox-static cpio linux-headers-amd64 dpkg-dev xz-utils zstd gzip kmod"
