@@ -286,7 +286,7 @@ limits() {
 	/^STATS suite / { tr = kv($0, "ns_per_block"); n = kv($0, "translated") }
 	END {
 		if (s != "")
-			printf "- Not run under kjit: %s. Deep-attached `__x64_sys_read` or `__x64_sys_write` hang the guest (no console output, both vCPUs) as soon as a TCP loopback socket is read or written (reproduced with each alone and `lmbench lat_tcp`; shallow attach runs it). That is a kjit bug to fix; the benchmark is left out of the kjit and Kprobes runs until then (KJIT_SKIP in bench/lmbench.sh).\n", s
+			printf "- Not run under kjit: %s (KJIT_SKIP in bench/lmbench.sh).\n", s
 		if (one["lat_syscall_stat"] == 1 || one["lat_syscall_fstat"] == 1) {
 			printf "- `lat_syscall stat` and `fstat` translate one block each: the wrappers call `__do_sys_newstat`/`__do_sys_newfstat`, which deep mode cannot follow (`kjit list`):\n\n```\n%s```\n  so their kernel work runs natively and their ratios show only the entry cost.\n", list
 		}

@@ -20,7 +20,7 @@ KP_MAX=4096         # most Kprobes armed (kjit_kprobes' limit)
 # the whole suite follows ~800 callees and translates ~8000 blocks a CPU:
 # above the defaults (512, 8192, 1 MiB), which would leave part native
 KJIT_PARAMS="deep_max=2048 max_blocks=32768 cache_kb=4096"
-KJIT_SKIP="lat_tcp" # benchmarks not run under kjit (and so not under Kprobes)
+KJIT_SKIP="" # benchmarks not run under kjit (and so not under Kprobes)
 SNG_ROUNDS=2 SNG_SECS=4 SNG_STRESSORS="null pipe fork mmap" SNG_OPTS="--mmap-bytes 2m"
 MEM_MS=100
 ATTACH_N="1 8 32 64" ATTACH_REPS=3

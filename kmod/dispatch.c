@@ -21,7 +21,7 @@
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
+#include <linux/sched/clock.h>
 #include "ibl.h"
 #include "session.h"
 
@@ -54,14 +54,20 @@ static void set_entry_slot(const struct kjit_session *s, int fi,
 		this_cpu_write(kjit_entry_slot[fi], run);
 }
 
+/* Timed with sched_clock() (a TSC read), never ktime_get*(): those read
+ * the clocksource, and read_hpet() takes a lock that translated code can be
+ * holding right now - a block of a followed read_hpet() that exits to the
+ * dispatcher inside its locked section - which deadlocks this CPU (found
+ * with TCP over loopback deep-attached; bench/lmbench). The dispatcher may
+ * call nothing that takes a lock kernel code can hold. */
 static unsigned long translate(struct kjit_session *s, struct kjit_cpu *c,
 			       unsigned long target, int fi)
 {
-	u64 t0 = ktime_get_mono_fast_ns(), run;
+	u64 t0 = sched_clock(), run;
 	enum kjit_reason r;
 
 	r = kjit_cache_add(&c->cache, c->tr, target, fi, &run);
-	c->translate_ns += ktime_get_mono_fast_ns() - t0;
+	c->translate_ns += sched_clock() - t0;
 	if (r == KJIT_R_NO_SPACE) {
 		c->fallback[KJIT_FB_FULL]++;
 		return target;

@@ -13,7 +13,7 @@
 	"copy_from_kernel_nofault", "copy_from_kernel_nofault_allowed",        \
 	    "search_exception_tables", "search_kernel_exception_table",        \
 	    "search_module_extables", "__module_address", "bsearch",           \
-	    "ktime_get_mono_fast_ns", "preempt_schedule_notrace",              \
-	    "preempt_schedule", "__x86_return_thunk"
+	    "sched_clock", "preempt_schedule_notrace", "preempt_schedule",     \
+	    "__x86_return_thunk"
 
 #endif
