@@ -3,7 +3,7 @@
 # addresses (int3 Kprobes, then optimized ones) vs one Kprobe per function
 # entry, median of 7 runs each, one guest boot. The last case is
 # deep mode: every block under __x64_sys_read for a one-byte pipe read.
-# timeout: 900
+# timeout: 1800
 . /tests/lib.sh
 load_kjit
 insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
@@ -25,7 +25,7 @@ run pipe pipe 2000 pipe_read pipe_write
 for opt in 0 1; do
 	echo $opt > /proc/sys/debug/kprobes-optimization
 	echo "CASE read-deep kprobes-optimization=$opt"
-	kjitcount -c 0 -d -t 7 -x piperead 2000 __x64_sys_read > /tmp/deep.out ||
+	kjitcount -c 0 -d -t 5 -x piperead 1000 __x64_sys_read > /tmp/deep.out ||
 		{ cat /tmp/deep.out; fail "read-deep"; }
 	grep -E '^(TIME|NOCOUNT|ENTRYPROBE|BLOCKS_PER_OP|PERBLOCK|SUMMARY)' /tmp/deep.out
 done

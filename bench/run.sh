@@ -8,6 +8,8 @@
 #     time, cache bytes and attach times, in a second boot (bench/lmbench.sh,
 #     reported by bench/lmbench-report.sh: lmbench.md, memory.md, PNG plots)
 # Usage: bench/run.sh BUILD_DIR
+# BENCH_ONLY=micro or BENCH_ONLY=lmbench runs that part alone (its files
+# only are rewritten).
 # LMBENCH_CONF="REPS=3 MS=50 ..." overrides bench/lmbench.sh's settings (for
 # a quick look; the committed results use the defaults).
 set -u
@@ -20,6 +22,9 @@ KVER=$(cat "$BUILD/cache/kver")
 DATE=$(date -u +%Y-%m-%d)
 CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 
+ONLY=${BENCH_ONLY:-}
+status=0 lm_status=0
+if [ -z "$ONLY" ]; then
 echo "bench: translator (host)"
 "$BUILD/host/bench_translate" > "$BUILD/bench_translate.txt" 2>&1
 {
@@ -32,6 +37,9 @@ echo "bench: translator (host)"
 	cat "$BUILD/bench_translate.txt"
 	echo '```'
 } > "$OUT/translator.md"
+fi
+
+if [ -z "$ONLY" ] || [ "$ONLY" = micro ]; then
 
 echo "bench: micro (guest, TCG)"
 sh "$ROOT/tests/vm/run.sh" --build "$BUILD" --log "$BUILD/bench-console.log" \
@@ -44,7 +52,7 @@ status=$?
 	echo "-cpu max -smp 2 (software emulation: TCG numbers are TCG numbers, not"
 	echo "hardware numbers) on a host with $CPU."
 	echo "Command: \`make bench\` (guest script bench/micro.sh). Each TIME line is the"
-	echo "median (min, max) of 7 runs; PERBLOCK is (configuration - native) divided"
+	echo "median (min, max) of 7 runs (5 for read-deep); PERBLOCK is (configuration - native) divided"
 	echo "by the blocks executed per operation, which kjit counts itself; ratio is"
 	echo "Kprobes' added cost over kjit's. The workload is pinned to CPU 0."
 	echo "Under TCG the native time of one case varies by 10-50% between"
@@ -66,7 +74,9 @@ status=$?
 	grep -E '^(CASE|TIME|NOCOUNT|ENTRYPROBE|BLOCKS_PER_OP|PERBLOCK|SUMMARY)' "$BUILD/bench-micro.txt"
 	echo '```'
 } > "$OUT/micro.md"
-cat "$OUT/translator.md" "$OUT/micro.md"
+cat "$OUT/micro.md"
+fi
+[ "$ONLY" = micro ] && exit $status
 
 # pack_extra: what the lmbench boot needs beyond the rig's image, as one
 # archive (tests/vm/run.sh --extra copies one file into /tests/): the
