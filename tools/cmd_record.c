@@ -48,16 +48,6 @@ static int save(const struct session *s, const char *path)
 	return 0;
 }
 
-static uint64_t executions(const struct session *s)
-{
-	uint64_t t = 0;
-	unsigned int i;
-
-	for (i = 0; i < s->n_blocks; i++)
-		t += s->blocks[i].count;
-	return t;
-}
-
 /* Attached already: run, detach, read. Returns 0 or 1. */
 static int run_and_collect(int fd, const struct args *a, struct session *s)
 {
@@ -116,7 +106,7 @@ int cmd_record(int argc, char **argv)
 			"kjit: recorded %u block(s) of %u function(s), %llu "
 			"block executions, to %s (kjit report -i %s)\n",
 			s.n_blocks, s.n_funcs,
-			(unsigned long long)executions(&s), path, path);
+			(unsigned long long)session_executions(&s), path, path);
 	session_free(&s);
 	return rc;
 }

@@ -231,16 +231,6 @@ static void print_json(const struct session *s, const struct report_opts *o,
 	fprintf(out, "}\n");
 }
 
-static uint64_t total_executions(const struct session *s)
-{
-	uint64_t t = 0;
-	unsigned int i;
-
-	for (i = 0; i < s->n_blocks; i++)
-		t += s->blocks[i].count;
-	return t;
-}
-
 static void text_header(const struct session *s, const struct report_opts *o,
 			FILE *out)
 {
@@ -254,7 +244,7 @@ static void text_header(const struct session *s, const struct report_opts *o,
 			s->command[0] ? s->command : "-");
 	fprintf(out,
 		"# %u functions, %u blocks, %" PRIu64 " block executions\n\n",
-		s->n_funcs, s->n_blocks, total_executions(s));
+		s->n_funcs, s->n_blocks, session_executions(s));
 }
 
 static void text_functions(const struct session *s, const unsigned int *fx,

@@ -256,3 +256,13 @@ int session_coverage(struct session *s)
 	symtab_free(&t);
 	return 0;
 }
+
+uint64_t session_executions(const struct session *s)
+{
+	uint64_t t = 0;
+	unsigned int i;
+
+	for (i = 0; i < s->n_blocks; i++)
+		t += s->blocks[i].count;
+	return t;
+}

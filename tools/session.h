@@ -56,6 +56,8 @@ struct session {
  * Returns 0 or -errno (-ENOENT: no session). */
 int session_read_device(struct session *s, int fd);
 void session_free(struct session *s);
+/* Block executions counted in @s, all blocks summed. */
+uint64_t session_executions(const struct session *s);
 
 /* Fills kernel/boot_id/time from the running system. */
 void session_stamp(struct session *s);
