@@ -13,8 +13,9 @@
  *    model switched, a tracepoint's probe changed - is never stale.
  *
  * Invariants:
- *  - The core kernel's tables are built once at load (process context)
- *    into arrays sorted by address; looked up lock-free from any context.
+ *  - The core kernel's sites of both kinds are built once at load (process
+ *    context) into one array sorted by address; looked up lock-free from
+ *    any context.
  *  - Module code is looked up in the module's own tables, under
  *    preempt_disable() so the module cannot be freed meanwhile. A module's
  *    static_call site is reported without a trampoline (tramp 0): the
@@ -30,21 +31,18 @@
 #include "ksyms.h"
 #include "sites.h"
 
+enum site_kind { SITE_JUMP_LABEL, SITE_STATIC_CALL };
+
+/* A site of the core kernel: a jump label and where its jmp goes, or an
+ * inline static_call site and its trampoline (0: not known). */
 struct site {
 	unsigned long code, target;
+	u8 kind;   /* enum site_kind */
+	bool tail; /* static_call: a tail call */
 };
 
 static struct site *sites;
 static size_t n_sites;
-
-/* An inline static_call site of the core kernel and its trampoline. */
-struct scall {
-	unsigned long code, tramp;
-	bool tail;
-};
-
-static struct scall *scalls;
-static size_t n_scalls;
 
 static int cmp_site(const void *a, const void *b)
 {
@@ -53,31 +51,114 @@ static int cmp_site(const void *a, const void *b)
 	return x->code < y->code ? -1 : x->code > y->code;
 }
 
-static int static_calls_init(void);
+/* The core kernel's site of @kind at @addr, or NULL. */
+static const struct site *find_site(unsigned long addr, enum site_kind kind)
+{
+	size_t lo = 0, hi = n_sites, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (sites[mid].code < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n_sites && sites[lo].code == addr && sites[lo].kind == kind
+		   ? &sites[lo]
+		   : NULL;
+}
+
+static size_t add_jump_labels(const struct jump_entry *start,
+			      const struct jump_entry *stop, struct site *out)
+{
+	const struct jump_entry *e;
+	size_t n = 0;
+
+	for (e = start; e < stop; e++, n++)
+		out[n] = (struct site){jump_entry_code(e), jump_entry_target(e),
+				       SITE_JUMP_LABEL, false};
+	return n;
+}
+
+static unsigned long static_call_site_addr(const struct static_call_site *e)
+{
+	return (unsigned long)&e->addr + e->addr;
+}
+
+static unsigned long static_call_site_key(const struct static_call_site *e)
+{
+	return (unsigned long)&e->key + e->key;
+}
+
+/* The trampoline of the static call whose key is at @key: the key is
+ * __SCK__<name>, the trampoline __SCT__<name>. 0 if not found. */
+static unsigned long tramp_of_key(unsigned long key)
+{
+	char name[KSYM_SYMBOL_LEN];
+
+	if (sprint_symbol_no_offset(name, key) <= 7 ||
+	    strncmp(name, "__SCK__", 7))
+		return 0;
+	name[4] = 'T';
+	return kjit_lookup_name(name);
+}
+
+/* Inline static_call sites (not in init text, which is freed) into @out;
+ * the kernel sorted them by key at boot, so one lookup per key. */
+static size_t add_static_calls(const struct static_call_site *start,
+			       const struct static_call_site *stop,
+			       struct site *out)
+{
+	const struct static_call_site *e;
+	unsigned long key, last_key = 0, tramp = 0;
+	size_t n = 0, unknown = 0;
+
+	for (e = start; e < stop; e++) {
+		key = static_call_site_key(e);
+		if (key & STATIC_CALL_SITE_INIT)
+			continue;
+		if ((key & ~STATIC_CALL_SITE_FLAGS) != last_key) {
+			last_key = key & ~STATIC_CALL_SITE_FLAGS;
+			tramp = tramp_of_key(last_key);
+		}
+		unknown += !tramp;
+		out[n++] = (struct site){static_call_site_addr(e), tramp,
+					 SITE_STATIC_CALL,
+					 key & STATIC_CALL_SITE_TAIL};
+	}
+	if (unknown)
+		pr_info("kjit: %zu of %zu static_call sites have no known "
+			"trampoline; their blocks will run natively\n",
+			unknown, n);
+	return n;
+}
 
 int kjit_sites_init(void)
 {
-	const struct jump_entry *start, *stop, *e;
-	size_t n = 0;
+	const struct jump_entry *jl, *jl_end;
+	const struct static_call_site *sc, *sc_end;
+	size_t n;
 
-	start = (const void *)kjit_lookup_name("__start___jump_table");
-	stop = (const void *)kjit_lookup_name("__stop___jump_table");
-	if (!start || !stop || stop < start) {
+	jl = (const void *)kjit_lookup_name("__start___jump_table");
+	jl_end = (const void *)kjit_lookup_name("__stop___jump_table");
+	if (!jl || !jl_end || jl_end < jl) {
 		pr_err("kjit: kernel symbol __start___jump_table not found; "
 		       "cannot load\n");
 		return -ENOENT;
 	}
-	sites = vmalloc(array_size(stop - start + 1, sizeof(*sites)));
+	sc = (const void *)kjit_lookup_name("__start_static_call_sites");
+	sc_end = (const void *)kjit_lookup_name("__stop_static_call_sites");
+	if (!sc || !sc_end || sc_end < sc)
+		sc = sc_end = NULL; /* no inline static calls in this kernel */
+	sites = vmalloc(
+	    array_size((jl_end - jl) + (sc_end - sc) + 1, sizeof(*sites)));
 	if (!sites)
 		return -ENOMEM;
-	for (e = start; e < stop; e++) {
-		sites[n].code = jump_entry_code(e);
-		sites[n].target = jump_entry_target(e);
-		n++;
-	}
+	n = add_jump_labels(jl, jl_end, sites);
+	n += add_static_calls(sc, sc_end, sites + n);
 	sort(sites, n, sizeof(*sites), cmp_site, NULL);
 	n_sites = n;
-	return static_calls_init();
+	return 0;
 }
 
 void kjit_sites_exit(void)
@@ -85,24 +166,6 @@ void kjit_sites_exit(void)
 	vfree(sites);
 	sites = NULL;
 	n_sites = 0;
-	vfree(scalls);
-	scalls = NULL;
-	n_scalls = 0;
-}
-
-/* Index of the first entry of @tab (n sorted sites) at or after @addr. */
-static size_t find_site(const struct site *tab, size_t n, unsigned long addr)
-{
-	size_t lo = 0, hi = n, mid;
-
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (tab[mid].code < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /* A jump label site of module @mod (linear: modules have few). */
@@ -122,16 +185,6 @@ static bool module_jump_site(const struct module *mod, unsigned long addr,
 	return false;
 }
 
-static unsigned long static_call_site_addr(const struct static_call_site *e)
-{
-	return (unsigned long)&e->addr + e->addr;
-}
-
-static unsigned long static_call_site_key(const struct static_call_site *e)
-{
-	return (unsigned long)&e->key + e->key;
-}
-
 static bool module_static_call_site(const struct module *mod,
 				    unsigned long addr)
 {
@@ -145,10 +198,12 @@ static bool module_static_call_site(const struct module *mod,
 	return false;
 }
 
-/* Is @addr a jump label site (@jump_label) or a static_call site of a
- * loaded module? __module_address() is quick (NULL) outside module space. */
-static bool in_module(unsigned long addr, unsigned long *out, bool *tail,
-		      bool jump_label)
+/* Is @addr a site of @kind in a loaded module? Then *target is a jump
+ * label's target, or 0 for a static_call site (its trampoline is not
+ * known: refused). __module_address() is quick (NULL) outside module
+ * space. */
+static bool in_module(unsigned long addr, enum site_kind kind,
+		      unsigned long *target)
 {
 	struct module *mod;
 	bool found = false;
@@ -157,11 +212,10 @@ static bool in_module(unsigned long addr, unsigned long *out, bool *tail,
 		return false;
 	preempt_disable();
 	mod = kjit_kapi.module_address(addr);
-	if (mod && jump_label)
-		found = module_jump_site(mod, addr, out);
+	if (mod && kind == SITE_JUMP_LABEL)
+		found = module_jump_site(mod, addr, target);
 	else if (mod && module_static_call_site(mod, addr)) {
-		*out = 0; /* trampoline not known: refused */
-		*tail = false;
+		*target = 0;
 		found = true;
 	}
 	preempt_enable();
@@ -170,88 +224,23 @@ static bool in_module(unsigned long addr, unsigned long *out, bool *tail,
 
 bool kjit_patch_site(unsigned long addr, unsigned long *target)
 {
-	size_t i = find_site(sites, n_sites, addr);
+	const struct site *st = find_site(addr, SITE_JUMP_LABEL);
 
-	if (i < n_sites && sites[i].code == addr) {
-		*target = sites[i].target;
+	if (st) {
+		*target = st->target;
 		return true;
 	}
-	return in_module(addr, target, NULL, true);
-}
-
-/* ---- inline static_call sites of the core kernel ---------------------- */
-
-/* The trampoline of the static call whose key is at @key: the key is
- * __SCK__<name>, the trampoline __SCT__<name>. 0 if not found. */
-static unsigned long tramp_of_key(unsigned long key)
-{
-	char name[KSYM_SYMBOL_LEN];
-
-	if (sprint_symbol_no_offset(name, key) <= 7 ||
-	    strncmp(name, "__SCK__", 7))
-		return 0;
-	name[4] = 'T';
-	return kjit_lookup_name(name);
-}
-
-static int cmp_scall(const void *a, const void *b)
-{
-	const struct scall *x = a, *y = b;
-
-	return x->code < y->code ? -1 : x->code > y->code;
-}
-
-static int static_calls_init(void)
-{
-	const struct static_call_site *start, *stop, *e;
-	unsigned long key, last_key = 0, tramp = 0;
-	size_t n = 0, unknown = 0;
-
-	start = (const void *)kjit_lookup_name("__start_static_call_sites");
-	stop = (const void *)kjit_lookup_name("__stop_static_call_sites");
-	if (!start || !stop || stop <= start)
-		return 0; /* no inline static calls in this kernel */
-	scalls = vmalloc(array_size(stop - start, sizeof(*scalls)));
-	if (!scalls)
-		return -ENOMEM;
-	for (e = start; e < stop; e++) {
-		key = static_call_site_key(e);
-		if (key & STATIC_CALL_SITE_INIT)
-			continue;
-		if ((key & ~STATIC_CALL_SITE_FLAGS) != last_key) {
-			last_key = key & ~STATIC_CALL_SITE_FLAGS;
-			tramp = tramp_of_key(last_key);
-		}
-		unknown += !tramp;
-		scalls[n].code = static_call_site_addr(e);
-		scalls[n].tramp = tramp;
-		scalls[n].tail = key & STATIC_CALL_SITE_TAIL;
-		n++;
-	}
-	sort(scalls, n, sizeof(*scalls), cmp_scall, NULL);
-	n_scalls = n;
-	if (unknown)
-		pr_info("kjit: %zu of %zu static_call sites have no known "
-			"trampoline; their blocks will run natively\n",
-			unknown, n);
-	return 0;
+	return in_module(addr, SITE_JUMP_LABEL, target);
 }
 
 bool kjit_static_call_site(unsigned long addr, unsigned long *tramp, bool *tail)
 {
-	size_t lo = 0, hi = n_scalls, mid;
+	const struct site *st = find_site(addr, SITE_STATIC_CALL);
 
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (scalls[mid].code < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < n_scalls && scalls[lo].code == addr) {
-		*tramp = scalls[lo].tramp;
-		*tail = scalls[lo].tail;
+	*tail = st && st->tail;
+	if (st) {
+		*tramp = st->target;
 		return true;
 	}
-	return in_module(addr, tramp, tail, false);
+	return in_module(addr, SITE_STATIC_CALL, tramp);
 }
