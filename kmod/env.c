@@ -142,14 +142,10 @@ static bool env_static_call(void *opaque, u64 addr, u64 *tramp, bool *tail)
 static bool env_entry_guard(void *opaque, u64 addr)
 {
 	const struct kjit_session *s = ((struct kjit_cpu *)opaque)->session;
-	unsigned int i;
 
-	if (!s->deep || kjit_kapi.ftrace_location((unsigned long)addr) != addr)
-		return false;
-	for (i = 0; i < s->n_funcs; i++)
-		if (s->funcs[i].start == addr)
-			return false;
-	return true;
+	return s->deep &&
+	       kjit_kapi.ftrace_location((unsigned long)addr) == addr &&
+	       kjit_session_attached_of(s, (unsigned long)addr) < 0;
 }
 
 extern char kjit_dispatch_entry[];

@@ -189,8 +189,8 @@ long kjit_ioctl_funcs(void __user *uarg)
 	return read_session(uarg, &req, sizeof(req), funcs_fn);
 }
 
-static void add_cpu_stats(struct kjit_session_stats *st, struct kjit_cpu *c,
-			  int cpu)
+static void add_cpu_stats(struct kjit_session_stats *st,
+			  const struct kjit_cpu *c, int cpu)
 {
 	int i;
 
@@ -202,9 +202,10 @@ static void add_cpu_stats(struct kjit_session_stats *st, struct kjit_cpu *c,
 	st->translate_ns += READ_ONCE(c->translate_ns);
 	if (cpu < KJIT_STAT_CPUS)
 		st->bytes[cpu] = READ_ONCE(c->cache.code_used);
-	c->fallback[KJIT_FB_FTRACE_SITE] = READ_ONCE(*c->guard_rw);
 	for (i = 0; i < KJIT_FB_COUNT && i < KJIT_FALLBACK_REASONS; i++)
 		st->fallback[i] += READ_ONCE(c->fallback[i]);
+	/* counted by the entry guards in the cache itself, not in fallback[] */
+	st->fallback[KJIT_FB_FTRACE_SITE] += READ_ONCE(*c->guard_rw);
 	for (i = 0; i < KJIT_R_COUNT && i < KJIT_REFUSE_REASONS; i++)
 		st->refused[i] += READ_ONCE(c->refused[i]);
 }

@@ -47,8 +47,7 @@ module_param(deep_max, uint, 0444);
 MODULE_PARM_DESC(deep_max,
 		 "functions followed by one deep attach (default 512)");
 
-/* Index of the attached function containing @addr, or -1. */
-static int attached_func_of(const struct kjit_session *s, unsigned long addr)
+int kjit_session_attached_of(const struct kjit_session *s, unsigned long addr)
 {
 	int lo = 0, hi = (int)s->n_funcs - 1, mid;
 
@@ -66,7 +65,7 @@ static int attached_func_of(const struct kjit_session *s, unsigned long addr)
 
 int kjit_session_func_of(struct kjit_session *s, unsigned long addr)
 {
-	int i = attached_func_of(s, addr);
+	int i = kjit_session_attached_of(s, addr);
 
 	if (i >= 0 || !s->deep)
 		return i;
@@ -76,7 +75,7 @@ int kjit_session_func_of(struct kjit_session *s, unsigned long addr)
 
 bool kjit_session_contains(struct kjit_session *s, unsigned long addr)
 {
-	return attached_func_of(s, addr) >= 0 ||
+	return kjit_session_attached_of(s, addr) >= 0 ||
 	       (s->deep && kjit_deep_contains(&s->deep_tab, addr));
 }
 

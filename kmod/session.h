@@ -92,6 +92,9 @@ DECLARE_PER_CPU(unsigned long, kjit_entry_slot[KJIT_MAX_FUNCS]);
  * use); -1 if @addr is not to be translated. Any context. */
 int kjit_session_func_of(struct kjit_session *s, unsigned long addr);
 
+/* Index of the attached function containing @addr, or -1 (deep callees
+ * not included). Any context. */
+int kjit_session_attached_of(const struct kjit_session *s, unsigned long addr);
 /* Is @addr inside an attached function or a callee followed so far?
  * Adds nothing. Any context. */
 bool kjit_session_contains(struct kjit_session *s, unsigned long addr);
