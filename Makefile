@@ -8,7 +8,8 @@
 #   make vm-test      boot the stock kernel under QEMU/TCG, run tests/vm/cases
 #   make test         host-test + vm-test, ends with "N passed, N failed"
 #   make demo         boot the test kernel and show what kjit does
-#   make rig-selftest prove the VM rig fails on a failed assertion, WARNING, hang
+#   make rig-selftest prove the VM rig fails on a failed assertion, WARNING, hang,
+#                     a case leaving modules loaded
 #   make stress       deep attach/detach cycling under a two-vCPU syscall mix
 #   make bench        translator, micro and LMbench-style benchmarks into
 #                     docs/results/ (first installs stress-ng, gnuplot-nox)

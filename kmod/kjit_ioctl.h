@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #define KJIT_DEVICE	 "/dev/kjit"
-#define KJIT_ABI_VERSION 1
+#define KJIT_ABI_VERSION 2
 #define KJIT_IOC_MAGIC	 0xB7
 
 #define KJIT_NAME_MAX	  128 /* symbol names, including the NUL */
@@ -108,8 +108,22 @@ struct kjit_block_info {
 	__u32 func;	/* index into the attached functions */
 	__u16 cpus;	/* CPUs that translated it */
 	__u8 n_insns;
-	__u8 seq; /* counter sequence (flags liveness) */
+	__u8 seq;    /* counter sequence (flags liveness) */
+	__u32 flags; /* KJIT_BLOCK_* */
+	__u32 reserved;
 };
+
+/*
+ * Blocks whose count timing decides, not the workload: preempt_enable()
+ * calls preempt_schedule (through its static call) only when a reschedule
+ * became pending while preemption was off - a timer tick or a wake-up that
+ * landed inside the region. Two runs of the same workload differ there.
+ *  KJIT_BLOCK_PREEMPT      the block is that call (a preemption point)
+ *  KJIT_BLOCK_PREEMPT_RET  the block begins where that call returns (it may
+ *                          also be reached by other paths)
+ */
+#define KJIT_BLOCK_PREEMPT     (1u << 0)
+#define KJIT_BLOCK_PREEMPT_RET (1u << 1)
 
 /*
  * KJIT_IOC_BLOCKS: the blocks translated so far (attached or after detach),

@@ -16,6 +16,7 @@
 #include "control.h"
 #include "ibl.h"
 #include "session.h"
+#include "sites.h"
 
 static int cmp_block(const void *a, const void *b)
 {
@@ -33,6 +34,17 @@ static u32 total_blocks(const struct kjit_session *s)
 
 	for_each_possible_cpu(cpu) n += kjit_cache_count(&s->cpu[cpu]->cache);
 	return n;
+}
+
+/* KJIT_BLOCK_* of the block at @orig: a preemption point, or where one
+ * returns (an inline static call site is 5 bytes). */
+static u32 block_flags(unsigned long orig)
+{
+	if (kjit_preempt_site(orig))
+		return KJIT_BLOCK_PREEMPT;
+	if (kjit_preempt_site(orig - 5))
+		return KJIT_BLOCK_PREEMPT_RET;
+	return 0;
 }
 
 /* Every CPU's blocks into @out (room for @max); returns how many. */
@@ -60,6 +72,7 @@ static u32 gather(const struct kjit_session *s, struct kjit_block_info *out,
 			    .cpus = 1,
 			    .n_insns = (u8)cb->b.n_insns,
 			    .seq = cb->b.seq,
+			    .flags = block_flags(cb->b.orig),
 			};
 		}
 	}

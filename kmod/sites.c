@@ -21,6 +21,9 @@
  *    static_call site is reported without a trampoline (tramp 0): the
  *    translator refuses its block, which then runs natively.
  *  - Static call sites in init text (freed after boot) are left out.
+ *  - The sites of the preempt_schedule static calls (preempt_enable()'s
+ *    call when a reschedule is pending) are told apart for the reports:
+ *    how often they run is timing, not the workload (KJIT_BLOCK_PREEMPT).
  */
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
@@ -43,6 +46,8 @@ struct site {
 
 static struct site *sites;
 static size_t n_sites;
+/* Trampolines of the preempt_schedule{,_notrace} static calls (0: none). */
+static unsigned long preempt_tramp[2];
 
 static int cmp_site(const void *a, const void *b)
 {
@@ -158,6 +163,8 @@ int kjit_sites_init(void)
 	n += add_static_calls(sc, sc_end, sites + n);
 	sort(sites, n, sizeof(*sites), cmp_site, NULL);
 	n_sites = n;
+	preempt_tramp[0] = kjit_lookup_name("__SCT__preempt_schedule");
+	preempt_tramp[1] = kjit_lookup_name("__SCT__preempt_schedule_notrace");
 	return 0;
 }
 
@@ -243,4 +250,13 @@ bool kjit_static_call_site(unsigned long addr, unsigned long *tramp, bool *tail)
 		return true;
 	}
 	return in_module(addr, SITE_STATIC_CALL, tramp);
+}
+
+bool kjit_preempt_site(unsigned long addr)
+{
+	const struct site *st = find_site(addr, SITE_STATIC_CALL);
+
+	return st && !st->tail && st->target &&
+	       (st->target == preempt_tramp[0] ||
+		st->target == preempt_tramp[1]);
 }

@@ -15,5 +15,8 @@ bool kjit_patch_site(unsigned long addr, unsigned long *target);
  * tail call. Any context. */
 bool kjit_static_call_site(unsigned long addr, unsigned long *tramp,
 			   bool *tail);
+/* Is @addr a call site of the preempt_schedule or preempt_schedule_notrace
+ * static call (core kernel)? Any context. */
+bool kjit_preempt_site(unsigned long addr);
 
 #endif

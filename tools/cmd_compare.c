@@ -131,11 +131,24 @@ static int probes_alloc(struct probes *p, const struct session *s)
 	return 0;
 }
 
+/* The check column: "ok", "MISMATCH", or "timing" where a preemption
+ * point (or its return) differs - how often preempt_enable() reschedules
+ * is decided by ticks and wake-ups, not by COMMAND. */
+static const char *check_of(const struct sess_block *b, uint64_t kp)
+{
+	if (kp == b->count)
+		return "ok";
+	if (b->flags & (KJIT_BLOCK_PREEMPT | KJIT_BLOCK_PREEMPT_RET))
+		return "timing";
+	return "MISMATCH";
+}
+
 static void print_counts(const struct session *s, const struct probes *p,
 			 uint64_t *kj, uint64_t *kp)
 {
-	unsigned int i, bad = 0, noprobe = 0;
+	unsigned int i, bad = 0, noprobe = 0, timing = 0;
 	char where[KJIT_NAME_MAX + 24];
+	const char *check;
 
 	printf("%-40s %-18s %12s %12s  %s\n", "block", "address", "kjit",
 	       "kprobes", "check");
@@ -147,22 +160,30 @@ static void print_counts(const struct session *s, const struct probes *p,
 			 b->addr - f->start);
 		*kj += b->count;
 		if (p->err[i]) {
-			printf("%-40s 0x%016" PRIx64 " %12" PRIu64
-			       " %12s  NOPROBE (%s)\n",
-			       where, b->addr, b->count, "-",
-			       strerror(-p->err[i]));
+			printf(
+			    "%-40s 0x%016" PRIx64 " %12" PRIu64
+			    " %12s  NOPROBE (%s)%s\n",
+			    where, b->addr, b->count, "-", strerror(-p->err[i]),
+			    b->flags & KJIT_BLOCK_PREEMPT ? ", preemption point"
+							  : "");
 			noprobe++;
 			continue;
 		}
 		*kp += p->count[i];
-		bad += p->count[i] != b->count;
+		check = check_of(b, p->count[i]);
+		bad += check[0] == 'M';
+		timing += check[0] == 't';
 		printf("%-40s 0x%016" PRIx64 " %12" PRIu64 " %12" PRIu64
 		       "  %s\n",
-		       where, b->addr, b->count, p->count[i],
-		       p->count[i] == b->count ? "ok" : "MISMATCH");
+		       where, b->addr, b->count, p->count[i], check);
 	}
 	printf("# %u block(s), %u compared, %u mismatch(es), %u not probed\n",
 	       p->n, p->n - noprobe, bad, noprobe);
+	if (timing)
+		printf("# %u difference(s) at preemption points (timing, not "
+		       "COMMAND, decides how often preempt_enable() "
+		       "reschedules)\n",
+		       timing);
 }
 
 static void print_times(double native, double kjit, double kprobes, uint64_t kj,

@@ -81,8 +81,9 @@ int datafile_write(const struct session *s, FILE *f)
 	for (i = 0; i < s->n_blocks; i++) {
 		const struct sess_block *b = &s->blocks[i];
 
-		fprintf(f, "block 0x%" PRIx64 " %u %" PRIu64 " %u %u %u\n",
-			b->addr, b->func, b->count, b->len, b->insns, b->cpus);
+		fprintf(f, "block 0x%" PRIx64 " %u %" PRIu64 " %u %u %u %u\n",
+			b->addr, b->func, b->count, b->len, b->insns, b->cpus,
+			b->flags);
 	}
 	fprintf(f, "end\n");
 	return ferror(f) ? -1 : 0;
@@ -114,10 +115,12 @@ static int add_func(struct session *s, const char *rest)
 
 static int add_block(struct session *s, const char *rest, unsigned int *cap)
 {
-	struct sess_block b, *v;
+	struct sess_block b = {0}, *v;
 
-	if (sscanf(rest, "%" SCNx64 " %u %" SCNu64 " %u %u %u", &b.addr,
-		   &b.func, &b.count, &b.len, &b.insns, &b.cpus) != 6 ||
+	/* flags: absent in files of older kjit versions */
+	if (sscanf(rest, "%" SCNx64 " %u %" SCNu64 " %u %u %u %u", &b.addr,
+		   &b.func, &b.count, &b.len, &b.insns, &b.cpus,
+		   &b.flags) < 6 ||
 	    b.func >= s->n_funcs)
 		return -1;
 	if (s->n_blocks == *cap) {

@@ -79,6 +79,7 @@ static int read_blocks(struct session *s, int fd)
 		s->blocks[i].len = b[i].orig_len;
 		s->blocks[i].insns = b[i].n_insns;
 		s->blocks[i].cpus = b[i].cpus;
+		s->blocks[i].flags = b[i].flags;
 	}
 	s->n_blocks = req.written;
 	free(b);

@@ -30,6 +30,7 @@ struct sess_func {
 struct sess_block {
 	uint64_t addr, count;
 	unsigned int func, len, insns, cpus;
+	unsigned int flags; /* KJIT_BLOCK_*: 0 in a data file */
 };
 
 struct sess_stats {

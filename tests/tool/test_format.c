@@ -27,9 +27,9 @@ static struct sess_func funcs[2] = {
      .covered = -1},
 };
 static struct sess_block blocks[3] = {
-    {0xffffffff81001005ull, 7, 0, 20, 5, 1},
-    {0xffffffff81001040ull, 9, 0, 8, 2, 2},
-    {0xffffffff81001305ull, 3, 1, 12, 4, 1},
+    {0xffffffff81001005ull, 7, 0, 20, 5, 1, 0},
+    {0xffffffff81001040ull, 9, 0, 8, 2, 2, 0},
+    {0xffffffff81001305ull, 3, 1, 12, 4, 1, KJIT_BLOCK_PREEMPT_RET},
 };
 
 static void make(struct session *s)
@@ -145,6 +145,26 @@ static void formats(const struct session *s)
 	free(r);
 }
 
+/* A block line of an older kjit (no flags field) reads with flags 0. */
+static int old_block(void)
+{
+	static char text[] = "kjit-data 1\nfunc 0x10 0x20 -1 -1 f\n"
+			     "block 0x15 0 3 4 1 1\nend\n";
+	struct session b;
+	char why[128] = "";
+	FILE *f = fmemopen(text, strlen(text), "r");
+	int rc = datafile_read(&b, f, why, sizeof(why));
+
+	fclose(f);
+	check("data_block_without_flags",
+	      !rc && b.n_blocks == 1 && b.blocks[0].count == 3 &&
+		  !b.blocks[0].flags,
+	      rc ? why : "fields differ");
+	if (!rc)
+		session_free(&b);
+	return 0;
+}
+
 static int roundtrip(const struct session *s)
 {
 	struct session b;
@@ -168,7 +188,9 @@ static int roundtrip(const struct session *s)
 		  !strcmp(b.funcs[1].name, "ksys,read") &&
 		  b.funcs[0].static_blocks == 10 && b.funcs[1].covered == -1 &&
 		  b.blocks[2].addr == blocks[2].addr && b.blocks[1].cpus == 2 &&
-		  b.st.fallback[2] == 1 && b.st.refused[KJIT_R_TRAP] == 1 &&
+		  b.blocks[2].flags == KJIT_BLOCK_PREEMPT_RET &&
+		  !b.blocks[1].flags && b.st.fallback[2] == 1 &&
+		  b.st.refused[KJIT_R_TRAP] == 1 &&
 		  !strcmp(b.command, s->command) && b.funcs[0].calls == 7 &&
 		  b.funcs[1].deep && !b.funcs[0].deep && b.st.deep_funcs == 1 &&
 		  b.st.deep_over_budget == 2 && !b.live,
@@ -181,7 +203,7 @@ static int roundtrip(const struct session *s)
 	fclose(f);
 	check("data_cut", rc && strstr(why, "cut short"), why);
 	free(text);
-	return 0;
+	return old_block();
 }
 
 static void bad_file(const char *name, const char *text, const char *want)

@@ -6,7 +6,9 @@
 # to ttyS1 (test output only), followed by one machine-readable line on both:
 #     KJIT-RESULT PASS|FAIL NAME [why]
 # A case fails if it exits non-zero, times out, or if the kernel logged a bug,
-# warning, oops, lockup or stall while it ran. "KJIT-DONE" ends the run.
+# warning, oops, lockup or stall while it ran, or if it left one of our
+# modules loaded: those are unloaded before the next case, so a failed case
+# cannot make the cases after it fail too. "KJIT-DONE" ends the run.
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
@@ -18,6 +20,15 @@ mkdir -p /tmp && mount -t tmpfs tmpfs /tmp
 BAD='BUG:|WARNING:|Oops|general protection|soft lockup|hard LOCKUP|self-detected stall|detected stalls|rcu_.*stall|Kernel panic|blocked for more than'
 out() { echo "$*" > /dev/ttyS1; echo "$*" > /dev/console; }
 
+# unload_leftovers: unload our modules a case left loaded (kjit first: an
+# attached kjit pins the module code it runs); prints their names.
+unload_leftovers() {
+	left=$(sed -n 's/^\(kjit[a-z_]*\) .*/\1/p' /proc/modules | tr '\n' ' ')
+	[ -n "$left" ] || return 0
+	for m in kjit $left; do rmmod "$m" 2> /dev/null; done
+	echo "${left% }"
+}
+
 out "KJIT-BOOT $(uname -r) cpus=$(nproc)"
 while read -r name tmo; do
 	dmesg -c > /dev/null
@@ -28,6 +39,8 @@ while read -r name tmo; do
 	why=""
 	[ "$rc" = 0 ] || why="exit status $rc"
 	[ "$rc" = 137 ] && why="timed out after ${tmo}s"
+	left=$(unload_leftovers)
+	[ -n "$left" ] && why="${why:+$why; }left loaded: $left"
 	if dmesg | grep -E "$BAD" > /tmp/bad; then
 		why="${why:+$why; }kernel log: $(head -n 1 /tmp/bad)"
 	fi
