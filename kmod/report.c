@@ -72,7 +72,6 @@ static u32 gather(const struct kjit_session *s, struct kjit_block_info *out,
 			    .cpus = 1,
 			    .n_insns = (u8)cb->b.n_insns,
 			    .seq = cb->b.seq,
-			    .flags = block_flags(cb->b.orig),
 			};
 		}
 	}
@@ -98,7 +97,7 @@ static u32 merge(struct kjit_block_info *b, u32 n)
 static long __blocks(struct kjit_session *s, struct kjit_blocks *req)
 {
 	struct kjit_block_info *b;
-	u32 n, room = total_blocks(s);
+	u32 n, i, room = total_blocks(s);
 	long err = 0;
 
 	b = vmalloc(array_size(room ? room : 1, sizeof(*b)));
@@ -107,6 +106,8 @@ static long __blocks(struct kjit_session *s, struct kjit_blocks *req)
 	n = gather(s, b, room);
 	sort(b, n, sizeof(*b), cmp_block, NULL);
 	n = merge(b, n);
+	for (i = 0; i < n; i++) /* once per block, not per CPU's copy */
+		b[i].flags = block_flags(b[i].orig);
 	req->total = n;
 	req->written = min(n, req->max);
 	if (req->written && copy_to_user(u64_to_user_ptr(req->buf), b,
