@@ -132,3 +132,32 @@ enum kjit_reason kjit_cache_add(struct kjit_cache *c,
 	*run = cb->run;
 	return KJIT_OK;
 }
+
+/* Index + 1 of the last published block whose entry is at or below @a
+ * (blocks lie in the cache in address order), 0 if none. */
+static u32 block_at_or_below(const struct kjit_cache *c, u64 a)
+{
+	u32 lo = 0, hi = kjit_cache_count(c), mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (c->blocks[mid].run <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+u64 kjit_cache_return_site(const struct kjit_cache *c, u64 a)
+{
+	u32 i = block_at_or_below(c, a);
+	const struct kjit_cblock *cb;
+
+	if (!i)
+		return 0;
+	cb = &c->blocks[i - 1];
+	if (!cb->b.ret_off || a != cb->run + cb->b.ret_off)
+		return 0;
+	return cb->b.orig + cb->b.orig_len;
+}

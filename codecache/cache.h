@@ -115,6 +115,17 @@ enum kjit_reason kjit_cache_add(struct kjit_cache *c,
 				struct kjit_translator *tr, u64 orig, u32 func,
 				u64 *run);
 
+/*
+ * kjit_cache_return_site - the original return address that the cache
+ * address @a stands for, when @a is exactly the return address pushed by a
+ * call that ends a translated block (native-call mode: a callee returns into
+ * the cache there); 0 for any other address, the middle of a block
+ * included. Resuming natively at the returned address is equivalent to
+ * resuming at @a: both are "just after the call". Any CPU; reads only
+ * published blocks.
+ */
+u64 kjit_cache_return_site(const struct kjit_cache *c, u64 a);
+
 /* Published block count (acquire): for readers on any CPU. */
 static inline u32 kjit_cache_count(const struct kjit_cache *c)
 {

@@ -254,6 +254,7 @@ static enum kjit_reason emit_followed_call_ind(struct kjit_translator *tr,
 	kjit_emit_u8(e, KX86_OP_CALL32);
 	field = e->pos;
 	kjit_emit_u32(e, 0);
+	blk->ret_off = (u16)e->pos;
 	r = emit_exit(tr, e, blk, op_jmp, 1, in->addr + in->len);
 	if (r)
 		return r;
@@ -278,7 +279,10 @@ static enum kjit_reason emit_native_call(struct kjit_translator *tr,
 		r = emit_op_rel32(e, KX86_OP_CALL32, in->target);
 	else
 		r = kjit_emit_copy(e, in);
-	return r ? r : emit_exit(tr, e, blk, op_jmp32, 1, in->addr + in->len);
+	if (r)
+		return r;
+	blk->ret_off = (u16)e->pos;
+	return emit_exit(tr, e, blk, op_jmp32, 1, in->addr + in->len);
 }
 
 static enum kjit_reason emit_native_ret(struct kjit_translator *tr,

@@ -54,6 +54,7 @@ static void block_reset(struct kjit_block *blk, u64 orig)
 	blk->term = 0;
 	blk->seq = KJIT_SEQ_NONE;
 	blk->live_in = 0;
+	blk->ret_off = 0;
 	blk->reason = KJIT_OK;
 	blk->reason_addr = 0;
 }

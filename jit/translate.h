@@ -88,6 +88,10 @@ struct kjit_block {
 	u8 term;     /* enum kjit_insn_kind of the last instruction */
 	u8 seq;	     /* enum kjit_flagsave used at entry */
 	u16 live_in; /* arithmetic flags live at entry (KX86_FLAG_*) */
+	/* native-call mode, a block ending in a call: offset of the return
+	 * address that call pushes (where the callee returns into the cache);
+	 * 0: the block ends in no such call */
+	u16 ret_off;
 	enum kjit_reason reason;
 	u64 reason_addr;
 	struct kjit_exit exit[KJIT_MAX_EXITS];

@@ -7,13 +7,16 @@
  * can enter the cache. But in native-call mode a task that called out of
  * translated code has a cache return address on its stack, and it may be
  * asleep there (rcu_tasks counts its sleep as quiescent). So every task's
- * stack is scanned, with the task held off the CPU (task_call_func(), as
- * livepatch does), and each cache return address is rewritten to the
- * original return address it stands for - the instruction after the
- * original call, always a legal place to resume natively. A task that is
- * running, or runnable with any other cache address on its stack (preempted
- * inside translated code), is tried again shortly; it leaves the cache by
- * itself. Other cache addresses on a sleeping task's stack are stale data.
+ * stack, the idle tasks' included, is scanned with the task held off the
+ * CPU (task_call_func(), as livepatch does), and each cache return address
+ * - exactly the address a translated call pushed, nothing near it
+ * (kjit_cache_return_site) - is rewritten to the original return address
+ * it stands for: the instruction after the original call, always a legal
+ * place to resume natively. A task that is on a CPU, or on a runqueue with
+ * any other cache address on its stack (preempted inside translated code:
+ * that word is its saved IP), is tried again shortly; it leaves the cache
+ * by itself. Other cache addresses on a dequeued task's stack are stale
+ * data: a sleeping task's IP is in schedule().
  *
  * Invariants: process context, kjit_mutex held, the session detached and
  * kjit_active cleared. Returns only when a full pass found nothing left.
@@ -46,30 +49,6 @@ static const struct kjit_cpu *cache_of(const struct kjit_session *s,
 	return NULL;
 }
 
-/* The original address a cache return address @a stands for, or 0 if @a is
- * not the return site of a translated call. */
-static unsigned long return_site(const struct kjit_cpu *c, unsigned long a)
-{
-	const struct kjit_cache *k = &c->cache;
-	u32 lo = 0, hi = kjit_cache_count(k), mid;
-	const struct kjit_cblock *cb;
-
-	while (lo < hi) { /* blocks lie in the cache in address order */
-		mid = (lo + hi) / 2;
-		if (k->blocks[mid].run <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return 0;
-	cb = &k->blocks[lo - 1];
-	if (a <= cb->run || a >= cb->run + cb->b.body_len ||
-	    (cb->b.term != KJIT_I_CALL && cb->b.term != KJIT_I_CALL_IND))
-		return 0;
-	return cb->b.orig + cb->b.orig_len;
-}
-
 /* task_call_func() callback: @t cannot start running meanwhile. */
 static int scan_task(struct task_struct *t, void *arg)
 {
@@ -79,7 +58,10 @@ static int scan_task(struct task_struct *t, void *arg)
 
 	if (READ_ONCE(t->on_cpu))
 		return -EBUSY;
-	if (t->exit_state || !task_stack_page(t))
+	/* TASK_DEAD: past its last schedule(), it never runs again (and its
+	 * stack may be going). An exiting task (exit_state) before that still
+	 * runs code and is scanned like any other. */
+	if (READ_ONCE(t->__state) == TASK_DEAD || !task_stack_page(t))
 		return 0;
 	p = (unsigned long *)t->thread.sp;
 	end = (unsigned long *)(task_stack_page(t) + THREAD_SIZE);
@@ -90,12 +72,15 @@ static int scan_task(struct task_struct *t, void *arg)
 		c = cache_of(sc->s, v);
 		if (!c)
 			continue;
-		orig = return_site(c, v);
+		orig = kjit_cache_return_site(&c->cache, v);
 		if (!orig) {
-			/* Runnable: preempted inside translated code, come back
-			 * later. Asleep: it can only be stale data in a frame.
-			 */
-			if (READ_ONCE(t->__state) == TASK_RUNNING)
+			/* On a runqueue: maybe preempted inside translated code
+			 * (this word its saved IP), come back later - whatever
+			 * __state says, as a task preempted between
+			 * set_current_state() and schedule() is still queued.
+			 * Dequeued (asleep): it can only be stale data in a
+			 * frame, as a sleeping task's IP is in schedule(). */
+			if (READ_ONCE(t->on_rq))
 				return -EBUSY;
 			continue;
 		}
@@ -107,35 +92,52 @@ static int scan_task(struct task_struct *t, void *arg)
 
 #define KJIT_MAX_BUSY 256
 
-/* First pass over every task: the ones to try again go into @busy (with a
- * reference). Returns their number, or KJIT_MAX_BUSY + 1 if they did not all
- * fit (the pass is then repeated later). */
-static unsigned int scan_all(struct scan *sc, struct task_struct **busy)
+/* Tasks to try again, each with a reference. */
+struct busy {
+	struct task_struct *t[KJIT_MAX_BUSY];
+	unsigned int n;
+	bool overflow; /* some did not fit: scan everything again later */
+};
+
+/* Scan @t now, or keep it in @b for later. */
+static void scan_or_hold(struct scan *sc, struct busy *b, struct task_struct *t)
+{
+	if (!kjit_kapi.task_call_func(t, scan_task, sc))
+		return;
+	if (b->n == KJIT_MAX_BUSY) {
+		b->overflow = true;
+		return;
+	}
+	get_task_struct(t);
+	b->t[b->n++] = t;
+}
+
+/* One pass over every task, the idle tasks included: for_each_process_thread
+ * does not list them (nor does RCU-tasks wait for them), yet an idle task
+ * runs kernel code like any other. An offline CPU's idle task is parked in
+ * its dead-CPU loop, which kjit refuses to translate (kmod/refuse.c). */
+static void scan_all(struct scan *sc, struct busy *b)
 {
 	struct task_struct *g, *t;
-	unsigned int n = 0;
+	int cpu;
 
+	b->n = 0;
+	b->overflow = false;
 	rcu_read_lock();
 	for_each_process_thread(g, t)
 	{
-		if (t == current || !kjit_kapi.task_call_func(t, scan_task, sc))
-			continue;
-		if (n == KJIT_MAX_BUSY) {
-			n++;
-			break;
-		}
-		get_task_struct(t);
-		busy[n++] = t;
+		if (t != current)
+			scan_or_hold(sc, b, t);
 	}
+	for_each_online_cpu(cpu) scan_or_hold(sc, b, kjit_kapi.idle_task(cpu));
 	rcu_read_unlock();
-	return n;
 }
 
-/* Retry @busy[0..n) from every online CPU in turn: while this task runs on
- * a CPU, no other task is running there, so tasks that only ran (in user
- * mode, say) are seen off the CPU. Returns how many are still busy. */
-static unsigned int retry_busy(struct scan *sc, struct task_struct **busy,
-			       unsigned int n)
+/* Retry @b from every online CPU in turn: while this task runs on a CPU, no
+ * other task is running there, so tasks that only ran (in user mode, say)
+ * are seen off the CPU - that CPU's idle task too. Drops the reference of
+ * each task that is done. */
+static void retry_busy(struct scan *sc, struct busy *b)
 {
 	unsigned int i, left;
 	int cpu;
@@ -143,44 +145,49 @@ static unsigned int retry_busy(struct scan *sc, struct task_struct **busy,
 	for_each_online_cpu(cpu)
 	{
 		set_cpus_allowed_ptr(current, cpumask_of(cpu));
-		for (i = 0, left = 0; i < n; i++) {
-			if (kjit_kapi.task_call_func(busy[i], scan_task, sc))
-				busy[left++] = busy[i];
+		for (i = 0, left = 0; i < b->n; i++) {
+			if (kjit_kapi.task_call_func(b->t[i], scan_task, sc))
+				b->t[left++] = b->t[i];
 			else
-				put_task_struct(busy[i]);
+				put_task_struct(b->t[i]);
 		}
-		n = left;
+		b->n = left;
 	}
-	return n;
+}
+
+/* Until every task in @b has been scanned; @b is then empty. */
+static void wait_busy(struct scan *sc, struct busy *b)
+{
+	unsigned int pass = 0;
+
+	while (b->n) {
+		retry_busy(sc, b);
+		if (b->n && ++pass % 500 == 0)
+			pr_info("kjit: waiting for %u task(s) to leave the "
+				"code cache\n",
+				b->n);
+		if (b->n)
+			usleep_range(1000, 2000);
+	}
 }
 
 void kjit_quiesce(const struct kjit_session *s)
 {
 	struct scan sc = {.s = s};
-	struct task_struct **busy;
+	struct busy *b;
 	cpumask_var_t saved;
-	unsigned int n, pass = 0;
 
-	busy = kcalloc(KJIT_MAX_BUSY, sizeof(*busy), GFP_KERNEL | __GFP_NOFAIL);
+	b = kzalloc(sizeof(*b), GFP_KERNEL | __GFP_NOFAIL);
 	if (!alloc_cpumask_var(&saved, GFP_KERNEL | __GFP_NOFAIL))
 		return;
 	cpumask_copy(saved, current->cpus_ptr);
-	while ((n = scan_all(&sc, busy)) > KJIT_MAX_BUSY) {
-		retry_busy(&sc, busy, KJIT_MAX_BUSY);
-		usleep_range(1000, 2000);
-	}
-	while (n) {
-		n = retry_busy(&sc, busy, n);
-		if (n && ++pass % 500 == 0)
-			pr_info("kjit: waiting for %u task(s) to leave the "
-				"code cache\n",
-				n);
-		if (n)
-			usleep_range(1000, 2000);
-	}
+	do {
+		scan_all(&sc, b);
+		wait_busy(&sc, b);
+	} while (b->overflow);
 	set_cpus_allowed_ptr(current, saved);
 	free_cpumask_var(saved);
-	kfree(busy);
+	kfree(b);
 	if (sc.rewritten)
 		pr_info("kjit: %lu return address(es) moved out of the code "
 			"cache\n",
