@@ -253,6 +253,10 @@ void __kjit_session_detach(struct kjit_session *s)
 	rcu_assign_pointer(kjit_active, NULL);
 	synchronize_rcu();
 	kjit_quiesce(s);
+	/* A task preempted in kjit_dispatch_entry (module text, not the cache:
+	 * quiesce does not see it) after step 2 came from the cache; let it
+	 * leave before the module can be unloaded. */
+	synchronize_rcu_tasks();
 	kjit_ibl_clear();
 	for (i = 0; i < s->n_funcs; i++) {
 		kjit_module_unpin(s->funcs[i].mod);
