@@ -8,21 +8,16 @@
 #include <linux/vmalloc.h>
 #include "deep.h"
 #include "ksyms.h"
+#include "refuse.h"
 
 /* Never followed, whatever else says: they end the task or switch stacks,
  * or run with the task in a state translated code must not be in. */
 static const char *const deny_names[] = {
-    "schedule",
-    "schedule_idle",
-    "preempt_schedule_irq",
-    "do_exit",
-    "do_group_exit",
-    "make_task_dead",
-    "rewind_stack_and_make_dead",
-    "__switch_to",
-    "panic",
-    "machine_restart",
-    "kernel_restart",
+    "schedule",	       "preempt_schedule_irq",
+    "do_exit",	       "do_group_exit",
+    "make_task_dead",  "rewind_stack_and_make_dead",
+    "__switch_to",     "panic",
+    "machine_restart", "kernel_restart",
 };
 
 static u32 hash_start(unsigned long a)
@@ -47,10 +42,6 @@ int kjit_deep_init(struct kjit_deep *d, u32 max)
 	}
 	for (i = 0; i < ARRAY_SIZE(deny_names); i++)
 		d->deny[d->n_deny++] = kjit_lookup_name(deny_names[i]);
-	d->entry_text[0] = kjit_lookup_name("__entry_text_start");
-	d->entry_text[1] = kjit_lookup_name("__entry_text_end");
-	d->noinstr_text[0] = kjit_lookup_name("__noinstr_text_start");
-	d->noinstr_text[1] = kjit_lookup_name("__noinstr_text_end");
 	return 0;
 }
 
@@ -65,18 +56,12 @@ void kjit_deep_free(struct kjit_deep *d)
 	d->deny = NULL;
 }
 
-static bool addr_in(unsigned long a, const unsigned long r[2])
-{
-	return r[0] && a >= r[0] && a < r[1];
-}
-
 /* May the function starting at @start be translated? Any context. */
 static bool allowed(const struct kjit_deep *d, unsigned long start)
 {
 	unsigned int i;
 
-	if (within_module(start, THIS_MODULE) ||
-	    addr_in(start, d->entry_text) || addr_in(start, d->noinstr_text))
+	if (kjit_refuse_text(start))
 		return false;
 	for (i = 0; i < d->n_deny; i++)
 		if (d->deny[i] == start)

@@ -25,8 +25,9 @@
  *    so its code, and so its translations, stay valid; a module being
  *    unloaded is not followed.
  *  - Refused: functions without an __fentry__ site (not traceable: notrace,
- *    noinstr, assembly), entry and noinstr text, kjit itself, and a short
- *    deny list (kmod/deep.c) of functions that leave or switch the task.
+ *    noinstr, assembly), what kmod/refuse.c refuses everywhere (kjit itself,
+ *    entry, noinstr and cpuidle text, the idle path), and a short deny list
+ *    (kmod/deep.c) of functions that leave or switch the task.
  */
 #ifndef KJIT_DEEP_H
 #define KJIT_DEEP_H
@@ -48,7 +49,6 @@ struct kjit_deep {
 	u32 mask; /* map has mask+1 slots */
 	struct kjit_deep_fn *fn;
 	u32 *map;
-	unsigned long entry_text[2], noinstr_text[2];
 	unsigned long *deny; /* function starts that are never followed */
 	unsigned int n_deny;
 	atomic64_t over_budget; /* callees run natively: table full */

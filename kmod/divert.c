@@ -16,18 +16,12 @@
 #include "divert.h"
 #include "kjit_refusals.h"
 #include "ksyms.h"
+#include "refuse.h"
 
 DEFINE_PER_CPU(unsigned long, kjit_entry_slot[KJIT_MAX_FUNCS]);
 extern char kjit_dispatch_entry[];
 
 static const char *const dispatch_deps[] = {KJIT_DISPATCH_DEPS};
-
-static bool in_section(unsigned long a, const char *start, const char *end)
-{
-	unsigned long s = kjit_lookup_name(start), e = kjit_lookup_name(end);
-
-	return s && e && a >= s && a < e;
-}
 
 static bool is_dispatch_dep(unsigned long start)
 {
@@ -41,14 +35,10 @@ static bool is_dispatch_dep(unsigned long start)
 
 int kjit_divert_check(unsigned long start, const char **why)
 {
-	if (within_module(start, THIS_MODULE))
-		*why = "part of kjit";
-	else if (in_section(start, "__entry_text_start", "__entry_text_end"))
-		*why = "entry text";
-	else if (in_section(start, "__noinstr_text_start",
-			    "__noinstr_text_end"))
-		*why = "noinstr text";
-	else if (is_dispatch_dep(start))
+	*why = kjit_refuse_text(start);
+	if (*why)
+		return -EOPNOTSUPP;
+	if (is_dispatch_dep(start))
 		*why = "used by kjit's dispatcher";
 	else if (kjit_kapi.within_kprobe_blacklist(start))
 		*why = "on the kprobe blacklist";

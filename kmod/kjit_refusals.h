@@ -16,4 +16,27 @@
 	    "sched_clock", "preempt_schedule_notrace", "preempt_schedule",     \
 	    "__x86_return_thunk"
 
+/* The idle path: code the idle task runs in a state translated code must
+ * not be in. It sleeps in schedule_idle() (RCU-tasks ignores idle tasks),
+ * the loops never return, and between ct_idle_enter() and ct_idle_exit()
+ * RCU is not watching. Refused at attach and in deep mode, like the
+ * sections named by KJIT_REFUSED_SECTIONS. */
+#define KJIT_IDLE_PATH                                                         \
+	"schedule_idle", "do_idle", "cpu_startup_entry", "start_secondary",    \
+	    "play_idle_precise", "cpuidle_idle_call", "default_idle_call",     \
+	    "call_cpuidle", "cpuidle_enter", "cpuidle_enter_state",            \
+	    "cpuidle_enter_s2idle", "arch_cpu_idle", "arch_cpu_idle_enter",    \
+	    "arch_cpu_idle_exit", "arch_cpu_idle_dead", "cpu_idle_poll"
+
+/* Text sections whose code is never translated: {start, end, reason}. */
+#define KJIT_REFUSED_SECTIONS                                                  \
+	{"__entry_text_start", "__entry_text_end", "entry text"},              \
+	    {"__noinstr_text_start", "__noinstr_text_end", "noinstr text"},    \
+	{                                                                      \
+		"__cpuidle_text_start", "__cpuidle_text_end",                  \
+		    "cpuidle text (runs while RCU is not watching)"            \
+	}
+
+#define KJIT_IDLE_PATH_WHY "idle path (run by the idle task)"
+
 #endif

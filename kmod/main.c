@@ -13,6 +13,7 @@
 #include "sites.h"
 #include "kjit_ioctl.h"
 #include "ksyms.h"
+#include "refuse.h"
 
 static int __init kjit_init(void)
 {
@@ -25,6 +26,7 @@ static int __init kjit_init(void)
 		err = kjit_sites_init();
 	if (err)
 		return err;
+	kjit_refuse_init();
 	err = kjit_chardev_init();
 	if (err) {
 		pr_err("kjit: cannot register /dev/kjit: %d\n", err);

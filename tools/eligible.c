@@ -13,6 +13,14 @@
 
 /* The module's own list (one source for both). */
 static const char *const dispatch_deps[] = {KJIT_DISPATCH_DEPS};
+static const char *const idle_path[] = {KJIT_IDLE_PATH};
+static const struct {
+	const char *start, *end, *why;
+} section_names[] = {KJIT_REFUSED_SECTIONS};
+#define N_SECTIONS (sizeof(section_names) / sizeof(section_names[0]))
+_Static_assert(N_SECTIONS == sizeof(((struct eligible *)0)->sections) /
+				 sizeof(((struct eligible *)0)->sections[0]),
+	       "one bound pair per refused section");
 
 static int in_range(const uint64_t r[2], uint64_t a)
 {
@@ -101,14 +109,15 @@ static int load_file(const char *path, struct eligible *e,
 
 int eligible_load(struct eligible *e, const struct symtab *syms)
 {
+	size_t i;
 	int err;
 
 	memset(e, 0, sizeof(*e));
 	e->syms = syms;
-	e->entry[0] = symtab_addr(syms, "__entry_text_start");
-	e->entry[1] = symtab_addr(syms, "__entry_text_end");
-	e->noinstr[0] = symtab_addr(syms, "__noinstr_text_start");
-	e->noinstr[1] = symtab_addr(syms, "__noinstr_text_end");
+	for (i = 0; i < N_SECTIONS; i++) {
+		e->sections[i][0] = symtab_addr(syms, section_names[i].start);
+		e->sections[i][1] = symtab_addr(syms, section_names[i].end);
+	}
 	err = load_file(sysfile_tracing("available_filter_functions"), e,
 			load_traceable, &e->have_traceable);
 	if (!err)
@@ -131,14 +140,15 @@ void eligible_free(struct eligible *e)
 	memset(e, 0, sizeof(*e));
 }
 
-static int is_dispatch_dep(const struct ksym *s)
+/* Is @s a core-kernel function named in @names? */
+static int in_list(const struct ksym *s, const char *const *names, size_t n)
 {
 	size_t i;
 
 	if (s->module[0])
 		return 0;
-	for (i = 0; i < sizeof(dispatch_deps) / sizeof(dispatch_deps[0]); i++)
-		if (!strcmp(dispatch_deps[i], s->name))
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], s->name))
 			return 1;
 	return 0;
 }
@@ -199,13 +209,17 @@ static int traceable(const struct eligible *e, const struct ksym *s)
 
 const char *eligible_why(const struct eligible *e, const struct ksym *s)
 {
+	size_t i;
+
 	if (!strcmp(s->module, "kjit"))
 		return "part of kjit";
-	if (in_range(e->entry, s->addr))
-		return "entry text";
-	if (in_range(e->noinstr, s->addr))
-		return "noinstr text";
-	if (is_dispatch_dep(s))
+	for (i = 0; i < N_SECTIONS; i++)
+		if (in_range(e->sections[i], s->addr))
+			return section_names[i].why;
+	if (in_list(s, idle_path, sizeof(idle_path) / sizeof(idle_path[0])))
+		return KJIT_IDLE_PATH_WHY;
+	if (in_list(s, dispatch_deps,
+		    sizeof(dispatch_deps) / sizeof(dispatch_deps[0])))
 		return "used by kjit's dispatcher";
 	if (!e->have_black)
 		return "unknown: cannot read the kprobe blacklist (debugfs)";

@@ -18,8 +18,8 @@
 
 struct eligible {
 	const struct symtab *syms;
-	uint64_t entry[2], noinstr[2]; /* section bounds, 0 if unknown */
-	char **traceable;	       /* sorted "name\tmodule" */
+	uint64_t sections[3][2]; /* KJIT_REFUSED_SECTIONS bounds, 0: unknown */
+	char **traceable;	 /* sorted "name\tmodule" */
 	size_t n_traceable;
 	uint64_t (*black)[2]; /* kprobe blacklist ranges */
 	uint64_t *maxend;     /* maxend[i]: highest end of black[0..i] */

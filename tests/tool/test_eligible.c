@@ -50,13 +50,16 @@ int main(void)
 		return 1;
 	check("sources",
 	      e.have_black && e.have_traceable && e.n_black == 3 &&
-		  e.n_traceable == 8,
+		  e.n_traceable == 10,
 	      "blacklist and filter list read");
 	expect(&e, &t, "vfs_read", NULL);
 	expect(&e, &t, "mymod:pipe_helper", NULL);
 	expect(&e, &t, "kjit:kjit_dispatch", "part of kjit");
 	expect(&e, &t, "entry_SYSCALL_64", "entry text");
 	expect(&e, &t, "exc_page_fault", "noinstr text");
+	expect(&e, &t, "default_idle",
+	       "cpuidle text (runs while RCU is not watching)");
+	expect(&e, &t, "schedule_idle", "idle path (run by the idle task)");
 	expect(&e, &t, "bsearch", "used by kjit's dispatcher");
 	expect(&e, &t, "notify_die", "on the kprobe blacklist");
 	expect(&e, &t, "no_fentry_fn",

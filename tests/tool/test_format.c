@@ -104,7 +104,7 @@ static const char json_top1[] =
     "\"cache_bytes\": 0,\n"
     "    \"deep\": true, \"deep_funcs\": 1, \"deep_over_budget\": 2,\n"
     "    \"fallback\": {\"nmi\": 0, \"nested\": 0, \"refused\": 1, \"full\": "
-    "0, \"ftrace_site\": 0},\n"
+    "0, \"ftrace_site\": 0, \"rcu_idle\": 0},\n"
     "    \"refused\": {\"trap\": 1}}\n"
     "}\n";
 
@@ -228,6 +228,7 @@ static void names(void)
 	      !strcmp(fallback_key(0), "nmi") &&
 		  !strcmp(fallback_key(3), "full") &&
 		  !strcmp(fallback_key(4), "ftrace_site") &&
+		  !strcmp(fallback_key(5), "rcu_idle") &&
 		  !strcmp(fallback_key(9), "?"),
 	      "fallback keys");
 }

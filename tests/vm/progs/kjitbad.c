@@ -86,6 +86,10 @@ static void refusals(void)
 	    {"copy_from_kernel_nofault", "dispatcher"},
 	    {"notify_die", "blacklist"},
 	    {"sched_clock_cpu", "not traceable"},
+	    {"schedule_idle", "idle path"},
+	    {"do_idle", "idle path"},
+	    {"default_idle_call", "idle"},
+	    {"default_idle", "cpuidle text"},
 	};
 	struct kjit_target t;
 	char what[160];

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * refuse.c - code kjit never translates (see refuse.h), one answer for
+ * attach (kmod/divert.c) and deep mode (kmod/deep.c).
+ *
+ * Invariants:
+ *  - kjit_refuse_init() resolves every section bound and name once, before
+ *    /dev/kjit exists; afterwards the tables are read-only.
+ *  - A section or name the running kernel lacks is simply absent (0), never
+ *    a match: kernels differ in which of them they have.
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include "kjit_refusals.h"
+#include "ksyms.h"
+#include "refuse.h"
+
+static const struct {
+	const char *start, *end, *why;
+} section_names[] = {KJIT_REFUSED_SECTIONS};
+static const char *const idle_names[] = {KJIT_IDLE_PATH};
+
+static unsigned long sections[ARRAY_SIZE(section_names)][2];
+static unsigned long idle_path[ARRAY_SIZE(idle_names)];
+
+void kjit_refuse_init(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(section_names); i++) {
+		sections[i][0] = kjit_lookup_name(section_names[i].start);
+		sections[i][1] = kjit_lookup_name(section_names[i].end);
+	}
+	for (i = 0; i < ARRAY_SIZE(idle_names); i++)
+		idle_path[i] = kjit_lookup_name(idle_names[i]);
+}
+
+const char *kjit_refuse_text(unsigned long start)
+{
+	size_t i;
+
+	if (within_module(start, THIS_MODULE))
+		return "part of kjit";
+	for (i = 0; i < ARRAY_SIZE(sections); i++)
+		if (sections[i][0] && start >= sections[i][0] &&
+		    start < sections[i][1])
+			return section_names[i].why;
+	for (i = 0; i < ARRAY_SIZE(idle_path); i++)
+		if (idle_path[i] && idle_path[i] == start)
+			return KJIT_IDLE_PATH_WHY;
+	return NULL;
+}
