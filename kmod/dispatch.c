@@ -54,6 +54,15 @@ static void set_entry_slot(const struct kjit_session *s, int fi,
 		this_cpu_write(kjit_entry_slot[fi], run);
 }
 
+/* Refusals that hold for as long as the code stays as it is may be
+ * remembered in the lookup table. Bytes caught while the kernel patches
+ * them (an int3 that text_poke_bp() plants for a moment, a half-written
+ * instruction, a page being remapped) are tried again next time. */
+static bool refusal_lasts(enum kjit_reason r)
+{
+	return r != KJIT_R_TRAP && r != KJIT_R_DECODE && r != KJIT_R_UNREADABLE;
+}
+
 /* Timed with sched_clock() (a TSC read), never ktime_get*(): those read
  * the clocksource, and read_hpet() takes a lock that translated code can be
  * holding right now - a block of a followed read_hpet() that exits to the
@@ -75,8 +84,33 @@ static unsigned long translate(struct kjit_session *s, struct kjit_cpu *c,
 	if (r) {
 		c->fallback[KJIT_FB_REFUSED]++;
 		c->refused[r]++;
-		kjit_ibl_fill(target, target); /* refusals are deterministic */
+		if (refusal_lasts(r))
+			kjit_ibl_fill(target, target);
 		return target;
+	}
+	return run;
+}
+
+/* Find or make the translation of @target on this CPU; @target itself if it
+ * is to run natively. Preemption disabled, c->busy held. */
+static unsigned long lookup_or_translate(struct kjit_session *s,
+					 struct kjit_cpu *c,
+					 unsigned long target)
+{
+	unsigned long run;
+	int fi = kjit_session_func_of(s, target);
+
+	if (fi < 0) {
+		c->native_exits++;
+		kjit_ibl_fill(target, target);
+		return target;
+	}
+	run = kjit_cache_lookup(&c->cache, target);
+	if (!run)
+		run = translate(s, c, target, fi);
+	if (run != target) {
+		set_entry_slot(s, fi, target, run);
+		kjit_ibl_fill(target, run);
 	}
 	return run;
 }
@@ -86,7 +120,6 @@ unsigned long notrace kjit_dispatch(unsigned long target)
 	struct kjit_session *s;
 	unsigned long run = target;
 	struct kjit_cpu *c;
-	int fi;
 
 	preempt_disable_notrace();
 	s = rcu_dereference_sched(kjit_active);
@@ -98,24 +131,22 @@ unsigned long notrace kjit_dispatch(unsigned long target)
 		c->fallback[KJIT_FB_NMI]++;
 		goto out;
 	}
+	/* RCU does not see this CPU (the idle loop's low-power window, early
+	 * entry code): detach's synchronize_rcu() would not wait for us. */
+	if (!rcu_is_watching()) {
+		c->fallback[KJIT_FB_RCU_IDLE]++;
+		goto out;
+	}
+	/* Busy first: everything below may call kernel functions that are
+	 * themselves attached (kallsyms, ftrace_location, module lookups in
+	 * deep mode); their diversion re-enters here and must find us busy,
+	 * or it recurses until the stack overflows. */
 	if (c->busy) {
 		c->fallback[KJIT_FB_NESTED]++;
 		goto out;
 	}
-	fi = kjit_session_func_of(s, target);
-	if (fi < 0) {
-		c->native_exits++;
-		kjit_ibl_fill(target, target);
-		goto out;
-	}
 	c->busy = 1;
-	run = kjit_cache_lookup(&c->cache, target);
-	if (!run)
-		run = translate(s, c, target, fi);
-	if (run != target) {
-		set_entry_slot(s, fi, target, run);
-		kjit_ibl_fill(target, run);
-	}
+	run = lookup_or_translate(s, c, target);
 	c->busy = 0;
 out:
 	preempt_enable_notrace();

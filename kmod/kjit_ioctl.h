@@ -169,7 +169,7 @@ struct kjit_session_stats {
 	__u64 translate_ns;	     /* time spent translating */
 	__u64 bytes[KJIT_STAT_CPUS]; /* code cache bytes used per CPU */
 	__u64 fallback[KJIT_FALLBACK_REASONS]; /* by enum: nmi nested refused
-						  full */
+						  full ftrace_site rcu_idle */
 	__u64 refused[KJIT_REFUSE_REASONS];    /* by translator reason code */
 	__u32 attached;			       /* out: 1 while attached */
 	__u32 n_funcs;

@@ -39,6 +39,8 @@ enum kjit_fallback {
 	KJIT_FB_FTRACE_SITE, /* a followed callee's __fentry__ site was in use
 				(Kprobe, tracer, livepatch): that call ran
 				natively (counted by its entry guard) */
+	KJIT_FB_RCU_IDLE,    /* dispatcher entered where RCU is not watching
+				(idle): ran natively */
 	KJIT_FB_COUNT
 };
 
