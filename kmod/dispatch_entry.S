@@ -18,6 +18,14 @@
  * without entering C. This is what indirect jumps out of translated code
  * (and exits whose target was not linkable) cost in the common case.
  *
+ * The probe compares a slot's target, then loads its continuation: two
+ * reads, which must see one entry. Interrupts are off from the compare to
+ * the load (popfq restores the program's IF): otherwise an interrupt
+ * between them could refill the slot on this CPU, or a preemption move the
+ * task to another CPU whose slot holds another target, and the probe would
+ * continue at another target's code. The slow path turns interrupts back on
+ * (as the program had them) before it saves the rest and enters C.
+ *
  *     slot = (target >> 4) & (KJIT_IBL_SLOTS - 1), 16 bytes each:
  *     +0 target (0: empty)   +8 continuation
  *
@@ -35,6 +43,7 @@
 SYM_CODE_START(kjit_dispatch_entry)
 	UNWIND_HINT_EMPTY
 	pushfq
+	cli					/* one slot, read whole */
 	pushq	%rax
 	pushq	%rcx
 	movq	24(%rsp), %rax			/* the target */
@@ -52,6 +61,8 @@ SYM_CODE_START(kjit_dispatch_entry)
 	popfq
 	RET
 .Lslow:
+	pushq	16(%rsp)			/* the program's rflags */
+	popfq					/* interrupts as they were */
 	pushq	%rdx
 	pushq	%rsi
 	pushq	%rdi

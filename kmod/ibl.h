@@ -10,6 +10,9 @@
  *    preemption disabled: it clears the target word, writes the
  *    continuation, then the target, so an interrupt on this CPU never sees
  *    a target paired with another target's continuation.
+ *  - The probe (dispatch_entry.S) reads target and continuation with
+ *    interrupts off, so nothing on this CPU refills the slot between its
+ *    two reads and the task cannot move to another CPU's table meanwhile.
  *  - Every CPU's table is cleared before a session is published and after
  *    it is detached, so no entry outlives the code it points into.
  */
