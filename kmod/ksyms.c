@@ -63,6 +63,8 @@ static const struct {
     {"ftrace_location", (void **)&kjit_kapi.ftrace_location},
     {"__module_address", (void **)&kjit_kapi.module_address},
     {"task_call_func", (void **)&kjit_kapi.task_call_func},
+    {"idle_task", (void **)&kjit_kapi.idle_task},
+    {"kernel_text_address", (void **)&kjit_kapi.kernel_text_address},
 };
 
 int kjit_ksyms_init(void)
@@ -93,7 +95,8 @@ struct module *kjit_module_pin(unsigned long addr)
 
 	preempt_disable();
 	mod = kjit_kapi.module_address(addr);
-	if (mod && !try_module_get(mod))
+	if (mod && (mod->state != MODULE_STATE_LIVE ||
+		    within_module_init(addr, mod) || !try_module_get(mod)))
 		mod = ERR_PTR(-ENOENT);
 	preempt_enable();
 	return mod;

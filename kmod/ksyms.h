@@ -35,6 +35,8 @@ struct kjit_kernel_api {
 	int (*task_call_func)(struct task_struct *p,
 			      int (*func)(struct task_struct *, void *),
 			      void *arg);
+	struct task_struct *(*idle_task)(int cpu);
+	int (*kernel_text_address)(unsigned long addr);
 };
 
 extern struct kjit_kernel_api kjit_kapi;
@@ -45,7 +47,9 @@ unsigned long kjit_lookup_name(const char *name);
 
 /* Pin the module whose code contains @addr so it cannot be unloaded while
  * the cache may hold translations of it. Returns the module (NULL for core
- * kernel code), or ERR_PTR(-ENOENT) if it is going away. Any context. */
+ * kernel code), or ERR_PTR(-ENOENT) if the module is not live (still
+ * loading, or going away) or @addr is in its init text: both are freed
+ * whatever the module's refcount. Any context. */
 struct module *kjit_module_pin(unsigned long addr);
 /* Undo kjit_module_pin(); NULL and error pointers are ignored. */
 void kjit_module_unpin(struct module *mod);

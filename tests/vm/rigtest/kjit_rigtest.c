@@ -5,6 +5,8 @@
  * Used only by `make rig-selftest`, never by the default `make test`.
  *   insmod kjit_rigtest.ko action=warn  - WARN() once at load
  *   insmod kjit_rigtest.ko action=hang  - both CPUs spin with interrupts off
+ * and serves as a module with init text for the default suite:
+ *   insmod kjit_rigtest.ko action=addr  - print where its init function is
  */
 #include <linux/module.h>
 #include <linux/smp.h>
@@ -26,6 +28,8 @@ static int __init rigtest_init(void)
 		WARN(1, "kjit_rigtest: deliberate warning\n");
 	else if (!strcmp(action, "hang"))
 		on_each_cpu(spin_forever, NULL, 0);
+	else if (!strcmp(action, "addr"))
+		pr_info("kjit_rigtest: init at %px\n", rigtest_init);
 	return 0;
 }
 
