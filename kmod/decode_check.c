@@ -10,8 +10,14 @@
  * Invariants:
  *  - Kernel text is read with copy_from_kernel_nofault(), never dereferenced,
  *    so a bad address is -EFAULT, not an oops.
+ *  - Only kernel text is read (kernel_text_address(): core kernel, modules,
+ *    ftrace and BPF trampolines), never data, ioremap or user memory; an
+ *    instruction that runs past the end of text ends the listing. Under
+ *    lockdown's confidentiality level nothing is read (-EPERM), as
+ *    /proc/kcore is closed then too.
  *  - Process context only (ioctl); sleeps (allocates with GFP_KERNEL).
  */
+#include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -43,11 +49,14 @@ static int decode_one(const ZydisDecoder *dec, u64 addr,
 	ZydisDecodedInstruction insn;
 	u8 buf[X86_MAX_INSN_LEN];
 
-	if (copy_from_kernel_nofault(buf, (const void *)addr, sizeof(buf)))
+	if (!kjit_kapi.kernel_text_address(addr) ||
+	    copy_from_kernel_nofault(buf, (const void *)addr, sizeof(buf)))
 		return -EFAULT;
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(dec, NULL, buf,
 							sizeof(buf), &insn)))
 		return -EILSEQ;
+	if (!kjit_kapi.kernel_text_address(addr + insn.length - 1))
+		return -EFAULT;
 	memset(out, 0, sizeof(*out));
 	out->addr = addr;
 	out->length = insn.length;
@@ -86,6 +95,8 @@ long kjit_ioctl_decode(void __user *uarg)
 	if (req.size != sizeof(req) || !req.max_insns ||
 	    req.max_insns > KJIT_DECODE_MAX)
 		return -EINVAL;
+	if (security_locked_down(LOCKDOWN_KCORE))
+		return -EPERM;
 	err = resolve_target(&req);
 	if (err)
 		return err;

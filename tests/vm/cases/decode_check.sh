@@ -13,4 +13,6 @@ n=$(grep -c '^decode-check .*: agree (64 kernel, 64 user, 0 differ)' /tmp/decode
 [ "$n" = 8 ] || fail "expected 8 functions x 64 agreeing instructions, got $n"
 # Bad input: an unknown symbol is a clear error, not a crash.
 expect_fail kjit decode no_such_function_kjit
+# Only kernel text is read: a data symbol is refused.
+expect_fail kjit decode jiffies_64
 unload_kjit
