@@ -272,25 +272,48 @@ static enum kjit_reason decode_bytes(struct kjit_translator *tr, u64 addr,
 	return KJIT_OK;
 }
 
+/* Is the tail static_call site whose first @n bytes are @b a jcc (the
+ * kernel keeps a jcc site a jcc, rewriting only its rel32) or a jmp/ret?
+ * Anything else - in practice text_poke_bp's int3 over the first byte -
+ * hides which, and a jcc's condition with it: the site is refused. */
+static enum kjit_reason static_call_tail_form(const u8 *b, size_t n, bool *jcc)
+{
+	*jcc = b[0] == KX86_OP_ESC;
+	if (*jcc && n < KX86_JCC32_LEN)
+		return KJIT_R_UNREADABLE;
+	if (*jcc && (b[1] & 0xf0) == KX86_OP2_JCC32)
+		return KJIT_OK;
+	if (b[0] == KX86_OP_JMP32 || b[0] == KX86_OP_RET)
+		return KJIT_OK;
+	return KJIT_R_STATIC_CALL_PATCHING;
+}
+
 /*
  * An inline static_call site becomes the branch to its trampoline that it
  * stands for, whatever it is today (call/jmp/jcc func, nop, xor %eax,%eax,
- * ret, int3 mid-patch): `call tramp`, `jmp tramp` for a tail call, or the
- * same jcc to tramp for a conditional tail call. The kernel keeps the
- * trampoline pointing at the current target (and makes it a plain ret for
- * a NULL one), so the translation is never stale.
+ * ret; int3 mid-patch for a call site): `call tramp`, `jmp tramp` for a
+ * tail call, or the same jcc to tramp for a conditional tail call. The
+ * kernel keeps the trampoline pointing at the current target (and makes it
+ * a plain ret for a NULL one), so the translation is never stale. A tail
+ * site mid-patch is refused (static_call_tail_form).
  */
 static enum kjit_reason static_call_form(struct kjit_translator *tr, u64 addr,
-					 struct kjit_insn *in, u64 tramp,
-					 bool tail)
+					 struct kjit_insn *in, size_t n,
+					 u64 tramp, bool tail)
 {
-	bool jcc = tail && in->bytes[0] == KX86_OP_ESC &&
-		   (in->bytes[1] & 0xf0) == KX86_OP2_JCC32;
-	unsigned len = jcc ? KX86_JCC32_LEN : KX86_JMP32_LEN;
+	bool jcc = false;
+	unsigned len;
 	s32 rel;
+	enum kjit_reason r;
 
 	if (!tramp)
 		return KJIT_R_STATIC_CALL;
+	if (tail) {
+		r = static_call_tail_form(in->bytes, n, &jcc);
+		if (r)
+			return r;
+	}
+	len = jcc ? KX86_JCC32_LEN : KX86_JMP32_LEN;
 	if (!kx86_rel32(addr + len, tramp, &rel))
 		return KJIT_R_BRANCH_FAR;
 	if (!jcc)
@@ -317,7 +340,7 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 		return KJIT_R_UNREADABLE;
 	if (env->static_call &&
 	    env->static_call(env->opaque, addr, &tramp, &tail))
-		r = static_call_form(tr, addr, in, tramp, tail);
+		r = static_call_form(tr, addr, in, n, tramp, tail);
 	else
 		r = decode_bytes(tr, addr, in, n);
 	if (r)

@@ -489,6 +489,39 @@ static bool unit_static_call(void *opaque, u64 addr, u64 *tramp, bool *tail)
 	return true;
 }
 
+/* A tail site caught mid-patch (text_poke_bp's int3 over the first byte)
+ * may be a jcc (0f 8x rel32, 6 bytes) or a jmp (e9 rel32, 5 bytes): the
+ * bytes read cannot say which, so the site must not become a plain jmp to
+ * the trampoline (a jcc site would lose its condition). It is refused and
+ * runs natively; later in a block, the block ends before it. */
+static void test_static_call_tail_mid_patch(void)
+{
+	static const char *const forms[] = {"cc8400000000 c3", "cc00000000 c3"};
+	struct kjit_block b;
+	enum kjit_reason r;
+	unsigned i;
+
+	for (i = 0; i < KJIT_ARRAY_SIZE(forms); i++) {
+		memset(code, 0xcc, sizeof(code));
+		unhex(forms[i], code + 0x20);
+		r = kjit_translate(&tr, ORIG + 0x20, out, sizeof(out), RUN, &b);
+		kt_check(i ? "jit.static_call.tail_mid_patch_jmp"
+			   : "jit.static_call.tail_mid_patch_jcc",
+			 r == KJIT_R_STATIC_CALL_PATCHING && b.reason == r,
+			 "r=%s term=%u exits=%u (translated: as a %s)",
+			 kjit_reason_name(r), b.term, b.n_exits,
+			 b.term == KJIT_I_JCC ? "jcc" : "plain jmp");
+	}
+	memset(code, 0xcc, sizeof(code));
+	unhex("31c0 cc8400000000 c3", code + 0x1e);
+	r = kjit_translate(&tr, ORIG + 0x1e, out, sizeof(out), RUN, &b);
+	kt_check("jit.static_call.tail_mid_patch_cut",
+		 !r && b.term == KJIT_I_LIMIT && b.orig_len == 2 &&
+		     b.exit[0].target == ORIG + 0x20,
+		 "r=%s term=%u orig_len=%u", kjit_reason_name(r), b.term,
+		 b.orig_len);
+}
+
 /* Whatever a static_call site holds today (call func, the ret0 xor, a nop,
  * int3 mid-patch; ret or jmp/jcc func for a tail site), the translation
  * must branch to the trampoline, never freeze today's target. */
@@ -540,6 +573,7 @@ static void test_static_call(void)
 			 "r=%s term=%u exits=%u %s", kjit_reason_name(r),
 			 b.term, b.n_exits, why);
 	}
+	test_static_call_tail_mid_patch();
 	memset(code, 0xcc, sizeof(code));
 	unhex("e800000000", code + 0x40);
 	r = kjit_translate(&tr, ORIG + 0x40, out, sizeof(out), RUN, &b);
