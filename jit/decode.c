@@ -8,7 +8,8 @@
  *    one met in program order.
  *  - Flag effects are conservative: flags_read may over-approximate,
  *    flags_kill may only under-approximate (a shift/rotate by a count that
- *    can be zero leaves flags untouched, so it kills nothing).
+ *    can be zero, or a rep-prefixed cmps/scas with a count that can be
+ *    zero, leaves flags untouched, so it kills nothing).
  */
 #include "jit/decode.h"
 #include "jit/translate.h"
@@ -72,6 +73,15 @@ static bool count_may_be_zero(const ZydisDecodedInstruction *zi)
 	}
 }
 
+/* A rep/repe/repne string instruction runs zero times with rcx = 0 and
+ * then leaves the flags as they were (cmps/scas write them otherwise).
+ * Zydis reports these prefixes only where the instruction accepts them. */
+static bool rep_may_be_zero(const ZydisDecodedInstruction *zi)
+{
+	return zi->attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
+				 ZYDIS_ATTRIB_HAS_REPNE);
+}
+
 static void set_flags(const ZydisDecodedInstruction *zi, struct kjit_insn *in)
 {
 	const ZydisAccessedFlags *f = zi->cpu_flags;
@@ -85,7 +95,7 @@ static void set_flags(const ZydisDecodedInstruction *zi, struct kjit_insn *in)
 	in->flags_kill =
 	    (u16)((f->modified | f->set_0 | f->set_1 | f->undefined) &
 		  KX86_FLAGS_ARITH);
-	if (count_may_be_zero(zi))
+	if (count_may_be_zero(zi) || rep_may_be_zero(zi))
 		in->flags_kill = 0;
 }
 

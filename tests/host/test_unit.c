@@ -298,20 +298,37 @@ static void test_liveness(void)
 	    {"jit.liveness.succ_kill", "eb00 4885c0 74fe", KJIT_SEQ_INC},
 	    /* shl %cl may leave flags as they were: not a kill */
 	    {"jit.liveness.shift_cl", "48d3e0 0f94c0 c3", KJIT_SEQ_LAHF},
+	    /* cmpxchg8b kills ZF only; repe cmpsb with rcx = 0 leaves the
+	     * flags as they were, so sets reads the entry SF (xor then
+	     * kills all, ret is unknown) */
+	    {"jit.liveness.repe_cmps", "0fc70d00000000 f3a6 0f98c0 31c0 c3",
+	     KJIT_SEQ_LAHF},
+	    {"jit.liveness.repne_scas", "0fc70d00000000 f2ae 0f98c0 31c0 c3",
+	     KJIT_SEQ_LAHF},
+	    {"jit.liveness.repe_scasq", "0fc70d00000000 f348af 0f98c0 31c0 c3",
+	     KJIT_SEQ_LAHF},
+	    /* without rep it always compares: a kill */
+	    {"jit.liveness.cmps_kill", "0fc70d00000000 a6 0f98c0 31c0 c3",
+	     KJIT_SEQ_INC},
 	    /* mov; ret: unknown successor -> live */
 	    {"jit.liveness.ret_live", "89f8 c3", KJIT_SEQ_LAHF},
 	};
 	unsigned i;
 	struct kjit_block b;
 	char why[256];
+	enum kjit_reason r;
 
 	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
-		enum kjit_reason r = xlate(cases[i].in, &b, why);
-
+		r = xlate(cases[i].in, &b, why);
 		kt_check(cases[i].name, !r && !why[0] && b.seq == cases[i].seq,
 			 "r=%s seq=%u want %u live=%#x %s", kjit_reason_name(r),
 			 b.seq, cases[i].seq, b.live_in, why);
 	}
+	/* the flags a repe cmpsb may leave untouched stay live through it */
+	r = xlate("f3a6 0f98c0 31c0 c3", &b, why);
+	kt_check("jit.liveness.repe_cmps_live_in",
+		 !r && (b.live_in & KX86_FLAG_SF), "r=%s live=%#x",
+		 kjit_reason_name(r), b.live_in);
 }
 
 /* `lock incq` when the environment asks for it (cross-CPU counters) */
