@@ -99,6 +99,18 @@ static void set_flags(const ZydisDecodedInstruction *zi, struct kjit_insn *in)
 		in->flags_kill = 0;
 }
 
+/* sti and mov to %ss hold interrupts (and, for mov ss, debug traps) off
+ * until the next instruction has run: `sti; hlt` is atomic. pop %ss is
+ * invalid in 64-bit mode (Zydis rejects it). */
+static bool irq_shadow(const ZydisDecodedInstruction *zi)
+{
+	return zi->mnemonic == ZYDIS_MNEMONIC_STI ||
+	       (zi->mnemonic == ZYDIS_MNEMONIC_MOV &&
+		zi->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT &&
+		zi->opcode == KX86_OP_MOV_SREG &&
+		zi->raw.modrm.reg == KX86_SREG_SS);
+}
+
 static u64 rel_target(const ZydisDecodedInstruction *zi,
 		      const struct kjit_insn *in)
 {
@@ -276,6 +288,7 @@ static enum kjit_reason decode_bytes(struct kjit_translator *tr, u64 addr,
 	in->ret_imm = 0;
 	in->disp_off = in->rel_off = in->modrm_off = 0;
 	in->reg = 0;
+	in->shadow = irq_shadow(zi);
 	for (i = in->len; i < KX86_MAX_INSN_LEN; i++)
 		in->bytes[i] = 0;
 	set_flags(zi, in);
@@ -362,6 +375,27 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 	return classify(tr, zi, in);
 }
 
+/* A block about to end with a fall-through exit (length limit, or cut
+ * before a refused instruction) must not separate sti / mov ss from the
+ * instruction in its shadow: the exit, a dispatcher entry or the next
+ * block's counter would run there instead, and an interrupt could come
+ * in between (`sti; hlt` would sleep past its wake-up). End the block
+ * before them; they start the next block with their successor, or run
+ * natively with it if the block at them is refused too. */
+static enum kjit_reason trim_shadow(struct kjit_block_desc *d, u64 *addr)
+{
+	while (d->n && d->insn[d->n - 1].shadow) {
+		d->n--;
+		*addr -= d->insn[d->n].len;
+	}
+	if (d->n)
+		return KJIT_OK;
+	d->reason = KJIT_R_IRQ_SHADOW;
+	d->reason_addr = d->start;
+	d->end = d->start;
+	return KJIT_R_IRQ_SHADOW;
+}
+
 enum kjit_reason kjit_decode_block(struct kjit_translator *tr, u64 start,
 				   struct kjit_block_desc *d)
 {
@@ -391,14 +425,19 @@ enum kjit_reason kjit_decode_block(struct kjit_translator *tr, u64 start,
 			break;
 	}
 	if (!kjit_insn_is_term(&d->insn[d->n - 1])) {
-		struct kjit_insn *lim = &d->insn[d->n++];
+		struct kjit_insn *lim;
 
+		r = trim_shadow(d, &addr);
+		if (r)
+			return r;
+		lim = &d->insn[d->n++];
 		lim->kind = KJIT_I_LIMIT;
 		lim->addr = addr;
 		lim->target = addr;
 		lim->len = 0;
 		lim->flags_read = lim->flags_kill = 0;
 		lim->disp_off = 0;
+		lim->shadow = 0;
 	}
 	d->end = addr;
 	return KJIT_OK;

@@ -31,6 +31,8 @@ enum kjit_reason {
 	KJIT_R_STATIC_CALL,   /* static_call site whose trampoline is unknown */
 	KJIT_R_STATIC_CALL_PATCHING, /* tail static_call site read mid-patch
 					(int3): jmp or jcc cannot be told */
+	KJIT_R_IRQ_SHADOW, /* sti/mov ss whose next instruction would start
+			      another block (sti; hlt): both run natively */
 	KJIT_R_COUNT
 };
 

@@ -599,6 +599,79 @@ static void test_static_call(void)
 	henv.env.static_call = NULL;
 }
 
+/* Does the last decoded block copy sti or mov ss (whose next instruction
+ * runs in its interrupt shadow) as its last instruction before a cut,
+ * i.e. before the fall-through exit? */
+static bool ends_in_shadow(const struct kjit_block *b)
+{
+	const struct kjit_block_desc *d = kjit_last_desc(&tr);
+	const struct kjit_insn *in;
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi;
+
+	if (b->term != KJIT_I_LIMIT || d->n < 2)
+		return false;
+	in = &d->insn[d->n - 2];
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+			 ZYDIS_STACK_WIDTH_64);
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(
+		&dec, ZYAN_NULL, in->bytes, in->len, &zi)))
+		return false;
+	return zi.mnemonic == ZYDIS_MNEMONIC_STI ||
+	       (zi.mnemonic == ZYDIS_MNEMONIC_MOV && zi.opcode == 0x8e &&
+		zi.raw.modrm.reg == 2);
+}
+
+/* `sti; hlt` must stay atomic (default_idle): no block may end between
+ * sti (or mov ss) and the next instruction, whatever ends it - a refused
+ * instruction (hlt), the length limit. */
+static void test_irq_shadow(void)
+{
+	static const struct {
+		const char *name, *hex;
+		u32 orig_len; /* 0: refused */
+		u8 term;
+	} cases[] = {
+	    {"jit.shadow.sti_hlt_first", "fb f4", 0, 0},
+	    {"jit.shadow.sti_hlt_cut", "31c0 fb f4", 2, KJIT_I_LIMIT},
+	    {"jit.shadow.mov_ss_cut", "31c0 8ed0 0f0b", 2, KJIT_I_LIMIT},
+	    {"jit.shadow.sti_ret", "31c0 fb c3", 4, KJIT_I_RET},
+	};
+	struct kjit_block b;
+	enum kjit_reason r;
+	char why[256], in[256];
+	unsigned i;
+
+	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
+		r = xlate(cases[i].hex, &b, why);
+		kt_check(cases[i].name,
+			 !ends_in_shadow(&b) && !why[0] &&
+			     (cases[i].orig_len
+				  ? !r && b.orig_len == cases[i].orig_len &&
+					b.term == cases[i].term
+				  : r == KJIT_R_IRQ_SHADOW),
+			 "r=%s orig_len=%u term=%u%s %s", kjit_reason_name(r),
+			 b.orig_len, b.term,
+			 ends_in_shadow(&b) ? " ends after sti/mov ss" : "",
+			 why);
+	}
+	/* the length limit falls right after sti: the block ends before it,
+	 * and the next block starts with it and keeps its successor */
+	for (i = 0; i < KJIT_MAX_INSNS - 2; i++)
+		memcpy(in + 2 * i, "90", 2);
+	strcpy(in + 2 * i, "fb 90 c3");
+	r = xlate(in, &b, why);
+	kt_check("jit.shadow.sti_at_limit",
+		 !r && !why[0] && !ends_in_shadow(&b) &&
+		     b.orig_len == KJIT_MAX_INSNS - 2,
+		 "r=%s orig_len=%u%s %s", kjit_reason_name(r), b.orig_len,
+		 ends_in_shadow(&b) ? " ends after sti" : "", why);
+	r = kjit_translate(&tr, ORIG + KJIT_MAX_INSNS - 2, out, sizeof(out),
+			   RUN, &b);
+	kt_check("jit.shadow.sti_starts_next", !r && b.term == KJIT_I_RET,
+		 "r=%s term=%u", kjit_reason_name(r), b.term);
+}
+
 static bool unit_guard(void *opaque, u64 addr)
 {
 	return addr == ORIG;
@@ -682,6 +755,7 @@ int main(void)
 	test_patch_site();
 	test_static_call();
 	test_entry_guard();
+	test_irq_shadow();
 	test_sequences_run();
 	return kt_exit();
 }
