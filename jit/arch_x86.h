@@ -84,6 +84,8 @@ enum kx86_reg {
 #define KX86_OP_GRP5	  0xff /* /0 inc, /2 call, /4 jmp, /6 push */
 #define KX86_OP_POP_RM	  0x8f /* /0 pop r/m64 */
 #define KX86_OP_LEA	  0x8d
+#define KX86_OP_MOV_SREG  0x8e /* mov r/m16 -> Sreg (ModRM.reg) */
+#define KX86_SREG_SS	  2    /* ModRM.reg of %ss in mov Sreg */
 #define KX86_OP_ESC	  0x0f /* two-byte opcode escape */
 /* Two-byte opcodes (after 0f) */
 #define KX86_OP2_JCC32 0x80 /* 0f 80+cc rel32 */

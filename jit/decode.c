@@ -8,7 +8,8 @@
  *    one met in program order.
  *  - Flag effects are conservative: flags_read may over-approximate,
  *    flags_kill may only under-approximate (a shift/rotate by a count that
- *    can be zero leaves flags untouched, so it kills nothing).
+ *    can be zero, or a rep-prefixed cmps/scas with a count that can be
+ *    zero, leaves flags untouched, so it kills nothing).
  */
 #include "jit/decode.h"
 #include "jit/translate.h"
@@ -72,6 +73,15 @@ static bool count_may_be_zero(const ZydisDecodedInstruction *zi)
 	}
 }
 
+/* A rep/repe/repne string instruction runs zero times with rcx = 0 and
+ * then leaves the flags as they were (cmps/scas write them otherwise).
+ * Zydis reports these prefixes only where the instruction accepts them. */
+static bool rep_may_be_zero(const ZydisDecodedInstruction *zi)
+{
+	return zi->attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
+				 ZYDIS_ATTRIB_HAS_REPNE);
+}
+
 static void set_flags(const ZydisDecodedInstruction *zi, struct kjit_insn *in)
 {
 	const ZydisAccessedFlags *f = zi->cpu_flags;
@@ -85,8 +95,20 @@ static void set_flags(const ZydisDecodedInstruction *zi, struct kjit_insn *in)
 	in->flags_kill =
 	    (u16)((f->modified | f->set_0 | f->set_1 | f->undefined) &
 		  KX86_FLAGS_ARITH);
-	if (count_may_be_zero(zi))
+	if (count_may_be_zero(zi) || rep_may_be_zero(zi))
 		in->flags_kill = 0;
+}
+
+/* sti and mov to %ss hold interrupts (and, for mov ss, debug traps) off
+ * until the next instruction has run: `sti; hlt` is atomic. pop %ss is
+ * invalid in 64-bit mode (Zydis rejects it). */
+static bool irq_shadow(const ZydisDecodedInstruction *zi)
+{
+	return zi->mnemonic == ZYDIS_MNEMONIC_STI ||
+	       (zi->mnemonic == ZYDIS_MNEMONIC_MOV &&
+		zi->opcode_map == ZYDIS_OPCODE_MAP_DEFAULT &&
+		zi->opcode == KX86_OP_MOV_SREG &&
+		zi->raw.modrm.reg == KX86_SREG_SS);
 }
 
 static u64 rel_target(const ZydisDecodedInstruction *zi,
@@ -266,31 +288,55 @@ static enum kjit_reason decode_bytes(struct kjit_translator *tr, u64 addr,
 	in->ret_imm = 0;
 	in->disp_off = in->rel_off = in->modrm_off = 0;
 	in->reg = 0;
+	in->shadow = irq_shadow(zi);
 	for (i = in->len; i < KX86_MAX_INSN_LEN; i++)
 		in->bytes[i] = 0;
 	set_flags(zi, in);
 	return KJIT_OK;
 }
 
+/* Is the tail static_call site whose first @n bytes are @b a jcc (the
+ * kernel keeps a jcc site a jcc, rewriting only its rel32) or a jmp/ret?
+ * Anything else - in practice text_poke_bp's int3 over the first byte -
+ * hides which, and a jcc's condition with it: the site is refused. */
+static enum kjit_reason static_call_tail_form(const u8 *b, size_t n, bool *jcc)
+{
+	*jcc = b[0] == KX86_OP_ESC;
+	if (*jcc && n < KX86_JCC32_LEN)
+		return KJIT_R_UNREADABLE;
+	if (*jcc && (b[1] & 0xf0) == KX86_OP2_JCC32)
+		return KJIT_OK;
+	if (b[0] == KX86_OP_JMP32 || b[0] == KX86_OP_RET)
+		return KJIT_OK;
+	return KJIT_R_STATIC_CALL_PATCHING;
+}
+
 /*
  * An inline static_call site becomes the branch to its trampoline that it
  * stands for, whatever it is today (call/jmp/jcc func, nop, xor %eax,%eax,
- * ret, int3 mid-patch): `call tramp`, `jmp tramp` for a tail call, or the
- * same jcc to tramp for a conditional tail call. The kernel keeps the
- * trampoline pointing at the current target (and makes it a plain ret for
- * a NULL one), so the translation is never stale.
+ * ret; int3 mid-patch for a call site): `call tramp`, `jmp tramp` for a
+ * tail call, or the same jcc to tramp for a conditional tail call. The
+ * kernel keeps the trampoline pointing at the current target (and makes it
+ * a plain ret for a NULL one), so the translation is never stale. A tail
+ * site mid-patch is refused (static_call_tail_form).
  */
 static enum kjit_reason static_call_form(struct kjit_translator *tr, u64 addr,
-					 struct kjit_insn *in, u64 tramp,
-					 bool tail)
+					 struct kjit_insn *in, size_t n,
+					 u64 tramp, bool tail)
 {
-	bool jcc = tail && in->bytes[0] == KX86_OP_ESC &&
-		   (in->bytes[1] & 0xf0) == KX86_OP2_JCC32;
-	unsigned len = jcc ? KX86_JCC32_LEN : KX86_JMP32_LEN;
+	bool jcc = false;
+	unsigned len;
 	s32 rel;
+	enum kjit_reason r;
 
 	if (!tramp)
 		return KJIT_R_STATIC_CALL;
+	if (tail) {
+		r = static_call_tail_form(in->bytes, n, &jcc);
+		if (r)
+			return r;
+	}
+	len = jcc ? KX86_JCC32_LEN : KX86_JMP32_LEN;
 	if (!kx86_rel32(addr + len, tramp, &rel))
 		return KJIT_R_BRANCH_FAR;
 	if (!jcc)
@@ -317,7 +363,7 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 		return KJIT_R_UNREADABLE;
 	if (env->static_call &&
 	    env->static_call(env->opaque, addr, &tramp, &tail))
-		r = static_call_form(tr, addr, in, tramp, tail);
+		r = static_call_form(tr, addr, in, n, tramp, tail);
 	else
 		r = decode_bytes(tr, addr, in, n);
 	if (r)
@@ -327,6 +373,27 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 	if (env->patch_site && env->patch_site(env->opaque, addr, &in->target))
 		return classify_site(zi, in);
 	return classify(tr, zi, in);
+}
+
+/* A block about to end with a fall-through exit (length limit, or cut
+ * before a refused instruction) must not separate sti / mov ss from the
+ * instruction in its shadow: the exit, a dispatcher entry or the next
+ * block's counter would run there instead, and an interrupt could come
+ * in between (`sti; hlt` would sleep past its wake-up). End the block
+ * before them; they start the next block with their successor, or run
+ * natively with it if the block at them is refused too. */
+static enum kjit_reason trim_shadow(struct kjit_block_desc *d, u64 *addr)
+{
+	while (d->n && d->insn[d->n - 1].shadow) {
+		d->n--;
+		*addr -= d->insn[d->n].len;
+	}
+	if (d->n)
+		return KJIT_OK;
+	d->reason = KJIT_R_IRQ_SHADOW;
+	d->reason_addr = d->start;
+	d->end = d->start;
+	return KJIT_R_IRQ_SHADOW;
 }
 
 enum kjit_reason kjit_decode_block(struct kjit_translator *tr, u64 start,
@@ -358,14 +425,19 @@ enum kjit_reason kjit_decode_block(struct kjit_translator *tr, u64 start,
 			break;
 	}
 	if (!kjit_insn_is_term(&d->insn[d->n - 1])) {
-		struct kjit_insn *lim = &d->insn[d->n++];
+		struct kjit_insn *lim;
 
+		r = trim_shadow(d, &addr);
+		if (r)
+			return r;
+		lim = &d->insn[d->n++];
 		lim->kind = KJIT_I_LIMIT;
 		lim->addr = addr;
 		lim->target = addr;
 		lim->len = 0;
 		lim->flags_read = lim->flags_kill = 0;
 		lim->disp_off = 0;
+		lim->shadow = 0;
 	}
 	d->end = addr;
 	return KJIT_OK;

@@ -8,6 +8,9 @@
  *    not a transfer: it is classified KJIT_I_DROP and the block goes on.
  *  - A block that would exceed KJIT_MAX_INSNS ends in a KJIT_I_LIMIT
  *    pseudo-terminator that falls through to the next address.
+ *  - No block ends (KJIT_I_LIMIT, cut before a refused instruction) right
+ *    after sti or mov ss: it ends before them instead, and a block that
+ *    would start with one and end right after it is refused (irq_shadow).
  *  - Decoding never refuses silently: on refusal desc->reason and
  *    desc->reason_addr say which instruction and why.
  *  - Instruction bytes are copied into the descriptor; later stages never
@@ -51,6 +54,8 @@ struct kjit_insn {
 	u8 rel_off;   /* offset of a branch's rel8/rel32 */
 	u8 modrm_off; /* offset of ModRM of an indirect jmp/call (mem form) */
 	u8 reg;	      /* indirect register, or KJIT_IND_MEM */
+	u8 shadow;    /* sti / mov ss: the next instruction runs in its
+			 interrupt shadow, so no block ends right after it */
 	u8 bytes[KX86_MAX_INSN_LEN];
 };
 

@@ -29,6 +29,10 @@ enum kjit_reason {
 	KJIT_R_COUNTER,	      /* environment gave no counter */
 	KJIT_R_BAD_ARG,	      /* caller error (null env, bad exit index...) */
 	KJIT_R_STATIC_CALL,   /* static_call site whose trampoline is unknown */
+	KJIT_R_STATIC_CALL_PATCHING, /* tail static_call site read mid-patch
+					(int3): jmp or jcc cannot be told */
+	KJIT_R_IRQ_SHADOW, /* sti/mov ss whose next instruction would start
+			      another block (sti; hlt): both run natively */
 	KJIT_R_COUNT
 };
 

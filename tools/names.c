@@ -39,6 +39,10 @@ static const char *const reason_texts[KJIT_R_COUNT] = {
     [KJIT_R_COUNTER] = "no counter available",
     [KJIT_R_BAD_ARG] = "internal error (bad argument)",
     [KJIT_R_STATIC_CALL] = "static_call site with no known trampoline",
+    [KJIT_R_STATIC_CALL_PATCHING] =
+	"tail static_call site caught mid-patch (jmp or jcc unknown)",
+    [KJIT_R_IRQ_SHADOW] =
+	"sti or mov ss whose next instruction must follow it (sti; hlt)",
 };
 
 const char *fallback_key(unsigned int i)

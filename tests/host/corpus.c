@@ -267,6 +267,26 @@ __asm__(".pushsection kjit_corpus,\"ax\",@progbits\n"
 	"  sete %cl\n movzbl %cl,%ecx\n add %rcx,%rax\n"
 	"  ret\n"
 
+	/* a_repzero: repe cmpsb / repne scasb with rcx = 0 leave the flags
+	 * as the previous block set them; cmpxchg8b before them kills ZF
+	 * only, so SF and CF must stay live at the block entry */
+	".globl a_repzero\n a_repzero:\n"
+	"  push %rbx\n mov %rdi,%r8\n mov %rsi,%r9\n"
+	"  lea g_src(%rip),%rsi\n lea g_buf(%rip),%rdi\n"
+	"  xor %ebx,%ebx\n xor %eax,%eax\n xor %edx,%edx\n xor %ecx,%ecx\n"
+	"  cmp %r9,%r8\n"
+	"  jmp 1f\n"
+	"1: cmpxchg8b 192+g_buf(%rip)\n"
+	"  repe cmpsb\n"
+	"  sets %al\n movzbl %al,%r10d\n"
+	"  xor %eax,%eax\n xor %edx,%edx\n"
+	"  cmp %r8,%r9\n"
+	"  jmp 2f\n"
+	"2: cmpxchg8b 192+g_buf(%rip)\n"
+	"  repne scasb\n"
+	"  sets %al\n movzbl %al,%eax\n lea (%r10,%rax,2),%rax\n"
+	"  pop %rbx\n ret\n"
+
 	/* a_loop: loop and jrcxz */
 	".globl a_loop\n a_loop:\n"
 	"  mov %rdi,%rcx\n and $31,%rcx\n xor %eax,%eax\n"
@@ -307,6 +327,7 @@ __asm__(".pushsection kjit_corpus,\"ax\",@progbits\n"
 	".pushsection .data\n ptr_cell: .quad op_add\n .popsection\n");
 
 long a_carry(long, long), a_string(long, long), a_loop(long, long);
+long a_repzero(long, long);
 long a_retimm(long, long), a_thunks(long, long), a_callrsp(long, long);
 
 const struct corpus_case corpus_cases[] = {
@@ -315,6 +336,6 @@ const struct corpus_case corpus_cases[] = {
     {"twojcc", c_twojcc}, {"wide", c_wide},	  {"global", c_global},
     {"goto", c_goto},	  {"bits", c_bits},	  {"carry", a_carry},
     {"string", a_string}, {"loopinsn", a_loop},	  {"retimm", a_retimm},
-    {"thunks", a_thunks}, {"callrsp", a_callrsp},
+    {"thunks", a_thunks}, {"callrsp", a_callrsp}, {"repzero", a_repzero},
 };
 const unsigned corpus_n_cases = sizeof(corpus_cases) / sizeof(corpus_cases[0]);

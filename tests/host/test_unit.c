@@ -298,20 +298,37 @@ static void test_liveness(void)
 	    {"jit.liveness.succ_kill", "eb00 4885c0 74fe", KJIT_SEQ_INC},
 	    /* shl %cl may leave flags as they were: not a kill */
 	    {"jit.liveness.shift_cl", "48d3e0 0f94c0 c3", KJIT_SEQ_LAHF},
+	    /* cmpxchg8b kills ZF only; repe cmpsb with rcx = 0 leaves the
+	     * flags as they were, so sets reads the entry SF (xor then
+	     * kills all, ret is unknown) */
+	    {"jit.liveness.repe_cmps", "0fc70d00000000 f3a6 0f98c0 31c0 c3",
+	     KJIT_SEQ_LAHF},
+	    {"jit.liveness.repne_scas", "0fc70d00000000 f2ae 0f98c0 31c0 c3",
+	     KJIT_SEQ_LAHF},
+	    {"jit.liveness.repe_scasq", "0fc70d00000000 f348af 0f98c0 31c0 c3",
+	     KJIT_SEQ_LAHF},
+	    /* without rep it always compares: a kill */
+	    {"jit.liveness.cmps_kill", "0fc70d00000000 a6 0f98c0 31c0 c3",
+	     KJIT_SEQ_INC},
 	    /* mov; ret: unknown successor -> live */
 	    {"jit.liveness.ret_live", "89f8 c3", KJIT_SEQ_LAHF},
 	};
 	unsigned i;
 	struct kjit_block b;
 	char why[256];
+	enum kjit_reason r;
 
 	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
-		enum kjit_reason r = xlate(cases[i].in, &b, why);
-
+		r = xlate(cases[i].in, &b, why);
 		kt_check(cases[i].name, !r && !why[0] && b.seq == cases[i].seq,
 			 "r=%s seq=%u want %u live=%#x %s", kjit_reason_name(r),
 			 b.seq, cases[i].seq, b.live_in, why);
 	}
+	/* the flags a repe cmpsb may leave untouched stay live through it */
+	r = xlate("f3a6 0f98c0 31c0 c3", &b, why);
+	kt_check("jit.liveness.repe_cmps_live_in",
+		 !r && (b.live_in & KX86_FLAG_SF), "r=%s live=%#x",
+		 kjit_reason_name(r), b.live_in);
 }
 
 /* `lock incq` when the environment asks for it (cross-CPU counters) */
@@ -489,6 +506,39 @@ static bool unit_static_call(void *opaque, u64 addr, u64 *tramp, bool *tail)
 	return true;
 }
 
+/* A tail site caught mid-patch (text_poke_bp's int3 over the first byte)
+ * may be a jcc (0f 8x rel32, 6 bytes) or a jmp (e9 rel32, 5 bytes): the
+ * bytes read cannot say which, so the site must not become a plain jmp to
+ * the trampoline (a jcc site would lose its condition). It is refused and
+ * runs natively; later in a block, the block ends before it. */
+static void test_static_call_tail_mid_patch(void)
+{
+	static const char *const forms[] = {"cc8400000000 c3", "cc00000000 c3"};
+	struct kjit_block b;
+	enum kjit_reason r;
+	unsigned i;
+
+	for (i = 0; i < KJIT_ARRAY_SIZE(forms); i++) {
+		memset(code, 0xcc, sizeof(code));
+		unhex(forms[i], code + 0x20);
+		r = kjit_translate(&tr, ORIG + 0x20, out, sizeof(out), RUN, &b);
+		kt_check(i ? "jit.static_call.tail_mid_patch_jmp"
+			   : "jit.static_call.tail_mid_patch_jcc",
+			 r == KJIT_R_STATIC_CALL_PATCHING && b.reason == r,
+			 "r=%s term=%u exits=%u (translated: as a %s)",
+			 kjit_reason_name(r), b.term, b.n_exits,
+			 b.term == KJIT_I_JCC ? "jcc" : "plain jmp");
+	}
+	memset(code, 0xcc, sizeof(code));
+	unhex("31c0 cc8400000000 c3", code + 0x1e);
+	r = kjit_translate(&tr, ORIG + 0x1e, out, sizeof(out), RUN, &b);
+	kt_check("jit.static_call.tail_mid_patch_cut",
+		 !r && b.term == KJIT_I_LIMIT && b.orig_len == 2 &&
+		     b.exit[0].target == ORIG + 0x20,
+		 "r=%s term=%u orig_len=%u", kjit_reason_name(r), b.term,
+		 b.orig_len);
+}
+
 /* Whatever a static_call site holds today (call func, the ret0 xor, a nop,
  * int3 mid-patch; ret or jmp/jcc func for a tail site), the translation
  * must branch to the trampoline, never freeze today's target. */
@@ -540,12 +590,86 @@ static void test_static_call(void)
 			 "r=%s term=%u exits=%u %s", kjit_reason_name(r),
 			 b.term, b.n_exits, why);
 	}
+	test_static_call_tail_mid_patch();
 	memset(code, 0xcc, sizeof(code));
 	unhex("e800000000", code + 0x40);
 	r = kjit_translate(&tr, ORIG + 0x40, out, sizeof(out), RUN, &b);
 	kt_check("jit.static_call.unknown_tramp_refused",
 		 r == KJIT_R_STATIC_CALL, "r=%s", kjit_reason_name(r));
 	henv.env.static_call = NULL;
+}
+
+/* Does the last decoded block copy sti or mov ss (whose next instruction
+ * runs in its interrupt shadow) as its last instruction before a cut,
+ * i.e. before the fall-through exit? */
+static bool ends_in_shadow(const struct kjit_block *b)
+{
+	const struct kjit_block_desc *d = kjit_last_desc(&tr);
+	const struct kjit_insn *in;
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi;
+
+	if (b->term != KJIT_I_LIMIT || d->n < 2)
+		return false;
+	in = &d->insn[d->n - 2];
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
+			 ZYDIS_STACK_WIDTH_64);
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(
+		&dec, ZYAN_NULL, in->bytes, in->len, &zi)))
+		return false;
+	return zi.mnemonic == ZYDIS_MNEMONIC_STI ||
+	       (zi.mnemonic == ZYDIS_MNEMONIC_MOV && zi.opcode == 0x8e &&
+		zi.raw.modrm.reg == 2);
+}
+
+/* `sti; hlt` must stay atomic (default_idle): no block may end between
+ * sti (or mov ss) and the next instruction, whatever ends it - a refused
+ * instruction (hlt), the length limit. */
+static void test_irq_shadow(void)
+{
+	static const struct {
+		const char *name, *hex;
+		u32 orig_len; /* 0: refused */
+		u8 term;
+	} cases[] = {
+	    {"jit.shadow.sti_hlt_first", "fb f4", 0, 0},
+	    {"jit.shadow.sti_hlt_cut", "31c0 fb f4", 2, KJIT_I_LIMIT},
+	    {"jit.shadow.mov_ss_cut", "31c0 8ed0 0f0b", 2, KJIT_I_LIMIT},
+	    {"jit.shadow.sti_ret", "31c0 fb c3", 4, KJIT_I_RET},
+	};
+	struct kjit_block b;
+	enum kjit_reason r;
+	char why[256], in[256];
+	unsigned i;
+
+	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
+		r = xlate(cases[i].hex, &b, why);
+		kt_check(cases[i].name,
+			 !ends_in_shadow(&b) && !why[0] &&
+			     (cases[i].orig_len
+				  ? !r && b.orig_len == cases[i].orig_len &&
+					b.term == cases[i].term
+				  : r == KJIT_R_IRQ_SHADOW),
+			 "r=%s orig_len=%u term=%u%s %s", kjit_reason_name(r),
+			 b.orig_len, b.term,
+			 ends_in_shadow(&b) ? " ends after sti/mov ss" : "",
+			 why);
+	}
+	/* the length limit falls right after sti: the block ends before it,
+	 * and the next block starts with it and keeps its successor */
+	for (i = 0; i < KJIT_MAX_INSNS - 2; i++)
+		memcpy(in + 2 * i, "90", 2);
+	strcpy(in + 2 * i, "fb 90 c3");
+	r = xlate(in, &b, why);
+	kt_check("jit.shadow.sti_at_limit",
+		 !r && !why[0] && !ends_in_shadow(&b) &&
+		     b.orig_len == KJIT_MAX_INSNS - 2,
+		 "r=%s orig_len=%u%s %s", kjit_reason_name(r), b.orig_len,
+		 ends_in_shadow(&b) ? " ends after sti" : "", why);
+	r = kjit_translate(&tr, ORIG + KJIT_MAX_INSNS - 2, out, sizeof(out),
+			   RUN, &b);
+	kt_check("jit.shadow.sti_starts_next", !r && b.term == KJIT_I_RET,
+		 "r=%s term=%u", kjit_reason_name(r), b.term);
 }
 
 static bool unit_guard(void *opaque, u64 addr)
@@ -631,6 +755,7 @@ int main(void)
 	test_patch_site();
 	test_static_call();
 	test_entry_guard();
+	test_irq_shadow();
 	test_sequences_run();
 	return kt_exit();
 }
