@@ -1,4 +1,5 @@
-# tests/host/host.mk - host test programs for the translator core (jit/).
+# tests/host/host.mk - host test programs for the translator core (jit/) and
+# the code cache (codecache/).
 # Included by the root Makefile from the repo root; appends to HOST_TESTS.
 #
 # All host programs are non-PIE (-fno-pie -no-pie) so that code and data sit
@@ -13,9 +14,18 @@ HT_JIT_SRC := $(wildcard $(ROOT)/jit/*.c)
 HT_JIT_HDR := $(wildcard $(ROOT)/jit/*.h)
 HT_HDR    := $(wildcard $(HT_SRC)/*.h) $(HT_JIT_HDR)
 HT_JIT_OBJ := $(patsubst $(ROOT)/jit/%.c,$(HT_DIR)/jit/%.o,$(HT_JIT_SRC))
+# codecache/ includes only jit/ headers: it builds into libkjit.a as well.
+HT_CC_SRC := $(wildcard $(ROOT)/codecache/*.c)
+HT_CC_HDR := $(wildcard $(ROOT)/codecache/*.h)
+HT_CC_OBJ := $(patsubst $(ROOT)/codecache/%.c,$(HT_DIR)/codecache/%.o,$(HT_CC_SRC))
+HT_HDR    += $(HT_CC_HDR)
 HT_COMMON := $(HT_DIR)/verify.o $(HT_DIR)/host_env.o
 
 $(HT_DIR)/jit/%.o: $(ROOT)/jit/%.c $(HT_JIT_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(HT_CFLAGS) -c -o $@ $<
+
+$(HT_DIR)/codecache/%.o: $(ROOT)/codecache/%.c $(HT_CC_HDR) $(HT_JIT_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(HT_CFLAGS) -c -o $@ $<
 
@@ -23,7 +33,7 @@ $(HT_DIR)/%.o: $(HT_SRC)/%.c $(HT_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(HT_CFLAGS) -c -o $@ $<
 
-$(HT_DIR)/libkjit.a: $(HT_JIT_OBJ)
+$(HT_DIR)/libkjit.a: $(HT_JIT_OBJ) $(HT_CC_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
@@ -43,6 +53,13 @@ HOST_TESTS += $(HT_DIR)/test_diff
 $(HT_DIR)/test_diff: $(HT_DIR)/test_diff.o $(HT_DIR)/host_cache.o $(HT_DIR)/corpus.o \
 		$(HT_COMMON) $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
+
+# Code cache under concurrency: threads run translated corpus code while the
+# owning thread translates and links (about 3 s).
+HOST_TESTS += $(HT_DIR)/test_smp
+$(HT_DIR)/test_smp: $(HT_DIR)/test_smp.o $(HT_DIR)/corpus.o $(HT_DIR)/host_env.o \
+		$(HT_DIR)/libkjit.a
+	$(CC) $(HT_CFLAGS) -pthread -o $@ $^ $(HT_LIBS)
 
 # vmlinux sweep: extract the stock kernel's vmlinux once (a failed
 # extraction is reported by the test itself, so `make` does not stop here).

@@ -1,0 +1,572 @@
+/* test_smp.c - the code cache (codecache/) under concurrency on real
+ * silicon: several threads run translated corpus code while one owning
+ * thread keeps translating, publishing and linking blocks into it.
+ *
+ * Set-up as kmod/session.c cpu_alloc does it: one struct kjit_cache over a
+ * memfd mapped twice (RX where the code runs, RW alias the translator and
+ * the linker write through), native_calls on, block counters `lock incq`
+ * RIP-relative in one array (kmod/env.c env_counter). The dispatcher
+ * (smp_dispatch_entry, assembly) keeps the contract of jit/exit.h.
+ *
+ * The module's rule, mirrored: only the owner (the cache's CPU) translates
+ * into the cache and uses its map; any other thread may run its code, and
+ * when one of them reaches the dispatcher it only looks the target up in
+ * the published blocks (kjit_cache_count(), acquire) and otherwise runs the
+ * target natively - like a task that migrated off the cache's CPU.
+ *
+ * Phase A (concurrent): the owner translates at most one new block per
+ * TR_GAP_NS, so publishing and linking go on for most of the phase while
+ * the readers execute the same exits. Checks: every result equals the
+ * native one; every published block a reader sees is complete; the entry
+ * block count of each function equals the calls made through the cache.
+ * Phase B (quiescent cache, concurrent runs): with everything translated,
+ * every block's count over N_READERS runs of a fixed input list equals
+ * N_READERS times its count over one run of that list.
+ *
+ * Invariants: the functions run here keep no global state (their results
+ * depend on the inputs only); none of them is called by another one of
+ * them, so its entry block is entered once per call from the harness.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include "codecache/cache.h"
+#include "tests/host/corpus.h"
+#include "tests/host/host_env.h"
+#include "tests/host/kjit_test.h"
+
+#define N_READERS  4
+#define CODE_RX	   0x50000000ul
+#define CODE_SIZE  (4ul << 20)
+#define MAX_BLOCKS 4096
+#define MAP_SLOTS  (2 * MAX_BLOCKS * 2)
+#define TR_GAP_NS  2000000ull	 /* owner: one new block per 2 ms at most */
+#define PHASE_A_NS 2500000000ull /* then stop */
+#define LIST_LEN   64		 /* phase B inputs */
+#define RDR_SLOTS  (2 * MAX_BLOCKS)
+
+long c_loop(long, long), c_switch(long, long), c_fib(long, long);
+long c_fnptr(long, long), c_setcc(long, long), c_twojcc(long, long);
+long c_wide(long, long), c_goto(long, long), c_bits(long, long);
+long a_carry(long, long), a_loop(long, long), a_retimm(long, long);
+long a_thunks(long, long), a_callrsp(long, long);
+
+struct fn {
+	const char *name;
+	corpus_fn fn;
+	bool exact; /* its entry count is checked (fib recurses into it) */
+};
+
+static const struct fn fns[] = {
+    {"loop", c_loop, true},	{"switch", c_switch, true},
+    {"fib", c_fib, false},	{"fnptr", c_fnptr, true},
+    {"setcc", c_setcc, true},	{"twojcc", c_twojcc, true},
+    {"wide", c_wide, true},	{"goto", c_goto, true},
+    {"bits", c_bits, true},	{"carry", a_carry, true},
+    {"loopinsn", a_loop, true}, {"retimm", a_retimm, true},
+    {"thunks", a_thunks, true}, {"callrsp", a_callrsp, true},
+};
+#define N_FNS KJIT_ARRAY_SIZE(fns)
+
+/* ---- the cache and its environment ------------------------------------ */
+
+static struct kjit_cache cache;
+static struct kjit_translator tr;
+static struct henv henv;
+static u64 counters[MAX_BLOCKS + 1];
+static struct kjit_cblock blocks[MAX_BLOCKS];
+static struct kjit_centry map[MAP_SLOTS];
+static struct kjit_pending pending[2 * MAX_BLOCKS];
+static u64 lo, hi; /* the corpus section: what may be translated */
+
+void smp_dispatch_entry(void);
+u64 smp_dispatch(u64 target);
+
+/* Dispatcher entry (jit/exit.h): [rsp] = target. 9 GPRs + flags saved put
+ * the target at 80(%rsp), 88(%rbp) once rbp is pushed; FP/SSE state is
+ * saved too, as a miss may run Zydis and libc. */
+__asm__(".text\n.globl smp_dispatch_entry\nsmp_dispatch_entry:\n"
+	"  pushfq\n push %rax\n push %rcx\n push %rdx\n push %rsi\n push %rdi\n"
+	"  push %r8\n push %r9\n push %r10\n push %r11\n"
+	"  cld\n"
+	"  push %rbp\n mov %rsp,%rbp\n and $-64,%rsp\n"
+	"  sub $512,%rsp\n fxsave64 (%rsp)\n"
+	"  mov 88(%rbp),%rdi\n call smp_dispatch\n"
+	"  fxrstor64 (%rsp)\n"
+	"  mov %rbp,%rsp\n pop %rbp\n"
+	"  mov %rax,80(%rsp)\n"
+	"  pop %r11\n pop %r10\n pop %r9\n pop %r8\n pop %rdi\n pop %rsi\n"
+	"  pop %rdx\n pop %rcx\n pop %rax\n popfq\n"
+	"  ret\n");
+
+/* kmod/env.c env_counter: the next block's counter, RIP-relative, locked. */
+static bool smp_counter(void *opaque, u64 block_addr,
+			enum kjit_counter_kind kind, unsigned exit,
+			struct kjit_mem *out)
+{
+	if (kind != KJIT_CTR_BLOCK)
+		return false;
+	out->mode = KJIT_MEM_RIPREL;
+	out->addr = kjit_cache_next_counter(&cache);
+	out->lock = true;
+	return true;
+}
+
+static bool smp_translatable(void *ctx, u64 orig)
+{
+	return orig >= lo && orig < hi;
+}
+
+/* The RX view at CODE_RX and the RW alias of the same memfd, int3-filled. */
+static int map_code(u8 **rx, u8 **rw)
+{
+	int fd = memfd_create("kjit-smp", 0);
+
+	if (fd < 0 || ftruncate(fd, CODE_SIZE))
+		return -1;
+	*rw = mmap(NULL, CODE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	*rx = mmap((void *)CODE_RX, CODE_SIZE, PROT_READ | PROT_EXEC,
+		   MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+	close(fd);
+	if (*rw == MAP_FAILED || *rx == MAP_FAILED)
+		return -1;
+	memset(*rw, 0xcc, CODE_SIZE);
+	return 0;
+}
+
+static int setup(void)
+{
+	struct kjit_cache_mem m = {
+	    .code_size = CODE_SIZE,
+	    .counters_run = counters,
+	    .counters_rw = counters,
+	    .blocks = blocks,
+	    .max_blocks = MAX_BLOCKS,
+	    .map = map,
+	    .map_slots = MAP_SLOTS,
+	    .pending = pending,
+	    .max_pending = 2 * MAX_BLOCKS,
+	};
+	struct kjit_config cfg;
+
+	lo = (u64)(uintptr_t)__start_kjit_corpus;
+	hi = (u64)(uintptr_t)__stop_kjit_corpus;
+	if (map_code(&m.code_run, &m.code_rw) || kjit_cache_init(&cache, &m))
+		return -1;
+	cache.translatable = smp_translatable;
+	henv_init(&henv, KJIT_MEM_RIPREL, NULL, NULL,
+		  (u64)(uintptr_t)smp_dispatch_entry);
+	henv.env.counter = smp_counter;
+	henv_add_region(&henv, lo, (const void *)(uintptr_t)lo, hi - lo);
+	henv_add_sym(&henv, (u64)(uintptr_t)corpus_fentry, KJIT_SYM_FENTRY, -1);
+	henv_add_sym(&henv, (u64)(uintptr_t)corpus_return_thunk,
+		     KJIT_SYM_RETURN_THUNK, -1);
+	henv_add_sym(&henv, (u64)(uintptr_t)corpus_thunk_rax,
+		     KJIT_SYM_INDIRECT_THUNK, 0);
+	henv_add_sym(&henv, (u64)(uintptr_t)corpus_thunk_r11,
+		     KJIT_SYM_INDIRECT_THUNK, 11);
+	kjit_config_default(&cfg);
+	cfg.native_calls = true;
+	return kjit_translator_init(&tr, &henv.env, &cfg) ? -1 : 0;
+}
+
+/* ---- dispatch: the owner translates, readers look up ------------------- */
+
+static __thread bool is_owner;
+static bool owner_throttled; /* phase A: one new block per TR_GAP_NS */
+static u64 last_add_ns, phase_a_start;
+static int bad_published; /* readers saw an incomplete published block */
+static u64 reader_hits;	  /* reader exits continued in the cache */
+static char bad_msg[200];
+
+static u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+/* Owner: the translation of @orig, made now unless throttled; 0 if none. */
+static u64 owner_get(u64 orig)
+{
+	u64 run = kjit_cache_lookup(&cache, orig), t;
+
+	if (run)
+		return run;
+	t = now_ns();
+	if (owner_throttled && t - last_add_ns < TR_GAP_NS)
+		return 0;
+	last_add_ns = t;
+	return kjit_cache_add(&cache, &tr, orig, 0, &run) ? 0 : run;
+}
+
+/* A reader's private index of the blocks published so far. */
+struct rindex {
+	u64 orig[RDR_SLOTS], run[RDR_SLOTS];
+	u32 seen;
+};
+static __thread struct rindex *rix;
+
+static u32 rslot(u64 a)
+{
+	return (u32)((a * 0x9e3779b97f4a7c15ull) >> 40) & (RDR_SLOTS - 1);
+}
+
+/* What cache.h promises a reader about blocks[0..n_blocks): complete. */
+static bool block_ok(const struct kjit_cblock *cb)
+{
+	u64 base = (u64)(uintptr_t)cache.code_run;
+
+	return cb->b.orig >= lo && cb->b.orig < hi && cb->b.len &&
+	       cb->run >= base && cb->run + cb->b.len <= base + CODE_SIZE &&
+	       *(const u8 *)(uintptr_t)cb->run != 0xcc;
+}
+
+static void note_bad(u32 i, const struct kjit_cblock *cb)
+{
+	if (__atomic_fetch_add(&bad_published, 1, __ATOMIC_RELAXED) == 0)
+		snprintf(bad_msg, sizeof(bad_msg),
+			 "block %u published incomplete: orig %#llx run %#llx "
+			 "len %u",
+			 i, (unsigned long long)cb->b.orig,
+			 (unsigned long long)cb->run, cb->b.len);
+}
+
+static void rindex_refresh(struct rindex *r)
+{
+	u32 n = kjit_cache_count(&cache), i, s;
+
+	for (i = r->seen; i < n; i++) {
+		const struct kjit_cblock *cb = &blocks[i];
+
+		if (!block_ok(cb)) {
+			note_bad(i, cb);
+			continue;
+		}
+		for (s = rslot(cb->b.orig); r->orig[s];
+		     s = (s + 1) & (RDR_SLOTS - 1))
+			;
+		r->orig[s] = cb->b.orig;
+		r->run[s] = cb->run;
+	}
+	r->seen = n;
+}
+
+static u64 rindex_find(const struct rindex *r, u64 orig)
+{
+	u32 s;
+
+	for (s = rslot(orig); r->orig[s]; s = (s + 1) & (RDR_SLOTS - 1))
+		if (r->orig[s] == orig)
+			return r->run[s];
+	return 0;
+}
+
+/* Reader: the published translation of @orig, or 0. */
+static u64 reader_get(u64 orig)
+{
+	u64 run = rindex_find(rix, orig);
+
+	if (!run && rix->seen != kjit_cache_count(&cache)) {
+		rindex_refresh(rix);
+		run = rindex_find(rix, orig);
+	}
+	return run;
+}
+
+/* Where the dispatcher continues: a translation or @target natively. */
+u64 smp_dispatch(u64 target)
+{
+	u64 run;
+
+	if (target < lo || target >= hi)
+		return target;
+	if (is_owner)
+		run = owner_get(target);
+	else if ((run = reader_get(target)))
+		__atomic_fetch_add(&reader_hits, 1, __ATOMIC_RELAXED);
+	return run ? run : target;
+}
+
+/* ---- the workload ------------------------------------------------------ */
+
+struct worker {
+	pthread_t th;
+	bool owner;
+	u64 rnd;
+	u64 calls[N_FNS];  /* made through the cache */
+	u64 native[N_FNS]; /* made natively (no translation yet) */
+	char why[200];	   /* first wrong result */
+	struct rindex ix;
+};
+
+static volatile int stop_a;
+
+static u64 xorshift(u64 *s)
+{
+	*s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+	return *s;
+}
+
+/* Inputs kept small enough that loops and recursion stay short. */
+static void pick(u64 *s, unsigned *f, long *a, long *b)
+{
+	u64 r = xorshift(s);
+
+	*f = (unsigned)(r % N_FNS);
+	*a = (long)(xorshift(s) % 200) - 50;
+	*b = (r >> 32) & 1 ? (long)(xorshift(s) % 100) : (long)xorshift(s);
+	if (fns[*f].fn == c_fib)
+		*a &= 11;
+}
+
+/* One call of fns[f] through the cache if its entry is translated. */
+static void call_one(struct worker *w, unsigned f, long a, long b)
+{
+	u64 orig = (u64)(uintptr_t)fns[f].fn;
+	u64 run = w->owner ? owner_get(orig) : reader_get(orig);
+	long want = fns[f].fn(a, b), got;
+
+	if (!run) {
+		w->native[f]++;
+		return;
+	}
+	got = ((corpus_fn)(uintptr_t)run)(a, b);
+	w->calls[f]++;
+	if (got != want && !w->why[0])
+		snprintf(w->why, sizeof(w->why),
+			 "%s(%ld,%ld): native %ld, "
+			 "cache %ld",
+			 fns[f].name, a, b, want, got);
+}
+
+static void *phase_a(void *arg)
+{
+	struct worker *w = arg;
+	unsigned f;
+	long a, b;
+
+	is_owner = w->owner;
+	rix = &w->ix;
+	while (!stop_a) {
+		pick(&w->rnd, &f, &a, &b);
+		call_one(w, f, a, b);
+	}
+	return NULL;
+}
+
+static struct worker workers[N_READERS + 1]; /* [0] is the owner */
+
+/* Counter of the block translated from @orig, or NULL. */
+static u64 *counter_of(u64 orig)
+{
+	u32 i, n = kjit_cache_count(&cache);
+
+	for (i = 0; i < n; i++)
+		if (blocks[i].b.orig == orig)
+			return &counters[i];
+	return NULL;
+}
+
+static void check_phase_a(u64 links_before)
+{
+	char why[300] = "";
+	u64 calls = 0, native = 0;
+	unsigned i, f;
+
+	for (i = 0; i <= N_READERS && !why[0]; i++)
+		if (workers[i].why[0])
+			snprintf(why, sizeof(why), "thread %u: %s", i,
+				 workers[i].why);
+	kt_check("codecache.smp.results", !why[0], "%s", why);
+	kt_check("codecache.smp.published", !bad_published, "%d: %s",
+		 bad_published, bad_msg);
+	why[0] = 0;
+	for (f = 0; f < N_FNS; f++) {
+		u64 want = 0, *c = counter_of((u64)(uintptr_t)fns[f].fn);
+
+		for (i = 0; i <= N_READERS; i++) {
+			want += workers[i].calls[f];
+			native += workers[i].native[f];
+		}
+		calls += want;
+		if (fns[f].exact && !why[0] && (c ? *c : 0) != want)
+			snprintf(why, sizeof(why),
+				 "%s: entry block counted %llu, %llu calls "
+				 "through the cache",
+				 fns[f].name, (unsigned long long)(c ? *c : 0),
+				 (unsigned long long)want);
+	}
+	kt_check("codecache.smp.entry_counts", !why[0] && calls, "%s", why);
+	printf("phase A: %llu calls through the cache, %llu native, %u "
+	       "blocks (the last %llu ms in), %llu links (%llu while readers "
+	       "ran), %llu refused, %llu reader exits into the cache\n",
+	       (unsigned long long)calls, (unsigned long long)native,
+	       kjit_cache_count(&cache),
+	       (unsigned long long)(last_add_ns - phase_a_start) / 1000000,
+	       (unsigned long long)cache.stats.links,
+	       (unsigned long long)(cache.stats.links - links_before),
+	       (unsigned long long)cache.stats.refused,
+	       (unsigned long long)reader_hits);
+	kt_check("codecache.smp.linked_while_running",
+		 cache.stats.links - links_before >= 10 && !cache.stats.refused,
+		 "%llu links while readers ran, %llu refusals",
+		 (unsigned long long)(cache.stats.links - links_before),
+		 (unsigned long long)cache.stats.refused);
+}
+
+static void run_phase_a(void)
+{
+	u64 t0, links_before;
+	unsigned i;
+
+	owner_throttled = true;
+	for (i = 0; i <= N_READERS; i++) {
+		workers[i].owner = i == 0;
+		workers[i].rnd = 0x9e3779b97f4a7c15ull * (i + 1);
+	}
+	links_before = cache.stats.links;
+	for (i = 0; i <= N_READERS; i++)
+		if (pthread_create(&workers[i].th, NULL, phase_a,
+				   &workers[i])) {
+			kt_fail("codecache.smp.setup", "pthread_create");
+			exit(kt_exit());
+		}
+	t0 = phase_a_start = now_ns();
+	while (now_ns() - t0 < PHASE_A_NS)
+		usleep(10000);
+	stop_a = 1;
+	for (i = 0; i <= N_READERS; i++)
+		pthread_join(workers[i].th, NULL);
+	check_phase_a(links_before);
+}
+
+/* ---- phase B: exact per-block counts on a complete cache --------------- */
+
+static unsigned list_f[LIST_LEN];
+static long list_a[LIST_LEN], list_b[LIST_LEN];
+static u64 snap0[MAX_BLOCKS], snap1[MAX_BLOCKS];
+
+static void run_list(struct worker *w)
+{
+	unsigned i;
+
+	for (i = 0; i < LIST_LEN; i++)
+		call_one(w, list_f[i], list_a[i], list_b[i]);
+}
+
+static void *phase_b(void *arg)
+{
+	struct worker *w = arg;
+
+	is_owner = false;
+	rix = &w->ix;
+	run_list(w);
+	return NULL;
+}
+
+static void check_phase_b(u32 n)
+{
+	char why[300] = "";
+	u32 i;
+
+	for (i = 1; i <= N_READERS && !why[0]; i++)
+		if (workers[i].why[0])
+			snprintf(why, sizeof(why), "thread %u: %s", i,
+				 workers[i].why);
+	if (!why[0] && kjit_cache_count(&cache) != n)
+		snprintf(why, sizeof(why), "blocks %u -> %u: not complete", n,
+			 kjit_cache_count(&cache));
+	for (i = 0; i < n && !why[0]; i++) {
+		u64 one = snap1[i] - snap0[i], all = counters[i] - snap1[i];
+
+		if (all != N_READERS * one)
+			snprintf(why, sizeof(why),
+				 "block %#llx: %llu counts from %u threads, "
+				 "%llu from one",
+				 (unsigned long long)blocks[i].b.orig,
+				 (unsigned long long)all, N_READERS,
+				 (unsigned long long)one);
+	}
+	kt_check("codecache.smp.block_counts", !why[0], "%s", why);
+	printf("phase B: %u blocks, %llu links\n", n,
+	       (unsigned long long)cache.stats.links);
+}
+
+static void run_phase_b(void)
+{
+	struct worker *o = &workers[0];
+	u64 s = 0x2545f4914f6cdd1dull;
+	unsigned i;
+	u32 n;
+
+	for (i = 0; i < LIST_LEN; i++)
+		pick(&s, &list_f[i], &list_a[i], &list_b[i]);
+	is_owner = true;
+	owner_throttled = false;
+	o->owner = true;
+	run_list(o); /* translates whatever the list reaches */
+	n = kjit_cache_count(&cache);
+	memcpy(snap0, counters, sizeof(snap0));
+	run_list(o);
+	memcpy(snap1, counters, sizeof(snap1));
+	for (i = 1; i <= N_READERS; i++) {
+		memset(workers[i].why, 0, sizeof(workers[i].why));
+		workers[i].owner = false;
+		pthread_create(&workers[i].th, NULL, phase_b, &workers[i]);
+	}
+	for (i = 1; i <= N_READERS; i++)
+		pthread_join(workers[i].th, NULL);
+	check_phase_b(n);
+}
+
+/* A stray jump (a torn link, an incomplete block) lands on int3 or worse:
+ * say where, as a FAIL line, instead of dying silently. */
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+	char msg[160];
+	u64 rip = (u64)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+	int n = snprintf(msg, sizeof(msg),
+			 "KJIT-RESULT FAIL codecache.smp.fault signal %d at "
+			 "%#llx (cache %#lx..%#lx)\n",
+			 sig, (unsigned long long)rip, CODE_RX,
+			 CODE_RX + CODE_SIZE);
+
+	(void)si;
+	if (write(1, msg, (size_t)n) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+static void catch_faults(void)
+{
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGFPE};
+	struct sigaction sa;
+	unsigned i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = SA_SIGINFO;
+	for (i = 0; i < KJIT_ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	catch_faults();
+	if (setup()) {
+		kt_fail("codecache.smp.setup",
+			"cannot map or set up the cache");
+		return kt_exit();
+	}
+	run_phase_a();
+	run_phase_b();
+	return kt_exit();
+}
