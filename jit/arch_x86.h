@@ -95,6 +95,11 @@ enum kx86_reg {
  * __fentry__ site begins with this byte; an enabled site is a call (e8), a
  * site being patched is int3 (cc). */
 #define KX86_NOP5_FIRST KX86_OP_ESC
+#define KX86_NOP5                                                              \
+	{                                                                      \
+		0x0f, 0x1f, 0x44, 0x00, 0x00                                   \
+	}
+#define KX86_FENTRY_LEN 5 /* an __fentry__ site: nop5, call or jmp rel32 */
 
 /* ModRM */
 #define KX86_MODRM(mod, reg, rm)                                               \

@@ -134,6 +134,8 @@ static enum kjit_reason classify_direct(struct kjit_translator *tr,
 	sym = env->classify(env->opaque, in->target, &reg);
 	if (sym == KJIT_SYM_NONE)
 		return KJIT_OK;
+	if (sym == KJIT_SYM_TRANSIENT)
+		return KJIT_R_TRANSIENT_TARGET;
 	if (kind == KJIT_I_JCC)
 		return KJIT_R_THUNK_COND;
 	if (sym == KJIT_SYM_FENTRY && kind == KJIT_I_CALL) {
@@ -295,6 +297,35 @@ static enum kjit_reason decode_bytes(struct kjit_translator *tr, u64 addr,
 	return KJIT_OK;
 }
 
+/*
+ * A function's __fentry__ site (kjit_env.ftrace_site) is dropped whatever
+ * it holds: the kernel switches it between a nop and calls to trampolines
+ * (ftrace_caller, ops and BPF trampolines, direct calls) or a jmp to an
+ * optimized Kprobe's detour, and frees those trampolines when their users
+ * leave - a copied call would outlive them. It is decoded as the nop it is
+ * when idle. Anything but a nop, call or jmp there is an int3 caught
+ * mid-patch: refused, tried again next time.
+ */
+static enum kjit_reason ftrace_site_form(struct kjit_translator *tr, u64 addr,
+					 struct kjit_insn *in, size_t n)
+{
+	static const u8 nop5[KX86_FENTRY_LEN] = KX86_NOP5;
+	enum kjit_reason r;
+	unsigned i;
+
+	if (in->bytes[0] != KX86_NOP5_FIRST && in->bytes[0] != KX86_OP_CALL32 &&
+	    in->bytes[0] != KX86_OP_JMP32)
+		return KJIT_R_TRAP;
+	if (n < KX86_FENTRY_LEN)
+		return KJIT_R_UNREADABLE;
+	for (i = 0; i < KX86_FENTRY_LEN; i++)
+		in->bytes[i] = nop5[i];
+	r = decode_bytes(tr, addr, in, KX86_FENTRY_LEN);
+	if (!r)
+		in->kind = KJIT_I_DROP;
+	return r;
+}
+
 /* Is the tail static_call site whose first @n bytes are @b a jcc (the
  * kernel keeps a jcc site a jcc, rewriting only its rel32) or a jmp/ret?
  * Anything else - in practice text_poke_bp's int3 over the first byte -
@@ -361,6 +392,8 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 
 	if (n == 0)
 		return KJIT_R_UNREADABLE;
+	if (env->ftrace_site && env->ftrace_site(env->opaque, addr))
+		return ftrace_site_form(tr, addr, in, n);
 	if (env->static_call &&
 	    env->static_call(env->opaque, addr, &tramp, &tail))
 		r = static_call_form(tr, addr, in, n, tramp, tail);

@@ -21,6 +21,9 @@ enum kjit_sym {
 	KJIT_SYM_FENTRY,	 /* __fentry__: the call is dropped */
 	KJIT_SYM_RETURN_THUNK,	 /* __x86_return_thunk: jmp to it is a ret */
 	KJIT_SYM_INDIRECT_THUNK, /* __x86_indirect_thunk_<reg>: *reg set */
+	KJIT_SYM_TRANSIENT,	 /* code the kernel may free while the cache
+				    lives (a kprobe slot, an ftrace or BPF
+				    trampoline): a branch to it is refused */
 };
 
 /* How an instrumentation counter is addressed. */
@@ -57,6 +60,12 @@ struct kjit_env {
 	 * function's fentry site calls one of them at run time, and the cache
 	 * must never re-enter ftrace. */
 	enum kjit_sym (*classify)(void *opaque, u64 target, int *reg);
+	/* True if @addr is a function's __fentry__ site. Whatever the
+	 * 5-byte instruction there is today - a nop, a call to __fentry__,
+	 * ftrace_caller, an ops or BPF trampoline, a direct call, a jmp to an
+	 * optimized Kprobe's detour - it is the kernel's to change, and it is
+	 * dropped (an int3 caught mid-patch is refused). Optional. */
+	bool (*ftrace_site)(void *opaque, u64 addr);
 	/* True if the instruction at @addr has an exception-table fixup (it may
 	 * only fault at its original address). Optional. */
 	bool (*has_fixup)(void *opaque, u64 addr);

@@ -23,6 +23,7 @@ static const char *const reason_names[KJIT_R_COUNT] = {
     [KJIT_R_STATIC_CALL] = "static_call",
     [KJIT_R_STATIC_CALL_PATCHING] = "static_call_patching",
     [KJIT_R_IRQ_SHADOW] = "irq_shadow",
+    [KJIT_R_TRANSIENT_TARGET] = "transient_target",
     [KJIT_R_NO_SPACE] = "no_space",
     [KJIT_R_COUNTER] = "counter",
     [KJIT_R_BAD_ARG] = "bad_arg",

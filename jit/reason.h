@@ -33,6 +33,8 @@ enum kjit_reason {
 					(int3): jmp or jcc cannot be told */
 	KJIT_R_IRQ_SHADOW, /* sti/mov ss whose next instruction would start
 			      another block (sti; hlt): both run natively */
+	KJIT_R_TRANSIENT_TARGET, /* direct branch into code the kernel may free
+				    (kprobe slot, ftrace or BPF trampoline) */
 	KJIT_R_COUNT
 };
 

@@ -9,6 +9,7 @@
  * kjit_env_init() (process context, at module load).
  */
 #include <linux/kernel.h>
+#include <linux/module.h>
 #include <linux/uaccess.h>
 #include "env.h"
 #include "ksyms.h"
@@ -16,6 +17,8 @@
 #include "sites.h"
 
 static unsigned long fentry_addr, return_thunk_addr;
+/* The core kernel's text: code that is never freed. */
+static unsigned long stext_addr, etext_addr;
 /* ftrace's own trampolines: a traced function's __fentry__ site calls one. */
 static unsigned long ftrace_caller_addr, ftrace_regs_caller_addr;
 /* __x86_indirect_thunk_<reg>, indexed by register number (rsp has none). */
@@ -35,14 +38,18 @@ int kjit_env_init(void)
 	ftrace_caller_addr = kjit_lookup_name("ftrace_caller");
 	ftrace_regs_caller_addr = kjit_lookup_name("ftrace_regs_caller");
 	return_thunk_addr = kjit_lookup_name("__x86_return_thunk");
+	stext_addr = kjit_lookup_name("_stext");
+	etext_addr = kjit_lookup_name("_etext");
 	for (i = 0; i < 16; i++) {
 		snprintf(name, sizeof(name), "__x86_indirect_thunk_%s",
 			 reg_names[i]);
 		indirect_thunk[i] = kjit_lookup_name(name);
 	}
-	if (!fentry_addr) {
-		pr_err(
-		    "kjit: kernel symbol __fentry__ not found; cannot load\n");
+	if (!fentry_addr || !stext_addr || !etext_addr) {
+		pr_err("kjit: kernel symbol %s not found; cannot load\n",
+		       !fentry_addr  ? "__fentry__"
+		       : !stext_addr ? "_stext"
+				     : "_etext");
 		return -ENOENT;
 	}
 	return 0;
@@ -75,6 +82,19 @@ static bool is_fentry_call(const struct kjit_cpu *c, u64 target)
 	       kjit_region_contains(&c->session->tramps, (unsigned long)target);
 }
 
+/* Code that lives as long as a translation can: the core kernel's text,
+ * or a module's (kept by kjit_module_pin). Not kprobe instruction slots,
+ * ftrace or BPF trampolines, which their users free. Preemption disabled. */
+static bool lasting_code(unsigned long a)
+{
+	struct module *mod;
+
+	if (a >= stext_addr && a < etext_addr)
+		return true;
+	mod = kjit_kapi.module_address(a);
+	return mod && within_module_core(a, mod);
+}
+
 static enum kjit_sym env_classify(void *opaque, u64 target, int *reg)
 {
 	int i;
@@ -89,7 +109,13 @@ static enum kjit_sym env_classify(void *opaque, u64 target, int *reg)
 			return KJIT_SYM_INDIRECT_THUNK;
 		}
 	}
-	return KJIT_SYM_NONE;
+	return lasting_code((unsigned long)target) ? KJIT_SYM_NONE
+						   : KJIT_SYM_TRANSIENT;
+}
+
+static bool env_ftrace_site(void *opaque, u64 addr)
+{
+	return kjit_kapi.ftrace_location((unsigned long)addr) == addr;
 }
 
 static bool env_has_fixup(void *opaque, u64 addr)
@@ -156,6 +182,7 @@ void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
 	    .opaque = c,
 	    .read_code = env_read_code,
 	    .classify = env_classify,
+	    .ftrace_site = env_ftrace_site,
 	    .has_fixup = env_has_fixup,
 	    .counter = env_counter,
 	    .patch_site = env_patch_site,

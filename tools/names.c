@@ -43,6 +43,8 @@ static const char *const reason_texts[KJIT_R_COUNT] = {
 	"tail static_call site caught mid-patch (jmp or jcc unknown)",
     [KJIT_R_IRQ_SHADOW] =
 	"sti or mov ss whose next instruction must follow it (sti; hlt)",
+    [KJIT_R_TRANSIENT_TARGET] = "branch into code the kernel may free "
+				"(kprobe slot, ftrace or BPF trampoline)",
 };
 
 const char *fallback_key(unsigned int i)

@@ -680,6 +680,60 @@ static bool unit_guard(void *opaque, u64 addr)
 /* The entry guard of a followed callee: a test of the fentry site's first
  * byte against the 5-byte nop's, a counted jmp to the original function
  * otherwise, all before the block's counter; flags saved only when live. */
+/* ORIG is a function's __fentry__ site, whatever it holds. */
+static bool unit_ftrace_site(void *opaque, u64 addr)
+{
+	return addr == ORIG;
+}
+
+/* The __fentry__ site is dropped whatever the kernel has put there (an ops
+ * or BPF trampoline, a direct call, an optimized Kprobe's jmp), never copied
+ * as a call to a trampoline that may be freed; caught mid-patch it is
+ * refused (and tried again later). A direct branch elsewhere into code the
+ * kernel may free is refused too. */
+static void test_ftrace_site(void)
+{
+	static const struct {
+		const char *name, *hex;
+		enum kjit_reason r;
+	} cases[] = {
+	    {"jit.ftrace_site.nop", "0f1f440000 31c0 c3", KJIT_OK},
+	    {"jit.ftrace_site.ops_trampoline", "e8fbef0f00 31c0 c3", KJIT_OK},
+	    {"jit.ftrace_site.kprobe_detour", "e9fbef0f00 31c0 c3", KJIT_OK},
+	    {"jit.ftrace_site.mid_patch", "ccfbef0f00 31c0 c3", KJIT_R_TRAP},
+	};
+	struct kjit_block b;
+	enum kjit_reason r;
+	unsigned i;
+
+	henv.env.ftrace_site = unit_ftrace_site;
+	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
+		memset(code, 0xcc, sizeof(code));
+		unhex(cases[i].hex, code);
+		r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
+		kt_check(cases[i].name,
+			 r == cases[i].r &&
+			     (r || (b.term == KJIT_I_RET && b.orig_len == 8 &&
+				    b.insn_off[0] == 0xffff)),
+			 "r=%s term=%u orig_len=%u (site copied: %s)",
+			 kjit_reason_name(r), b.term, b.orig_len,
+			 b.insn_off[0] == 0xffff ? "no" : "yes");
+	}
+	henv.env.ftrace_site = NULL;
+	memset(code, 0xcc, sizeof(code));
+	unhex("31c0 e900100000", code);
+	henv_add_sym(&henv, ORIG + 7 + 0x1000, KJIT_SYM_TRANSIENT, -1);
+	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
+	kt_check("jit.transient_target.jmp_refused",
+		 r == KJIT_OK && b.orig_len == 2 && b.term == KJIT_I_LIMIT,
+		 "r=%s term=%u orig_len=%u", kjit_reason_name(r), b.term,
+		 b.orig_len);
+	r = kjit_translate(&tr, ORIG + 2, out, sizeof(out), RUN, &b);
+	kt_check("jit.transient_target.block_refused",
+		 r == KJIT_R_TRANSIENT_TARGET, "r=%s", kjit_reason_name(r));
+	henv.n_sym--;
+}
+
 static void test_entry_guard(void)
 {
 	static const struct {
@@ -755,6 +809,7 @@ int main(void)
 	test_patch_site();
 	test_static_call();
 	test_entry_guard();
+	test_ftrace_site();
 	test_irq_shadow();
 	test_sequences_run();
 	return kt_exit();

@@ -1,0 +1,43 @@
+# ftrace_order - the other order of ftrace_sites: another ftrace user holds a
+# function's __fentry__ site first (a tracing instance's function tracer on
+# pipe_read: its own ops trampoline, or an IPMODIFY holder), kjit translates
+# the function in deep mode while it is held, then the user leaves (its
+# trampoline is freed). The translation must not have copied a call to that
+# trampoline, and the entry guard's verdict must not outlive the user:
+# pipe_read runs from the cache, counted, once the site is free again.
+# timeout: 200
+. /tests/lib.sh
+T=/sys/kernel/tracing
+I=$T/instances/kjit_order
+entries() { kjit report --live --csv | awk -F, '$1 == "pipe_read" && $2 == "0x0" { print $4 }'; }
+guarded() { kjit stat | awk '$1 == "fallback" && $2 == "ftrace_site" { print $3 }'; }
+load_kjit
+for holder in tracer ipmodify; do
+	if [ $holder = tracer ]; then
+		mkdir $I || fail "tracing instance"
+		echo pipe_read > $I/set_ftrace_filter || fail "filter"
+		echo function > $I/current_tracer || fail "function tracer"
+	else
+		insmod /lib/kjit/kjit_ipmodify.ko func=pipe_read || fail "IPMODIFY on pipe_read"
+	fi
+	kjit attach --deep __x64_sys_read > /dev/null || fail "$holder: attach"
+	workload -c 0 piperead 300 || fail "$holder: reads while held"
+	e1=$(entries) g1=$(guarded)
+	if [ $holder = tracer ]; then
+		echo nop > $I/current_tracer
+		echo > $I/set_ftrace_filter
+		rmdir $I || fail "remove the tracing instance"
+	else
+		rmmod kjit_ipmodify || fail "rmmod kjit_ipmodify"
+	fi
+	kjit reset
+	workload -c 0 piperead 300 || fail "$holder: reads after the holder left"
+	e2=$(entries) g2=$(guarded)
+	kjit detach
+	echo "$holder: pipe_read counted/sent native while held $e1/$g1, after $e2/$g2"
+	[ "${e1:-0}" = 0 ] && [ "${g1:-0}" -ge 300 ] ||
+		fail "$holder: pipe_read ran from the cache while its site was held"
+	[ "${e2:-0}" -ge 300 ] && [ "${g2:-0}" = 0 ] ||
+		fail "$holder: pipe_read stayed native after the holder left ($e2 counted)"
+done
+unload_kjit
