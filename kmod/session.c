@@ -67,6 +67,12 @@ int kjit_session_func_of(struct kjit_session *s, unsigned long addr)
 {
 	int i = kjit_session_attached_of(s, addr);
 
+	/* A call from translated code to an attached function's start goes
+	 * the way every other caller's does: through its __fentry__ site
+	 * (other ftrace users there, then kjit's diversion), never straight
+	 * into a copy that skips the site. */
+	if (i >= 0 && addr == s->funcs[i].start)
+		return -1;
 	if (i >= 0 || !s->deep)
 		return i;
 	i = kjit_deep_func_of(&s->deep_tab, addr);

@@ -91,7 +91,8 @@ DECLARE_PER_CPU(unsigned long, kjit_entry_slot[KJIT_MAX_FUNCS]);
 
 /* Index of the function containing @addr: an attached one (0..n_funcs),
  * or in deep mode a followed callee (n_funcs + deep index, added on first
- * use); -1 if @addr is not to be translated. Any context. */
+ * use); -1 if @addr is not to be translated - an attached function's own
+ * start included: it is entered through its ftrace site. Any context. */
 int kjit_session_func_of(struct kjit_session *s, unsigned long addr);
 
 /* Index of the attached function containing @addr, or -1 (deep callees
