@@ -30,10 +30,12 @@
 #include <linux/sched/task_stack.h>
 #include "ksyms.h"
 #include "quiesce.h"
+#include "retstores.h"
 #include "session.h"
 
 struct scan {
 	const struct kjit_session *s;
+	struct task_struct *t; /* the task being scanned */
 	unsigned long rewritten;
 };
 
@@ -49,12 +51,35 @@ static const struct kjit_cpu *cache_of(const struct kjit_session *s,
 	return NULL;
 }
 
+/* A word of @sc->t's stack, or a slot where another tracer keeps one of
+ * its return addresses: a cache return address is rewritten to the
+ * original it stands for. Any other cache address on a task that is on a
+ * runqueue may be its saved IP inside translated code (preempted): come
+ * back later - whatever __state says, as a task preempted between
+ * set_current_state() and schedule() is still queued. On a dequeued
+ * (sleeping) task it can only be stale data, as its IP is in schedule(). */
+static int move_word(unsigned long *p, void *arg)
+{
+	struct scan *sc = arg;
+	unsigned long v = READ_ONCE(*p), orig;
+	const struct kjit_cpu *c = cache_of(sc->s, v);
+
+	if (!c)
+		return 0;
+	orig = kjit_cache_return_site(&c->cache, v);
+	if (!orig)
+		return READ_ONCE(sc->t->on_rq) ? -EBUSY : 0;
+	WRITE_ONCE(*p, orig);
+	sc->rewritten++;
+	return 0;
+}
+
 /* task_call_func() callback: @t cannot start running meanwhile. */
 static int scan_task(struct task_struct *t, void *arg)
 {
 	struct scan *sc = arg;
-	unsigned long *p, *end, v, orig;
-	const struct kjit_cpu *c;
+	unsigned long *p, *end;
+	int err;
 
 	if (READ_ONCE(t->on_cpu))
 		return -EBUSY;
@@ -63,31 +88,17 @@ static int scan_task(struct task_struct *t, void *arg)
 	 * runs code and is scanned like any other. */
 	if (READ_ONCE(t->__state) == TASK_DEAD || !task_stack_page(t))
 		return 0;
+	sc->t = t;
 	p = (unsigned long *)t->thread.sp;
 	end = (unsigned long *)(task_stack_page(t) + THREAD_SIZE);
 	if (p < (unsigned long *)task_stack_page(t) || p >= end)
-		return 0;
+		p = end;
 	for (; p < end; p++) {
-		v = READ_ONCE(*p);
-		c = cache_of(sc->s, v);
-		if (!c)
-			continue;
-		orig = kjit_cache_return_site(&c->cache, v);
-		if (!orig) {
-			/* On a runqueue: maybe preempted inside translated code
-			 * (this word its saved IP), come back later - whatever
-			 * __state says, as a task preempted between
-			 * set_current_state() and schedule() is still queued.
-			 * Dequeued (asleep): it can only be stale data in a
-			 * frame, as a sleeping task's IP is in schedule(). */
-			if (READ_ONCE(t->on_rq))
-				return -EBUSY;
-			continue;
-		}
-		WRITE_ONCE(*p, orig);
-		sc->rewritten++;
+		err = move_word(p, sc);
+		if (err)
+			return err;
 	}
-	return 0;
+	return kjit_retstores_walk(t, move_word, sc);
 }
 
 #define KJIT_MAX_BUSY 256
