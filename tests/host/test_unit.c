@@ -131,6 +131,32 @@ static const struct golden goldens[] = {
      "0a0000006804000081e9daffefff6800000081e9d0ffefff"},
 };
 
+/* Exactly the expected bytes: same length and every byte. */
+static bool golden_match(const u8 *got, unsigned len, const u8 *want,
+			 unsigned n)
+{
+	return len == n && !memcmp(got, want, n);
+}
+
+/* The comparison must reject a translation that only starts with the
+ * expected bytes, one that lacks the last byte, and one differing only in
+ * its last byte (a wrong stub or literal at the end). */
+static void test_golden_selftest(void)
+{
+	static const u8 want[] = {0x65, 0x48, 0xff, 0x04, 0x25, 0x31, 0xc0};
+	u8 got[sizeof(want) + 1];
+	unsigned n = sizeof(want);
+
+	memcpy(got, want, n);
+	got[n] = 0xcc;
+	kt_check("jit.golden.selftest",
+		 golden_match(got, n, want, n) &&
+		     !golden_match(got, n + 1, want, n) &&
+		     !golden_match(got, n - 1, want, n) &&
+		     (got[n - 1] ^= 1, !golden_match(got, n, want, n)),
+		 "a longer, shorter or different translation matched");
+}
+
 static void test_goldens(void)
 {
 	unsigned i, n;
@@ -148,8 +174,11 @@ static void test_goldens(void)
 		}
 		n = unhex(goldens[i].out, want);
 		hex(out, b.len, got);
-		if (b.len < n || memcmp(out, want, n))
-			kt_fail(goldens[i].name, "got %s", got);
+		/* the whole block: a prefix match would let wrong stubs,
+		 * literals or trailing bytes through */
+		if (!golden_match(out, b.len, want, n))
+			kt_fail(goldens[i].name, "got %u bytes %s, want %u",
+				b.len, got, n);
 		else if (why[0])
 			kt_fail(goldens[i].name, "%s", why);
 		else
@@ -621,6 +650,7 @@ int main(void)
 	kjit_config_default(&cfg);
 	setup(&cfg);
 	test_reason_names();
+	test_golden_selftest();
 	test_goldens();
 	test_refusals();
 	test_cut_before_native();
