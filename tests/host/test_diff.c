@@ -97,6 +97,17 @@ static unsigned omap_idx(struct omap *m, u64 a)
 	return m->n++;
 }
 
+/* Is @a a block start the oracle saw? (never adds it, unlike omap_idx) */
+static bool omap_has(const struct omap *m, u64 a)
+{
+	unsigned i;
+
+	for (i = 0; i < m->n; i++)
+		if (m->addr[i] == a)
+			return m->count[i] != 0;
+	return false;
+}
+
 static void oracle_edge(struct omap *m, u64 from, u64 to)
 {
 	unsigned i;
@@ -234,9 +245,11 @@ static void zero_counters(void)
 	unsigned i;
 
 	for (i = 0; i < cache.n_blk; i++) {
+		u64 *bc = henv_counter_of(&cache.henv, cache.blk[i].orig);
 		unsigned x;
 
-		*henv_counter_of(&cache.henv, cache.blk[i].orig) = 0;
+		if (bc) /* none: an uncounted block, compare_counts says so */
+			*bc = 0;
 		for (x = 0; x < cache.blk[i].meta.n_exits; x++) {
 			u64 *c = henv_edge_counter_of(&cache.henv,
 						      cache.blk[i].orig, x);
@@ -295,8 +308,10 @@ static void compare_counts(struct omap *m, char *why, size_t n)
 		u64 *c = b ? henv_counter_of(&cache.henv, m->addr[i]) : NULL;
 
 		if (!b || !c) {
-			snprintf(why, n, "oracle block %#llx never translated",
-				 (unsigned long long)m->addr[i]);
+			snprintf(why, n, "oracle block %#llx %s",
+				 (unsigned long long)m->addr[i],
+				 b ? "translated without a counter"
+				   : "never translated");
 			return;
 		}
 		if (*c != m->count[i]) {
@@ -316,10 +331,10 @@ static void compare_counts(struct omap *m, char *why, size_t n)
 		}
 	}
 	for (i = 0; i < cache.n_blk; i++) {
-		u64 c = *henv_counter_of(&cache.henv, cache.blk[i].orig);
+		u64 *pc = henv_counter_of(&cache.henv, cache.blk[i].orig);
+		u64 c = pc ? *pc : 0;
 
-		if (c && omap_idx(m, cache.blk[i].orig) == m->n - 1 &&
-		    m->count[m->n - 1] == 0) {
+		if (c && !omap_has(m, cache.blk[i].orig)) {
 			snprintf(
 			    why, n,
 			    "block %#llx counted %llu, oracle never entered it",
@@ -331,11 +346,14 @@ static void compare_counts(struct omap *m, char *why, size_t n)
 }
 
 #define MODE_EDGES	 1u /* edge counters too, compared with the oracle */
-#define MODE_NATIVE_CALL 2u
-#define MODE_NATIVE_CALLEES                                                               \
-	4u /* some callees never translated: results only */ /* kjit_config.native_calls: \
-								results only              \
-							      */
+#define MODE_NATIVE_CALL 2u /* kjit_config.native_calls */
+/* some callees never translated: results only */
+#define MODE_NATIVE_CALLEES 4u
+/* with MODE_NATIVE_CALL: kjit_config.follow_indirect_calls (the module's
+ * deep configuration); without it indirect callees run natively, uncounted,
+ * so only results are compared */
+#define MODE_FOLLOW_IND 8u
+#define MODE_LOCK_CTR	16u /* `lock incq` counters, as the module's env */
 static unsigned mode_flags;
 
 static struct omap om;
@@ -348,6 +366,15 @@ static void oracle_input(unsigned c, unsigned i, long *a, long *b)
 
 	*a = as[i] + (long)c;
 	*b = bs[i] * (long)(c + 1);
+}
+
+/* Does every executed corpus block run translated in this mode? */
+static bool oracle_comparable(void)
+{
+	if (mode_flags & MODE_NATIVE_CALLEES)
+		return false;
+	return !(mode_flags & MODE_NATIVE_CALL) ||
+	       (mode_flags & MODE_FOLLOW_IND);
 }
 
 static void run_case(const char *mode, const struct corpus_case *cc,
@@ -375,11 +402,9 @@ static void run_case(const char *mode, const struct corpus_case *cc,
 				 b, rn, rt,
 				 sn != st ? " (global state differs)" : "");
 	}
-	/* native-call mode: callees run natively on the host (no diversion
-	 * of their entries here), so only results and decode-back count */
-	for (i = 0; i < N_ORACLE && !why[0] &&
-		    !(mode_flags & (MODE_NATIVE_CALL | MODE_NATIVE_CALLEES));
-	     i++) {
+	/* counts are compared with the oracle wherever every block the oracle
+	 * sees runs translated: not when some callees stay native */
+	for (i = 0; i < N_ORACLE && !why[0] && oracle_comparable(); i++) {
 		struct omap *m = &oracle_cache[cc - corpus_cases][i];
 
 		oracle_input((unsigned)(cc - corpus_cases), i, &a, &b);
@@ -426,12 +451,15 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm,
 	if (flags & MODE_EDGES)
 		cfg.instr |= KJIT_INSTR_EDGE_COUNT;
 	cfg.native_calls = (flags & MODE_NATIVE_CALL) != 0;
+	cfg.follow_indirect_calls = (flags & MODE_FOLLOW_IND) != 0;
 	mode_flags = flags;
 	if (hc_init(&cache, lo, hi, mm, &cfg, link)) {
 		kt_fail("jit.diff.setup", "cannot map the code cache");
 		return;
 	}
 	cache.vfy.native_calls = cfg.native_calls;
+	cache.vfy.follow_indirect_calls = cfg.follow_indirect_calls;
+	cache.henv.ctr_lock = (flags & MODE_LOCK_CTR) != 0;
 	if (flags & MODE_NATIVE_CALLEES) {
 		static u64 nat[6];
 
@@ -531,6 +559,12 @@ int main(void)
 		 MODE_EDGES);
 	run_mode("native_call", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, false, true,
 		 MODE_NATIVE_CALL);
+	/* the module's configuration (kmod/session.c cpu_alloc(), deep
+	 * session): native calls, followed indirect calls, block counting,
+	 * rip-relative `lock incq` counters (kmod/env.c), linked; counts
+	 * compared with the oracle */
+	run_mode("module_deep", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, false, true,
+		 MODE_NATIVE_CALL | MODE_FOLLOW_IND | MODE_LOCK_CTR);
 	/* design (a) with callees that stay native: they return to the
 	 * original code, which finishes the caller natively */
 	run_mode("native_callees", KJIT_MEM_ABS32, KJIT_SEQ_LAHF, false, true,
