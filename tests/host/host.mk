@@ -77,3 +77,17 @@ $(HT_DIR)/bench_translate: $(HT_DIR)/bench_translate.o $(HT_DIR)/vmlinux.o \
 		$(HT_DIR)/host_cache.o $(HT_DIR)/corpus.o $(HT_COMMON) \
 		$(HT_DIR)/libkjit.a | $(HT_DIR)/vmlinux
 	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o %.a,$^) $(HT_LIBS)
+
+# Mutation check: deliberate breakages of jit/ (tests/host/mutation.sh) that
+# the unit and differential tests must catch, one KJIT-RESULT per mutant
+# (about 30 s). The wrapper fixes the tree; the script copies it to a
+# temporary directory and never touches this one.
+HOST_TESTS += $(HT_DIR)/mutation
+$(HT_DIR)/mutation: $(HT_SRC)/mutation.sh
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s --results\n' "$(HT_SRC)/mutation.sh" > $@
+	chmod +x $@
+
+.PHONY: mutation-check
+mutation-check:
+	@sh $(HT_SRC)/mutation.sh

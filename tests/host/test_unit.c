@@ -323,6 +323,10 @@ static void test_liveness(void)
 	    {"jit.liveness.adc", "4811c8 c3", KJIT_SEQ_INC},
 	    /* jmp to a block that tests ZF: live across the successor */
 	    {"jit.liveness.succ_read", "eb00 74fe", KJIT_SEQ_LAHF},
+	    /* a jmp chain longer than the look-ahead (depth 2): the unexplored
+	     * successor must count as live */
+	    {"jit.liveness.beyond_lookahead", "eb00 eb00 eb00 74fe",
+	     KJIT_SEQ_LAHF},
 	    /* jmp to a block that overwrites flags: dead */
 	    {"jit.liveness.succ_kill", "eb00 4885c0 74fe", KJIT_SEQ_INC},
 	    /* shl %cl may leave flags as they were: not a kill */
@@ -376,6 +380,15 @@ static void test_exit_patch(void)
 		     RUN + off + 4 + (s64)(s32)nv == RUN + 0x5000 &&
 		     RUN + off + 4 + (s64)cur == RUN + b.exit[0].stub_off,
 		 "r=%s off=%u", kjit_reason_name(r), off);
+	/* the fall-through exit: its own branch field, not exit 0's */
+	r = kjit_exit_patch(&b, RUN, 1, RUN + 0x6000, &off, &nv, &ov);
+	memcpy(&cur, out + off, 4);
+	kt_check("jit.exit.patch_second_exit",
+		 !r && off == b.exit[1].branch_off && (u32)cur == ov &&
+		     RUN + off + 4 + (s64)(s32)nv == RUN + 0x6000 &&
+		     RUN + off + 4 + (s64)cur == RUN + b.exit[1].stub_off,
+		 "r=%s off=%u, exit 1 branch at %u", kjit_reason_name(r), off,
+		 b.exit[1].branch_off);
 	r = kjit_exit_patch(&b, RUN, 1, RUN + 0x100000000ull, &off, &nv, &ov);
 	kt_check("jit.exit.patch_far", r == KJIT_R_BRANCH_FAR, "got %s",
 		 kjit_reason_name(r));
