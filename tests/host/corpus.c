@@ -4,7 +4,8 @@
  * tail calls, setcc/cmov, flags live across blocks (two jcc on one cmp,
  * adc/sbb chains split by jumps), string instructions, RIP-relative data,
  * computed goto, loop/jrcxz, ret imm16, call *disp(%rsp), fake retpoline /
- * return thunks and a fake __fentry__ call at function entry.
+ * return thunks and a fake __fentry__ call at function entry, every
+ * arithmetic flag and %rax live into block entries and jcc exits.
  * Built with -O2 -mno-red-zone -fno-pie -mgeneral-regs-only -fno-builtin.
  */
 #include "tests/host/corpus.h"
@@ -323,12 +324,35 @@ __asm__(".pushsection kjit_corpus,\"ax\",@progbits\n"
 	"  lea ptr_cell(%rip),%rax\n call *(%rax)\n"
 	"  test %rax,%rax\n js 1f\n ret\n"
 	"1: jmp *ptr_cell(%rip)\n"
+
+	/* a_flags: all six arithmetic flags and %rax (the LAHF sequence's
+	 * scratch register) live into block entries and jcc exits: each
+	 * block reads flags it did not set; blocks 1-4 are a jmp chain longer
+	 * than the liveness look-ahead (cfg.live_depth 2), which must then
+	 * assume live at block 1 */
+	".globl a_flags\n a_flags:\n"
+	"  mov %rdi,%rax\n sub %rsi,%rax\n"
+	"  jmp 1f\n"
+	"1: jmp 2f\n"
+	"2: jmp 3f\n"
+	"3: jmp 4f\n"
+	"4: seto %cl\n jmp 5f\n"
+	"5: setp %dl\n jmp 6f\n"
+	"6: jl 7f\n"
+	"  sete %r8b\n jmp 8f\n"
+	"7: setbe %r8b\n"
+	"8: pushfq\n pop %r9\n and $0x8d5,%r9d\n"
+	"  movzbl %cl,%ecx\n movzbl %dl,%edx\n movzbl %r8b,%r8d\n"
+	"  shl $16,%r9\n shl $32,%rcx\n shl $33,%rdx\n shl $34,%r8\n"
+	"  xor %r9,%rax\n xor %rcx,%rax\n xor %rdx,%rax\n xor %r8,%rax\n"
+	"  ret\n"
 	".popsection\n"
 	".pushsection .data\n ptr_cell: .quad op_add\n .popsection\n");
 
 long a_carry(long, long), a_string(long, long), a_loop(long, long);
 long a_repzero(long, long);
 long a_retimm(long, long), a_thunks(long, long), a_callrsp(long, long);
+long a_flags(long, long);
 
 const struct corpus_case corpus_cases[] = {
     {"loop", c_loop},	  {"switch", c_switch},	  {"fib", c_fib},
@@ -337,5 +361,6 @@ const struct corpus_case corpus_cases[] = {
     {"goto", c_goto},	  {"bits", c_bits},	  {"carry", a_carry},
     {"string", a_string}, {"loopinsn", a_loop},	  {"retimm", a_retimm},
     {"thunks", a_thunks}, {"callrsp", a_callrsp}, {"repzero", a_repzero},
+    {"flags", a_flags},
 };
 const unsigned corpus_n_cases = sizeof(corpus_cases) / sizeof(corpus_cases[0]);

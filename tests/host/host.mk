@@ -100,3 +100,17 @@ HOST_TESTS += $(HT_DIR)/test_codecache
 $(HT_DIR)/test_codecache: $(HT_DIR)/test_codecache.o $(HT_DIR)/host_env.o \
 		$(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
+
+# Mutation check: deliberate breakages of jit/ (tests/host/mutation.sh) that
+# the unit and differential tests must catch, one KJIT-RESULT per mutant
+# (about 30 s). The wrapper fixes the tree; the script copies it to a
+# temporary directory and never touches this one.
+HOST_TESTS += $(HT_DIR)/mutation
+$(HT_DIR)/mutation: $(HT_SRC)/mutation.sh
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s --results\n' "$(HT_SRC)/mutation.sh" > $@
+	chmod +x $@
+
+.PHONY: mutation-check
+mutation-check:
+	@sh $(HT_SRC)/mutation.sh

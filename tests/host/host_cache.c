@@ -61,17 +61,43 @@ static void insert(struct hc *c, unsigned idx)
 	c->hash[i] = (int)idx;
 }
 
+/* After patching exit @x, its own branch field (read back through the exit
+ * table, not through the patch's offset) must lead to @dest. A patch that
+ * does not is undone (the code keeps going through the stub, so a test is
+ * not left looping) and reported through c->bad_links. */
+static void check_link(struct hc *c, struct hc_block *b, unsigned x, u64 dest,
+		       u32 *field, u32 patched, u32 old)
+{
+	u32 boff = b->meta.exit[x].branch_off;
+	u32 *own = (u32 *)(c->rw + (b->run - (u64)(uintptr_t)c->rx) + boff);
+	u64 lands = b->run + boff + 4 + (s64)(s32)*own;
+
+	if (lands == dest)
+		return;
+	__atomic_compare_exchange_n(field, &patched, old, false,
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	if (!c->bad_links++)
+		snprintf(c->bad_link_msg, sizeof(c->bad_link_msg),
+			 "link of exit %u of block %#llx lands at %#llx, "
+			 "not %#llx",
+			 x, (unsigned long long)b->orig,
+			 (unsigned long long)lands, (unsigned long long)dest);
+}
+
 /* patch exit @x of @b to jump to @dest (one aligned 4-byte store) */
 static void link_exit(struct hc *c, struct hc_block *b, unsigned x, u64 dest)
 {
-	u32 off, nv, ov;
+	u32 off, nv, ov, old, *field;
 
 	if (kjit_exit_patch(&b->meta, b->run, x, dest, &off, &nv, &ov))
 		return;
-	if (__atomic_compare_exchange_n(
-		(u32 *)(c->rw + (b->run - (u64)(uintptr_t)c->rx) + off), &ov,
-		nv, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+	field = (u32 *)(c->rw + (b->run - (u64)(uintptr_t)c->rx) + off);
+	old = ov;
+	if (__atomic_compare_exchange_n(field, &ov, nv, false, __ATOMIC_SEQ_CST,
+					__ATOMIC_SEQ_CST)) {
 		c->links++;
+		check_link(c, b, x, dest, field, nv, old);
+	}
 }
 
 static void link_new(struct hc *c, struct hc_block *nb)
@@ -166,7 +192,7 @@ void hc_reset(struct hc *c)
 {
 	c->n_blk = 0;
 	c->used = 0;
-	c->refusals = c->links = 0;
+	c->refusals = c->links = c->bad_links = 0;
 	memset(c->hash, 0xff, sizeof(c->hash));
 	memset(c->rw, 0xcc, c->size);
 	memset(hc_ctr, 0, sizeof(hc_ctr));

@@ -40,6 +40,8 @@ struct hc {
 	unsigned n_blk;
 	int hash[HC_MAX_BLOCKS * 2];
 	unsigned refusals, links;
+	unsigned bad_links; /* patches that missed their target (undone) */
+	char bad_link_msg[160];
 	u64 lookups;	/* dispatcher entries */
 	struct vfy vfy; /* every new block is decode-back verified */
 	unsigned vfy_failed;

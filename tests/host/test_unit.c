@@ -131,6 +131,32 @@ static const struct golden goldens[] = {
      "0a0000006804000081e9daffefff6800000081e9d0ffefff"},
 };
 
+/* Exactly the expected bytes: same length and every byte. */
+static bool golden_match(const u8 *got, unsigned len, const u8 *want,
+			 unsigned n)
+{
+	return len == n && !memcmp(got, want, n);
+}
+
+/* The comparison must reject a translation that only starts with the
+ * expected bytes, one that lacks the last byte, and one differing only in
+ * its last byte (a wrong stub or literal at the end). */
+static void test_golden_selftest(void)
+{
+	static const u8 want[] = {0x65, 0x48, 0xff, 0x04, 0x25, 0x31, 0xc0};
+	u8 got[sizeof(want) + 1];
+	unsigned n = sizeof(want);
+
+	memcpy(got, want, n);
+	got[n] = 0xcc;
+	kt_check("jit.golden.selftest",
+		 golden_match(got, n, want, n) &&
+		     !golden_match(got, n + 1, want, n) &&
+		     !golden_match(got, n - 1, want, n) &&
+		     (got[n - 1] ^= 1, !golden_match(got, n, want, n)),
+		 "a longer, shorter or different translation matched");
+}
+
 static void test_goldens(void)
 {
 	unsigned i, n;
@@ -148,8 +174,11 @@ static void test_goldens(void)
 		}
 		n = unhex(goldens[i].out, want);
 		hex(out, b.len, got);
-		if (b.len < n || memcmp(out, want, n))
-			kt_fail(goldens[i].name, "got %s", got);
+		/* the whole block: a prefix match would let wrong stubs,
+		 * literals or trailing bytes through */
+		if (!golden_match(out, b.len, want, n))
+			kt_fail(goldens[i].name, "got %u bytes %s, want %u",
+				b.len, got, n);
 		else if (why[0])
 			kt_fail(goldens[i].name, "%s", why);
 		else
@@ -294,6 +323,10 @@ static void test_liveness(void)
 	    {"jit.liveness.adc", "4811c8 c3", KJIT_SEQ_INC},
 	    /* jmp to a block that tests ZF: live across the successor */
 	    {"jit.liveness.succ_read", "eb00 74fe", KJIT_SEQ_LAHF},
+	    /* a jmp chain longer than the look-ahead (depth 2): the unexplored
+	     * successor must count as live */
+	    {"jit.liveness.beyond_lookahead", "eb00 eb00 eb00 74fe",
+	     KJIT_SEQ_LAHF},
 	    /* jmp to a block that overwrites flags: dead */
 	    {"jit.liveness.succ_kill", "eb00 4885c0 74fe", KJIT_SEQ_INC},
 	    /* shl %cl may leave flags as they were: not a kill */
@@ -364,6 +397,15 @@ static void test_exit_patch(void)
 		     RUN + off + 4 + (s64)(s32)nv == RUN + 0x5000 &&
 		     RUN + off + 4 + (s64)cur == RUN + b.exit[0].stub_off,
 		 "r=%s off=%u", kjit_reason_name(r), off);
+	/* the fall-through exit: its own branch field, not exit 0's */
+	r = kjit_exit_patch(&b, RUN, 1, RUN + 0x6000, &off, &nv, &ov);
+	memcpy(&cur, out + off, 4);
+	kt_check("jit.exit.patch_second_exit",
+		 !r && off == b.exit[1].branch_off && (u32)cur == ov &&
+		     RUN + off + 4 + (s64)(s32)nv == RUN + 0x6000 &&
+		     RUN + off + 4 + (s64)cur == RUN + b.exit[1].stub_off,
+		 "r=%s off=%u, exit 1 branch at %u", kjit_reason_name(r), off,
+		 b.exit[1].branch_off);
 	r = kjit_exit_patch(&b, RUN, 1, RUN + 0x100000000ull, &off, &nv, &ov);
 	kt_check("jit.exit.patch_far", r == KJIT_R_BRANCH_FAR, "got %s",
 		 kjit_reason_name(r));
@@ -799,6 +841,7 @@ int main(void)
 	kjit_config_default(&cfg);
 	setup(&cfg);
 	test_reason_names();
+	test_golden_selftest();
 	test_goldens();
 	test_refusals();
 	test_cut_before_native();

@@ -200,9 +200,10 @@ static int setup_env(void)
 	return 0;
 }
 
-/* Second pass with the configuration kjit.ko uses (kmod/session.c,
- * kmod/env.c): native-call mode, RIP-relative `lock incq` counters in the
- * module area, plus edge counters. */
+/* Second pass with the configuration kjit.ko uses in a deep session
+ * (kmod/session.c, kmod/env.c): native-call mode, followed indirect calls,
+ * RIP-relative `lock incq` counters in the module area, plus edge
+ * counters. */
 static void kernel_config(void)
 {
 	struct kjit_config cfg;
@@ -210,14 +211,16 @@ static void kernel_config(void)
 	memset(&st, 0, sizeof(st));
 	kjit_config_default(&cfg);
 	cfg.native_calls = true;
+	cfg.follow_indirect_calls = true;
 	cfg.instr |= KJIT_INSTR_EDGE_COUNT;
 	henv.ctr_mode = KJIT_MEM_RIPREL;
 	henv.ctr_lock = true;
 	henv.fake_ctr_base = RUN_BASE + 0x10000000;
 	kjit_translator_init(&tr, &henv.env, &cfg);
 	vfy.native_calls = true;
-	printf("vmlinux sweep: kernel configuration (native calls, "
-	       "rip-relative lock incq, edge counters)\n");
+	vfy.follow_indirect_calls = true;
+	printf("vmlinux sweep: kernel configuration (native calls, followed "
+	       "indirect calls, rip-relative lock incq, edge counters)\n");
 }
 
 static void report(const char *pfx, double secs)

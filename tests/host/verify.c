@@ -23,6 +23,7 @@ void vfy_init(struct vfy *v, const struct kjit_env *env)
 			 ZYDIS_STACK_WIDTH_64);
 	v->env = env;
 	v->native_calls = false;
+	v->follow_indirect_calls = false;
 	v->msg[0] = 0;
 }
 
@@ -454,6 +455,30 @@ static int check_jcc(struct vfy *v, const struct dinsn *o, u64 a, u64 t,
 	return dec_exit(v, skip, &x) || check_exit_branch(v, &x, fall);
 }
 
+/* followed indirect call (call thunk, call *reg, call *mem):
+ *   call L; jmp exit(fall); L: push target (rsp-based +8); jmp dispatcher */
+static int check_followed_call(struct vfy *v, const struct dinsn *o, u64 a,
+			       int reg, u64 fall)
+{
+	struct dinsn x, j;
+	u64 l, next;
+
+	if (dec_out(v, a, &x) || x.i.mnemonic != ZYDIS_MNEMONIC_CALL ||
+	    x.op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE || abs_of(&x, 0, &l))
+		return FAILF("followed call at %#llx: not call rel32",
+			     (unsigned long long)o->addr);
+	if (dec_exit(v, x.addr + x.i.length, &j) ||
+	    check_exit_branch(v, &j, fall))
+		return -1;
+	if (l != j.addr + j.i.length)
+		return FAILF("followed call at %#llx: call lands at +%#llx, "
+			     "not after the return exit",
+			     (unsigned long long)o->addr,
+			     (unsigned long long)(l - v->run));
+	return check_push_target(v, o, l, reg, 8, &next) ||
+	       dec_out(v, next, &x) || check_dispatch_jmp(v, &x);
+}
+
 /* native-call mode: call stays a call (to T), then an exit to the return
  * site; ret stays ret; jmp to the return thunk stays a jmp to it */
 static int check_native_call(struct vfy *v, const struct dinsn *o, u64 a,
@@ -461,7 +486,12 @@ static int check_native_call(struct vfy *v, const struct dinsn *o, u64 a,
 {
 	struct dinsn x;
 	u64 t, xt;
+	int reg = -1;
 
+	if (v->follow_indirect_calls &&
+	    (o->op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+	     sym_of(v, orig_target(o), &reg) == KJIT_SYM_INDIRECT_THUNK))
+		return check_followed_call(v, o, a, reg, fall);
 	if (o->op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 		/* a call straight to a thunk, or a call exit to its stub
 		 * (after the nops that align its rel32) */

@@ -22,6 +22,7 @@ struct vfy {
 	const u8 *buf;
 	u64 run;
 	bool native_calls; /* blocks made with kjit_config.native_calls */
+	bool follow_indirect_calls; /* ... and follow_indirect_calls */
 	char msg[256];
 };
 

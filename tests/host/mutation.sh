@@ -1,0 +1,99 @@
+#!/bin/sh
+# mutation.sh - deliberate breakages of jit/ that the host tests must catch.
+#
+# Usage: mutation.sh [--results] [MUTANT...]
+# Copies jit/, tests/host/ and the Makefile into a temporary tree, builds
+# test_unit and test_diff there unmodified (the baseline must pass), then for
+# each mutant applies one sed edit to a copy of a jit/ file, rebuilds and runs
+# both programs: a mutant is "caught" when they fail, "SURVIVED" when they
+# pass. An edit that no longer matches the source fails too (code drift must
+# not turn a mutant into a silent no-op). Exits non-zero if any mutant
+# survived or could not be applied. --results prints one KJIT-RESULT line per
+# mutant (host.mutation.NAME) for tests/run-host.sh; MUTATION_VERBOSE=1 lists
+# every failing case on stderr. Takes about 30 s.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+results=0
+[ "${1:-}" = --results ] && results=1 && shift
+
+# name | file | sed expression (the edit must change the file) | what it breaks
+mutants='liveness_dead|jit/translate.c|s/pi.live = kjit_live_in_block(tr, d);/pi.live = 0;/|flags liveness says everything is dead at every entry
+lookahead_dead|jit/liveness.c|/if (depth == 0)/{n;s/return KX86_FLAGS_ARITH;/return 0;/}|the liveness look-ahead treats an unexplored successor as dead
+link_wrong_exit|jit/exit.c|s/x = &b->exit\[idx\];/x = \&b->exit[0];/|a link patch rewrites exit 0 instead of the exit asked for
+count_skipped|jit/instrument.c|s/return kjit_emit_inc_mem(e, &m);/return KJIT_OK;/|the bare counter increment is not emitted
+count_doubled|jit/instrument.c|s/return kjit_emit_inc_mem(e, &m);/kjit_emit_inc_mem(e, \&m);\n\t\treturn kjit_emit_inc_mem(e, \&m);/|the bare counter increment is emitted twice
+count_wrong_block|jit/instrument.c|s/env->counter(env->opaque, pi->block,/env->counter(env->opaque, pi->block + 1,/|each block increments the counter of the address after its start
+lahf_no_of|jit/instrument.c|s/kjit_emit_u8(e, 0x7f);/kjit_emit_u8(e, 0x7e);/|the LAHF sequence does not restore OF (add $0x7e instead of $0x7f)'
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kjit-mutation.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/tree/tests" "$tmp/pristine"
+cp "$root/Makefile" "$tmp/tree/"
+cp -r "$root/jit" "$tmp/tree/jit"
+cp -r "$root/jit" "$tmp/pristine/jit"
+cp -r "$root/tests/host" "$tmp/tree/tests/host"
+bld=$tmp/build
+progs="$bld/host/test_unit $bld/host/test_diff"
+
+report() { # verdict name detail
+	echo "mutant $2: $3"
+	[ $results = 1 ] && echo "KJIT-RESULT $1 host.mutation.$2 $3"
+	return 0
+}
+
+# build and run the programs; returns 0 if everything passed, 1 if some
+# case failed (prints how many and the first), 2 if the build failed
+run_suite() {
+	if ! env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$tmp/tree" \
+		-j2 BUILD="$bld" $progs > "$tmp/build.log" 2>&1; then
+		echo "build failed: $(grep -m1 -i error "$tmp/build.log")"
+		return 2
+	fi
+	: > "$tmp/fails"
+	for p in $progs; do
+		(cd "$tmp/tree" && timeout 120 "$p") > "$tmp/run.log" 2>&1
+		rc=$?
+		grep '^KJIT-RESULT FAIL' "$tmp/run.log" >> "$tmp/fails"
+		grep -q '^KJIT-RESULT FAIL' "$tmp/run.log" || [ $rc = 0 ] ||
+			echo "KJIT-RESULT FAIL $(basename "$p") exit $rc" >> "$tmp/fails"
+	done
+	[ -s "$tmp/fails" ] || return 0
+	[ "${MUTATION_VERBOSE:-}" ] && sed 's/^/    /' "$tmp/fails" >&2
+	echo "failing cases: $(wc -l < "$tmp/fails"), first:" \
+		"$(sed -n '1s/^KJIT-RESULT FAIL //p' "$tmp/fails" | cut -c1-140)"
+	return 1
+}
+
+if ! why=$(run_suite); then
+	report FAIL baseline "the unmodified tree fails: $why"
+	exit 2
+fi
+echo "baseline: passes"
+status=0
+selected=" $* "
+printf '%s\n' "$mutants" | {
+	while IFS='|' read -r name file expr what; do
+		[ "$selected" != "  " ] &&
+			case "$selected" in *" $name "*) ;; *) continue ;; esac
+		if ! sed "$expr" "$tmp/pristine/$file" > "$tmp/tree/$file" ||
+			cmp -s "$tmp/pristine/$file" "$tmp/tree/$file"; then
+			report FAIL "$name" "not applied: the edit fails or no longer matches $file"
+			status=1
+		else
+			why=$(run_suite)
+			case $? in
+			0)
+				report FAIL "$name" "SURVIVED ($what)"
+				status=1
+				;;
+			1) report PASS "$name" "caught ($what): $why" ;;
+			*)
+				report FAIL "$name" "mutant does not build: $why"
+				status=1
+				;;
+			esac
+		fi
+		cp "$tmp/pristine/$file" "$tmp/tree/$file" # new mtime: rebuilt
+	done
+	exit $status
+}
