@@ -14,6 +14,7 @@
 #include <linux/string.h>
 #include <asm/unaligned.h>
 #include "divert.h"
+#include "env.h"
 #include "kjit_refusals.h"
 #include "ksyms.h"
 #include "refuse.h"
@@ -53,20 +54,28 @@ int kjit_divert_check(unsigned long start, const char **why)
 static int write_tramp(u8 *p, unsigned long run, unsigned long slot,
 		       unsigned long body)
 {
-	unsigned long miss = run + 13;
+	unsigned long miss = run + KJIT_TRAMP_MISS;
+	unsigned long thunk = kjit_env_indirect_thunk(11);
 	s64 rel = (s64)((unsigned long)kjit_dispatch_entry - (miss + 10));
+	s64 trel = (s64)(thunk - (run + 19));
 
 	if ((s64)(s32)slot != (s64)slot || (s64)(s32)body != (s64)body ||
-	    (s64)(s32)rel != rel)
+	    (s64)(s32)rel != rel || (thunk && (s64)(s32)trel != trel))
 		return -ERANGE;
 	memset(p, 0xcc, KJIT_TRAMP_SIZE);
-	memcpy(p, "\x48\x8d\x64\x24\x08", 5); /* lea 0x8(%rsp),%rsp */
-	memcpy(p + 5, "\x65\xff\x24\x25", 4); /* jmp *%gs:disp32 */
-	put_unaligned((s32)slot, (s32 *)(p + 9));
-	p[13] = 0x68; /* push $imm32 (sign-extended) */
-	put_unaligned((s32)body, (s32 *)(p + 14));
-	p[18] = 0xe9; /* jmp rel32 */
-	put_unaligned((s32)rel, (s32 *)(p + 19));
+	memcpy(p, "\x48\x8d\x64\x24\x08", 5);	  /* lea 0x8(%rsp),%rsp */
+	memcpy(p + 5, "\x65\x4c\x8b\x1c\x25", 5); /* mov %gs:disp32,%r11 */
+	put_unaligned((s32)slot, (s32 *)(p + 10));
+	if (thunk) {
+		p[14] = 0xe9; /* jmp __x86_indirect_thunk_r11 */
+		put_unaligned((s32)trel, (s32 *)(p + 15));
+	} else {
+		memcpy(p + 14, "\x41\xff\xe3", 3); /* jmp *%r11 */
+	}
+	p[KJIT_TRAMP_MISS] = 0x68; /* push $imm32 (sign-extended) */
+	put_unaligned((s32)body, (s32 *)(p + KJIT_TRAMP_MISS + 1));
+	p[KJIT_TRAMP_MISS + 5] = 0xe9; /* jmp rel32 */
+	put_unaligned((s32)rel, (s32 *)(p + KJIT_TRAMP_MISS + 6));
 	return 0;
 }
 
@@ -85,7 +94,7 @@ int kjit_divert_prepare(struct kjit_session *s)
 			return err;
 		s->funcs[i].tramp = run;
 		for_each_possible_cpu(cpu) per_cpu(kjit_entry_slot[i], cpu) =
-		    run + 13;
+		    run + KJIT_TRAMP_MISS;
 	}
 	return 0;
 }

@@ -7,14 +7,19 @@
  *
  *   tramp_i:  48 8d 64 24 08         lea  0x8(%rsp),%rsp  ; drop the fentry
  *                                                         ; call's return addr
- *             65 ff 24 25 <slot_i>   jmp  *%gs:slot_i     ; this CPU's entry
+ *             65 4c 8b 1c 25 <slot_i> mov %gs:slot_i,%r11 ; this CPU's entry
+ *             e9 <rel32>             jmp  __x86_indirect_thunk_r11
  *   miss_i:   68 <body_i>            push $body_i         ; first block
  *             e9 <rel32>             jmp  kjit_dispatch_entry
  *             cc ...                 int3 padding
  *
  * slot_i is kjit_entry_slot[i], a per-CPU variable of the module (its %gs
  * offset fits in 32 bits). It holds miss_i until this CPU has translated the
- * function's first block, then that translation.
+ * function's first block, then that translation. The indirect jump goes
+ * through the kernel's retpoline thunk for %r11 (a register no function
+ * expects preserved across its entry), as the kernel's own indirect
+ * branches do; a kernel built without retpolines has no thunk, and the
+ * trampoline ends in `41 ff e3  jmp *%r11` instead.
  */
 #ifndef KJIT_DIVERT_H
 #define KJIT_DIVERT_H
@@ -22,6 +27,7 @@
 #include "session.h"
 
 #define KJIT_TRAMP_SIZE 32
+#define KJIT_TRAMP_MISS 19 /* offset of miss_i */
 
 /* Why a function cannot be attached (also reported to user space). */
 int kjit_divert_check(unsigned long start, const char **why);

@@ -55,6 +55,11 @@ int kjit_env_init(void)
 	return 0;
 }
 
+unsigned long kjit_env_indirect_thunk(int reg)
+{
+	return reg >= 0 && reg < 16 ? indirect_thunk[reg] : 0;
+}
+
 /* Copies what is readable of [addr, addr+len): all of it, or up to the
  * first unreadable byte. */
 static size_t env_read_code(void *opaque, u64 addr, u8 *buf, size_t len)

@@ -11,5 +11,8 @@ struct kjit_cpu;
 int kjit_env_init(void);
 /* Fill @env for translations into @c's cache. */
 void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c);
+/* The kernel's retpoline thunk for register @reg (0 = rax .. 15 = r15),
+ * or 0 when it has none (built without retpolines). */
+unsigned long kjit_env_indirect_thunk(int reg);
 
 #endif
