@@ -15,6 +15,7 @@
 #include <linux/uaccess.h>
 #include "kjit_ioctl.h"
 #include "chardev.h"
+#include "ksyms.h"
 #include "control.h"
 #include "decode_check.h"
 
@@ -31,11 +32,23 @@ static long ioctl_version(void __user *uarg)
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
+/* The requests that hand kernel addresses out (or read kernel text) obey
+ * the same rule as /proc/kallsyms: kptr_restrict, for the opener's
+ * credentials. */
+static bool shows_addresses(unsigned int cmd)
+{
+	return cmd == KJIT_IOC_DECODE || cmd == KJIT_IOC_BLOCKS ||
+	       cmd == KJIT_IOC_FUNCS || cmd == KJIT_IOC_STATS;
+}
+
 static long kjit_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 
 	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (shows_addresses(cmd) &&
+	    !kjit_kapi.kallsyms_show_value(file->f_cred))
 		return -EPERM;
 	switch (cmd) {
 	case KJIT_IOC_VERSION:

@@ -65,6 +65,7 @@ static const struct {
     {"task_call_func", (void **)&kjit_kapi.task_call_func},
     {"idle_task", (void **)&kjit_kapi.idle_task},
     {"kernel_text_address", (void **)&kjit_kapi.kernel_text_address},
+    {"kallsyms_show_value", (void **)&kjit_kapi.kallsyms_show_value},
 };
 
 int kjit_ksyms_init(void)

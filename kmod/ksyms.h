@@ -16,6 +16,7 @@ struct module;
 
 struct exception_table_entry;
 struct task_struct;
+struct cred;
 
 /* The resolved functions; every pointer is non-NULL after kjit_ksyms_init(). */
 struct kjit_kernel_api {
@@ -37,6 +38,7 @@ struct kjit_kernel_api {
 			      void *arg);
 	struct task_struct *(*idle_task)(int cpu);
 	int (*kernel_text_address)(unsigned long addr);
+	bool (*kallsyms_show_value)(const struct cred *cred);
 };
 
 extern struct kjit_kernel_api kjit_kapi;

@@ -150,6 +150,33 @@ static void malformed(void)
 	expect("...and still no session", no_session(), ENOENT);
 }
 
+static void set_kptr_restrict(const char *v)
+{
+	int k = open("/proc/sys/kernel/kptr_restrict", O_WRONLY);
+
+	if (k < 0 || write(k, v, 1) != 1) {
+		printf("BAD cannot set kptr_restrict to %s\n", v);
+		failures++;
+	}
+	if (k >= 0)
+		close(k);
+}
+
+/* Kernel addresses follow kptr_restrict, as /proc/kallsyms does: at 2 not
+ * even root gets them. @b: a BLOCKS request with a bad buffer. */
+static void kptr_restrict(struct kjit_blocks *b)
+{
+	struct kjit_session_stats st = {.size = sizeof(st)};
+
+	set_kptr_restrict("2");
+	expect("blocks with kptr_restrict=2", ioctl(fd, KJIT_IOC_BLOCKS, b),
+	       EPERM);
+	expect("stats with kptr_restrict=2", ioctl(fd, KJIT_IOC_STATS, &st),
+	       EPERM);
+	set_kptr_restrict("0");
+	expect("stats with kptr_restrict=0", ioctl(fd, KJIT_IOC_STATS, &st), 0);
+}
+
 static void out_of_order(void)
 {
 	struct kjit_session_stats st = {.size = sizeof(st)};
@@ -179,6 +206,7 @@ static void out_of_order(void)
 	}
 	expect("blocks with bad buffer", ioctl(fd, KJIT_IOC_BLOCKS, &b),
 	       EFAULT);
+	kptr_restrict(&b);
 	b.size = 4;
 	expect("blocks with wrong size", ioctl(fd, KJIT_IOC_BLOCKS, &b),
 	       EINVAL);
