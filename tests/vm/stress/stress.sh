@@ -3,7 +3,11 @@
 # entry points and detaches, over and over, with rmmod every few cycles.
 # In every cycle an independent count checks kjit: 1000 getpid calls made
 # while attached must count exactly 1000 at __x64_sys_getpid's entry (the
-# background mix never calls getpid). The guest log must stay clean.
+# background mix never calls getpid). Meanwhile other tracers hold return
+# addresses of the tasks inside the cache (a kretprobe on schedule, the
+# function-graph tracer on do_nanosleep), and every cycle tries to attach
+# an idle-path function, which must be refused. The guest log must stay
+# clean.
 # Length: KJIT_STRESS_SECS of guest time (default 180), set by the caller
 # through /tests/stress.conf.
 # timeout: 1800
@@ -17,6 +21,11 @@ mix() { # mix CPU: the background load of one vCPU, forever
 			workload -c $1 forkexit 10 || echo "cpu $1" >> /tmp/mix-failed
 	done
 }
+T=/sys/kernel/tracing
+echo 'r64:kjit/kjit_stress schedule' >> $T/kprobe_events || fail "kretprobe"
+echo 1 > $T/events/kjit/kjit_stress/enable || fail "enable kretprobe"
+echo do_nanosleep > $T/set_ftrace_filter || fail "filter"
+echo function_graph > $T/current_tracer || fail "function_graph"
 rm -f /tmp/mix-failed
 mix 0 & m0=$!
 mix 1 & m1=$!
@@ -24,6 +33,8 @@ start=$(cut -d. -f1 /proc/uptime)
 cycles=0
 while [ $(( $(cut -d. -f1 /proc/uptime) - start )) -lt $SECS ]; do
 	load_kjit
+	kjit attach schedule_idle 2>&1 | grep -q "idle path" ||
+		fail "cycle $cycles: schedule_idle not refused as idle path"
 	kjit attach --deep __x64_sys_read __x64_sys_write __x64_sys_openat \
 		__x64_sys_close __x64_sys_newfstat __x64_sys_nanosleep \
 		__x64_sys_getpid > /dev/null || fail "attach, cycle $cycles"
@@ -39,6 +50,10 @@ while [ $(( $(cut -d. -f1 /proc/uptime) - start )) -lt $SECS ]; do
 done
 kill $m0 $m1
 wait 2> /dev/null
+echo nop > $T/current_tracer
+echo > $T/set_ftrace_filter
+echo 0 > $T/events/kjit/kjit_stress/enable
+echo '-:kjit/kjit_stress' >> $T/kprobe_events
 echo "stress: $cycles deep attach/count/detach/rmmod cycles in ${SECS}s with both vCPUs loaded"
 [ -e /tmp/mix-failed ] && fail "a system call of the background mix failed: $(sort -u /tmp/mix-failed | tr '\n' ' ')"
 [ $cycles -ge 3 ] || fail "too few cycles"
