@@ -10,9 +10,13 @@
  *      disabled, any context, interrupts included) still uses the session;
  *   4. kjit_quiesce(): tasks that called out of translated code (native-call
  *      mode) and sleep there get their cache return addresses rewritten to
- *      the original ones; tasks still inside the cache are waited for.
- * Only then is code memory freed (at the next attach or unload); the tables
- * and counters stay readable until then.
+ *      the original ones (also where other tracers keep them); tasks still
+ *      inside the cache are waited for; idle tasks included;
+ *   5. synchronize_rcu_tasks() again: a task preempted in
+ *      kjit_dispatch_entry (module text) after step 2 leaves it;
+ *   6. clear the lookup tables, unpin modules, free the code memory and
+ *      trampolines (free_code). The tables and counters stay readable
+ *      until the next attach or unload.
  *
  * Context: process, kjit_mutex held (the __ functions say so).
  */
@@ -245,7 +249,20 @@ int __kjit_session_attach(struct kjit_session *s, unsigned int *failed)
 	return 0;
 }
 
-/* __kjit_session_detach - steps 1-3 above. kjit_mutex held. */
+/* After quiesce no task can run the code cache or the trampolines: unmap
+ * them at once (the RW alias with them) rather than keep executable kernel
+ * memory around until the next attach. Block tables and counters stay. */
+static void free_code(struct kjit_session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_cpu_ids; i++)
+		if (s->cpu[i])
+			kjit_region_free(&s->cpu[i]->code);
+	kjit_region_free(&s->tramps);
+}
+
+/* __kjit_session_detach - the steps above. kjit_mutex held. */
 void __kjit_session_detach(struct kjit_session *s)
 {
 	unsigned int i;
@@ -269,5 +286,6 @@ void __kjit_session_detach(struct kjit_session *s)
 		s->funcs[i].mod = NULL;
 	}
 	kjit_deep_unpin(&s->deep_tab);
+	free_code(s);
 	s->attached = false;
 }
