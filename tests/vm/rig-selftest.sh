@@ -7,8 +7,9 @@ set -u
 BUILD=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 ok=0 bad=0
-# expect CASE TIMEOUT PATTERN: run CASE (of selftest/, else of cases/); the
-# run must fail and the results must match PATTERN.
+# expect CASE TIMEOUT PATTERN [WHY]: run CASE (of selftest/, else of
+# cases/); the run must fail, the results must match PATTERN and the console
+# log WHY (the case's own reason, which its result line does not carry).
 expect() {
 	res=$BUILD/vm/selftest-$1.results
 	case=$HERE/selftest/$1.sh
@@ -17,7 +18,8 @@ expect() {
 		--results "$res" --timeout "$2" "$case" > /dev/null 2>&1; then
 		echo "KJIT-RESULT FAIL rig.$1 the rig passed a run that must fail"
 		bad=$((bad + 1))
-	elif grep -Eq "$3" "$res"; then
+	elif grep -Eq "$3" "$res" &&
+		{ [ -z "${4:-}" ] || grep -aEq "$4" "$BUILD/vm/selftest-$1.log"; }; then
 		echo "KJIT-RESULT PASS rig.$1 ($(grep -E "$3" "$res" | head -n 1))"
 		ok=$((ok + 1))
 	else
@@ -39,7 +41,7 @@ unset KJIT_VM_QEMU
 # tcg_parallel fails when its vCPUs take turns (everything forced onto
 # single-threaded TCG): it can tell real parallelism from none.
 export KJIT_VM_TCG=tcg,thread=single
-expect tcg_parallel 150 'FAIL vm.tcg_parallel .*the vCPUs took turns'
+expect tcg_parallel 150 'FAIL vm.tcg_parallel exit status 1' 'FAIL: CPU 0 .*the vCPUs took turns'
 unset KJIT_VM_TCG
 echo "$ok passed, $bad failed"
 [ $bad = 0 ]
