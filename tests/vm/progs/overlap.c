@@ -72,7 +72,7 @@ static int spin(struct shared *sh, int cpu, double secs)
 			overlapped++;
 		last = sh->count[!cpu].n;
 	}
-	printf("cpu%d samples=%lu overlapped=%lu fraction=%.3f\n", cpu, samples,
+	printf("cpu%d samples=%lu overlapped=%lu fraction=%.4f\n", cpu, samples,
 	       overlapped, samples ? (double)overlapped / samples : 0);
 	return 0;
 }
