@@ -33,7 +33,7 @@ TOOL_LIBS   := -lZydis -lZycore -lelf
 all: module tool
 
 deps: $(BUILD)/deps.stamp
-$(BUILD)/deps.stamp: scripts/deps.sh scripts/kjit-deb-src.sources
+$(BUILD)/deps.stamp: scripts/deps.sh scripts/kjit-deb-src.sources scripts/kjit-backports.sources
 	@sh scripts/deps.sh $(BUILD)
 
 # ---- kernel module -------------------------------------------------------

@@ -34,8 +34,18 @@ if [ "${2:-}" = --bench ]; then
 	exit 0
 fi
 
-PKGS="gcc make clang libelf-dev libzydis-dev libzycore-dev qemu-system-x86 \
+# qemu-system-x86 is not here: it comes from bookworm-backports (below).
+PKGS="gcc make clang libelf-dev libzydis-dev libzycore-dev \
 busybox-static cpio linux-headers-amd64 dpkg-dev xz-utils zstd gzip kmod"
+QEMU_MIN=10 # tests/vm/run.sh checks the same for multi-threaded TCG
+
+# qemu_ok: qemu-system-x86 >= QEMU_MIN is installed (Debian 12's 7.2 is not:
+# its multi-threaded TCG mishandles cross-modifying code, docs/testing.md).
+qemu_ok() {
+	v=$(dpkg-query -W -f='${Status} ${Version}' qemu-system-x86 2>/dev/null) || return 1
+	case $v in *"ok installed "*) ;; *) return 1 ;; esac
+	dpkg --compare-versions "${v##* }" ge "1:$QEMU_MIN"
+}
 
 missing=""
 for p in $PKGS; do
@@ -52,6 +62,15 @@ if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ &&
 	as_root cp "$ROOT/scripts/kjit-deb-src.sources" "$SRCLIST"
 	need_update=1
 fi
+# bookworm-backports, for QEMU 10, unless some entry names it already.
+BPOLIST=/etc/apt/sources.list.d/kjit-backports.sources
+if ! grep -qsE '^[[:space:]]*(Suites:.*[[:space:]]|deb[[:space:]].*[[:space:]])bookworm-backports([[:space:]]|$)' \
+	/etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; then
+	say "adding $BPOLIST"
+	as_root cp "$ROOT/scripts/kjit-backports.sources" "$BPOLIST"
+	need_update=1
+fi
+qemu_ok || need_update=1
 if [ -n "$missing" ] || [ -n "$need_update" ]; then
 	say "apt-get update"
 	as_root apt-get update -q >/dev/null
@@ -60,6 +79,12 @@ if [ -n "$missing" ]; then
 	say "installing:$missing"
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 		--no-install-recommends $missing >/dev/null
+fi
+if ! qemu_ok; then
+	say "installing qemu-system-x86 from bookworm-backports"
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get -t bookworm-backports \
+		install -y -q --no-install-recommends qemu-system-x86 >/dev/null
+	qemu_ok || { echo "deps: qemu-system-x86 >= $QEMU_MIN did not install" >&2; exit 1; }
 fi
 
 # The kernel version Debian's linux-headers-amd64 points at, e.g. 6.1.0-56-amd64.

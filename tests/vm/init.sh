@@ -32,7 +32,7 @@ unload_leftovers() {
 out "KJIT-BOOT $(uname -r) cpus=$(nproc)"
 while read -r name tmo; do
 	dmesg -c > /dev/null
-	out "KJIT-BEGIN $name"
+	out "KJIT-BEGIN $name at $(cut -d' ' -f1 /proc/uptime)s"
 	(cd /tmp && timeout -s KILL "$tmo" sh "/tests/cases/$name.sh" 2>&1; echo $? > /tmp/rc) |
 		tee /dev/ttyS1 > /dev/console
 	rc=$(cat /tmp/rc)
@@ -46,6 +46,6 @@ while read -r name tmo; do
 	fi
 	if [ -z "$why" ]; then out "KJIT-RESULT PASS $name"; else out "KJIT-RESULT FAIL $name $why"; fi
 done < /tests/list
-out "KJIT-DONE"
+out "KJIT-DONE at $(cut -d' ' -f1 /proc/uptime)s"
 sync
 poweroff -f

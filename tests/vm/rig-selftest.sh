@@ -1,21 +1,25 @@
 #!/bin/sh
 # rig-selftest.sh - prove the VM rig cannot pass what it should fail.
 # Runs each tests/vm/selftest case in its own boot and expects run.sh to exit
-# non-zero with the named failure. Not part of `make test` (it costs ~1 min).
+# non-zero with the named failure. Not part of `make test` (it costs ~2 min).
 # Usage: rig-selftest.sh BUILD_DIR
 set -u
 BUILD=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 ok=0 bad=0
-# expect CASE TIMEOUT PATTERN: run CASE; the run must fail and the results
-# must match PATTERN.
+# expect CASE TIMEOUT PATTERN [WHY]: run CASE (of selftest/, else of
+# cases/); the run must fail, the results must match PATTERN and the console
+# log WHY (the case's own reason, which its result line does not carry).
 expect() {
 	res=$BUILD/vm/selftest-$1.results
+	case=$HERE/selftest/$1.sh
+	[ -e "$case" ] || case=$HERE/cases/$1.sh
 	if sh "$HERE/run.sh" --build "$BUILD" --log "$BUILD/vm/selftest-$1.log" \
-		--results "$res" --timeout "$2" "$HERE/selftest/$1.sh" > /dev/null 2>&1; then
+		--results "$res" --timeout "$2" "$case" > /dev/null 2>&1; then
 		echo "KJIT-RESULT FAIL rig.$1 the rig passed a run that must fail"
 		bad=$((bad + 1))
-	elif grep -Eq "$3" "$res"; then
+	elif grep -Eq "$3" "$res" &&
+		{ [ -z "${4:-}" ] || grep -aEq "$4" "$BUILD/vm/selftest-$1.log"; }; then
 		echo "KJIT-RESULT PASS rig.$1 ($(grep -E "$3" "$res" | head -n 1))"
 		ok=$((ok + 1))
 	else
@@ -27,5 +31,17 @@ expect assert_fail 120 'FAIL vm.assert_fail exit status 1'
 expect guest_warning 120 'FAIL vm.guest_warning .*kernel log: .*WARNING:'
 expect guest_hang 60 'FAIL vm.guest_hang no result'
 expect left_loaded 60 'FAIL vm.left_loaded left loaded: kjit_kprobes kjit$'
+# A case marked `# tcg: multi` is refused, not booted, on a QEMU older than 10
+# (here a stand-in that says it is 7.2).
+fake=$BUILD/vm/fake-qemu-7.2
+printf '#!/bin/sh\necho "QEMU emulator version 7.2.22"\n' > "$fake" && chmod +x "$fake"
+export KJIT_VM_QEMU="$fake"
+expect old_qemu 60 'FAIL vm.old_qemu multi-threaded TCG needs QEMU >= 10, .* is 7.2.22'
+unset KJIT_VM_QEMU
+# tcg_parallel fails when its vCPUs take turns (everything forced onto
+# single-threaded TCG): it can tell real parallelism from none.
+export KJIT_VM_TCG=tcg,thread=single
+expect tcg_parallel 150 'FAIL vm.tcg_parallel exit status 1' 'FAIL: CPU . .*in each of 3 tries: the vCPUs took turns'
+unset KJIT_VM_TCG
 echo "$ok passed, $bad failed"
 [ $bad = 0 ]

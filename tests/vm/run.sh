@@ -2,24 +2,34 @@
 # run.sh - the VM test rig: pack an initramfs, boot Debian's stock kernel under
 # QEMU (TCG; KVM only if KJIT_VM_KVM=1), run the in-guest cases, judge.
 #
-# TCG runs single-threaded by default (KJIT_VM_TCG=tcg,thread=single): with
-# QEMU 7.2's multi-threaded TCG, a vCPU that keeps executing a kernel
-# function while another vCPU live-patches it (text_poke_bp: ftrace, kjit's
-# diversion, kprobes) can keep running the stale int3 forever - the stock
-# kernel hangs this way with nothing but ftrace on/off cycles (see
-# docs/testing.md). KJIT_VM_TCG=tcg selects multi-threaded TCG.
+# Cases run in up to two boots, one per TCG mode, into one results file:
+#  - single: `-accel tcg,thread=single` (the default: both vCPUs take turns
+#    on one host thread; timing-sensitive cases stay here);
+#  - multi: `-accel tcg,thread=multi`, for cases with a `# tcg: multi` line
+#    (each vCPU on a host thread of its own: real parallelism). It needs
+#    QEMU >= 10 (make deps installs it from bookworm-backports): 7.2's
+#    multi-threaded TCG mishandles cross-modifying code - a vCPU that keeps
+#    executing a function another vCPU live-patches (text_poke_bp: ftrace,
+#    kjit's diversion, kprobes) can keep running the stale int3 forever (see
+#    docs/testing.md). The rig refuses a multi boot on an older QEMU and
+#    fails those cases, saying so.
+# KJIT_VM_TCG=ACCEL (e.g. tcg,thread=multi) runs every case in one boot
+# under that accelerator instead; KJIT_VM_QEMU names the QEMU binary.
 #
 # Usage: run.sh --build DIR --log FILE [--results FILE] [--timeout S] [--demo]
 #               [--extra FILE] [CASE.sh...]  (default: every tests/vm/cases/*.sh)
 #        --extra copies FILE into the guest's /tests/ (e.g. a case's settings)
+#        --timeout S: each boot's overall limit
 #
 # Judgement (exit status 1 on any failure):
 #  - every requested case must report "KJIT-RESULT PASS name" on ttyS1;
 #    a case with no result (hang, panic, reboot) is a failure;
-#  - vm.guest_log_clean: the whole console log has no bug/warning/oops/stall;
-#  - vm.poweroff: the guest reached KJIT-DONE and QEMU exited before the
-#    overall timeout (boot allowance + the sum of the case timeouts).
-# The console log (kernel + tests) is kept at --log; results at --results.
+#  - per boot (".multi" added to the names for the multi boot):
+#    vm.guest_log_clean: its console log has no bug/warning/oops/stall;
+#    vm.poweroff: the guest reached KJIT-DONE and QEMU exited before the
+#    overall timeout (boot allowance + the sum of the boot's case timeouts).
+# The console log (kernel + tests) of every boot, one after the other, is
+# kept at --log; results at --results.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -43,14 +53,15 @@ fi
 BAD='BUG:|WARNING:|Oops|general protection|soft lockup|hard LOCKUP|self-detected stall|detected stalls|rcu_.*stall|Kernel panic|blocked for more than'
 KVER=$(cat "$BUILD/cache/kver")
 KERNEL=$BUILD/cache/kernel-$KVER/boot/vmlinuz-$KVER
-# Each run has a work directory of its own (initramfs, ttyS1 log), so runs
-# can go on side by side in one build tree; the newest is linked as last.
+QEMU=${KJIT_VM_QEMU:-qemu-system-x86_64}
+QEMU_MIN=10 # for multi-threaded TCG; scripts/deps.sh installs it
+# Each run has a work directory of its own (one sub-directory per boot:
+# initramfs, ttyS1 log), so runs can go on side by side in one build tree;
+# the newest is linked as last.
 mkdir -p "$BUILD/vm" "$(dirname "$LOG")" "$(dirname "$RESULTS")"
 VM=$(cd "$(mktemp -d "$BUILD/vm/run.XXXXXX")" && pwd)
 ln -sfn "$VM" "$BUILD/vm/last"
-IRD=$VM/initramfs
-TTYS1=$VM/ttyS1.log
-trap 'rm -rf "$IRD" "$VM/initramfs.cpio.gz"' EXIT
+trap 'rm -rf "$VM"/*/initramfs "$VM"/*/initramfs.cpio.gz' EXIT
 
 # copy_with_libs BIN DEST_DIR: a dynamically linked binary and its libraries.
 copy_with_libs() {
@@ -93,18 +104,19 @@ pack_initramfs() {
 		echo "$name $tmo" >> "$IRD/tests/list"
 	done
 	chmod +x "$IRD/init"
-	(cd "$IRD" && find . | cpio -o -H newc 2>/dev/null | gzip -1) > "$VM/initramfs.cpio.gz"
+	(cd "$IRD" && find . | cpio -o -H newc 2>/dev/null | gzip -1) > "$BOOT/initramfs.cpio.gz"
 	echo "$total"
 }
 
+# boot LIMIT ACCEL: run QEMU on $BOOT's initramfs, console appended to $LOG.
 boot() {
-	accel="-accel ${KJIT_VM_TCG:-tcg,thread=single}"
-	[ "${KJIT_VM_KVM:-0}" = 1 ] && accel="-accel kvm"
+	acc="-accel $2"
 	: > "$TTYS1"
-	timeout -k 5 "$1" qemu-system-x86_64 $accel -cpu max -smp 2 -m 1G \
+	timeout -k 5 "$1" "$QEMU" $acc -cpu max -smp 2 -m 1G \
 		-display none -monitor none -no-reboot \
-		-serial "file:$LOG" -serial "file:$TTYS1" \
-		-kernel "$KERNEL" -initrd "$VM/initramfs.cpio.gz" \
+		-chardev "file,id=con,path=$LOG,append=on" -serial chardev:con \
+		-serial "file:$TTYS1" \
+		-kernel "$KERNEL" -initrd "$BOOT/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 loglevel=7 ${KJIT_VM_APPEND:-}" &
 	qpid=$!
 	# Show the tests' own output (not the kernel's) as it comes.
@@ -120,37 +132,89 @@ boot() {
 	return $rc
 }
 
+# judge SUFFIX CONSOLE CASE...: append the results of one boot to $RESULTS;
+# SUFFIX goes into the names of the boot's own checks, CONSOLE is its log.
 judge() {
-	: > "$RESULTS"
-	fails=0
+	suffix=$1 console=$2
+	shift 2
 	for c in "$@"; do
 		name=$(basename "$c" .sh)
 		line=$(grep -a "^KJIT-RESULT [A-Z]* $name\( \|$\)" "$TTYS1.txt" | tail -n 1)
 		[ -n "$line" ] || line="KJIT-RESULT FAIL $name no result (guest hung, panicked or rebooted)"
 		echo "$line" | sed "s/^KJIT-RESULT \([A-Z]*\) /KJIT-RESULT \1 vm.\1./; s/vm\.[A-Z]*\./vm./" >> "$RESULTS"
 	done
-	if grep -aEq "$BAD" "$LOG"; then
-		echo "KJIT-RESULT FAIL vm.guest_log_clean $(grep -aEm1 "$BAD" "$LOG" | tr -d '\r')" >> "$RESULTS"
+	if grep -aEq "$BAD" "$console"; then
+		echo "KJIT-RESULT FAIL vm$suffix.guest_log_clean $(grep -aEm1 "$BAD" "$console" | tr -d '\r')" >> "$RESULTS"
 	else
-		echo "KJIT-RESULT PASS vm.guest_log_clean" >> "$RESULTS"
+		echo "KJIT-RESULT PASS vm$suffix.guest_log_clean" >> "$RESULTS"
 	fi
 	if [ "$qrc" = 0 ] && grep -aq '^KJIT-DONE' "$TTYS1.txt"; then
-		echo "KJIT-RESULT PASS vm.poweroff" >> "$RESULTS"
+		echo "KJIT-RESULT PASS vm$suffix.poweroff" >> "$RESULTS"
 	else
-		echo "KJIT-RESULT FAIL vm.poweroff qemu exit $qrc (124: overall timeout ${tmo_all}s)" >> "$RESULTS"
+		echo "KJIT-RESULT FAIL vm$suffix.poweroff qemu exit $qrc (124: overall timeout ${tmo_all}s)" >> "$RESULTS"
 	fi
-	cat "$RESULTS"
-	! grep -q '^KJIT-RESULT FAIL' "$RESULTS"
 }
 
-total=$(pack_initramfs "$@") || exit 1
-tmo_all=${TIMEOUT:-$((total + 90))}
-echo "vm: booting $KVER under QEMU ($# case(s), overall limit ${tmo_all}s); log: $LOG"
-boot "$tmo_all"
-qrc=$?
-if [ $DEMO = 1 ]; then
-	grep -aq '^KJIT-RESULT PASS' "$TTYS1.txt" && exit 0
-	echo "demo failed; console log: $LOG" >&2
-	exit 1
+# tcg_mode CASE: "multi" if the case asks for multi-threaded TCG.
+tcg_mode() {
+	if grep -q '^# tcg: *multi *$' "$1"; then echo multi; else echo single; fi
+}
+
+# qemu_too_old ACCEL: prints why ACCEL cannot run on this QEMU, if it cannot:
+# multi-threaded TCG (any tcg not forced to thread=single) needs QEMU_MIN.
+qemu_too_old() {
+	case $1 in tcg*thread=single*) return 0 ;; tcg*) ;; *) return 0 ;; esac
+	ver=$("$QEMU" --version 2>/dev/null | sed -n '1s/.*version \([0-9][0-9.]*\).*/\1/p')
+	[ "${ver%%.*}" -ge $QEMU_MIN ] 2>/dev/null && return 0
+	echo "multi-threaded TCG needs QEMU >= $QEMU_MIN, $QEMU is ${ver:-missing} (make deps installs it from bookworm-backports)"
+}
+
+# run_boot NAME SUFFIX ACCEL CASE...: pack, boot and judge one group.
+run_boot() {
+	name=$1 suffix=$2 accel=$3
+	shift 3
+	BOOT=$VM/$name IRD=$VM/$name/initramfs TTYS1=$VM/$name/ttyS1.log
+	mkdir -p "$BOOT"
+	old=$(qemu_too_old "$accel")
+	if [ -n "$old" ]; then
+		echo "vm: $old" >&2
+		for c in "$@"; do
+			echo "KJIT-RESULT FAIL vm.$(basename "$c" .sh) $old" >> "$RESULTS"
+		done
+		return 1
+	fi
+	total=$(pack_initramfs "$@") || return 1
+	tmo_all=${TIMEOUT:-$((total + 90))}
+	echo "vm: booting $KVER under QEMU -accel $accel ($# case(s), overall limit ${tmo_all}s); log: $LOG"
+	start=$(wc -c < "$LOG")
+	echo "==== kjit rig: boot '$name', -accel $accel: $(for c in "$@"; do basename "$c" .sh; done | tr '\n' ' ')" >> "$LOG"
+	boot "$tmo_all" "$accel"
+	qrc=$?
+	if [ $DEMO = 1 ]; then
+		grep -aq '^KJIT-RESULT PASS' "$TTYS1.txt" && return 0
+		echo "demo failed; console log: $LOG" >&2
+		return 1
+	fi
+	tail -c +$((start + 1)) "$LOG" > "$BOOT/console.log"
+	judge "$suffix" "$BOOT/console.log" "$@"
+}
+
+: > "$LOG"
+: > "$RESULTS"
+single="" multi=""
+for c in "$@"; do
+	if [ "$(tcg_mode "$c")" = multi ]; then multi="$multi $c"; else single="$single $c"; fi
+done
+rc=0
+if [ "${KJIT_VM_KVM:-0}" = 1 ] || [ -n "${KJIT_VM_TCG:-}" ]; then
+	accel=${KJIT_VM_TCG:-tcg,thread=single}
+	[ "${KJIT_VM_KVM:-0}" = 1 ] && accel=kvm
+	run_boot all "" "$accel" "$@" || rc=1
+else
+	# Word splitting of the lists is meant: case paths have no blanks.
+	[ -z "$single" ] || run_boot single "" tcg,thread=single $single || rc=1
+	[ -z "$multi" ] || run_boot multi .multi tcg,thread=multi $multi || rc=1
 fi
-judge "$@"
+[ $DEMO = 1 ] && exit $rc
+cat "$RESULTS"
+! grep -q '^KJIT-RESULT FAIL' "$RESULTS"

@@ -1,6 +1,7 @@
 # attach_cycles - attach, run, detach, rmmod, insmod, 50 times, while a
 # workload keeps both vCPUs inside the instrumented functions. The kernel
 # must not notice (the rig checks its log) and the workload must never fail.
+# tcg: multi
 # timeout: 500
 . /tests/lib.sh
 workload -c 0 pipe 100000000 & w0=$!

@@ -6,6 +6,7 @@
 # path here) must match exactly; other callees are also called from
 # elsewhere (the measuring ioctls, timers) or take time-dependent paths
 # (atime), so their counts are shown side by side, not judged.
+# tcg: multi
 # timeout: 400
 . /tests/lib.sh
 load_kjit

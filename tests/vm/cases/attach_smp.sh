@@ -1,6 +1,7 @@
 # attach_smp - the same workload on both vCPUs at once while attached: each
 # CPU translates into its own cache, and the per-CPU counts add up to the
 # total (entry blocks = 2K, seen on both CPUs), equal to the Kprobes counts.
+# tcg: multi
 # timeout: 300
 . /tests/lib.sh
 load_kjit

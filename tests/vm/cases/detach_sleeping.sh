@@ -3,6 +3,7 @@
 # its cache return address is moved back to the original code, and it
 # completes natively once woken. Once with detach then rmmod, once with
 # rmmod straight away.
+# tcg: multi
 # timeout: 120
 . /tests/lib.sh
 for how in detach rmmod; do

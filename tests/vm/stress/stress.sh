@@ -10,6 +10,7 @@
 # clean.
 # Length: KJIT_STRESS_SECS of guest time (default 180), set by the caller
 # through /tests/stress.conf.
+# tcg: multi
 # timeout: 1800
 . /tests/lib.sh
 SECS=180
