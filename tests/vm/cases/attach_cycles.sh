@@ -2,7 +2,7 @@
 # workload keeps both vCPUs inside the instrumented functions. The kernel
 # must not notice (the rig checks its log) and the workload must never fail.
 # tcg: multi
-# timeout: 500
+# timeout: 900
 . /tests/lib.sh
 workload -c 0 pipe 100000000 & w0=$!
 workload -c 1 getpid 1000000000 & w1=$!
