@@ -14,9 +14,11 @@
  *      inside the cache are waited for; idle tasks included;
  *   5. synchronize_rcu_tasks() again: a task preempted in
  *      kjit_dispatch_entry (module text) after step 2 leaves it;
- *   6. clear the lookup tables, unpin modules, free the code memory and
- *      trampolines (free_code). The tables and counters stay readable
- *      until the next attach or unload.
+ *   6. clear the lookup tables, unpin modules.
+ * The code memory is freed at the next attach or unload, not here: the task
+ * that detaches may itself be inside the cache (its ioctl entered through a
+ * deep-attached __x64_sys_ioctl) and returns through it after this. The
+ * tables and counters stay readable until then.
  *
  * Context: process, kjit_mutex held (the __ functions say so).
  */
@@ -249,19 +251,6 @@ int __kjit_session_attach(struct kjit_session *s, unsigned int *failed)
 	return 0;
 }
 
-/* After quiesce no task can run the code cache or the trampolines: unmap
- * them at once (the RW alias with them) rather than keep executable kernel
- * memory around until the next attach. Block tables and counters stay. */
-static void free_code(struct kjit_session *s)
-{
-	unsigned int i;
-
-	for (i = 0; i < nr_cpu_ids; i++)
-		if (s->cpu[i])
-			kjit_region_free(&s->cpu[i]->code);
-	kjit_region_free(&s->tramps);
-}
-
 /* __kjit_session_detach - the steps above. kjit_mutex held. */
 void __kjit_session_detach(struct kjit_session *s)
 {
@@ -286,6 +275,5 @@ void __kjit_session_detach(struct kjit_session *s)
 		s->funcs[i].mod = NULL;
 	}
 	kjit_deep_unpin(&s->deep_tab);
-	free_code(s);
 	s->attached = false;
 }
