@@ -57,10 +57,14 @@ static void set_entry_slot(const struct kjit_session *s, int fi,
 /* Refusals that hold for as long as the code stays as it is may be
  * remembered in the lookup table. Bytes caught while the kernel patches
  * them (an int3 that text_poke_bp() plants for a moment, a half-written
- * instruction, a page being remapped) are tried again next time. */
+ * instruction, a page being remapped, a tail static_call site mid-patch),
+ * and branches into a trampoline or kprobe slot that its user will free,
+ * are tried again next time. */
 static bool refusal_lasts(enum kjit_reason r)
 {
-	return r != KJIT_R_TRAP && r != KJIT_R_DECODE && r != KJIT_R_UNREADABLE;
+	return r != KJIT_R_TRAP && r != KJIT_R_DECODE &&
+	       r != KJIT_R_UNREADABLE && r != KJIT_R_STATIC_CALL_PATCHING &&
+	       r != KJIT_R_TRANSIENT_TARGET;
 }
 
 /* Timed with sched_clock() (a TSC read), never ktime_get*(): those read
