@@ -57,7 +57,7 @@ static int write_tramp(u8 *p, unsigned long run, unsigned long slot,
 	unsigned long miss = run + KJIT_TRAMP_MISS;
 	unsigned long thunk = kjit_env_indirect_thunk(11);
 	s64 rel = (s64)((unsigned long)kjit_dispatch_entry - (miss + 10));
-	s64 trel = (s64)(thunk - (run + 19));
+	s64 trel = (s64)(thunk - miss); /* the thunk jmp ends at miss_i */
 
 	if ((s64)(s32)slot != (s64)slot || (s64)(s32)body != (s64)body ||
 	    (s64)(s32)rel != rel || (thunk && (s64)(s32)trel != trel))

@@ -12,11 +12,13 @@
  * - exactly the address a translated call pushed, nothing near it
  * (kjit_cache_return_site) - is rewritten to the original return address
  * it stands for: the instruction after the original call, always a legal
- * place to resume natively. A task that is on a CPU, or on a runqueue with
- * any other cache address on its stack (preempted inside translated code:
- * that word is its saved IP), is tried again shortly; it leaves the cache
- * by itself. Other cache addresses on a dequeued task's stack are stale
- * data: a sleeping task's IP is in schedule().
+ * place to resume natively; so is one that another tracer keeps off the
+ * stack for the task (kretprobe, function graph: kmod/retstores.c). A task
+ * that is on a CPU, or on a runqueue with any other cache address on its
+ * stack (preempted inside translated code: that word is its saved IP), is
+ * tried again shortly; it leaves the cache by itself. Other cache
+ * addresses on a dequeued task's stack are stale data: a sleeping task's
+ * IP is in schedule().
  *
  * Invariants: process context, kjit_mutex held, the session detached and
  * kjit_active cleared. Returns only when a full pass found nothing left.
