@@ -2,10 +2,13 @@
 # machine: both first run `make deps`, which installs what is missing.
 #
 #   make deps         install packages, fetch Zydis source and the test kernel
-#   make module       build/kmod/kjit.ko (Zydis and jit/ compiled in)
+#   make module       build/mod/KERNEL/kmod/kjit.ko (Zydis and jit/ compiled
+#                     in) and the test modules, for one kernel
+#   make modules      the same for every kernel of scripts/kernels
 #   make tool         build/tools/kjit (user tool: libZydis, libelf)
 #   make host-test    host unit/differential tests (no VM)
-#   make vm-test      boot the stock kernel under QEMU/TCG, run tests/vm/cases
+#   make vm-test      boot each kernel under QEMU/TCG, run tests/vm/cases
+#                     (VM_KERNELS="6.12" for one; VM_CASES="..." for some cases)
 #   make test         host-test + vm-test, ends with "N passed, N failed"
 #   make demo         boot the test kernel and show what kjit does
 #   make rig-selftest prove the VM rig fails on a failed assertion, WARNING, hang,
@@ -14,12 +17,19 @@
 #   make bench        translator, micro and LMbench-style benchmarks into
 #                     docs/results/ (first installs stress-ng, gnuplot-nox)
 #   make format-check clang-format check of our own sources
+#
+# KERNEL=NAME (a name from scripts/kernels; default: its first line) picks
+# the kernel of module, demo, stress, bench and rig-selftest.
 
 ROOT  := $(abspath .)
 BUILD ?= $(ROOT)/build
 CACHE := $(BUILD)/cache
-KVER   = $(shell cat $(CACHE)/kver 2>/dev/null)
-KHDR   = /usr/src/linux-headers-$(KVER)
+# The kernels (name, release, headers) as make deps resolved them; read
+# when a recipe runs, so after deps on a bare machine.
+KERNELS_FILE := $(CACHE)/kernels
+KERNEL ?= $(shell head -n 1 $(KERNELS_FILE) 2>/dev/null | cut -d' ' -f1)
+KHDR    = $(shell awk '$$1 == "$(KERNEL)" { print $$3 }' $(KERNELS_FILE) 2>/dev/null)
+MODS    = $(BUILD)/mod/$(KERNEL)
 ZYDIS := $(CACHE)/zydis
 RESULTS := $(BUILD)/results
 
@@ -28,34 +38,42 @@ WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 HOST_CFLAGS := -O2 -g $(WARN) -I$(ROOT)
 TOOL_LIBS   := -lZydis -lZycore -lelf
 
-.PHONY: all deps module tool guest-progs stress host-test vm-test test demo rig-selftest \
+.PHONY: all deps module modules tool guest-progs stress host-test vm-test test demo rig-selftest \
 	format-check bench bench-deps clean
 all: module tool
 
 deps: $(BUILD)/deps.stamp
-$(BUILD)/deps.stamp: scripts/deps.sh scripts/kjit-deb-src.sources scripts/kjit-backports.sources
+$(BUILD)/deps.stamp: scripts/deps.sh scripts/kernels scripts/kjit-deb-src.sources \
+		scripts/kjit-backports.sources
 	@sh scripts/deps.sh $(BUILD)
 
 # ---- kernel module -------------------------------------------------------
 # one_file_module SRC: build a helper module made of one C file in
-# $(BUILD)/<name>/ (a symlink and a generated Kbuild; nothing in the tree).
-one_file_module = n=$$(basename $(1) .c); d=$(BUILD)/$$n; mkdir -p $$d && \
+# $(MODS)/<name>/ (a symlink and a generated Kbuild; nothing in the tree).
+one_file_module = n=$$(basename $(1) .c); d=$(MODS)/$$n; mkdir -p $$d && \
 	ln -sfn $(ROOT)/$(1) $$d/$$n.c && \
 	for h in $(dir $(ROOT)/$(1))*.h; do [ -e $$h ] && ln -sfn $$h $$d/; done; \
 	echo "obj-m := $$n.o" > $$d/Kbuild && \
 	$(call kbuild,$$d)
-# kbuild DIR: run Kbuild in DIR, hiding only its "Skipping BTF" notice (the
-# headers ship no vmlinux); keeps make's exit status.
-kbuild = { $(MAKE) -s -C $(KHDR) M=$(1) modules > $(1)/kbuild.log 2>&1; \
+# kbuild DIR: run Kbuild in DIR; keeps make's exit status. No BTF for our
+# modules (CONFIG_DEBUG_INFO_BTF_MODULES off): 6.12's headers ship a vmlinux
+# and would need pahole; 6.1's ship none and print "Skipping BTF", hidden.
+kbuild = { $(MAKE) -s -C $(KHDR) M=$(1) CONFIG_DEBUG_INFO_BTF_MODULES= \
+	modules > $(1)/kbuild.log 2>&1; \
 	rc=$$?; grep -v '^Skipping BTF' $(1)/kbuild.log; test $$rc = 0; }
 
 module: deps
-	@sh scripts/kbuild-tree.sh $(ROOT) $(BUILD)
-	@$(call kbuild,$(BUILD)/kmod)
+	@test -n "$(KHDR)" || { echo "no kernel '$(KERNEL)' in $(KERNELS_FILE)"; exit 1; }
+	@sh scripts/kbuild-tree.sh $(ROOT) $(BUILD) $(MODS)/kmod
+	@$(call kbuild,$(MODS)/kmod)
 	@$(call one_file_module,tests/vm/rigtest/kjit_rigtest.c)
 	@$(call one_file_module,kmod/companion/kjit_kprobes.c)
 	@$(call one_file_module,tests/vm/rigtest/kjit_ipmodify.c)
-	@echo "  built $(BUILD)/kmod/kjit.ko"
+	@echo "  built $(MODS)/kmod/kjit.ko ($(KERNEL))"
+
+modules: deps
+	@for k in $$(cut -d' ' -f1 $(KERNELS_FILE)); do \
+		$(MAKE) --no-print-directory module KERNEL=$$k || exit 1; done
 
 # ---- user tool -----------------------------------------------------------
 # The tool links the translator's portable core (jit/*.c) for static CFGs.
@@ -86,30 +104,38 @@ host-test: deps $(HOST_TESTS)
 	@sh tests/run-host.sh $(RESULTS) $(HOST_TESTS)
 
 # ---- VM tests ------------------------------------------------------------
-vm-test: module tool guest-progs
-	@mkdir -p $(RESULTS)
-	@sh tests/vm/run.sh --build $(BUILD) --log $(RESULTS)/vm-console.log \
-		--results $(RESULTS)/vm.results $(VM_CASES)
+# One run per kernel (each builds its modules first); results in
+# $(RESULTS)/vm-NAME.results, console logs in vm-NAME-console.log.
+VM_KERNELS ?= $(shell cut -d' ' -f1 $(KERNELS_FILE) 2>/dev/null)
+vm-test: tool guest-progs
+	@mkdir -p $(RESULTS); rc=0; \
+	for k in $(VM_KERNELS); do \
+		rm -f $(RESULTS)/vm-$$k.results; \
+		$(MAKE) --no-print-directory module KERNEL=$$k && \
+		sh tests/vm/run.sh --build $(BUILD) --kernel $$k \
+			--log $(RESULTS)/vm-$$k-console.log \
+			--results $(RESULTS)/vm-$$k.results $(VM_CASES) || rc=1; \
+	done; exit $$rc
 
 test: deps
 	@rm -rf $(RESULTS); mkdir -p $(RESULTS)
 	-@$(MAKE) --no-print-directory host-test
 	-@$(MAKE) --no-print-directory vm-test
-	@sh tests/summarize.sh $(RESULTS)
+	@sh tests/summarize.sh $(RESULTS) $(VM_KERNELS)
 
 # make stress [KJIT_STRESS_SECS=N]: the long soak, not part of make test.
 stress: module tool guest-progs
 	@mkdir -p $(BUILD)/stress
 	@echo "SECS=$${KJIT_STRESS_SECS:-180}" > $(BUILD)/stress/stress.conf
-	@sh tests/vm/run.sh --build $(BUILD) --log $(BUILD)/stress/console.log \
+	@sh tests/vm/run.sh --build $(BUILD) --kernel $(KERNEL) --log $(BUILD)/stress/console.log \
 		--results $(BUILD)/stress/results --extra $(BUILD)/stress/stress.conf \
 		tests/vm/stress/stress.sh
 
 rig-selftest: module tool guest-progs
-	@sh tests/vm/rig-selftest.sh $(BUILD)
+	@sh tests/vm/rig-selftest.sh $(BUILD) $(KERNEL)
 
 demo: module tool guest-progs
-	@sh tests/vm/run.sh --build $(BUILD) --log $(BUILD)/demo-console.log --demo
+	@sh tests/vm/run.sh --build $(BUILD) --kernel $(KERNEL) --log $(BUILD)/demo-console.log --demo
 
 # Packages only the benchmarks use: `make test` does not need them.
 bench-deps: $(BUILD)/bench-deps.stamp
@@ -117,10 +143,10 @@ $(BUILD)/bench-deps.stamp: scripts/deps.sh
 	@sh scripts/deps.sh $(BUILD) --bench
 
 bench: module tool guest-progs $(HOST_BENCH) bench-deps
-	@sh bench/run.sh $(BUILD)
+	@sh bench/run.sh $(BUILD) $(KERNEL)
 
 format-check:
 	@clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
 
 clean:
-	rm -rf $(BUILD)/kmod $(BUILD)/tools $(BUILD)/host $(BUILD)/vm $(RESULTS)
+	rm -rf $(BUILD)/mod $(BUILD)/tools $(BUILD)/host $(BUILD)/vm $(RESULTS)

@@ -16,7 +16,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 IN=$BUILD/bench-lmbench.txt
 DAT=$BUILD/bench
 mkdir -p "$DAT" "$OUT"
-KVER=$(cat "$BUILD/cache/kver")
+KVER=${KJIT_KVER:-$(cat "$BUILD/cache/kver")}
 DATE=$(date -u +%Y-%m-%d)
 CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 QEMU=$(qemu-system-x86_64 --version | head -n 1)

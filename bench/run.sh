@@ -7,7 +7,9 @@
 #     under Kprobes on kjit's blocks, stress-ng native vs kjit, translator
 #     time, cache bytes and attach times, in a second boot (bench/lmbench.sh,
 #     reported by bench/lmbench-report.sh: lmbench.md, memory.md, PNG plots)
-# Usage: bench/run.sh BUILD_DIR
+# Usage: bench/run.sh BUILD_DIR [KERNEL]
+# KERNEL: a name of scripts/kernels (default: the first); results of any
+# other kernel go to docs/results/KERNEL/.
 # BENCH_ONLY=micro or BENCH_ONLY=lmbench runs that part alone (its files
 # only are rewritten).
 # LMBENCH_CONF="REPS=3 MS=50 ..." overrides bench/lmbench.sh's settings (for
@@ -16,9 +18,14 @@ set -u
 BUILD=$1
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
+FIRST=$(head -n 1 "$BUILD/cache/kernels" | cut -d' ' -f1)
+KNAME=${2:-$FIRST}
+KVER=$(awk -v k="$KNAME" '$1 == k { print $2 }' "$BUILD/cache/kernels")
+[ -n "$KVER" ] || { echo "bench: no kernel '$KNAME' (make deps)" >&2; exit 1; }
+export KJIT_KVER=$KVER
 OUT=$ROOT/docs/results
+[ "$KNAME" = "$FIRST" ] || OUT=$OUT/$KNAME
 mkdir -p "$OUT"
-KVER=$(cat "$BUILD/cache/kver")
 DATE=$(date -u +%Y-%m-%d)
 CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 
@@ -42,7 +49,7 @@ fi
 if [ -z "$ONLY" ] || [ "$ONLY" = micro ]; then
 
 echo "bench: micro (guest, TCG)"
-sh "$ROOT/tests/vm/run.sh" --build "$BUILD" --log "$BUILD/bench-console.log" \
+sh "$ROOT/tests/vm/run.sh" --build "$BUILD" --kernel "$KNAME" --log "$BUILD/bench-console.log" \
 	--results "$BUILD/bench.results" "$HERE/micro.sh" > "$BUILD/bench-micro.txt" 2>&1
 status=$?
 {
@@ -97,7 +104,7 @@ pack_extra() {
 
 echo "bench: LMbench-style suite, stress-ng, translator memory (guest, TCG)"
 pack_extra || exit 1
-sh "$ROOT/tests/vm/run.sh" --build "$BUILD" --log "$BUILD/bench-lmbench-console.log" \
+sh "$ROOT/tests/vm/run.sh" --build "$BUILD" --kernel "$KNAME" --log "$BUILD/bench-lmbench-console.log" \
 	--results "$BUILD/bench-lmbench.results" --extra "$BUILD/bench/lmbench-extra.tar" \
 	"$HERE/lmbench.sh" > "$BUILD/bench-lmbench.txt" 2>&1
 lm_status=$?

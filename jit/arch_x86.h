@@ -101,6 +101,37 @@ enum kx86_reg {
 	}
 #define KX86_FENTRY_LEN 5 /* an __fentry__ site: nop5, call or jmp rel32 */
 
+/* IBT: a function whose address the kernel takes starts with endbr64; one
+ * whose address it never takes has it "sealed" at boot into a 4-byte NOP
+ * (the kernel's gen_endbr_poison()). Either way its __fentry__ site is at
+ * +4. */
+#define KX86_ENDBR_LEN 4
+#define KX86_ENDBR64                                                           \
+	{                                                                      \
+		0xf3, 0x0f, 0x1e, 0xfa                                         \
+	}
+#define KX86_ENDBR_SEALED                                                      \
+	{                                                                      \
+		0x66, 0x0f, 0x1f, 0x00                                         \
+	}
+
+/* Offset of the __fentry__ site in a function whose first bytes are
+ * @code[0..n): 4 behind endbr64 or its sealed form, else 0. */
+static inline unsigned kx86_fentry_offset(const u8 *code, unsigned long n)
+{
+	static const u8 endbr[KX86_ENDBR_LEN] = KX86_ENDBR64;
+	static const u8 sealed[KX86_ENDBR_LEN] = KX86_ENDBR_SEALED;
+	unsigned i, e = 1, s = 1;
+
+	if (n < KX86_ENDBR_LEN)
+		return 0;
+	for (i = 0; i < KX86_ENDBR_LEN; i++) {
+		e &= code[i] == endbr[i];
+		s &= code[i] == sealed[i];
+	}
+	return e || s ? KX86_ENDBR_LEN : 0;
+}
+
 /* ModRM */
 #define KX86_MODRM(mod, reg, rm)                                               \
 	((u8)(((mod) << 6) | (((reg)&7) << 3) | ((rm)&7)))

@@ -93,8 +93,9 @@ struct kjit_env {
 	 * with an entry guard (jit/flow.c): while the site is the 5-byte nop
 	 * the translation runs; once it is anything else the function runs
 	 * natively from @addr, through whatever the kernel put there.
-	 * Optional. */
-	bool (*entry_guard)(void *opaque, u64 addr);
+	 * *site gets the site's address: @addr, or @addr + 4 behind an
+	 * endbr64 (IBT kernels). Optional. */
+	bool (*entry_guard)(void *opaque, u64 addr, u64 *site);
 	/* Counter (u64, `lock incq` RIP-relative, within rel32 reach of the
 	 * code) of entry guards that sent a function native; 0 = none. */
 	u64 guard_counter;

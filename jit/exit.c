@@ -6,6 +6,7 @@
  */
 #include "jit/exit.h"
 #include "jit/emit.h"
+#include "jit/flow.h"
 #include "jit/translate.h"
 #include "jit/arch_x86.h"
 

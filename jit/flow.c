@@ -356,7 +356,7 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
 /*
  * Entry guard (kjit_flow_emit_entry_guard), before the block's counter:
  *       [9c]                 pushfq                 if flags are live
- *       80 3d <fn> 0f        cmpb $0x0f, fn(%rip)   ; the site still a nop?
+ *       80 3d <site> 0f      cmpb $0x0f, site(%rip) ; the site still a nop?
  *       74 <ok>              je ok
  *       f0 48 ff 05 <ctr>    lock incq ctr(%rip)    ; env->guard_counter
  *       [9d]                 popfq
@@ -367,7 +367,7 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
  */
 enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 					    struct kjit_emit *e, u64 fn,
-					    u16 live)
+					    u64 site, u16 live)
 {
 	struct kjit_mem ctr = {KJIT_MEM_RIPREL, tr->env->guard_counter, true};
 	enum kjit_reason r;
@@ -375,7 +375,7 @@ enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 
 	if (live)
 		kjit_emit_u8(e, KX86_OP_PUSHF);
-	r = emit_cmp_site(e, fn, KX86_NOP5_FIRST);
+	r = emit_cmp_site(e, site, KX86_NOP5_FIRST);
 	je = e->pos - 1;
 	if (!r && ctr.addr)
 		r = kjit_emit_inc_mem(e, &ctr);

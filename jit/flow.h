@@ -38,11 +38,12 @@ struct kjit_insn;
  * record the block's exits in @blk. Stubs are emitted later. */
 /* Entry guard of a block at a function start whose __fentry__ site the
  * kernel may enable (env->entry_guard): runs the function natively from
- * @fn while the site is not the 5-byte nop. @live: arithmetic flags live at
- * the block's entry (saved around the test if any). */
+ * @fn while its __fentry__ site @site (@fn, or @fn + 4 behind endbr64) is
+ * not the 5-byte nop. @live: arithmetic flags live at the block's entry
+ * (saved around the test if any). */
 enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 					    struct kjit_emit *e, u64 fn,
-					    u16 live);
+					    u64 site, u16 live);
 
 enum kjit_reason kjit_flow_emit_term(struct kjit_translator *tr,
 				     struct kjit_emit *e,

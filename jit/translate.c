@@ -89,6 +89,7 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 	struct kjit_point_info pi = {KJIT_POINT_ENTRY, blk->orig, 0, 0};
 	enum kjit_reason r;
 	bool guard;
+	u64 site = 0;
 
 	r = kjit_decode_block(tr, blk->orig, d);
 	if (r) {
@@ -98,13 +99,13 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 	blk->n_insns = (u16)d->n;
 	blk->orig_len = (u32)(d->end - d->start);
 	guard = tr->env->entry_guard &&
-		tr->env->entry_guard(tr->env->opaque, blk->orig);
+		tr->env->entry_guard(tr->env->opaque, blk->orig, &site);
 	if (tr->cfg.instr || guard) {
 		pi.live = kjit_live_in_block(tr, d);
 		blk->live_in = pi.live;
 	}
 	if (guard) {
-		r = kjit_flow_emit_entry_guard(tr, e, blk->orig, pi.live);
+		r = kjit_flow_emit_entry_guard(tr, e, blk->orig, site, pi.live);
 		if (r)
 			return r;
 	}

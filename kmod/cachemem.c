@@ -12,6 +12,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include "cachemem.h"
+#include "compat.h"
 #include "ksyms.h"
 
 #define X86_INT3 0xcc
@@ -37,7 +38,7 @@ int kjit_region_alloc_data(struct kjit_region *r, size_t size)
 {
 	memset(r, 0, sizeof(*r));
 	size = PAGE_ALIGN(size);
-	r->exec = kjit_kapi.module_alloc(size);
+	r->exec = kjit_code_alloc(size);
 	if (!r->exec)
 		return -ENOMEM;
 	memset(r->exec, 0, size);
@@ -60,7 +61,7 @@ int kjit_region_alloc_code(struct kjit_region *r, size_t size)
 	r->rw = pages ? vmap(pages, n, VM_MAP, PAGE_KERNEL) : NULL;
 	kvfree(pages);
 	if (!r->rw) {
-		vfree(r->exec);
+		kjit_code_free(r->exec);
 		return -ENOMEM;
 	}
 	r->code = true;
@@ -73,7 +74,7 @@ int kjit_region_alloc_code(struct kjit_region *r, size_t size)
 }
 
 /* Undoes either allocation; the exec mapping gets its old permissions back
- * first (NX, then RW), as vfree() expects. Process context. */
+ * first (NX, then RW), as the allocator expects. Process context. */
 void kjit_region_free(struct kjit_region *r)
 {
 	unsigned int n = r->size >> PAGE_SHIFT;
@@ -85,6 +86,6 @@ void kjit_region_free(struct kjit_region *r)
 		kjit_kapi.set_memory_rw((unsigned long)r->exec, n);
 		vunmap(r->rw);
 	}
-	vfree(r->exec);
+	kjit_code_free(r->exec);
 	memset(r, 0, sizeof(*r));
 }

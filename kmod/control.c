@@ -18,6 +18,7 @@
 #include <linux/vmalloc.h>
 #include "control.h"
 #include "divert.h"
+#include "env.h"
 #include "ksyms.h"
 #include "session.h"
 
@@ -52,6 +53,7 @@ static int resolve_target(struct kjit_target *t, struct kjit_func *f)
 		return -EOPNOTSUPP;
 	}
 	f->start = t->addr;
+	f->site = kjit_fentry_site(t->addr); /* checked just above */
 	f->end = t->addr + size;
 	if (t->name[0])
 		strscpy(f->name, t->name, sizeof(f->name));

@@ -7,6 +7,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include "deep.h"
+#include "env.h"
 #include "ksyms.h"
 #include "refuse.h"
 
@@ -66,7 +67,7 @@ static bool allowed(const struct kjit_deep *d, unsigned long start)
 	for (i = 0; i < d->n_deny; i++)
 		if (d->deny[i] == start)
 			return false;
-	return kjit_kapi.ftrace_location(start) == start;
+	return kjit_fentry_site(start) != 0;
 }
 
 /* Lock-free lookup of @start; returns the index or -1. */

@@ -36,12 +36,13 @@
  *     80  target -> replaced by the continuation address
  */
 #include <linux/linkage.h>
-#include <asm/unwind_hints.h>
+#include "compat.h"
 #include "ibl.h"
 
 	.text
 SYM_CODE_START(kjit_dispatch_entry)
-	UNWIND_HINT_EMPTY
+	KJIT_UNWIND_HINT_NONE
+	ENDBR	/* its address is taken (trampolines, exit stubs jump here) */
 	pushfq
 	cli					/* one slot, read whole */
 	pushq	%rax

@@ -12,9 +12,10 @@
 #include <linux/ftrace.h>
 #include <linux/module.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
+#include "compat.h"
 #include "divert.h"
 #include "env.h"
+#include "jit/arch_x86.h"
 #include "kjit_refusals.h"
 #include "ksyms.h"
 #include "refuse.h"
@@ -43,21 +44,24 @@ int kjit_divert_check(unsigned long start, const char **why)
 		*why = "used by kjit's dispatcher";
 	else if (kjit_kapi.within_kprobe_blacklist(start))
 		*why = "on the kprobe blacklist";
-	else if (kjit_kapi.ftrace_location(start) != start)
+	else if (!kjit_fentry_site(start))
 		*why = "not traceable (no __fentry__ site at its start)";
 	else
 		return 0;
 	return -EOPNOTSUPP;
 }
 
-/* Emits the 32 bytes drawn in divert.h into @p (run address @run). */
+/* Emits the KJIT_TRAMP_SIZE bytes drawn in divert.h into @p (run address
+ * @run). */
 static int write_tramp(u8 *p, unsigned long run, unsigned long slot,
 		       unsigned long body)
 {
+	static const u8 endbr[] = KX86_ENDBR64;
 	unsigned long miss = run + KJIT_TRAMP_MISS;
 	unsigned long thunk = kjit_env_indirect_thunk(11);
-	s64 rel = (s64)((unsigned long)kjit_dispatch_entry - (miss + 10));
-	s64 trel = (s64)(thunk - miss); /* the thunk jmp ends at miss_i */
+	s64 rel = (s64)((unsigned long)kjit_dispatch_entry -
+			(miss + sizeof(endbr) + 10));
+	s64 trel = (s64)(thunk - (run + KJIT_TRAMP_JUMPED));
 
 	if ((s64)(s32)slot != (s64)slot || (s64)(s32)body != (s64)body ||
 	    (s64)(s32)rel != rel || (thunk && (s64)(s32)trel != trel))
@@ -72,10 +76,13 @@ static int write_tramp(u8 *p, unsigned long run, unsigned long slot,
 	} else {
 		memcpy(p + 14, "\x41\xff\xe3", 3); /* jmp *%r11 */
 	}
-	p[KJIT_TRAMP_MISS] = 0x68; /* push $imm32 (sign-extended) */
-	put_unaligned((s32)body, (s32 *)(p + KJIT_TRAMP_MISS + 1));
-	p[KJIT_TRAMP_MISS + 5] = 0xe9; /* jmp rel32 */
-	put_unaligned((s32)rel, (s32 *)(p + KJIT_TRAMP_MISS + 6));
+	p += KJIT_TRAMP_MISS;
+	memcpy(p, endbr, sizeof(endbr));
+	p += sizeof(endbr);
+	p[0] = 0x68; /* push $imm32 (sign-extended) */
+	put_unaligned((s32)body, (s32 *)(p + 1));
+	p[5] = 0xe9; /* jmp rel32 */
+	put_unaligned((s32)rel, (s32 *)(p + 6));
 	return 0;
 }
 
@@ -104,7 +111,7 @@ int kjit_divert_on(struct kjit_session *s, unsigned int i)
 	struct kjit_func *f = &s->funcs[i];
 	int err;
 
-	err = register_ftrace_direct(f->start, f->tramp);
+	err = kjit_direct_on(&f->direct, f->site, f->tramp);
 	if (!err)
 		f->diverted = true;
 	return err;
@@ -117,7 +124,7 @@ void kjit_divert_off(struct kjit_session *s, unsigned int i)
 
 	if (!f->diverted)
 		return;
-	err = unregister_ftrace_direct(f->start, f->tramp);
+	err = kjit_direct_off(&f->direct, f->tramp);
 	if (err)
 		pr_err("kjit: %s: cannot remove diversion: %d\n", f->name, err);
 	else

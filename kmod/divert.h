@@ -3,13 +3,15 @@
  * divert.h - entry diversion: an ftrace direct call at each attached
  * function's __fentry__ site sends its entry into the code cache.
  *
- * Entry trampoline of function i (32 bytes in the shared trampoline region):
+ * Entry trampoline of function i (64 bytes in the shared trampoline region):
  *
  *   tramp_i:  48 8d 64 24 08         lea  0x8(%rsp),%rsp  ; drop the fentry
  *                                                         ; call's return addr
  *             65 4c 8b 1c 25 <slot_i> mov %gs:slot_i,%r11 ; this CPU's entry
  *             e9 <rel32>             jmp  __x86_indirect_thunk_r11
- *   miss_i:   68 <body_i>            push $body_i         ; first block
+ *             cc ...                 int3 padding
+ *   miss_i:   f3 0f 1e fa            endbr64              ; +32
+ *             68 <body_i>            push $body_i         ; first block
  *             e9 <rel32>             jmp  kjit_dispatch_entry
  *             cc ...                 int3 padding
  *
@@ -20,14 +22,22 @@
  * expects preserved across its entry), as the kernel's own indirect
  * branches do; a kernel built without retpolines has no thunk, and the
  * trampoline ends in `41 ff e3  jmp *%r11` instead.
+ *
+ * IBT: the jump through %r11 is an indirect branch (the thunk is a plain
+ * `jmp *%r11` on hardware with IBT), so both of its targets start with
+ * endbr64: miss_i here, and every translation (jit/, when the kernel has
+ * IBT). The trampoline itself is entered by ftrace's direct call or by
+ * ftrace_regs_caller's RET, neither of which IBT checks. endbr64 is a NOP
+ * elsewhere, so the layout is the same on every kernel.
  */
 #ifndef KJIT_DIVERT_H
 #define KJIT_DIVERT_H
 
 #include "session.h"
 
-#define KJIT_TRAMP_SIZE 32
-#define KJIT_TRAMP_MISS 19 /* offset of miss_i */
+#define KJIT_TRAMP_SIZE	  64
+#define KJIT_TRAMP_JUMPED 19 /* where the jump through %r11 ends */
+#define KJIT_TRAMP_MISS	  32 /* offset of miss_i */
 
 /* Why a function cannot be attached (also reported to user space). */
 int kjit_divert_check(unsigned long start, const char **why);

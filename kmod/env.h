@@ -11,6 +11,10 @@ struct kjit_cpu;
 int kjit_env_init(void);
 /* Fill @env for translations into @c's cache. */
 void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c);
+/* The __fentry__ site of the function starting at @start: @start itself,
+ * or @start + 4 behind its endbr64 (or the NOP that sealed it) on an IBT
+ * kernel; 0 if it has none. Any context. */
+unsigned long kjit_fentry_site(unsigned long start);
 /* The kernel's retpoline thunk for register @reg (0 = rax .. 15 = r15),
  * or 0 when it has none (built without retpolines). */
 unsigned long kjit_env_indirect_thunk(int reg);

@@ -12,6 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include "gates.h"
 #include "ksyms.h"
 
 typedef unsigned long (*kallsyms_lookup_name_t)(const char *name);
@@ -34,9 +35,9 @@ static int find_kallsyms_lookup_name(void)
 		       err);
 		return err;
 	}
-	kjit_kallsyms_lookup_name = (kallsyms_lookup_name_t)kp.addr;
+	kjit_kallsyms_lookup_name = kjit_gate((unsigned long)kp.addr);
 	unregister_kprobe(&kp);
-	return 0;
+	return kjit_kallsyms_lookup_name ? 0 : -ENOSPC;
 }
 
 unsigned long kjit_lookup_name(const char *name)
@@ -46,12 +47,12 @@ unsigned long kjit_lookup_name(const char *name)
 
 struct kjit_kernel_api kjit_kapi;
 
-/* Every unexported function we call, with the slot it is resolved into. */
+/* Every unexported function we call, with the slot it is resolved into
+ * (always through a gate: gates.h). */
 static const struct {
 	const char *name;
 	void **slot;
 } wanted[] = {
-    {"module_alloc", (void **)&kjit_kapi.module_alloc},
     {"set_memory_ro", (void **)&kjit_kapi.set_memory_ro},
     {"set_memory_rw", (void **)&kjit_kapi.set_memory_rw},
     {"set_memory_x", (void **)&kjit_kapi.set_memory_x},
@@ -85,9 +86,37 @@ int kjit_ksyms_init(void)
 			    wanted[i].name);
 			return -ENOENT;
 		}
-		*wanted[i].slot = (void *)addr;
+		*wanted[i].slot = kjit_gate(addr);
+		if (!*wanted[i].slot)
+			return -ENOSPC;
 	}
 	return 0;
+}
+
+extern char kjit_gates[];
+extern unsigned long kjit_gate_to[KJIT_GATES];
+
+void *kjit_gate(unsigned long addr)
+{
+	static unsigned int used;
+	unsigned int i;
+
+	if (!addr)
+		return NULL;
+	for (i = 0; i < used; i++)
+		if (kjit_gate_to[i] == addr)
+			return kjit_gates + i * KJIT_GATE_SIZE;
+	if (used == KJIT_GATES) {
+		pr_err("kjit: out of call gates (KJIT_GATES)\n");
+		return NULL;
+	}
+	kjit_gate_to[used] = addr;
+	return kjit_gates + used++ * KJIT_GATE_SIZE;
+}
+
+void *kjit_lookup_callable(const char *name)
+{
+	return kjit_gate(kjit_lookup_name(name));
 }
 
 struct module *kjit_module_pin(unsigned long addr)

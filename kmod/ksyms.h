@@ -5,7 +5,9 @@
  * They are resolved once, at module load, through kallsyms_lookup_name (itself
  * found with a kprobe, since 6.1 no longer exports it). A symbol that cannot be
  * found makes the load fail with a message naming it. docs/design.md lists
- * every symbol with the reason we need it.
+ * every symbol with the reason we need it. Every function here is called
+ * through a gate (gates.h), never by a pointer to the function itself:
+ * IBT kernels seal functions whose address is never taken.
  */
 #ifndef KJIT_KSYMS_H
 #define KJIT_KSYMS_H
@@ -20,7 +22,6 @@ struct cred;
 
 /* The resolved functions; every pointer is non-NULL after kjit_ksyms_init(). */
 struct kjit_kernel_api {
-	void *(*module_alloc)(unsigned long size);
 	int (*set_memory_ro)(unsigned long addr, int numpages);
 	int (*set_memory_rw)(unsigned long addr, int numpages);
 	int (*set_memory_x)(unsigned long addr, int numpages);
@@ -44,8 +45,12 @@ struct kjit_kernel_api {
 extern struct kjit_kernel_api kjit_kapi;
 
 int kjit_ksyms_init(void);
-/* Returns the address of @name, or 0 if the kernel has no such symbol. */
+/* Returns the address of @name, or 0 if the kernel has no such symbol.
+ * Never call the address: use kjit_lookup_callable(). */
 unsigned long kjit_lookup_name(const char *name);
+/* A function pointer that calls kernel function @name (through a gate),
+ * or NULL if there is no such symbol or no gate left. Module init only. */
+void *kjit_lookup_callable(const char *name);
 
 /* Pin the module whose code contains @addr so it cannot be unloaded while
  * the cache may hold translations of it. Returns the module (NULL for core

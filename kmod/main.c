@@ -8,6 +8,7 @@
  */
 #include <linux/module.h>
 #include "chardev.h"
+#include "compat.h"
 #include "control.h"
 #include "env.h"
 #include "sites.h"
@@ -20,6 +21,8 @@ static int __init kjit_init(void)
 	int err;
 
 	err = kjit_ksyms_init();
+	if (!err)
+		err = kjit_compat_init();
 	if (!err)
 		err = kjit_env_init();
 	if (!err)

@@ -200,7 +200,7 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 	memcpy(s->funcs, funcs, n * sizeof(*funcs));
 	sort(s->funcs, n, sizeof(*funcs), cmp_func, NULL);
 	for (i = 0; i < n; i++) {
-		s->funcs[i].body = s->funcs[i].start + MCOUNT_INSN_SIZE;
+		s->funcs[i].body = s->funcs[i].site + MCOUNT_INSN_SIZE;
 		s->funcs[i].mod = NULL;
 	}
 	s->deep = flags & KJIT_ATTACH_DEEP;

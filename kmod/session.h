@@ -25,6 +25,7 @@
 #include <linux/percpu.h>
 #include "codecache/cache.h"
 #include "cachemem.h"
+#include "compat.h"
 #include "deep.h"
 #include "kjit_ioctl.h"
 
@@ -45,10 +46,12 @@ enum kjit_fallback {
 };
 
 struct kjit_func {
-	unsigned long start, end; /* [start, end), from kallsyms */
-	unsigned long body;	  /* first block run from the cache */
-	unsigned long tramp;	  /* its entry trampoline (run address) */
-	struct module *mod;	  /* pinned while attached, if in a module */
+	unsigned long start, end;  /* [start, end), from kallsyms */
+	unsigned long body;	   /* first block run from the cache */
+	unsigned long tramp;	   /* its entry trampoline (run address) */
+	struct module *mod;	   /* pinned while attached, if in a module */
+	unsigned long site;	   /* its __fentry__ site (start, or +4: IBT) */
+	struct kjit_direct direct; /* the ftrace direct call (compat.h) */
 	bool diverted;
 	char name[KSYM_NAME_LEN];
 };

@@ -20,6 +20,7 @@
  */
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
+#include "compat.h"
 #include "ksyms.h"
 #include "session.h"
 #include "watch.h"
@@ -28,7 +29,7 @@ static void notrace on_arm_kprobe(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *op,
 				  struct ftrace_regs *fregs)
 {
-	struct kprobe *p = (struct kprobe *)fregs->regs.di;
+	struct kprobe *p = (struct kprobe *)kjit_fregs_arg(fregs, 0);
 	struct kjit_session *s = rcu_dereference_sched(kjit_active);
 	unsigned long addr;
 

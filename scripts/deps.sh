@@ -87,14 +87,6 @@ if ! qemu_ok; then
 	qemu_ok || { echo "deps: qemu-system-x86 >= $QEMU_MIN did not install" >&2; exit 1; }
 fi
 
-# The kernel version Debian's linux-headers-amd64 points at, e.g. 6.1.0-56-amd64.
-KVER=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 |
-	sed -n 's/.*linux-headers-\([0-9][^ ,]*-amd64\).*/\1/p')
-[ -n "$KVER" ] || { echo "deps: cannot tell the kernel version" >&2; exit 1; }
-echo "$KVER" > "$CACHE/kver.new"
-cmp -s "$CACHE/kver.new" "$CACHE/kver" 2>/dev/null || mv "$CACHE/kver.new" "$CACHE/kver"
-rm -f "$CACHE/kver.new"
-
 # Zydis source from Debian's source package (patched by dpkg-source).
 if [ ! -f "$CACHE/zydis/src/Decoder.c" ]; then
 	say "fetching Zydis source (apt-get source zydis)"
@@ -109,14 +101,74 @@ fi
 mkdir -p "$CACHE/zycore-include"
 ln -sfn /usr/include/Zycore "$CACHE/zycore-include/Zycore"
 
-# The stock kernel image matching the headers, unpacked (not installed).
-KDIR=$CACHE/kernel-$KVER
-if [ ! -f "$KDIR/boot/vmlinuz-$KVER" ]; then
-	say "fetching linux-image-$KVER"
-	rm -rf "$CACHE/kimg-dl" "$KDIR"
-	mkdir -p "$CACHE/kimg-dl"
-	(cd "$CACHE/kimg-dl" && apt-get download -q "linux-image-$KVER" >/dev/null 2>&1)
-	dpkg-deb -x "$CACHE"/kimg-dl/linux-image-*.deb "$KDIR"
-	rm -rf "$CACHE/kimg-dl"
-fi
+# Every kernel in scripts/kernels: headers to build against, image to boot.
+# fetch_unpacked DIR PKG...: apt-get download PKG... and unpack them in DIR.
+fetch_unpacked() {
+	dir=$1
+	shift
+	rm -rf "$CACHE/dl" "$dir"
+	mkdir -p "$CACHE/dl" "$dir"
+	(cd "$CACHE/dl" && apt-get download -q "$@" >/dev/null 2>&1) || {
+		rm -rf "$CACHE/dl" "$dir"
+		echo "deps: apt-get download $* failed" >&2
+		return 1
+	}
+	for d in "$CACHE"/dl/*.deb; do dpkg-deb -x "$d" "$dir"; done
+	rm -rf "$CACHE/dl"
+}
+
+# pkg_exists PKG: apt knows PKG.
+pkg_exists() { apt-cache show "$1" >/dev/null 2>&1; }
+
+# unpack_headers REL: headers of release REL under $CACHE/headers/REL, with
+# the one absolute path they hold (the -common Makefile) pointed there.
+unpack_headers() {
+	rel=$1 dir=$CACHE/headers/$1
+	[ -f "$dir/usr/src/linux-headers-$rel/Makefile" ] && return 0
+	common=$(apt-cache show "linux-headers-$rel" 2>/dev/null |
+		sed -n 's/^Depends:.*\(linux-headers-[^ ,]*-common\).*/\1/p' | head -n 1)
+	kbuild=$(apt-cache show "linux-headers-$rel" 2>/dev/null |
+		sed -n 's/^Depends:.*\(linux-kbuild-[^ ,]*\).*/\1/p' | head -n 1)
+	[ -n "$common" ] && [ -n "$kbuild" ] || {
+		echo "deps: linux-headers-$rel: not in the package lists (apt-cache search linux-headers- lists what is)" >&2
+		return 1
+	}
+	say "fetching linux-headers-$rel ($common, $kbuild)"
+	fetch_unpacked "$dir" "linux-headers-$rel" "$common" "$kbuild" || return 1
+	sed -i "s|/usr/src/|$(cd "$dir" && pwd)/usr/src/|" \
+		"$dir/usr/src/linux-headers-$rel/Makefile"
+}
+
+# unpack_image REL: the kernel image under $CACHE/kernel-REL.
+unpack_image() {
+	rel=$1 dir=$CACHE/kernel-$1
+	[ -f "$dir/boot/vmlinuz-$rel" ] && return 0
+	pkg=linux-image-$rel-unsigned
+	pkg_exists "$pkg" || pkg=linux-image-$rel
+	say "fetching $pkg"
+	fetch_unpacked "$dir" "$pkg"
+}
+
+: > "$CACHE/kernels.new"
+grep -v '^[[:space:]]*\(#\|$\)' "$ROOT/scripts/kernels" | while read -r name rel; do
+	case $rel in
+	@*)	# the release a meta-package points at; its headers via apt
+		rel=$(dpkg-query -W -f='${Depends}' "${rel#@}" |
+			sed -n 's/.*linux-headers-\([0-9][^ ,]*-amd64\).*/\1/p')
+		[ -n "$rel" ] || { echo "deps: cannot tell the $name kernel's release" >&2; exit 1; }
+		hdr=/usr/src/linux-headers-$rel ;;
+	*)	unpack_headers "$rel" || exit 1
+		hdr=$(cd "$CACHE/headers/$rel/usr/src/linux-headers-$rel" && pwd) ;;
+	esac
+	unpack_image "$rel" || exit 1
+	echo "$name $rel $hdr" >> "$CACHE/kernels.new"
+done
+[ -s "$CACHE/kernels.new" ] || { echo "deps: no kernel in scripts/kernels" >&2; exit 1; }
+cmp -s "$CACHE/kernels.new" "$CACHE/kernels" 2>/dev/null || mv "$CACHE/kernels.new" "$CACHE/kernels"
+rm -f "$CACHE/kernels.new"
+# The default kernel's release, for scripts that know one kernel only.
+head -n 1 "$CACHE/kernels" | cut -d' ' -f2 > "$CACHE/kver.new"
+cmp -s "$CACHE/kver.new" "$CACHE/kver" 2>/dev/null || mv "$CACHE/kver.new" "$CACHE/kver"
+rm -f "$CACHE/kver.new"
+
 touch "$BUILD/deps.stamp"

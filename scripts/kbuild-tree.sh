@@ -3,14 +3,14 @@
 #
 # Kbuild writes objects next to their sources, and the sources of kjit.ko live in
 # several top-level folders plus Debian's Zydis source. So the module is built in
-# BUILD/kmod, which holds one symlink per source file (never a symlinked folder,
+# OUT (build/mod/KERNEL/kmod), which holds one symlink per source file (never a symlinked folder,
 # so no object lands in the source tree) and a generated Kbuild file.
 #
-# Usage: scripts/kbuild-tree.sh ROOT BUILD
+# Usage: scripts/kbuild-tree.sh ROOT BUILD OUT
 set -eu
 ROOT=$1
 BUILD=$2
-OUT=$BUILD/kmod
+OUT=$3
 ZYDIS=$BUILD/cache/zydis
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -45,6 +45,9 @@ link_dir "$ZYDIS/src" zydis theirs
 	echo "ccflags-y := -DKJIT_KERNEL -DZYAN_NO_LIBC -DZYDIS_STATIC_BUILD -DZYCORE_STATIC_BUILD \\"
 	echo "  -I$ROOT -I$ZYDIS/include -I$ZYDIS/src -I$BUILD/cache/zycore-include"
 	for o in $ours; do echo "CFLAGS_$o := -Werror"; done
+	# Zydis defines some functions without a prototype; 6.12's Kbuild
+	# warns about that (-Wmissing-prototypes).
+	for o in $theirs; do echo "CFLAGS_$o := -Wno-missing-prototypes -Wno-missing-declarations"; done
 	# Nothing of kjit is traceable: the dispatcher and the translator must
 	# never enter ftrace (or themselves) while kjit is at work.
 	for o in $ours $theirs; do echo "CFLAGS_REMOVE_$o = \$(CC_FLAGS_FTRACE)"; done

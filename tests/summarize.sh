@@ -3,9 +3,13 @@
 # host and VM runs, list the failures, and end with "N passed, N failed".
 # A suite whose results file is missing (its build failed) counts as a failure.
 # Exit status 1 if anything failed or nothing passed.
+# Usage: summarize.sh RESULTS_DIR KERNEL... (the kernels vm-test ran on)
 set -u
 dir=$1
-for suite in host vm; do
+shift
+suites=host
+for k in "$@"; do suites="$suites vm-$k"; done
+for suite in $suites; do
 	[ -s "$dir/$suite.results" ] ||
 		echo "KJIT-RESULT FAIL $suite.suite no results: build or run failed (see make's output)" \
 			>> "$dir/missing.results"

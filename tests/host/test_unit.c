@@ -714,8 +714,11 @@ static void test_irq_shadow(void)
 		 "r=%s term=%u", kjit_reason_name(r), b.term);
 }
 
-static bool unit_guard(void *opaque, u64 addr)
+static unsigned unit_guard_site_off; /* 4: the site is behind endbr64 */
+
+static bool unit_guard(void *opaque, u64 addr, u64 *site)
 {
+	*site = addr + unit_guard_site_off;
 	return addr == ORIG;
 }
 
@@ -781,9 +784,14 @@ static void test_entry_guard(void)
 	static const struct {
 		const char *name, *hex;
 		bool live;
+		unsigned site_off;
 	} cases[] = {
-	    {"jit.entry_guard.flags_dead", "0f1f440000 31c0 c3", false},
-	    {"jit.entry_guard.flags_live", "0f1f440000 7400 c3", true},
+	    {"jit.entry_guard.flags_dead", "0f1f440000 31c0 c3", false, 0},
+	    {"jit.entry_guard.flags_live", "0f1f440000 7400 c3", true, 0},
+	    /* IBT: the site is at +4, behind endbr64; the guard tests the site
+	     * and goes native from the function's start. */
+	    {"jit.entry_guard.ibt_site", "f30f1efa 0f1f440000 31c0 c3", false,
+	     4},
 	};
 	ZydisDecoder dec;
 	ZydisDecodedInstruction zi;
@@ -800,6 +808,7 @@ static void test_entry_guard(void)
 	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
 		memset(code, 0xcc, sizeof(code));
 		unhex(cases[i].hex, code);
+		unit_guard_site_off = cases[i].site_off;
 		r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
 		off = cmp = inc = jmp = pushf = 0;
 		while (!r && off < b.body_len && !jmp &&
@@ -810,7 +819,8 @@ static void test_entry_guard(void)
 			if (zi.mnemonic == ZYDIS_MNEMONIC_CMP &&
 			    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(
 				&zi, &op[0], RUN + off, &abs)) &&
-			    abs == ORIG && op[1].imm.value.u == 0x0f)
+			    abs == ORIG + cases[i].site_off &&
+			    op[1].imm.value.u == 0x0f)
 				cmp++;
 			if (zi.mnemonic == ZYDIS_MNEMONIC_INC &&
 			    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(
@@ -832,6 +842,7 @@ static void test_entry_guard(void)
 	}
 	henv.env.entry_guard = NULL;
 	henv.env.guard_counter = 0;
+	unit_guard_site_off = 0;
 }
 
 int main(void)

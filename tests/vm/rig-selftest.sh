@@ -2,9 +2,10 @@
 # rig-selftest.sh - prove the VM rig cannot pass what it should fail.
 # Runs each tests/vm/selftest case in its own boot and expects run.sh to exit
 # non-zero with the named failure. Not part of `make test` (it costs ~2 min).
-# Usage: rig-selftest.sh BUILD_DIR
+# Usage: rig-selftest.sh BUILD_DIR [KERNEL]
 set -u
 BUILD=$1
+KNAME=${2:-$(head -n 1 "$BUILD/cache/kernels" | cut -d' ' -f1)}
 HERE=$(cd "$(dirname "$0")" && pwd)
 ok=0 bad=0
 # expect CASE TIMEOUT PATTERN [WHY]: run CASE (of selftest/, else of
@@ -14,7 +15,7 @@ expect() {
 	res=$BUILD/vm/selftest-$1.results
 	case=$HERE/selftest/$1.sh
 	[ -e "$case" ] || case=$HERE/cases/$1.sh
-	if sh "$HERE/run.sh" --build "$BUILD" --log "$BUILD/vm/selftest-$1.log" \
+	if sh "$HERE/run.sh" --build "$BUILD" --kernel "$KNAME" --log "$BUILD/vm/selftest-$1.log" \
 		--results "$res" --timeout "$2" "$case" > /dev/null 2>&1; then
 		echo "KJIT-RESULT FAIL rig.$1 the rig passed a run that must fail"
 		bad=$((bad + 1))
@@ -27,21 +28,21 @@ expect() {
 		bad=$((bad + 1))
 	fi
 }
-expect assert_fail 120 'FAIL vm.assert_fail exit status 1'
-expect guest_warning 120 'FAIL vm.guest_warning .*kernel log: .*WARNING:'
-expect guest_hang 60 'FAIL vm.guest_hang no result'
-expect left_loaded 60 'FAIL vm.left_loaded left loaded: kjit_kprobes kjit$'
+expect assert_fail 120 'FAIL vm\..*\.assert_fail exit status 1'
+expect guest_warning 120 'FAIL vm\..*\.guest_warning .*kernel log: .*WARNING:'
+expect guest_hang 60 'FAIL vm\..*\.guest_hang no result'
+expect left_loaded 60 'FAIL vm\..*\.left_loaded left loaded: kjit_kprobes kjit$'
 # A case marked `# tcg: multi` is refused, not booted, on a QEMU older than 10
 # (here a stand-in that says it is 7.2).
 fake=$BUILD/vm/fake-qemu-7.2
 printf '#!/bin/sh\necho "QEMU emulator version 7.2.22"\n' > "$fake" && chmod +x "$fake"
 export KJIT_VM_QEMU="$fake"
-expect old_qemu 60 'FAIL vm.old_qemu multi-threaded TCG needs QEMU >= 10, .* is 7.2.22'
+expect old_qemu 60 'FAIL vm\..*\.old_qemu multi-threaded TCG needs QEMU >= 10, .* is 7.2.22'
 unset KJIT_VM_QEMU
 # tcg_parallel fails when its vCPUs take turns (everything forced onto
 # single-threaded TCG): it can tell real parallelism from none.
 export KJIT_VM_TCG=tcg,thread=single
-expect tcg_parallel 150 'FAIL vm.tcg_parallel exit status 1' 'FAIL: CPU . .*in each of 3 tries: the vCPUs took turns'
+expect tcg_parallel 150 'FAIL vm\..*\.tcg_parallel exit status 1' 'FAIL: CPU . .*in each of 3 tries: the vCPUs took turns'
 unset KJIT_VM_TCG
 echo "$ok passed, $bad failed"
 [ $bad = 0 ]

@@ -17,7 +17,12 @@
 # under that accelerator instead; KJIT_VM_QEMU names the QEMU binary.
 #
 # Usage: run.sh --build DIR --log FILE [--results FILE] [--timeout S] [--demo]
-#               [--extra FILE] [CASE.sh...]  (default: every tests/vm/cases/*.sh)
+#               [--kernel NAME] [--extra FILE] [CASE.sh...]
+#        (default: every tests/vm/cases/*.sh)
+#        --kernel NAME: boot kernel NAME of build/cache/kernels (written by
+#          make deps from scripts/kernels; default: its first line) with the
+#          modules built for it in DIR/mod/NAME; result names start with
+#          vm.NAME. (e.g. vm.6.12.attach_counts)
 #        --extra copies FILE into the guest's /tests/ (e.g. a case's settings)
 #        --timeout S: each boot's overall limit
 #
@@ -33,7 +38,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-BUILD=$ROOT/build LOG="" RESULTS="" TIMEOUT="" DEMO=0 EXTRA=""
+BUILD=$ROOT/build LOG="" RESULTS="" TIMEOUT="" DEMO=0 EXTRA="" KNAME=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) BUILD=$2; shift 2 ;;
@@ -42,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--demo) DEMO=1; shift ;;
 	--extra) EXTRA=$2; shift 2 ;;
+	--kernel) KNAME=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -51,8 +57,12 @@ if [ $# -eq 0 ]; then
 	if [ $DEMO = 1 ]; then set -- "$HERE/demo.sh"; else set -- "$HERE"/cases/*.sh; fi
 fi
 BAD='BUG:|WARNING:|Oops|general protection|soft lockup|hard LOCKUP|self-detected stall|detected stalls|rcu_.*stall|Kernel panic|blocked for more than'
-KVER=$(cat "$BUILD/cache/kver")
+[ -n "$KNAME" ] || KNAME=$(head -n 1 "$BUILD/cache/kernels" | cut -d' ' -f1)
+KVER=$(awk -v k="$KNAME" '$1 == k { print $2 }' "$BUILD/cache/kernels")
+[ -n "$KVER" ] || { echo "vm: no kernel '$KNAME' in $BUILD/cache/kernels (make deps)" >&2; exit 1; }
 KERNEL=$BUILD/cache/kernel-$KVER/boot/vmlinuz-$KVER
+MODS=$BUILD/mod/$KNAME
+VMP=vm.$KNAME # prefix of every result name
 QEMU=${KJIT_VM_QEMU:-qemu-system-x86_64}
 QEMU_MIN=10 # for multi-threaded TCG; scripts/deps.sh installs it
 # Each run has a work directory of its own (one sub-directory per boot:
@@ -84,8 +94,8 @@ pack_initramfs() {
 	cp "$HERE/init.sh" "$IRD/init"
 	cp "$HERE/lib.sh" "$IRD/tests/lib.sh"
 	[ -n "$EXTRA" ] && cp "$EXTRA" "$IRD/tests/"
-	cp "$BUILD/kmod/kjit.ko" "$IRD/lib/kjit/"
-	for ko in "$BUILD"/kjit_*/kjit_*.ko; do
+	cp "$MODS/kmod/kjit.ko" "$IRD/lib/kjit/"
+	for ko in "$MODS"/kjit_*/kjit_*.ko; do
 		[ -e "$ko" ] && cp "$ko" "$IRD/lib/kjit/"
 	done
 	strip --strip-debug "$IRD"/lib/kjit/*.ko
@@ -141,17 +151,17 @@ judge() {
 		name=$(basename "$c" .sh)
 		line=$(grep -a "^KJIT-RESULT [A-Z]* $name\( \|$\)" "$TTYS1.txt" | tail -n 1)
 		[ -n "$line" ] || line="KJIT-RESULT FAIL $name no result (guest hung, panicked or rebooted)"
-		echo "$line" | sed "s/^KJIT-RESULT \([A-Z]*\) /KJIT-RESULT \1 vm.\1./; s/vm\.[A-Z]*\./vm./" >> "$RESULTS"
+		echo "$line" | sed "s/^KJIT-RESULT \([A-Z]*\) /KJIT-RESULT \1 $VMP./" >> "$RESULTS"
 	done
 	if grep -aEq "$BAD" "$console"; then
-		echo "KJIT-RESULT FAIL vm$suffix.guest_log_clean $(grep -aEm1 "$BAD" "$console" | tr -d '\r')" >> "$RESULTS"
+		echo "KJIT-RESULT FAIL $VMP$suffix.guest_log_clean $(grep -aEm1 "$BAD" "$console" | tr -d '\r')" >> "$RESULTS"
 	else
-		echo "KJIT-RESULT PASS vm$suffix.guest_log_clean" >> "$RESULTS"
+		echo "KJIT-RESULT PASS $VMP$suffix.guest_log_clean" >> "$RESULTS"
 	fi
 	if [ "$qrc" = 0 ] && grep -aq '^KJIT-DONE' "$TTYS1.txt"; then
-		echo "KJIT-RESULT PASS vm$suffix.poweroff" >> "$RESULTS"
+		echo "KJIT-RESULT PASS $VMP$suffix.poweroff" >> "$RESULTS"
 	else
-		echo "KJIT-RESULT FAIL vm$suffix.poweroff qemu exit $qrc (124: overall timeout ${tmo_all}s)" >> "$RESULTS"
+		echo "KJIT-RESULT FAIL $VMP$suffix.poweroff qemu exit $qrc (124: overall timeout ${tmo_all}s)" >> "$RESULTS"
 	fi
 }
 
@@ -179,7 +189,7 @@ run_boot() {
 	if [ -n "$old" ]; then
 		echo "vm: $old" >&2
 		for c in "$@"; do
-			echo "KJIT-RESULT FAIL vm.$(basename "$c" .sh) $old" >> "$RESULTS"
+			echo "KJIT-RESULT FAIL $VMP.$(basename "$c" .sh) $old" >> "$RESULTS"
 		done
 		return 1
 	fi

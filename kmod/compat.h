@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compat.h - every difference between the kernels kjit supports, in one
+ * place (Debian 12's 6.1 and 6.12 from bookworm-backports; docs/design.md,
+ * "Kernels"). The rest of kmod/ uses only the names defined here.
+ *
+ * Each difference is keyed on a feature test: a header that exists
+ * (__has_include), a macro the kernel defines, or a symbol found at load
+ * (kmod/ksyms.c). A version number is used only where the kernel offers no
+ * such test, and the comment says so.
+ *
+ * Adding a kernel: build against its headers, and add a branch here for
+ * each difference the compiler or objtool reports.
+ */
+#ifndef KJIT_COMPAT_H
+#define KJIT_COMPAT_H
+
+#ifdef __ASSEMBLY__
+
+#include <asm/ibt.h>
+#include <asm/unwind_hints.h>
+/* endbr64 where the kernel is built for IBT, nothing elsewhere. */
+#ifndef ENDBR
+#define ENDBR
+#endif
+/* "no unwind information here": renamed in 6.4 (objtool_types.h appeared
+ * with the new name). */
+#ifdef UNWIND_HINT_TYPE_UNDEFINED
+#define KJIT_UNWIND_HINT_NONE UNWIND_HINT_UNDEFINED
+#else
+#define KJIT_UNWIND_HINT_NONE UNWIND_HINT_EMPTY
+#endif
+
+#else /* !__ASSEMBLY__ */
+
+#include <linux/ftrace.h>
+#include <linux/types.h>
+#include <linux/version.h>
+
+/* get_unaligned()/put_unaligned(): moved to <linux/unaligned.h> in 6.12. */
+#if __has_include(<linux/unaligned.h>)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/* Argument @n of the traced function, in an ftrace_ops callback that did
+ * not ask for saved registers: struct ftrace_regs became opaque (6.12). */
+#ifdef ftrace_regs_get_argument
+#define kjit_fregs_arg(fregs, n) ftrace_regs_get_argument(fregs, n)
+#else
+#define kjit_fregs_arg(fregs, n) regs_get_kernel_argument(&(fregs)->regs, n)
+#endif
+
+/*
+ * Ftrace direct calls. Up to 6.4 a direct call was registered by address
+ * (register_ftrace_direct(ip, addr)); since 6.5 it belongs to an ftrace_ops
+ * whose filter names the site (register_ftrace_direct(ops, addr)). No macro
+ * tells them apart, so this one test is on the version.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
+#define KJIT_DIRECT_OPS 1
+struct kjit_direct {
+	struct ftrace_ops ops;
+};
+#else
+struct kjit_direct {
+	unsigned long site;
+};
+#endif
+
+/* Send every call of the function whose __fentry__ site is @site to
+ * @tramp. Returns 0 or -errno (-EBUSY: another direct call holds it). */
+int kjit_direct_on(struct kjit_direct *d, unsigned long site,
+		   unsigned long tramp);
+/* Undo kjit_direct_on(); returns 0 or -errno. */
+int kjit_direct_off(struct kjit_direct *d, unsigned long tramp);
+
+/* Executable memory for the cache: module_alloc() up to 6.9, then
+ * execmem_alloc(EXECMEM_MODULE_TEXT, ...). Both are found at load (neither
+ * is exported); kjit_compat_init() says which. The memory comes back RW+NX
+ * in both; kmod/cachemem.c sets its permissions. */
+void *kjit_code_alloc(unsigned long size);
+void kjit_code_free(void *p);
+
+/* The function-graph tracer's frame @idx of @t, counted from the newest
+ * (the kernel's own ftrace_graph_get_ret_stack(), found at load), or NULL
+ * past the oldest or when the kernel has no such function. Its layout
+ * changed in 6.9 (one shadow stack of words, frames found by walking);
+ * the accessor hides that. */
+struct ftrace_ret_stack *kjit_fgraph_frame(struct task_struct *t, int idx);
+
+/* Resolve what the functions above need. Returns 0 or -ENOENT (with a
+ * message naming what is missing). Module init, process context, after
+ * kjit_ksyms_init(). */
+int kjit_compat_init(void);
+
+#endif /* __ASSEMBLY__ */
+#endif /* KJIT_COMPAT_H */
