@@ -20,6 +20,8 @@
 #
 # KERNEL=NAME (a name from scripts/kernels; default: its first line) picks
 # the kernel of module, demo, stress, bench and rig-selftest.
+# KJIT_KERNEL=NAME does that and also limits vm-test and test to that
+# kernel (for development speed): make test KJIT_KERNEL=6.12
 
 ROOT  := $(abspath .)
 BUILD ?= $(ROOT)/build
@@ -27,6 +29,10 @@ CACHE := $(BUILD)/cache
 # The kernels (name, release, headers) as make deps resolved them; read
 # when a recipe runs, so after deps on a bare machine.
 KERNELS_FILE := $(CACHE)/kernels
+ifneq ($(KJIT_KERNEL),)
+KERNEL := $(KJIT_KERNEL)
+VM_KERNELS := $(KJIT_KERNEL)
+endif
 KERNEL ?= $(shell head -n 1 $(KERNELS_FILE) 2>/dev/null | cut -d' ' -f1)
 KHDR    = $(shell awk '$$1 == "$(KERNEL)" { print $$3 }' $(KERNELS_FILE) 2>/dev/null)
 MODS    = $(BUILD)/mod/$(KERNEL)

@@ -34,6 +34,13 @@
  * or NULL when every gate is in use or @addr is 0. Module init only (the
  * gates' targets never change afterwards). */
 void *kjit_gate(unsigned long addr);
+/* On an IBT kernel, check that every gate and kjit_dispatch_entry (whose
+ * address trampolines and exit stubs take) start with endbr64: -ENOEXEC
+ * with a message if not. Then log how many functions are gated and how
+ * many of them the kernel sealed (their first bytes are the sealed
+ * endbr64): those would die on an indirect call on CET hardware. Module
+ * init, once every gate is set. */
+int kjit_gates_check(void);
 #endif
 
 #endif

@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #define KJIT_DEVICE	 "/dev/kjit"
-#define KJIT_ABI_VERSION 2
+#define KJIT_ABI_VERSION 3
 #define KJIT_IOC_MAGIC	 0xB7
 
 #define KJIT_NAME_MAX	  128 /* symbol names, including the NUL */
@@ -143,6 +143,9 @@ struct kjit_func_info {
 	char name[KJIT_NAME_MAX];
 	__u64 start, end;
 	__u64 tramp;	/* its entry trampoline */
+	__u64 entry;	/* its entry block: the first one run per call (an
+			 * attached function: after its __fentry__ site, at
+			 * +5 or, behind endbr64, +9; a deep callee: start) */
 	__u32 diverted; /* 1 while attached */
 	__u32 deep;	/* 1: a callee followed in deep mode */
 };

@@ -12,6 +12,8 @@
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
+#include <linux/uaccess.h>
+#include "jit/arch_x86.h"
 #include "gates.h"
 #include "ksyms.h"
 
@@ -96,9 +98,20 @@ int kjit_ksyms_init(void)
 extern char kjit_gates[];
 extern unsigned long kjit_gate_to[KJIT_GATES];
 
+static unsigned int used, sealed;
+
+/* Does the function at @addr start with a sealed endbr64 (gates.h)? */
+static bool is_sealed(unsigned long addr)
+{
+	static const u8 poison[KX86_ENDBR_LEN] = KX86_ENDBR_SEALED;
+	u8 first[KX86_ENDBR_LEN];
+
+	return !copy_from_kernel_nofault(first, (void *)addr, sizeof(first)) &&
+	       !memcmp(first, poison, sizeof(first));
+}
+
 void *kjit_gate(unsigned long addr)
 {
-	static unsigned int used;
 	unsigned int i;
 
 	if (!addr)
@@ -111,7 +124,42 @@ void *kjit_gate(unsigned long addr)
 		return NULL;
 	}
 	kjit_gate_to[used] = addr;
+	sealed += is_sealed(addr);
 	return kjit_gates + used++ * KJIT_GATE_SIZE;
+}
+
+extern char kjit_dispatch_entry[];
+
+/* On an IBT kernel, does @p start with endbr64? (Always true elsewhere.) */
+static bool ibt_entry_ok(const void *p)
+{
+	static const u8 endbr[KX86_ENDBR_LEN] = KX86_ENDBR64;
+
+	return !IS_ENABLED(CONFIG_X86_KERNEL_IBT) ||
+	       !memcmp(p, endbr, sizeof(endbr));
+}
+
+int kjit_gates_check(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < KJIT_GATES; i++)
+		if (!ibt_entry_ok(kjit_gates + i * KJIT_GATE_SIZE)) {
+			pr_err("kjit: call gate %u does not start with endbr64 "
+			       "on an IBT kernel; cannot load\n",
+			       i);
+			return -ENOEXEC;
+		}
+	if (!ibt_entry_ok(kjit_dispatch_entry)) {
+		pr_err("kjit: kjit_dispatch_entry does not start with endbr64 "
+		       "on an IBT kernel; cannot load\n");
+		return -ENOEXEC;
+	}
+	pr_info("kjit: %u kernel functions found by name, called through "
+		"gates; %u of them sealed for IBT (%s)\n",
+		used, sealed,
+		IS_ENABLED(CONFIG_X86_KERNEL_IBT) ? "IBT kernel" : "no IBT");
+	return 0;
 }
 
 void *kjit_lookup_callable(const char *name)

@@ -11,6 +11,7 @@
 #include "compat.h"
 #include "control.h"
 #include "env.h"
+#include "gates.h"
 #include "sites.h"
 #include "kjit_ioctl.h"
 #include "ksyms.h"
@@ -23,6 +24,8 @@ static int __init kjit_init(void)
 	err = kjit_ksyms_init();
 	if (!err)
 		err = kjit_compat_init();
+	if (!err) /* every gate is set by now */
+		err = kjit_gates_check();
 	if (!err)
 		err = kjit_env_init();
 	if (!err)

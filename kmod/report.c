@@ -163,12 +163,14 @@ static void func_info(const struct kjit_session *s, u32 i,
 		fi->start = s->funcs[i].start;
 		fi->end = s->funcs[i].end;
 		fi->tramp = s->funcs[i].tramp;
+		fi->entry = s->funcs[i].body;
 		fi->diverted = s->funcs[i].diverted;
 		return;
 	}
 	d = &s->deep_tab.fn[i - s->n_funcs];
 	snprintf(fi->name, sizeof(fi->name), "%ps", (void *)d->start);
 	fi->start = d->start;
+	fi->entry = d->start;
 	fi->end = d->end;
 	fi->deep = 1;
 }

@@ -78,6 +78,8 @@ int datafile_write(const struct session *s, FILE *f)
 	for (i = 0; i < s->n_funcs; i++)
 		if (s->funcs[i].deep)
 			fprintf(f, "deep %u\n", i);
+	for (i = 0; i < s->n_funcs; i++)
+		fprintf(f, "entry %u 0x%" PRIx64 "\n", i, s->funcs[i].entry);
 	for (i = 0; i < s->n_blocks; i++) {
 		const struct sess_block *b = &s->blocks[i];
 
@@ -105,6 +107,9 @@ static int add_func(struct session *s, const char *rest)
 	    !used)
 		return -1;
 	copy_rest(fn.name, sizeof(fn.name), rest + used);
+	/* Version 1 files have no entry lines; they were all written on
+	 * kernels without IBT, where the entry block is at +5. */
+	fn.entry = fn.start + 5;
 	v = realloc(s->funcs, (s->n_funcs + 1) * sizeof(*v));
 	if (!v)
 		return -1;
@@ -141,6 +146,17 @@ static int mark_deep(struct session *s, const char *rest)
 	if (sscanf(rest, "%u", &i) != 1 || i >= s->n_funcs)
 		return -1;
 	s->funcs[i].deep = 1;
+	return 0;
+}
+
+static int set_entry(struct session *s, const char *rest)
+{
+	unsigned int i;
+	uint64_t a;
+
+	if (sscanf(rest, "%u %" SCNx64, &i, &a) != 2 || i >= s->n_funcs)
+		return -1;
+	s->funcs[i].entry = a;
 	return 0;
 }
 
@@ -182,6 +198,8 @@ static int read_line(struct session *s, char *line, unsigned int *cap)
 		return add_func(s, rest);
 	else if (!strcmp(line, "deep"))
 		return mark_deep(s, rest);
+	else if (!strcmp(line, "entry"))
+		return set_entry(s, rest);
 	else if (!strcmp(line, "block"))
 		return add_block(s, rest, cap);
 	return 0;
@@ -208,7 +226,7 @@ int datafile_read(struct session *s, FILE *f, char *why, size_t size)
 	if (!fgets(line, sizeof(line), f) ||
 	    sscanf(line, "kjit-data %d", &version) != 1)
 		return fail(s, why, size, "not a kjit data file", 0);
-	if (version != KJIT_DATA_VERSION) {
+	if (version != KJIT_DATA_VERSION && version != 1) {
 		snprintf(why, size,
 			 "data format version %d; this kjit reads %d", version,
 			 KJIT_DATA_VERSION);

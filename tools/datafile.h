@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include "session.h"
 
-#define KJIT_DATA_VERSION 1
+#define KJIT_DATA_VERSION 2
 
 int datafile_write(const struct session *s, FILE *f);
 

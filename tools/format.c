@@ -121,19 +121,26 @@ static void csv_field(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* 1 if @b is its function's entry block (counted as its calls). */
+static int is_entry(const struct session *s, const struct sess_block *b)
+{
+	return b->func < s->n_funcs && b->addr == s->funcs[b->func].entry;
+}
+
 static void print_csv(const struct session *s, const struct report_opts *o,
 		      const unsigned int *bx, FILE *out)
 {
 	unsigned int i;
 
-	fprintf(out, "function,offset,address,count,len,insns,cpus\n");
+	fprintf(out, "function,offset,address,count,len,insns,cpus,entry\n");
 	for (i = 0; i < shown(s, o); i++) {
 		const struct sess_block *b = &s->blocks[bx[i]];
 
 		csv_field(out, fname(s, b->func));
-		fprintf(
-		    out, ",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64 ",%u,%u,%u\n",
-		    foff(s, b), b->addr, b->count, b->len, b->insns, b->cpus);
+		fprintf(out,
+			",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64 ",%u,%u,%u,%d\n",
+			foff(s, b), b->addr, b->count, b->len, b->insns,
+			b->cpus, is_entry(s, b));
 	}
 }
 

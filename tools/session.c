@@ -44,6 +44,7 @@ static int read_funcs(struct session *s, int fd)
 			 f[i].name);
 		s->funcs[i].start = f[i].start;
 		s->funcs[i].end = f[i].end;
+		s->funcs[i].entry = f[i].entry;
 		s->funcs[i].diverted = f[i].diverted;
 		s->funcs[i].deep = f[i].deep;
 		s->funcs[i].static_blocks = s->funcs[i].covered = -1;
@@ -187,7 +188,7 @@ void session_derive(struct session *s)
 		f->blocks_run += b->count != 0;
 		/* entered through the diversion (after the fentry site), or
 		 * straight from translated code (a block at the start) */
-		if (b->addr == f->start + 5 || b->addr == f->start)
+		if (b->addr == f->entry || b->addr == f->start)
 			f->calls += b->count;
 	}
 }

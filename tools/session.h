@@ -20,6 +20,7 @@
 struct sess_func {
 	char name[KJIT_NAME_MAX];
 	uint64_t start, end;
+	uint64_t entry; /* the block run first on each call (kjit_func_info) */
 	int diverted;
 	int deep; /* a callee followed in deep mode, not a named target */
 	long static_blocks, covered; /* -1: unknown */

@@ -98,9 +98,9 @@ int main(void)
 	expect("report_missing", "report -i /nonexistent.data", 1,
 	       "cannot open /nonexistent.data");
 	expect("report_data", "report -i " FIXTURES "/sample.data --csv", 0,
-	       "function,offset,address,count,len,insns,cpus\n"
-	       "ksys_read,0x5,0xffffffff81001305,30,12,4,1\n"
-	       "vfs_read,0x5,0xffffffff81001005,20,20,5,2\n");
+	       "function,offset,address,count,len,insns,cpus,entry\n"
+	       "ksys_read,0x5,0xffffffff81001305,30,12,4,1,1\n"
+	       "vfs_read,0x5,0xffffffff81001005,20,20,5,2,1\n");
 	expect("report_other_boot",
 	       "report -i " FIXTURES "/sample.data --top 1", 0,
 	       "(no disassembly: recorded on another boot (kernel 6.1.0-test)");

@@ -16,11 +16,13 @@
 static struct sess_func funcs[2] = {
     {.name = "vfs_read",
      .start = 0xffffffff81001000ull,
+     .entry = 0xffffffff81001005ull,
      .end = 0xffffffff81001300ull,
      .static_blocks = 10,
      .covered = 4},
     {.name = "ksys,read",
      .start = 0xffffffff81001300ull,
+     .entry = 0xffffffff81001305ull,
      .end = 0xffffffff81001400ull,
      .deep = 1,
      .static_blocks = -1,
@@ -67,10 +69,10 @@ static char *render(const struct session *s, enum report_fmt fmt,
 }
 
 static const char csv_count[] =
-    "function,offset,address,count,len,insns,cpus\n"
-    "vfs_read,0x40,0xffffffff81001040,9,8,2,2\n"
-    "vfs_read,0x5,0xffffffff81001005,7,20,5,1\n"
-    "\"ksys,read\",0x5,0xffffffff81001305,3,12,4,1\n";
+    "function,offset,address,count,len,insns,cpus,entry\n"
+    "vfs_read,0x40,0xffffffff81001040,9,8,2,2,0\n"
+    "vfs_read,0x5,0xffffffff81001005,7,20,5,1,1\n"
+    "\"ksys,read\",0x5,0xffffffff81001305,3,12,4,1,1\n";
 
 static const char json_top1[] =
     "{\n"
@@ -177,7 +179,7 @@ static int roundtrip(const struct session *s)
 	text = strdup(capture_end(&c));
 	free(c.buf);
 	check("data_header",
-	      !strncmp(text, "kjit-data 1\nkernel 6.1.0-test\nboot_id boot-1\n",
+	      !strncmp(text, "kjit-data 2\nkernel 6.1.0-test\nboot_id boot-1\n",
 		       44),
 	      text);
 	f = fmemopen(text, strlen(text), "r");
@@ -186,6 +188,8 @@ static int roundtrip(const struct session *s)
 	check("data_roundtrip",
 	      !rc && b.n_funcs == 2 && b.n_blocks == 3 &&
 		  !strcmp(b.funcs[1].name, "ksys,read") &&
+		  b.funcs[0].entry == funcs[0].entry &&
+		  b.funcs[1].entry == funcs[1].entry &&
 		  b.funcs[0].static_blocks == 10 && b.funcs[1].covered == -1 &&
 		  b.blocks[2].addr == blocks[2].addr && b.blocks[1].cpus == 2 &&
 		  b.blocks[2].flags == KJIT_BLOCK_PREEMPT_RET &&

@@ -4,7 +4,10 @@
 # Each case in /tests/list ("NAME TIMEOUT" per line) runs as `sh /tests/cases/NAME.sh`
 # with a timeout. Its output goes to the console (ttyS0, with the kernel log) and
 # to ttyS1 (test output only), followed by one machine-readable line on both:
-#     KJIT-RESULT PASS|FAIL NAME [why]
+#     KJIT-RESULT PASS|FAIL|SKIP NAME [why]
+# A case that cannot apply to this kernel calls `skip REASON` (lib.sh): exit
+# status 77 with the reason in /tmp/skip; it counts as skipped, not passed,
+# and still fails on anything below.
 # A case fails if it exits non-zero, times out, or if the kernel logged a bug,
 # warning, oops, lockup or stall while it ran, or if it left one of our
 # modules loaded: those are unloaded before the next case, so a failed case
@@ -32,11 +35,16 @@ unload_leftovers() {
 out "KJIT-BOOT $(uname -r) cpus=$(nproc)"
 while read -r name tmo; do
 	dmesg -c > /dev/null
+	rm -f /tmp/skip
 	out "KJIT-BEGIN $name at $(cut -d' ' -f1 /proc/uptime)s"
 	(cd /tmp && timeout -s KILL "$tmo" sh "/tests/cases/$name.sh" 2>&1; echo $? > /tmp/rc) |
 		tee /dev/ttyS1 > /dev/console
 	rc=$(cat /tmp/rc)
-	why=""
+	why="" skip=""
+	if [ "$rc" = 77 ] && [ -s /tmp/skip ]; then
+		skip=$(cat /tmp/skip)
+		rc=0
+	fi
 	[ "$rc" = 0 ] || why="exit status $rc"
 	[ "$rc" = 137 ] && why="timed out after ${tmo}s"
 	left=$(unload_leftovers)
@@ -44,7 +52,13 @@ while read -r name tmo; do
 	if dmesg | grep -E "$BAD" > /tmp/bad; then
 		why="${why:+$why; }kernel log: $(head -n 1 /tmp/bad)"
 	fi
-	if [ -z "$why" ]; then out "KJIT-RESULT PASS $name"; else out "KJIT-RESULT FAIL $name $why"; fi
+	if [ -n "$why" ]; then
+		out "KJIT-RESULT FAIL $name $why"
+	elif [ -n "$skip" ]; then
+		out "KJIT-RESULT SKIP $name $skip"
+	else
+		out "KJIT-RESULT PASS $name"
+	fi
 done < /tests/list
 out "KJIT-DONE at $(cut -d' ' -f1 /proc/uptime)s"
 sync

@@ -3,6 +3,9 @@
 
 fail() { echo "FAIL: $*"; exit 1; }
 
+# skip REASON: this case cannot apply to this kernel; counted as skipped.
+skip() { echo "SKIP: $*"; echo "$*" > /tmp/skip; exit 77; }
+
 # load_kjit: insmod kjit.ko unless it is loaded already.
 load_kjit() {
 	[ -e /dev/kjit ] && return 0
@@ -14,6 +17,31 @@ unload_kjit() {
 	[ -e /dev/kjit ] || return 0
 	rmmod kjit || fail "rmmod kjit"
 }
+
+# entry_count FUNC / entry_off FUNC: the count / offset of FUNC's entry
+# block (the block run first on each call: +5 after the __fentry__ site,
+# +9 behind endbr64 on IBT kernels, +0 for a deep callee) in the live
+# session's report. FUNC may be a module's function, which the report names
+# with its module (FUNC [MODULE], or MODULE:FUNC).
+entry_field() {
+	kjit report --live --csv | awk -F, -v f="$1" -v c="$2" '
+		{ n = $1; sub(/ \[.*\]$/, "", n); sub(/^.*:/, "", n) }
+		n == f && $8 == 1 { print $c }'
+}
+entry_count() { entry_field "$1" 4; }
+entry_off() { entry_field "$1" 2; }
+
+# first_func NAME...: the first NAME that is a function of this kernel.
+# Cases pick functions by role through it where kernels renamed them
+# (6.10's allocation profiling: kmem_cache_alloc -> kmem_cache_alloc_noprof).
+first_func() {
+	for f; do
+		grep -q " [tT] $f\$" /proc/kallsyms && { echo "$f"; return 0; }
+	done
+	return 1
+}
+# The slab allocator's entry, whose tracepoint is a static-key site.
+slab_alloc() { first_func kmem_cache_alloc_noprof kmem_cache_alloc; }
 
 # expect_fail CMD...: CMD must exit non-zero.
 expect_fail() { if "$@"; then fail "expected failure: $*"; fi; }

@@ -13,8 +13,8 @@ kjit detach
 kjit report --live --csv > /tmp/r.out || fail "report"
 cat /tmp/r.out
 kjit stat | tee /tmp/s.out
-hw=$(awk -F, '$1 == "hrtimer_wakeup" && $2 == "0x5" {print $4}' /tmp/r.out)
-sw=$(awk -F, '$1 == "run_timer_softirq" && $2 == "0x5" {print $4}' /tmp/r.out)
+hw=$(awk -F, '$1 == "hrtimer_wakeup" && $8 == 1 {print $4}' /tmp/r.out)
+sw=$(awk -F, '$1 == "run_timer_softirq" && $8 == 1 {print $4}' /tmp/r.out)
 echo "hrtimer_wakeup entries: ${hw:-0}, run_timer_softirq entries: ${sw:-0}"
 [ "${hw:-0}" -ge 500 ] || fail "hrtimer_wakeup counted ${hw:-0} < 500 wakeups"
 [ "${sw:-0}" -ge 1 ] || fail "run_timer_softirq never counted"

@@ -6,13 +6,12 @@
 # timeout: 120
 . /tests/lib.sh
 load_kjit
-count() { kjit report --live --csv | awk -F, -v f="$1" -v o="$2" '$1 == f && $2 == o { print $4 }'; }
 kjit attach --deep __x64_sys_getpid kallsyms_lookup_size_offset > /dev/null ||
 	fail "attach --deep __x64_sys_getpid kallsyms_lookup_size_offset"
 workload -c 0 getpid 300 || fail "getpid"
 kjit detach || fail "detach"
 kjit stat | grep -i 'nested' || true
-n=$(count __x64_sys_getpid 0x5)
+n=$(entry_count __x64_sys_getpid)
 echo "__x64_sys_getpid entry: $n of at least 300"
 [ "${n:-0}" -ge 300 ] || fail "getpid entry counted ${n:-0} times for 300 calls"
 unload_kjit

@@ -8,7 +8,7 @@
 # timeout: 200
 . /tests/lib.sh
 T=/sys/kernel/tracing
-entries() { kjit report --live --csv | awk -F, '$1 == "pipe_read" && $2 == "0x0" { print $4 }'; }
+entries() { entry_count pipe_read; }
 guarded() { kjit stat | awk '$1 == "fallback" && $2 == "ftrace_site" { print $3 }'; }
 load_kjit
 # (not a tracing instance's function tracer: creating and removing an

@@ -12,7 +12,7 @@
 . /tests/lib.sh
 T=/sys/kernel/tracing
 hits() { awk '$1 == "kjit_pr" { print $2 }' $T/kprobe_profile; }
-entries() { kjit report --live --csv | awk -F, '$1 == "pipe_read" && $2 == "0x0" { print $4 }'; }
+entries() { entry_count pipe_read; }
 guarded() { kjit stat | awk '$1 == "fallback" && $2 == "ftrace_site" { print $3 }'; }
 load_kjit
 kjit attach --deep __x64_sys_read > /dev/null || fail "attach"
@@ -37,7 +37,7 @@ e3=$(entries) g3=$(guarded)
 rmmod kjit_ipmodify
 # An int3 Kprobe (not at the fentry site) armed inside pipe_read after it
 # was translated: the cache's copy cannot hit it, and kjit must say so.
-off=$(kjit report --live --csv | awk -F, '$1 == "pipe_read" && $2 != "0x0" { print $2; exit }')
+off=$(kjit report --live --csv | awk -F, '$1 == "pipe_read" && $8 == 0 { print $2; exit }')
 kjit stat | grep -q "^warning:" && fail "warning before any Kprobe"
 echo "p:kjit/kjit_mid pipe_read+$off" >> $T/kprobe_events || fail "mid-function kprobe at +$off"
 echo 1 > $T/events/kjit/kjit_mid/enable || fail "enable mid-function kprobe"

@@ -20,7 +20,7 @@ rmmod kjit_ipmodify || fail "rmmod kjit_ipmodify"
 kjit attach __x64_sys_getpid > /dev/null || fail "attach after the other user left"
 kjit reset
 workload -c 0 getpid 100
-n=$(kjit report --live --csv | awk -F, '$1 == "__x64_sys_getpid" && $2 == "0x5" { print $4 }')
+n=$(entry_count __x64_sys_getpid)
 kjit detach
 [ "$n" = 100 ] || fail "counted ${n:-nothing} getpid calls, want 100"
 unload_kjit

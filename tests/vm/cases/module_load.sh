@@ -15,3 +15,16 @@ out=$(su -s /bin/sh nobody -c 'kjit version' 2>&1) && fail "nobody could use /de
 echo "$out"
 echo "$out" | grep -q 'permission denied' || fail "non-root: unclear error"
 unload_kjit
+# IBT: every function kjit found by name is called through a gate. On an IBT
+# kernel (6.12) some of them are sealed (their endbr64 turned into a NOP at
+# boot) - the gates are what keeps those calls alive on CET hardware - and
+# on a kernel without IBT (6.1) none is.
+line=$(dmesg | grep 'kjit: .* kernel functions found by name' | tail -n 1)
+echo "$line"
+[ -n "$line" ] || fail "no gate report at load"
+sealed=$(echo "$line" | sed -n 's/.*; \([0-9]*\) of them sealed.*/\1/p')
+case $line in
+*"(IBT kernel)"*) [ "${sealed:-0}" -gt 0 ] || fail "IBT kernel, but no gated function is sealed" ;;
+*"(no IBT)"*) [ "${sealed:-1}" = 0 ] || fail "sealed functions on a kernel without IBT" ;;
+*) fail "gate report without the kernel's IBT state" ;;
+esac

@@ -10,8 +10,9 @@
 T=/sys/kernel/tracing
 E=$T/events/kmem/kmem_cache_alloc/enable
 [ -e $E ] || fail "no kmem_cache_alloc tracepoint"
+F=$(slab_alloc) || fail "no slab allocator entry"
 load_kjit
-kjit attach kmem_cache_alloc > /dev/null || fail "attach"
+kjit attach $F > /dev/null || fail "attach $F"
 workload -c 0 openclose 300 || fail "warm-up"
 echo > $T/trace
 echo 1 > $E

@@ -13,8 +13,9 @@ insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes"
 kjit compare -f ksys_read vfs_read -n 2 -- workload -c 0 read 100 > /tmp/c.out || fail "compare"
 cat /tmp/c.out
 grep -q '^# kjit compare: 2 run(s) of: workload -c 0 read 100$' /tmp/c.out || fail "title"
-k=$(awk '$1 == "ksys_read+0x5" {print $3}' /tmp/c.out)
-p=$(awk '$1 == "ksys_read+0x5" {print $4}' /tmp/c.out)
+e=ksys_read+$(entry_off ksys_read)
+k=$(awk -v e="$e" '$1 == e {print $3}' /tmp/c.out)
+p=$(awk -v e="$e" '$1 == e {print $4}' /tmp/c.out)
 [ "${k:-0}" -ge 200 ] || fail "kjit counted ${k:-0} ksys_read entries < 200"
 [ "${p:-0}" -ge 200 ] || fail "Kprobes counted ${p:-0} ksys_read entries < 200"
 grep -Eq '^# [0-9]+ block\(s\), [0-9]+ compared, [0-9]+ mismatch\(es\), [0-9]+ not probed$' /tmp/c.out ||

@@ -10,7 +10,7 @@ kjit record -f ksys_read vfs_read -- workload read 100 2> /tmp/e.out || { cat /t
 cat /tmp/e.out
 grep -q 'recorded [0-9]* block(s) of 2 function(s).* to kjit.data' /tmp/e.out || fail "record summary"
 kjit stat | grep -q 'state: detached' || fail "record left the session attached"
-head -n 1 kjit.data | grep -qx 'kjit-data 1' || fail "magic line"
+head -n 1 kjit.data | grep -qx 'kjit-data 2' || fail "magic line"
 grep -qx "kernel $(uname -r)" kjit.data || fail "kernel line"
 grep -qx 'command workload read 100' kjit.data || fail "command line"
 grep -Eq '^time 20[0-9]{2}-[0-9]{2}-[0-9]{2}T' kjit.data || fail "time line"
@@ -25,8 +25,8 @@ calls=$(awk '$1 == "ksys_read" {print $2}' /tmp/r.txt)
 grep -Eq '^ksys_read +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+%$' /tmp/r.txt || fail "no coverage for ksys_read"
 
 kjit report --csv > /tmp/r.csv || fail "csv"
-head -n 1 /tmp/r.csv | grep -qx 'function,offset,address,count,len,insns,cpus' || fail "csv header"
-c=$(awk -F, '$1 == "ksys_read" && $2 == "0x5" {print $4}' /tmp/r.csv)
+head -n 1 /tmp/r.csv | grep -qx 'function,offset,address,count,len,insns,cpus,entry' || fail "csv header"
+c=$(awk -F, '$1 == "ksys_read" && $8 == 1 {print $4}' /tmp/r.csv)
 [ "${c:-0}" -ge 100 ] || fail "csv entry count ${c:-0}"
 kjit report --csv --sort addr | tail -n +2 | cut -d, -f3 > /tmp/a1
 sort /tmp/a1 | cmp -s - /tmp/a1 || fail "--sort addr not ascending"

@@ -339,7 +339,7 @@ static int report(long n, int entry, int cross, const unsigned long long *kc,
 		bad += !ok;
 		if (f->deep && is_exact(f->name) && b->orig == f->start)
 			seen_exact++;
-		if (entry && !f->deep && b->orig == f->start + 5) {
+		if (entry && !f->deep && b->orig == f->entry) {
 			int e_ok = b->count == (unsigned long long)n &&
 				   (!parallel || b->cpus == parallel);
 
