@@ -138,7 +138,8 @@ static void print_csv(const struct session *s, const struct report_opts *o,
 
 		csv_field(out, fname(s, b->func));
 		fprintf(out,
-			",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64 ",%u,%u,%u,%d\n",
+			",0x%" PRIx64 ",0x%" PRIx64 ",%" PRIu64
+			",%u,%u,%u,%d\n",
 			foff(s, b), b->addr, b->count, b->len, b->insns,
 			b->cpus, is_entry(s, b));
 	}
