@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "datafile.h"
+#include "jit/arch_x86.h"
 #include "names.h"
 
 struct stat_key {
@@ -78,6 +79,9 @@ int datafile_write(const struct session *s, FILE *f)
 	for (i = 0; i < s->n_funcs; i++)
 		if (s->funcs[i].deep)
 			fprintf(f, "deep %u\n", i);
+	for (i = 0; i < s->n_funcs; i++)
+		if (s->funcs[i].fentry_off)
+			fprintf(f, "fentry %u %u\n", i, s->funcs[i].fentry_off);
 	for (i = 0; i < s->n_blocks; i++) {
 		const struct sess_block *b = &s->blocks[i];
 
@@ -144,6 +148,17 @@ static int mark_deep(struct session *s, const char *rest)
 	return 0;
 }
 
+static int set_fentry(struct session *s, const char *rest)
+{
+	unsigned int i, off;
+
+	if (sscanf(rest, "%u %u", &i, &off) != 2 || i >= s->n_funcs ||
+	    off > KX86_ENDBR64_LEN)
+		return -1;
+	s->funcs[i].fentry_off = off;
+	return 0;
+}
+
 static int read_stat(struct session *s, const char *rest)
 {
 	char key[64];
@@ -182,6 +197,8 @@ static int read_line(struct session *s, char *line, unsigned int *cap)
 		return add_func(s, rest);
 	else if (!strcmp(line, "deep"))
 		return mark_deep(s, rest);
+	else if (!strcmp(line, "fentry"))
+		return set_fentry(s, rest);
 	else if (!strcmp(line, "block"))
 		return add_block(s, rest, cap);
 	return 0;

@@ -15,6 +15,9 @@
  *   func <start> <end> <static> <covered> <name>   hex addresses; -1 unknown
  *   deep <func index>                    that function is a callee followed
  *                                        in deep mode (after the func lines)
+ *   fentry <func index> <offset>         its __fentry__ site is at start +
+ *                                        offset (4 behind an endbr64 on IBT
+ *                                        kernels); absent: 0
  *   block <addr> <func index> <count> <len> <insns> <cpus>
  *   end                                  (last: a file without it is cut)
  *

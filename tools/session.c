@@ -13,6 +13,8 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include "cfg.h"
+#include "jit/arch_x86.h"
+#include "kcore.h"
 #include "kenv.h"
 #include "names.h"
 #include "progress.h"
@@ -117,6 +119,21 @@ static int read_stats(struct session *s, int fd)
 	return 0;
 }
 
+/* Where each function's __fentry__ site is, from its first bytes in
+ * /proc/kcore (kx86_fentry_offset); left at 0 when they cannot be read. */
+static void read_fentry_offsets(struct session *s)
+{
+	struct kcore *kc = kcore_open(sysfile(3, "/proc/kcore"));
+	u8 head[KX86_ENDBR64_LEN];
+	unsigned int i;
+
+	for (i = 0; kc && i < s->n_funcs; i++)
+		if (!kcore_read(kc, s->funcs[i].start, head, sizeof(head)))
+			s->funcs[i].fentry_off =
+			    kx86_fentry_offset(head, sizeof(head));
+	kcore_close(kc);
+}
+
 int session_read_device(struct session *s, int fd)
 {
 	int err;
@@ -132,6 +149,7 @@ int session_read_device(struct session *s, int fd)
 		session_free(s);
 		return err;
 	}
+	read_fentry_offsets(s);
 	session_stamp(s);
 	session_derive(s);
 	return 0;
@@ -187,7 +205,8 @@ void session_derive(struct session *s)
 		f->blocks_run += b->count != 0;
 		/* entered through the diversion (after the fentry site), or
 		 * straight from translated code (a block at the start) */
-		if (b->addr == f->start + 5 || b->addr == f->start)
+		if (b->addr == f->start + f->fentry_off + KX86_FENTRY_LEN ||
+		    b->addr == f->start)
 			f->calls += b->count;
 	}
 }

@@ -22,6 +22,9 @@ struct sess_func {
 	uint64_t start, end;
 	int diverted;
 	int deep; /* a callee followed in deep mode, not a named target */
+	/* its __fentry__ site is at start + fentry_off: 4 behind an endbr64
+	 * or its seal (IBT kernels), else 0 (also when kcore is unreadable) */
+	unsigned int fentry_off;
 	long static_blocks, covered; /* -1: unknown */
 	uint64_t calls, executions;  /* derived: entry block, all blocks */
 	unsigned int blocks_run;     /* derived */

@@ -41,6 +41,11 @@ HOST_TESTS += $(HT_DIR)/test_unit
 $(HT_DIR)/test_unit: $(HT_DIR)/test_unit.o $(HT_COMMON) $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
 
+# Indirect branch tracking: the layout facts of jit/arch_x86.h.
+HOST_TESTS += $(HT_DIR)/test_ibt
+$(HT_DIR)/test_ibt: $(HT_DIR)/test_ibt.o $(HT_COMMON) $(HT_DIR)/libkjit.a
+	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
+
 # Differential test: corpus built with kernel-like code generation flags.
 HT_CORPUS_CFLAGS := $(HOST_CFLAGS) -fno-pie -mno-red-zone -mgeneral-regs-only \
 	-fno-stack-protector -fno-builtin -fno-tree-loop-distribute-patterns \
