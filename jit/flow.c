@@ -354,20 +354,22 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
 }
 
 /*
- * Entry guard (kjit_flow_emit_entry_guard), before the block's counter:
+ * Entry guard (kjit_flow_emit_entry_guard), before the block's counter
+ * (after its endbr64 with kjit_config.ibt):
  *       [9c]                 pushfq                 if flags are live
- *       80 3d <fn> 0f        cmpb $0x0f, fn(%rip)   ; the site still a nop?
+ *       80 3d <site> 0f      cmpb $0x0f, site(%rip) ; the site still a nop?
  *       74 <ok>              je ok
  *       f0 48 ff 05 <ctr>    lock incq ctr(%rip)    ; env->guard_counter
  *       [9d]                 popfq
  *       e9 <fn>              jmp fn                 ; native, through the site
  *   ok: [9d]                 popfq
- * Native from fn means the kernel's fentry call runs (Kprobe, tracer,
- * livepatch) and so does the rest of this invocation of the function.
+ * site is fn, or fn + 4 behind an endbr64 or its seal (IBT kernels). Native
+ * from fn means the kernel's fentry call runs (Kprobe, tracer, livepatch)
+ * and so does the rest of this invocation of the function.
  */
 enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 					    struct kjit_emit *e, u64 fn,
-					    u16 live)
+					    u64 site, u16 live)
 {
 	struct kjit_mem ctr = {KJIT_MEM_RIPREL, tr->env->guard_counter, true};
 	enum kjit_reason r;
@@ -375,7 +377,7 @@ enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 
 	if (live)
 		kjit_emit_u8(e, KX86_OP_PUSHF);
-	r = emit_cmp_site(e, fn, KX86_NOP5_FIRST);
+	r = emit_cmp_site(e, site, KX86_NOP5_FIRST);
 	je = e->pos - 1;
 	if (!r && ctr.addr)
 		r = kjit_emit_inc_mem(e, &ctr);

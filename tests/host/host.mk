@@ -19,7 +19,7 @@ HT_CC_SRC := $(wildcard $(ROOT)/codecache/*.c)
 HT_CC_HDR := $(wildcard $(ROOT)/codecache/*.h)
 HT_CC_OBJ := $(patsubst $(ROOT)/codecache/%.c,$(HT_DIR)/codecache/%.o,$(HT_CC_SRC))
 HT_HDR    += $(HT_CC_HDR)
-HT_COMMON := $(HT_DIR)/verify.o $(HT_DIR)/host_env.o
+HT_COMMON := $(HT_DIR)/verify.o $(HT_DIR)/host_env.o $(HT_DIR)/ibt_check.o
 
 $(HT_DIR)/jit/%.o: $(ROOT)/jit/%.c $(HT_JIT_HDR)
 	@mkdir -p $(dir $@)
@@ -41,7 +41,8 @@ HOST_TESTS += $(HT_DIR)/test_unit
 $(HT_DIR)/test_unit: $(HT_DIR)/test_unit.o $(HT_COMMON) $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
 
-# Indirect branch tracking: the layout facts of jit/arch_x86.h.
+# Indirect branch tracking: layout facts, emission with kjit_config.ibt,
+# the static IBT proof's self-test.
 HOST_TESTS += $(HT_DIR)/test_ibt
 $(HT_DIR)/test_ibt: $(HT_DIR)/test_ibt.o $(HT_COMMON) $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
@@ -63,7 +64,7 @@ $(HT_DIR)/test_diff: $(HT_DIR)/test_diff.o $(HT_DIR)/host_cache.o $(HT_DIR)/corp
 # owning thread translates and links (about 3 s).
 HOST_TESTS += $(HT_DIR)/test_smp
 $(HT_DIR)/test_smp: $(HT_DIR)/test_smp.o $(HT_DIR)/corpus.o $(HT_DIR)/host_env.o \
-		$(HT_DIR)/libkjit.a
+		$(HT_DIR)/ibt_check.o $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -pthread -o $@ $^ $(HT_LIBS)
 
 # vmlinux sweep: extract the stock kernel's vmlinux once (a failed
@@ -85,7 +86,7 @@ HT_FUZZ_CC    := clang-14
 HT_FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address -Wall -Wextra -Werror \
 	-Wno-unused-parameter -I$(ROOT)
 $(HT_DIR)/fuzz_translate: $(HT_SRC)/fuzz_translate.c $(HT_SRC)/verify.c \
-		$(HT_SRC)/host_env.c $(HT_JIT_SRC) $(HT_HDR)
+		$(HT_SRC)/host_env.c $(HT_SRC)/ibt_check.c $(HT_JIT_SRC) $(HT_HDR)
 	@mkdir -p $(dir $@)
 	$(HT_FUZZ_CC) $(HT_FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(HT_LIBS)
 
@@ -103,7 +104,7 @@ $(HT_DIR)/bench_translate: $(HT_DIR)/bench_translate.o $(HT_DIR)/vmlinux.o \
 # codecache/ metadata the detach quiesce relies on (nothing executed).
 HOST_TESTS += $(HT_DIR)/test_codecache
 $(HT_DIR)/test_codecache: $(HT_DIR)/test_codecache.o $(HT_DIR)/host_env.o \
-		$(HT_DIR)/libkjit.a
+		$(HT_DIR)/ibt_check.o $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
 
 # Mutation check: deliberate breakages of jit/ (tests/host/mutation.sh) that
