@@ -101,36 +101,28 @@ enum kx86_reg {
 	}
 #define KX86_FENTRY_LEN 5 /* an __fentry__ site: nop5, call or jmp rel32 */
 
-/* IBT: a function whose address the kernel takes starts with endbr64; one
- * whose address it never takes has it "sealed" at boot into a 4-byte NOP
- * (the kernel's gen_endbr_poison()). Either way its __fentry__ site is at
- * +4. */
-#define KX86_ENDBR_LEN 4
+/*
+ * Indirect branch tracking (CET IBT, CONFIG_X86_KERNEL_IBT): with it
+ * enforced, every target of an indirect jmp/call in kernel mode must begin
+ * with endbr64, or the CPU raises #CP. Such a kernel starts its functions
+ * with endbr64, so their __fentry__ site is at +4; at boot it "seals" the
+ * functions whose address is never taken by overwriting their endbr64 with
+ * a 4-byte nop found nowhere else (gen_endbr_poison() in <asm/ibt.h>):
+ *
+ *   f3 0f 1e fa    endbr64
+ *   66 0f 1f 00    osp nopl (%rax)    the seal ("poison"): an indirect
+ *                                     branch to it faults
+ * Both are exactly 4 bytes (no displacement follows either).
+ */
+#define KX86_ENDBR64_LEN 4
 #define KX86_ENDBR64                                                           \
 	{                                                                      \
 		0xf3, 0x0f, 0x1e, 0xfa                                         \
 	}
-#define KX86_ENDBR_SEALED                                                      \
+#define KX86_ENDBR_POISON                                                      \
 	{                                                                      \
 		0x66, 0x0f, 0x1f, 0x00                                         \
 	}
-
-/* Offset of the __fentry__ site in a function whose first bytes are
- * @code[0..n): 4 behind endbr64 or its sealed form, else 0. */
-static inline unsigned kx86_fentry_offset(const u8 *code, unsigned long n)
-{
-	static const u8 endbr[KX86_ENDBR_LEN] = KX86_ENDBR64;
-	static const u8 sealed[KX86_ENDBR_LEN] = KX86_ENDBR_SEALED;
-	unsigned i, e = 1, s = 1;
-
-	if (n < KX86_ENDBR_LEN)
-		return 0;
-	for (i = 0; i < KX86_ENDBR_LEN; i++) {
-		e &= code[i] == endbr[i];
-		s &= code[i] == sealed[i];
-	}
-	return e || s ? KX86_ENDBR_LEN : 0;
-}
 
 /* ModRM */
 #define KX86_MODRM(mod, reg, rm)                                               \
@@ -152,6 +144,49 @@ static inline unsigned kx86_fentry_offset(const u8 *code, unsigned long n)
 static inline bool kx86_fits_simm32(u64 v)
 {
 	return (s64)v == (s64)(s32)(u32)v;
+}
+
+static inline bool kx86_starts_with(const u8 *code, size_t n, const u8 *pat,
+				    size_t len)
+{
+	size_t i;
+
+	if (n < len)
+		return false;
+	for (i = 0; i < len; i++)
+		if (code[i] != pat[i])
+			return false;
+	return true;
+}
+
+/* Do the @n bytes at @code begin with endbr64? */
+static inline bool kx86_is_endbr64(const u8 *code, size_t n)
+{
+	static const u8 endbr[KX86_ENDBR64_LEN] = KX86_ENDBR64;
+
+	return kx86_starts_with(code, n, endbr, KX86_ENDBR64_LEN);
+}
+
+/* ... with an endbr64 or the seal that replaced one (the kernel's
+ * is_endbr(), less endbr32, which no 64-bit function starts with)? */
+static inline bool kx86_is_endbr(const u8 *code, size_t n)
+{
+	static const u8 poison[KX86_ENDBR64_LEN] = KX86_ENDBR_POISON;
+
+	return kx86_is_endbr64(code, n) ||
+	       kx86_starts_with(code, n, poison, KX86_ENDBR64_LEN);
+}
+
+/*
+ * kx86_fentry_offset - where a function's __fentry__ site is, given the
+ * first @n bytes of the function at @code: KX86_ENDBR64_LEN after an
+ * endbr64 or its seal (IBT kernels; a function gcc gave no endbr64, one
+ * only ever called directly, keeps its site at +0 there too), else 0.
+ * The one place the tool, the module and the translator learn it from.
+ */
+static inline unsigned kx86_fentry_offset(const u8 *code, size_t n)
+{
+	return kx86_is_endbr(code, n) ? KX86_ENDBR64_LEN : 0;
 }
 
 /* rel32 from the end of an instruction ending at @end to @target. */

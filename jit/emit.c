@@ -17,6 +17,7 @@ void kjit_emit_init(struct kjit_emit *e, u8 *buf, u32 cap, u64 base)
 	e->pos = 0;
 	e->cap = cap;
 	e->overflow = false;
+	e->no_indirect = false;
 	e->n_lit = 0;
 }
 
@@ -145,9 +146,20 @@ enum kjit_reason kjit_emit_jmp_far(struct kjit_emit *e, u64 target)
 		kjit_emit_u32(e, (u32)rel);
 		return KJIT_OK;
 	}
+	if (e->no_indirect)
+		return KJIT_R_BRANCH_FAR;
 	kjit_emit_u8(e, KX86_OP_GRP5); /* jmp qword [rip+lit] */
 	kjit_emit_u8(e, KX86_MODRM(0, KX86_GRP5_JMP, 5));
 	return kjit_emit_lit_ref(e, target, 0);
+}
+
+void kjit_emit_endbr64(struct kjit_emit *e)
+{
+	static const u8 endbr[KX86_ENDBR64_LEN] = KX86_ENDBR64;
+	unsigned i;
+
+	for (i = 0; i < KX86_ENDBR64_LEN; i++) /* f3 0f 1e fa  endbr64 */
+		kjit_emit_u8(e, endbr[i]);
 }
 
 static s32 get_s32(const u8 *p)

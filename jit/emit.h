@@ -10,6 +10,7 @@
  *    fail with a reason; nothing is truncated.
  *  - Literals (8-byte values loaded RIP-relative) are collected and written
  *    8-byte aligned by kjit_emit_literals(), which patches their users.
+ *  - With no_indirect set, no helper here emits an indirect jmp/call.
  */
 #ifndef KJIT_JIT_EMIT_H
 #define KJIT_JIT_EMIT_H
@@ -26,6 +27,8 @@ struct kjit_emit {
 	u32 pos;
 	u32 cap;
 	bool overflow;
+	/* kjit_config.ibt: a far jmp is refused, never `jmp *[rip+lit]` */
+	bool no_indirect;
 	unsigned n_lit;
 	struct {
 		u64 value;
@@ -71,8 +74,11 @@ enum kjit_reason kjit_emit_literals(struct kjit_emit *e);
 /* push of a 64-bit constant: `push imm32` when it sign-extends to @v,
  * else `push qword [rip+lit]`. Flags untouched, no scratch register. */
 enum kjit_reason kjit_emit_push_const(struct kjit_emit *e, u64 v);
-/* jmp to @target: `jmp rel32` if in reach, else `jmp [rip+lit]`. */
+/* jmp to @target: `jmp rel32` if in reach, else `jmp [rip+lit]`, or
+ * KJIT_R_BRANCH_FAR with no_indirect (nothing emitted then). */
 enum kjit_reason kjit_emit_jmp_far(struct kjit_emit *e, u64 target);
+/* endbr64: what an indirect jmp/call must land on under IBT. */
+void kjit_emit_endbr64(struct kjit_emit *e);
 
 /* Copy an ordinary instruction, rebasing its RIP-relative disp32 to the
  * new position. Refuses with KJIT_R_RIP_FAR if the rebased field does not

@@ -60,11 +60,13 @@ struct kjit_env {
 	 * function's fentry site calls one of them at run time, and the cache
 	 * must never re-enter ftrace. */
 	enum kjit_sym (*classify)(void *opaque, u64 target, int *reg);
-	/* True if @addr is a function's __fentry__ site. Whatever the
-	 * 5-byte instruction there is today - a nop, a call to __fentry__,
-	 * ftrace_caller, an ops or BPF trampoline, a direct call, a jmp to an
-	 * optimized Kprobe's detour - it is the kernel's to change, and it is
-	 * dropped (an int3 caught mid-patch is refused). Optional. */
+	/* True if @addr is a function's __fentry__ site (its start, or +4
+	 * behind an endbr64 or its seal on IBT kernels: kx86_fentry_offset()
+	 * in jit/arch_x86.h). Whatever the 5-byte instruction there is today
+	 * - a nop, a call to __fentry__, ftrace_caller, an ops or BPF
+	 * trampoline, a direct call, a jmp to an optimized Kprobe's detour -
+	 * it is the kernel's to change, and it is dropped (an int3 caught
+	 * mid-patch is refused). Optional. */
 	bool (*ftrace_site)(void *opaque, u64 addr);
 	/* True if the instruction at @addr has an exception-table fixup (it may
 	 * only fault at its original address). Optional. */
@@ -90,12 +92,11 @@ struct kjit_env {
 	/* True if @addr is the start of a function the cache enters itself
 	 * (deep mode) although its __fentry__ site is the kernel's to enable
 	 * (a Kprobe, a tracer, livepatch). The block at @addr then begins
-	 * with an entry guard (jit/flow.c): while the site is the 5-byte nop
-	 * the translation runs; once it is anything else the function runs
-	 * natively from @addr, through whatever the kernel put there.
-	 * *site gets the site's address: @addr, or @addr + 4 behind an
-	 * endbr64 (IBT kernels). Optional. */
-	bool (*entry_guard)(void *opaque, u64 addr, u64 *site);
+	 * with an entry guard (jit/flow.c): while the site (@addr +
+	 * kx86_fentry_offset()) is the 5-byte nop the translation runs; once
+	 * it is anything else the function runs natively from @addr, through
+	 * whatever the kernel put there. Optional. */
+	bool (*entry_guard)(void *opaque, u64 addr);
 	/* Counter (u64, `lock incq` RIP-relative, within rel32 reach of the
 	 * code) of entry guards that sent a function native; 0 = none. */
 	u64 guard_counter;

@@ -354,7 +354,8 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
 }
 
 /*
- * Entry guard (kjit_flow_emit_entry_guard), before the block's counter:
+ * Entry guard (kjit_flow_emit_entry_guard), before the block's counter
+ * (after its endbr64 with kjit_config.ibt):
  *       [9c]                 pushfq                 if flags are live
  *       80 3d <site> 0f      cmpb $0x0f, site(%rip) ; the site still a nop?
  *       74 <ok>              je ok
@@ -362,8 +363,9 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
  *       [9d]                 popfq
  *       e9 <fn>              jmp fn                 ; native, through the site
  *   ok: [9d]                 popfq
- * Native from fn means the kernel's fentry call runs (Kprobe, tracer,
- * livepatch) and so does the rest of this invocation of the function.
+ * site is fn, or fn + 4 behind an endbr64 or its seal (IBT kernels). Native
+ * from fn means the kernel's fentry call runs (Kprobe, tracer, livepatch)
+ * and so does the rest of this invocation of the function.
  */
 enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 					    struct kjit_emit *e, u64 fn,

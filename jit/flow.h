@@ -34,17 +34,17 @@ struct kjit_emit;
 struct kjit_block;
 struct kjit_insn;
 
-/* Emit the translation of terminator @in (last insn of the block) and
- * record the block's exits in @blk. Stubs are emitted later. */
 /* Entry guard of a block at a function start whose __fentry__ site the
  * kernel may enable (env->entry_guard): runs the function natively from
- * @fn while its __fentry__ site @site (@fn, or @fn + 4 behind endbr64) is
- * not the 5-byte nop. @live: arithmetic flags live at the block's entry
- * (saved around the test if any). */
+ * @fn while the site, at @site (@fn, or @fn + 4 after an endbr64 or its
+ * seal: kx86_fentry_offset()), is not the 5-byte nop. @live: arithmetic
+ * flags live at the block's entry (saved around the test if any). */
 enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 					    struct kjit_emit *e, u64 fn,
 					    u64 site, u16 live);
 
+/* Emit the translation of terminator @in (last insn of the block) and
+ * record the block's exits in @blk. Stubs are emitted later. */
 enum kjit_reason kjit_flow_emit_term(struct kjit_translator *tr,
 				     struct kjit_emit *e,
 				     const struct kjit_insn *in,

@@ -1,6 +1,6 @@
 /* translate.c - the translator pipeline for one block:
- * decode -> liveness -> entry guard (deep callees, flow.c) -> entry
- * instrumentation -> body copy -> terminator -> stubs -> literals.
+ * decode -> liveness -> [endbr64] -> entry guard (deep callees, flow.c) ->
+ * entry instrumentation -> body copy -> terminator -> stubs -> literals.
  *
  * Invariants: see translate.h. Each stage lives in its own file; this one
  * only sequences them and fills the block metadata and statistics.
@@ -19,6 +19,7 @@ void kjit_config_default(struct kjit_config *cfg)
 	cfg->live_depth = 2;
 	cfg->native_calls = false;
 	cfg->follow_indirect_calls = false;
+	cfg->ibt = false;
 }
 
 enum kjit_reason kjit_translator_init(struct kjit_translator *tr,
@@ -59,8 +60,18 @@ static void block_reset(struct kjit_block *blk, u64 orig)
 	blk->reason_addr = 0;
 }
 
+/* With IBT the block's own endbr64 stands for an endbr64 (or its seal) the
+ * original has at the block's start: that copy would be a second nop. */
+static bool redundant_endbr(const struct kjit_translator *tr,
+			    const struct kjit_insn *in, unsigned i)
+{
+	return tr->cfg.ibt && i == 0 && in->len == KX86_ENDBR64_LEN &&
+	       kx86_is_endbr(in->bytes, in->len);
+}
+
 /* Copy every instruction but the terminator. */
-static enum kjit_reason emit_body(struct kjit_emit *e,
+static enum kjit_reason emit_body(const struct kjit_translator *tr,
+				  struct kjit_emit *e,
 				  const struct kjit_block_desc *d,
 				  struct kjit_block *blk)
 {
@@ -68,7 +79,8 @@ static enum kjit_reason emit_body(struct kjit_emit *e,
 	unsigned i;
 
 	for (i = 0; i + 1 < d->n; i++) {
-		if (d->insn[i].kind == KJIT_I_DROP) {
+		if (d->insn[i].kind == KJIT_I_DROP ||
+		    redundant_endbr(tr, &d->insn[i], i)) {
 			blk->insn_off[i] = 0xffff;
 			continue;
 		}
@@ -89,7 +101,6 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 	struct kjit_point_info pi = {KJIT_POINT_ENTRY, blk->orig, 0, 0};
 	enum kjit_reason r;
 	bool guard;
-	u64 site = 0;
 
 	r = kjit_decode_block(tr, blk->orig, d);
 	if (r) {
@@ -99,12 +110,18 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 	blk->n_insns = (u16)d->n;
 	blk->orig_len = (u32)(d->end - d->start);
 	guard = tr->env->entry_guard &&
-		tr->env->entry_guard(tr->env->opaque, blk->orig, &site);
+		tr->env->entry_guard(tr->env->opaque, blk->orig);
 	if (tr->cfg.instr || guard) {
 		pi.live = kjit_live_in_block(tr, d);
 		blk->live_in = pi.live;
 	}
+	if (tr->cfg.ibt)
+		kjit_emit_endbr64(e);
 	if (guard) {
+		/* the site follows the function's endbr64 on IBT kernels */
+		u64 site = blk->orig +
+			   kx86_fentry_offset(d->insn[0].bytes, d->insn[0].len);
+
 		r = kjit_flow_emit_entry_guard(tr, e, blk->orig, site, pi.live);
 		if (r)
 			return r;
@@ -114,7 +131,7 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 		if (r)
 			return r;
 	}
-	r = emit_body(e, d, blk);
+	r = emit_body(tr, e, d, blk);
 	if (r)
 		return r;
 	blk->insn_off[d->n - 1] = (u16)e->pos;
@@ -140,6 +157,7 @@ enum kjit_reason kjit_translate(struct kjit_translator *tr, u64 orig, u8 *buf,
 		return KJIT_R_BAD_ARG;
 	block_reset(blk, orig);
 	kjit_emit_init(&e, buf, cap, run);
+	e.no_indirect = tr->cfg.ibt;
 	r = translate(tr, &e, blk);
 	if (!r && e.overflow)
 		r = KJIT_R_NO_SPACE;

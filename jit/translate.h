@@ -11,7 +11,10 @@
  *
  * Block layout (offsets from run_addr):
  *
- *   0          entry instrumentation (block counter; flags-safe form if the
+ *   0          endbr64, with kjit_config.ibt only (the block's entry is the
+ *              address a trampoline's indirect jmp may land on)
+ *   ...        entry guard (deep callees, env->entry_guard)
+ *   ...        entry instrumentation (block counter; flags-safe form if the
  *              arithmetic flags are live at entry)
  *   ...        body: original instructions, RIP-relative operands rebased
  *   ...        translated terminator + exit branches (see exit.h, flow.c)
@@ -37,7 +40,8 @@
 #include "jit/exit.h"
 
 /* Worst-case output bytes for one block (fits any block of KJIT_MAX_INSNS). */
-#define KJIT_MAX_BLOCK_BYTES (KJIT_MAX_INSNS * KX86_MAX_INSN_LEN + 256)
+#define KJIT_MAX_BLOCK_BYTES                                                   \
+	(KX86_ENDBR64_LEN + KJIT_MAX_INSNS * KX86_MAX_INSN_LEN + 256)
 
 /* Entry counter sequences, chosen per block by flags liveness. */
 enum kjit_flagsave {
@@ -68,6 +72,18 @@ struct kjit_config {
 	 * (`call` to a stub that pushes the target), so a deep session can
 	 * follow them; off, they are copied and run the callee natively. */
 	bool follow_indirect_calls;
+	/* The kernel enforces indirect branch tracking (default off; the
+	 * module sets it when the running kernel has CONFIG_X86_KERNEL_IBT):
+	 * every address of the cache that an indirect jmp/call may reach
+	 * must begin with endbr64. Each block then begins with one (its entry
+	 * is what a trampoline's `jmp *%r11` lands on, and any block may be
+	 * an entry), an endbr64 or seal the original has at the block's start
+	 * is dropped for it, and the translator emits no indirect jmp/call
+	 * of its own: a target out of rel32 reach is refused (branch_far)
+	 * instead of reached through `jmp *[rip+lit]`, which would need an
+	 * endbr64 at the dispatcher or at a sealed function. Off, the output
+	 * is byte for byte what it was before the option existed. */
+	bool ibt;
 };
 
 struct kjit_stats {

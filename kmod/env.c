@@ -122,15 +122,16 @@ static enum kjit_sym env_classify(void *opaque, u64 target, int *reg)
 unsigned long kjit_fentry_site(unsigned long start)
 {
 	unsigned long site = kjit_kapi.ftrace_location(start);
-	u8 first[KX86_ENDBR_LEN];
+	u8 first[KX86_ENDBR64_LEN];
 
 	if (site == start)
 		return site;
-	if (site != start + KX86_ENDBR_LEN ||
+	if (site != start + KX86_ENDBR64_LEN ||
 	    copy_from_kernel_nofault(first, (void *)start, sizeof(first)))
 		return 0;
-	return kx86_fentry_offset(first, sizeof(first)) == KX86_ENDBR_LEN ? site
-									  : 0;
+	return kx86_fentry_offset(first, sizeof(first)) == KX86_ENDBR64_LEN
+		   ? site
+		   : 0;
 }
 
 static bool env_ftrace_site(void *opaque, u64 addr)
@@ -185,14 +186,12 @@ static bool env_static_call(void *opaque, u64 addr, u64 *tramp, bool *tail)
  * site, which the kernel may enable at any time, needs an entry guard.
  * Attached functions do not: their site is kjit's own ftrace direct call,
  * which other ftrace users share through ftrace's list (they run first). */
-static bool env_entry_guard(void *opaque, u64 addr, u64 *site)
+static bool env_entry_guard(void *opaque, u64 addr)
 {
 	const struct kjit_session *s = ((struct kjit_cpu *)opaque)->session;
 
-	if (!s->deep || kjit_session_attached_of(s, (unsigned long)addr) >= 0)
-		return false;
-	*site = kjit_fentry_site((unsigned long)addr);
-	return *site != 0;
+	return s->deep && kjit_fentry_site((unsigned long)addr) &&
+	       kjit_session_attached_of(s, (unsigned long)addr) < 0;
 }
 
 extern char kjit_dispatch_entry[];

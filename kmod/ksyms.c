@@ -103,8 +103,8 @@ static unsigned int used, sealed;
 /* Does the function at @addr start with a sealed endbr64 (gates.h)? */
 static bool is_sealed(unsigned long addr)
 {
-	static const u8 poison[KX86_ENDBR_LEN] = KX86_ENDBR_SEALED;
-	u8 first[KX86_ENDBR_LEN];
+	static const u8 poison[KX86_ENDBR64_LEN] = KX86_ENDBR_POISON;
+	u8 first[KX86_ENDBR64_LEN];
 
 	return !copy_from_kernel_nofault(first, (void *)addr, sizeof(first)) &&
 	       !memcmp(first, poison, sizeof(first));
@@ -133,7 +133,7 @@ extern char kjit_dispatch_entry[];
 /* On an IBT kernel, does @p start with endbr64? (Always true elsewhere.) */
 static bool ibt_entry_ok(const void *p)
 {
-	static const u8 endbr[KX86_ENDBR_LEN] = KX86_ENDBR64;
+	static const u8 endbr[KX86_ENDBR64_LEN] = KX86_ENDBR64;
 
 	return !IS_ENABLED(CONFIG_X86_KERNEL_IBT) ||
 	       !memcmp(p, endbr, sizeof(endbr));

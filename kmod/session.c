@@ -144,6 +144,8 @@ static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 	cfg.native_calls = true;
 	cfg.follow_indirect_calls = s->deep;
 	cfg.instr = s->count;
+	/* every translation may be the target of the trampoline's jmp *%r11 */
+	cfg.ibt = IS_ENABLED(CONFIG_X86_KERNEL_IBT);
 	if (kjit_translator_init(c->tr, &c->env, &cfg) != KJIT_OK)
 		goto fail;
 	return c;

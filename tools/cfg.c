@@ -16,7 +16,8 @@
 struct walk {
 	struct cfg *g;
 	struct kjit_translator *tr;
-	int32_t *at; /* offset -> insn index + 1 */
+	uint64_t fentry; /* the __fentry__ site: start, or +4 behind endbr64 */
+	int32_t *at;	 /* offset -> insn index + 1 */
 	uint8_t *leader;
 	uint64_t *todo; /* worklist of (addr << 1 | is_leader) */
 	size_t n_todo, cap_todo, cap_insn;
@@ -94,8 +95,8 @@ static int add_refused(struct walk *w, uint64_t a, enum kjit_reason r)
 
 static int is_fentry_site(const struct walk *w, const struct kjit_insn *in)
 {
-	return in->addr == w->g->start && in->kind == KJIT_I_CALL &&
-	       in->len == 5;
+	return in->addr == w->fentry && in->kind == KJIT_I_CALL &&
+	       in->len == KX86_FENTRY_LEN;
 }
 
 /* Successors of a run's last instruction. */
@@ -243,13 +244,16 @@ int cfg_build(struct cfg *g, uint64_t start, uint64_t end,
 {
 	struct walk w = {.g = g};
 	int err = -ENOMEM;
-	uint8_t probe;
+	uint8_t head[KX86_ENDBR64_LEN];
+	size_t n;
 
 	memset(g, 0, sizeof(*g));
 	g->start = start;
 	g->end = end > start ? end : start + 1;
-	if (!env->read_code(env->opaque, start, &probe, 1))
+	n = env->read_code(env->opaque, start, head, sizeof(head));
+	if (!n)
 		return -EIO;
+	w.fentry = start + kx86_fentry_offset(head, n);
 	w.tr = malloc(sizeof(*w.tr));
 	w.at = calloc(g->end - start, sizeof(*w.at));
 	w.leader = calloc(g->end - start, 1);

@@ -13,7 +13,9 @@
  *  - Indirect jumps have no known successors (kernel code built with
  *    retpolines has no jump tables, so switch statements are not lost).
  *  - The live-patched fentry site at the start (a 5-byte call while the
- *    function is traced or attached) is not a block end, as in kjit.ko.
+ *    function is traced or attached) is not a block end, as in kjit.ko;
+ *    on IBT kernels it is at +4, behind an endbr64 or its seal
+ *    (kx86_fentry_offset() in jit/arch_x86.h).
  *  - An instruction the translator refuses is a block of its own (kjit.ko
  *    runs it natively); after a trap or privileged transfer nothing follows.
  *  - Blocks are sorted by address; block 0 is the entry.

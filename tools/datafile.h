@@ -15,6 +15,9 @@
  *   func <start> <end> <static> <covered> <name>   hex addresses; -1 unknown
  *   deep <func index>                    that function is a callee followed
  *                                        in deep mode (after the func lines)
+ *   entry <func index> <addr>            its entry block (the module's
+ *                                        kjit_func_info.entry); absent
+ *                                        (version 1): start + 5
  *   block <addr> <func index> <count> <len> <insns> <cpus>
  *   end                                  (last: a file without it is cut)
  *

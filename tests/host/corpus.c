@@ -5,7 +5,8 @@
  * adc/sbb chains split by jumps), string instructions, RIP-relative data,
  * computed goto, loop/jrcxz, ret imm16, call *disp(%rsp), fake retpoline /
  * return thunks and a fake __fentry__ call at function entry, every
- * arithmetic flag and %rax live into block entries and jcc exits.
+ * arithmetic flag and %rax live into block entries and jcc exits, and an
+ * IBT kernel's function layouts (endbr64 or its seal before __fentry__).
  * Built with -O2 -mno-red-zone -fno-pie -mgeneral-regs-only -fno-builtin.
  */
 #include "tests/host/corpus.h"
@@ -346,13 +347,34 @@ __asm__(".pushsection kjit_corpus,\"ax\",@progbits\n"
 	"  shl $16,%r9\n shl $32,%rcx\n shl $33,%rdx\n shl $34,%r8\n"
 	"  xor %r9,%rax\n xor %rcx,%rax\n xor %rdx,%rax\n xor %r8,%rax\n"
 	"  ret\n"
+
+	/* a_ibt: an IBT kernel's layouts (CONFIG_X86_KERNEL_IBT): functions
+	 * open with endbr64 and have their __fentry__ call at +4; one only
+	 * ever called directly opens with the seal the kernel writes over its
+	 * endbr64 (66 0f 1f 00); an indirect jmp lands on an endbr64 that
+	 * starts a block (label 3) and is reached by falling through too, so
+	 * another block has it in its middle */
+	"ibt_sealed:\n .byte 0x66,0x0f,0x1f,0x00\n call corpus_fentry\n"
+	"  lea (%rdi,%rsi,2),%rax\n ret\n"
+	"ibt_taken:\n endbr64\n call corpus_fentry\n"
+	"  lea 3(%rdi),%rax\n sub %rsi,%rax\n ret\n"
+	".globl a_ibt\n a_ibt:\n"
+	"  endbr64\n call corpus_fentry\n"
+	"  push %rbx\n mov %rdi,%rbx\n"
+	"  call ibt_sealed\n add %rax,%rbx\n"
+	"  lea ibt_taken(%rip),%r11\n call *%r11\n add %rax,%rbx\n"
+	"  lea 1f(%rip),%rax\n test $1,%bl\n jz 2f\n lea 3f(%rip),%rax\n"
+	"2: jmp *%rax\n"
+	"1: endbr64\n add $5,%rbx\n"
+	"3: endbr64\n xor %rsi,%rbx\n"
+	"  mov %rbx,%rax\n pop %rbx\n ret\n"
 	".popsection\n"
 	".pushsection .data\n ptr_cell: .quad op_add\n .popsection\n");
 
 long a_carry(long, long), a_string(long, long), a_loop(long, long);
 long a_repzero(long, long);
 long a_retimm(long, long), a_thunks(long, long), a_callrsp(long, long);
-long a_flags(long, long);
+long a_flags(long, long), a_ibt(long, long);
 
 const struct corpus_case corpus_cases[] = {
     {"loop", c_loop},	  {"switch", c_switch},	  {"fib", c_fib},
@@ -361,6 +383,6 @@ const struct corpus_case corpus_cases[] = {
     {"goto", c_goto},	  {"bits", c_bits},	  {"carry", a_carry},
     {"string", a_string}, {"loopinsn", a_loop},	  {"retimm", a_retimm},
     {"thunks", a_thunks}, {"callrsp", a_callrsp}, {"repzero", a_repzero},
-    {"flags", a_flags},
+    {"flags", a_flags},	  {"ibt", a_ibt},
 };
 const unsigned corpus_n_cases = sizeof(corpus_cases) / sizeof(corpus_cases[0]);

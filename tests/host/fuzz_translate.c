@@ -4,7 +4,9 @@
  * Input: byte 0 picks the configuration (flag sequence, forced liveness,
  * look-ahead depth, output capacity, far run/dispatcher addresses), bytes
  * 1..2 a start offset (12 bits) and more configuration (native calls, edge
- * counters, lock prefix, RIP-relative counters), the rest is
+ * counters, lock prefix, RIP-relative counters; the start's low bit turns
+ * kjit_config.ibt on, and every block then gets the IBT proof, whose
+ * complaint is a finding too), the rest is
  * code placed at a kernel-like address; a few fake kernel symbols live
  * inside it so branches can hit them. Each output buffer is malloc'ed with
  * exactly its capacity, so ASan reports any write past it. Every block the
@@ -16,6 +18,7 @@
 #include <string.h>
 #include "jit/translate.h"
 #include "tests/host/host_env.h"
+#include "tests/host/ibt_check.h"
 #include "tests/host/verify.h"
 
 #define ORIG 0xffffffff81000000ull
@@ -24,6 +27,7 @@
 static struct henv henv;
 static struct kjit_translator tr;
 static struct vfy vfy;
+static struct ibtc ibtc;
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 
@@ -32,6 +36,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	struct kjit_config cfg;
 	struct kjit_block b;
 	u8 sel, more;
+	bool ibt;
 	size_t start, len;
 	u32 caps[4] = {KJIT_MAX_BLOCK_BYTES, 64, 23, 200};
 	u64 run;
@@ -42,6 +47,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		return 0;
 	sel = data[0];
 	start = (data[1] | (size_t)(data[2] & 0x0f) << 8);
+	ibt = (data[1] & 1) != 0;
 	more = data[2];
 	data += 3, size -= 3;
 	start %= size;
@@ -59,6 +65,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	if (sel & 0x80)
 		henv.env.dispatch = 0x7f0000001000ull; /* far: via literals */
 	cfg.native_calls = (more & 0x10) != 0;
+	cfg.ibt = ibt;
 	if (more & 0x20)
 		cfg.instr |= KJIT_INSTR_EDGE_COUNT;
 	henv.ctr_lock = (more & 0x40) != 0;
@@ -69,6 +76,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	kjit_translator_init(&tr, &henv.env, &cfg);
 	vfy_init(&vfy, &henv.env);
 	vfy.native_calls = cfg.native_calls;
+	vfy.ibt = cfg.ibt;
+	ibtc_init(&ibtc);
 	for (k = 0; k < 3; k++, start = (start * 7 + 13) % size) {
 		u32 cap = caps[(sel >> 4) & 3];
 		enum kjit_reason r;
@@ -82,6 +91,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		    vfy_block(&vfy, kjit_last_desc(&tr), &b, out, run)) {
 			fprintf(stderr, "verifier: block at +%zu: %s\n", start,
 				vfy.msg);
+			abort();
+		}
+		if (r == KJIT_OK && cfg.ibt &&
+		    ibtc_block(&ibtc, kjit_last_desc(&tr), &b, out, run)) {
+			fprintf(stderr, "ibt proof: block at +%zu: %s\n", start,
+				ibtc.msg);
 			abort();
 		}
 		if (r == KJIT_OK && b.len > cap)

@@ -19,7 +19,7 @@ HT_CC_SRC := $(wildcard $(ROOT)/codecache/*.c)
 HT_CC_HDR := $(wildcard $(ROOT)/codecache/*.h)
 HT_CC_OBJ := $(patsubst $(ROOT)/codecache/%.c,$(HT_DIR)/codecache/%.o,$(HT_CC_SRC))
 HT_HDR    += $(HT_CC_HDR)
-HT_COMMON := $(HT_DIR)/verify.o $(HT_DIR)/host_env.o
+HT_COMMON := $(HT_DIR)/verify.o $(HT_DIR)/host_env.o $(HT_DIR)/ibt_check.o
 
 $(HT_DIR)/jit/%.o: $(ROOT)/jit/%.c $(HT_JIT_HDR)
 	@mkdir -p $(dir $@)
@@ -41,6 +41,12 @@ HOST_TESTS += $(HT_DIR)/test_unit
 $(HT_DIR)/test_unit: $(HT_DIR)/test_unit.o $(HT_COMMON) $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
 
+# Indirect branch tracking: layout facts, emission with kjit_config.ibt,
+# the static IBT proof's self-test.
+HOST_TESTS += $(HT_DIR)/test_ibt
+$(HT_DIR)/test_ibt: $(HT_DIR)/test_ibt.o $(HT_COMMON) $(HT_DIR)/libkjit.a
+	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
+
 # Differential test: corpus built with kernel-like code generation flags.
 HT_CORPUS_CFLAGS := $(HOST_CFLAGS) -fno-pie -mno-red-zone -mgeneral-regs-only \
 	-fno-stack-protector -fno-builtin -fno-tree-loop-distribute-patterns \
@@ -58,11 +64,12 @@ $(HT_DIR)/test_diff: $(HT_DIR)/test_diff.o $(HT_DIR)/host_cache.o $(HT_DIR)/corp
 # owning thread translates and links (about 3 s).
 HOST_TESTS += $(HT_DIR)/test_smp
 $(HT_DIR)/test_smp: $(HT_DIR)/test_smp.o $(HT_DIR)/corpus.o $(HT_DIR)/host_env.o \
-		$(HT_DIR)/libkjit.a
+		$(HT_DIR)/ibt_check.o $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -pthread -o $@ $^ $(HT_LIBS)
 
 # vmlinux sweep: extract the stock kernel's vmlinux once (a failed
 # extraction is reported by the test itself, so `make` does not stop here).
+KVER    = $(shell cat $(CACHE)/kver 2>/dev/null)
 HT_KIMG = $(CACHE)/kernel-$(KVER)/boot/vmlinuz-$(KVER)
 HT_KCFG = $(CACHE)/kernel-$(KVER)/boot/config-$(KVER)
 $(HT_DIR)/vmlinux: $(HT_SRC)/extract-vmlinux.sh
@@ -80,13 +87,19 @@ HT_FUZZ_CC    := clang-14
 HT_FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address -Wall -Wextra -Werror \
 	-Wno-unused-parameter -I$(ROOT)
 $(HT_DIR)/fuzz_translate: $(HT_SRC)/fuzz_translate.c $(HT_SRC)/verify.c \
-		$(HT_SRC)/host_env.c $(HT_JIT_SRC) $(HT_HDR)
+		$(HT_SRC)/host_env.c $(HT_SRC)/ibt_check.c $(HT_JIT_SRC) $(HT_HDR)
 	@mkdir -p $(dir $@)
 	$(HT_FUZZ_CC) $(HT_FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(HT_LIBS)
 
 HOST_TESTS += $(HT_DIR)/run_fuzz
 $(HT_DIR)/run_fuzz: $(HT_DIR)/run_fuzz.o $(HT_DIR)/vmlinux.o | $(HT_DIR)/fuzz_translate
 	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o,$^)
+
+# The same sweep on every other kernel of scripts/kernels (vmlinux-NAME).
+HOST_TESTS += $(HT_DIR)/vmlinux-kernels
+$(HT_DIR)/vmlinux-kernels: $(HT_SRC)/vmlinux-kernels.sh | $(HT_DIR)/test_vmlinux
+	@printf '#!/bin/sh\nexec sh %s %s\n' $(HT_SRC)/vmlinux-kernels.sh $(BUILD) > $@
+	@chmod +x $@
 
 # Benchmark (not a test): `$(BUILD)/host/bench_translate [vmlinux]`.
 HOST_BENCH := $(HT_DIR)/bench_translate
@@ -98,7 +111,7 @@ $(HT_DIR)/bench_translate: $(HT_DIR)/bench_translate.o $(HT_DIR)/vmlinux.o \
 # codecache/ metadata the detach quiesce relies on (nothing executed).
 HOST_TESTS += $(HT_DIR)/test_codecache
 $(HT_DIR)/test_codecache: $(HT_DIR)/test_codecache.o $(HT_DIR)/host_env.o \
-		$(HT_DIR)/libkjit.a
+		$(HT_DIR)/ibt_check.o $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
 
 # Mutation check: deliberate breakages of jit/ (tests/host/mutation.sh) that

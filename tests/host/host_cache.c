@@ -176,6 +176,11 @@ u64 hc_lookup(struct hc *c, u64 orig)
 	    !c->vfy_failed++)
 		snprintf(c->vfy_msg, sizeof(c->vfy_msg), "block %#llx: %.200s",
 			 (unsigned long long)orig, c->vfy.msg);
+	if (c->tr.cfg.ibt &&
+	    ibtc_block(&c->ibt, d, &b->meta, c->rw + c->used, run) &&
+	    !c->ibt_failed++)
+		snprintf(c->ibt_msg, sizeof(c->ibt_msg), "block %#llx: %.200s",
+			 (unsigned long long)orig, c->ibt.msg);
 	b->orig = orig;
 	b->run = run;
 	b->term_addr =
@@ -225,6 +230,7 @@ int hc_init(struct hc *c, u64 lo, u64 hi, enum kjit_mem_mode mode,
 	henv_add_region(&c->henv, lo, (const void *)(uintptr_t)lo, hi - lo);
 	hc_reset(c);
 	vfy_init(&c->vfy, &c->henv.env);
+	ibtc_init(&c->ibt);
 	if (kjit_translator_init(&c->tr, &c->henv.env, cfg))
 		return -1;
 	hc_cur = c;

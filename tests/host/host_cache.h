@@ -10,6 +10,9 @@
  * the original address when it is outside the translatable range.
  *
  * Invariants: single-threaded; blocks are never freed until hc_reset().
+ * Every new block is decode-back verified (verify.h) and, when the
+ * translator has kjit_config.ibt, checked by the IBT proof (ibt_check.h)
+ * before anything is linked to it.
  */
 #ifndef KJIT_TESTS_HOST_HOST_CACHE_H
 #define KJIT_TESTS_HOST_HOST_CACHE_H
@@ -17,6 +20,7 @@
 #include "jit/translate.h"
 #include "tests/host/host_env.h"
 #include "tests/host/verify.h"
+#include "tests/host/ibt_check.h"
 
 #define HC_MAX_BLOCKS 8192
 
@@ -46,6 +50,9 @@ struct hc {
 	struct vfy vfy; /* every new block is decode-back verified */
 	unsigned vfy_failed;
 	char vfy_msg[300];
+	struct ibtc ibt; /* with kjit_config.ibt: every new block's IBT proof */
+	unsigned ibt_failed;
+	char ibt_msg[300];
 	enum kjit_reason last_refusal;
 	u64 last_refusal_addr;
 };

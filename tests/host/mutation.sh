@@ -3,11 +3,11 @@
 #
 # Usage: mutation.sh [--results] [MUTANT...]
 # Copies jit/, tests/host/ and the Makefile into a temporary tree, builds
-# test_unit and test_diff there unmodified (the baseline must pass), then for
-# each mutant applies one sed edit to a copy of a jit/ file, rebuilds and runs
-# both programs: a mutant is "caught" when they fail, "SURVIVED" when they
-# pass. An edit that no longer matches the source fails too (code drift must
-# not turn a mutant into a silent no-op). Exits non-zero if any mutant
+# test_unit, test_diff and test_ibt there unmodified (the baseline must
+# pass), then for each mutant applies one sed edit to a copy of a jit/ file,
+# rebuilds and runs the programs: a mutant is "caught" when they fail,
+# "SURVIVED" when they pass. An edit that no longer matches the source fails
+# too (code drift must not turn a mutant into a silent no-op). Exits non-zero if any mutant
 # survived or could not be applied. --results prints one KJIT-RESULT line per
 # mutant (host.mutation.NAME) for tests/run-host.sh; MUTATION_VERBOSE=1 lists
 # every failing case on stderr. Takes about 30 s.
@@ -23,7 +23,10 @@ link_wrong_exit|jit/exit.c|s/x = &b->exit\[idx\];/x = \&b->exit[0];/|a link patc
 count_skipped|jit/instrument.c|s/return kjit_emit_inc_mem(e, &m);/return KJIT_OK;/|the bare counter increment is not emitted
 count_doubled|jit/instrument.c|s/return kjit_emit_inc_mem(e, &m);/kjit_emit_inc_mem(e, \&m);\n\t\treturn kjit_emit_inc_mem(e, \&m);/|the bare counter increment is emitted twice
 count_wrong_block|jit/instrument.c|s/env->counter(env->opaque, pi->block,/env->counter(env->opaque, pi->block + 1,/|each block increments the counter of the address after its start
-lahf_no_of|jit/instrument.c|s/kjit_emit_u8(e, 0x7f);/kjit_emit_u8(e, 0x7e);/|the LAHF sequence does not restore OF (add $0x7e instead of $0x7f)'
+lahf_no_of|jit/instrument.c|s/kjit_emit_u8(e, 0x7f);/kjit_emit_u8(e, 0x7e);/|the LAHF sequence does not restore OF (add $0x7e instead of $0x7f)
+ibt_no_endbr|jit/translate.c|s/^\t\tkjit_emit_endbr64(e);/\t\t(void)e;/|with kjit_config.ibt a block does not begin with endbr64
+ibt_far_indirect|jit/emit.c|/if (e->no_indirect)/{N;s/return KJIT_R_BRANCH_FAR;/(void)0;/}|with kjit_config.ibt a far target is still reached through jmp *[rip+lit]
+ibt_guard_site|jit/translate.c|s/r = kjit_flow_emit_entry_guard(tr, e, blk->orig, site, pi.live);/r = kjit_flow_emit_entry_guard(tr, e, blk->orig, blk->orig + 0 * site, pi.live);/|the entry guard tests the function start, not its __fentry__ site behind an endbr64'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kjit-mutation.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
@@ -33,7 +36,7 @@ cp -r "$root/jit" "$tmp/tree/jit"
 cp -r "$root/jit" "$tmp/pristine/jit"
 cp -r "$root/tests/host" "$tmp/tree/tests/host"
 bld=$tmp/build
-progs="$bld/host/test_unit $bld/host/test_diff"
+progs="$bld/host/test_unit $bld/host/test_diff $bld/host/test_ibt"
 
 report() { # verdict name detail
 	echo "mutant $2: $3"

@@ -1,5 +1,7 @@
 /* test_codecache.c - host unit tests of codecache/, the module's own code
- * cache (kmod/ builds the same files): what detach's quiesce relies on.
+ * cache (kmod/ builds the same files): what detach's quiesce relies on,
+ * and, with kjit_config.ibt, that the addresses the block map hands out
+ * begin with endbr64.
  *
  * Nothing here executes translated code: the cache is given a run address
  * that is never mapped, and the tests read the metadata the cache keeps.
@@ -7,6 +9,7 @@
 #include <string.h>
 #include "codecache/cache.h"
 #include "host_env.h"
+#include "ibt_check.h"
 #include "kjit_test.h"
 
 #define ORIG	 0x400000ull   /* where the original code "is" */
@@ -30,7 +33,7 @@ struct fixture {
 	struct kjit_cache c;
 };
 
-static int fixture_init(struct fixture *f, bool follow_indirect)
+static int fixture_init(struct fixture *f, bool follow_indirect, bool ibt)
 {
 	struct kjit_cache_mem m = {
 	    .code_run = (u8 *)(unsigned long)RUN,
@@ -55,6 +58,7 @@ static int fixture_init(struct fixture *f, bool follow_indirect)
 	kjit_config_default(&cfg);
 	cfg.native_calls = true; /* as kmod/session.c configures it */
 	cfg.follow_indirect_calls = follow_indirect;
+	cfg.ibt = ibt;
 	if (kjit_translator_init(&f->tr, &f->h.env, &cfg) != KJIT_OK)
 		return -1;
 	return kjit_cache_init(&f->c, &m);
@@ -63,26 +67,30 @@ static int fixture_init(struct fixture *f, bool follow_indirect)
 /* Only the exact address a callee returns to maps back to the original
  * return address: a task preempted anywhere else in the block (before the
  * call, say) must not be moved past the call. */
-static void test_return_site_exact(void)
+static void test_return_site_exact(bool ibt)
 {
+	const char *sfx = ibt ? ".ibt" : "";
+	char name[64];
 	struct fixture f;
 	u64 run = 0, ret, a, hits = 0, wrong = 0;
 	const struct kjit_block *b;
 
-	if (fixture_init(&f, false) ||
+	if (fixture_init(&f, false, ibt) ||
 	    kjit_cache_add(&f.c, &f.tr, ORIG, 0, &run) != KJIT_OK) {
-		kt_fail("cache.return_site.exact", "setup failed");
+		snprintf(name, sizeof(name), "cache.return_site.exact%s", sfx);
+		kt_fail(name, "setup failed");
 		return;
 	}
 	b = &f.c.blocks[0].b;
 	ret = run + b->ret_off;
-	kt_check("cache.return_site.call_block",
+	snprintf(name, sizeof(name), "cache.return_site.call_block%s", sfx);
+	kt_check(name,
 		 b->ret_off && b->term == KJIT_I_CALL &&
 		     b->orig + b->orig_len == CALL_END,
 		 "ret_off %u term %u orig_len %u", b->ret_off, b->term,
 		 b->orig_len);
-	kt_check("cache.return_site.return_address",
-		 kjit_cache_return_site(&f.c, ret) == CALL_END,
+	snprintf(name, sizeof(name), "cache.return_site.return_address%s", sfx);
+	kt_check(name, kjit_cache_return_site(&f.c, ret) == CALL_END,
 		 "run+%u maps to %#llx, not %#llx", b->ret_off,
 		 (unsigned long long)kjit_cache_return_site(&f.c, ret),
 		 (unsigned long long)CALL_END);
@@ -92,18 +100,80 @@ static void test_return_site_exact(void)
 		hits += kjit_cache_return_site(&f.c, a) != 0;
 		wrong += kjit_cache_return_site(&f.c, a) != 0 && a < ret;
 	}
-	kt_check("cache.return_site.exact", hits == 0,
+	snprintf(name, sizeof(name), "cache.return_site.exact%s", sfx);
+	kt_check(name, hits == 0,
 		 "%llu other addresses of the block map to a return site "
 		 "(%llu of them before the call)",
 		 (unsigned long long)hits, (unsigned long long)wrong);
-	kt_check("cache.return_site.outside",
+	snprintf(name, sizeof(name), "cache.return_site.outside%s", sfx);
+	kt_check(name,
 		 !kjit_cache_return_site(&f.c, run - 1) &&
 		     !kjit_cache_return_site(&f.c, RUN + sizeof(cache_rw)),
 		 "addresses outside every block map to a return site");
 }
 
+/* With kjit_config.ibt, what the block map hands out (kjit_cache_lookup:
+ * what the dispatcher continues at and a trampoline's `jmp *%r11` lands
+ * on) is the block's endbr64, and each block passes the IBT proof; the
+ * call block's return address is 4 bytes further than without it. */
+static void test_ibt_entries(void)
+{
+	static const u64 origs[] = {ORIG, CALL_END, ORIG + 8};
+	struct fixture f, plain;
+	struct ibtc c;
+	u64 run = 0, ret_plain = 0;
+	unsigned i, bad = 0;
+	char first[300] = "";
+
+	ibtc_init(&c);
+	if (fixture_init(&plain, false, false) ||
+	    kjit_cache_add(&plain.c, &plain.tr, ORIG, 0, &run) != KJIT_OK) {
+		kt_fail("cache.ibt.entries", "setup failed");
+		return;
+	}
+	ret_plain = plain.c.blocks[0].b.ret_off;
+	memset(cache_rw, 0xcc, sizeof(cache_rw));
+	if (fixture_init(&f, false, true)) {
+		kt_fail("cache.ibt.entries", "setup failed");
+		return;
+	}
+	for (i = 0; i < KJIT_ARRAY_SIZE(origs); i++) {
+		const struct kjit_cblock *cb = &f.c.blocks[i];
+		const u8 *at;
+
+		if (kjit_cache_add(&f.c, &f.tr, origs[i], 0, &run) ||
+		    kjit_cache_lookup(&f.c, origs[i]) != run) {
+			if (!bad++)
+				snprintf(first, sizeof(first),
+					 "block %#llx not added",
+					 (unsigned long long)origs[i]);
+			continue;
+		}
+		at = cache_rw + (run - RUN);
+		if (!kx86_is_endbr64(at, 4) && !bad++)
+			snprintf(first, sizeof(first),
+				 "lookup of %#llx gives %#llx, not an endbr64",
+				 (unsigned long long)origs[i],
+				 (unsigned long long)run);
+		if (ibtc_block(&c, kjit_last_desc(&f.tr), &cb->b, at, run) &&
+		    !bad++)
+			snprintf(first, sizeof(first), "block %#llx: %.200s",
+				 (unsigned long long)origs[i], c.msg);
+	}
+	kt_check("cache.ibt.entries", !bad, "%u bad; first: %s", bad, first);
+	kt_check("cache.ibt.ret_off",
+		 f.c.blocks[0].b.ret_off == ret_plain + KX86_ENDBR64_LEN &&
+		     kjit_cache_return_site(
+			 &f.c, f.c.blocks[0].run + f.c.blocks[0].b.ret_off) ==
+			 CALL_END,
+		 "ret_off %u with ibt, %llu without", f.c.blocks[0].b.ret_off,
+		 (unsigned long long)ret_plain);
+}
+
 int main(void)
 {
-	test_return_site_exact();
+	test_return_site_exact(false);
+	test_return_site_exact(true);
+	test_ibt_entries();
 	return kt_exit();
 }

@@ -354,6 +354,9 @@ static void compare_counts(struct omap *m, char *why, size_t n)
  * so only results are compared */
 #define MODE_FOLLOW_IND 8u
 #define MODE_LOCK_CTR	16u /* `lock incq` counters, as the module's env */
+/* kjit_config.ibt (a kernel enforcing IBT): every new block also gets the
+ * static IBT proof (ibt_check.h); counts and results as without it */
+#define MODE_IBT 32u
 static unsigned mode_flags;
 
 static struct omap om;
@@ -455,6 +458,8 @@ static void run_case(const char *mode, const struct corpus_case *cc,
 			 cache.bad_links, cache.bad_link_msg);
 	if (!why[0] && cache.vfy_failed)
 		snprintf(why, sizeof(why), "verifier: %.230s", cache.vfy_msg);
+	if (!why[0] && cache.ibt_failed)
+		snprintf(why, sizeof(why), "ibt: %.230s", cache.ibt_msg);
 	if (!why[0] && cache.refusals)
 		snprintf(why, sizeof(why), "%u refusals (last %s at %#llx)",
 			 cache.refusals, kjit_reason_name(cache.last_refusal),
@@ -464,6 +469,34 @@ static void run_case(const char *mode, const struct corpus_case *cc,
 		kt_fail(name, "%s", why);
 	else
 		kt_pass(name, "%u blocks", cache.n_blk);
+}
+
+/* With MODE_IBT: every block got the IBT proof, and what it listed is
+ * what the mode makes - copied indirect calls only where they are copied
+ * (native calls not followed), none elsewhere. */
+static void check_ibt(const char *mode)
+{
+	bool copies =
+	    (mode_flags & MODE_NATIVE_CALL) && !(mode_flags & MODE_FOLLOW_IND);
+	const struct ibtc *c = &cache.ibt;
+	char name[96];
+
+	snprintf(name, sizeof(name), "jit.diff.%s.ibt_proof", mode);
+	kt_check(name,
+		 !cache.ibt_failed && c->blocks == cache.n_blk &&
+		     c->indirect == c->copied && (c->copied != 0) == copies,
+		 "%u failed (first: %.200s); %llu of %u blocks checked, "
+		 "%llu indirect, %llu copies",
+		 cache.ibt_failed, cache.ibt_msg, (unsigned long long)c->blocks,
+		 cache.n_blk, (unsigned long long)c->indirect,
+		 (unsigned long long)c->copied);
+	printf("mode %s: ibt proof: %llu blocks begin with endbr64, %llu code "
+	       "bytes reachable, %llu bytes padding and literals, %llu "
+	       "indirect calls, all copies of the original's\n",
+	       mode, (unsigned long long)c->blocks,
+	       (unsigned long long)c->code_bytes,
+	       (unsigned long long)c->tail_bytes,
+	       (unsigned long long)c->indirect);
 }
 
 static void run_mode(const char *mode, enum kjit_mem_mode mm,
@@ -481,6 +514,7 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm,
 		cfg.instr |= KJIT_INSTR_EDGE_COUNT;
 	cfg.native_calls = (flags & MODE_NATIVE_CALL) != 0;
 	cfg.follow_indirect_calls = (flags & MODE_FOLLOW_IND) != 0;
+	cfg.ibt = (flags & MODE_IBT) != 0;
 	mode_flags = flags;
 	if (hc_init(&cache, lo, hi, mm, &cfg, link)) {
 		kt_fail("jit.diff.setup", "cannot map the code cache");
@@ -488,6 +522,7 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm,
 	}
 	cache.vfy.native_calls = cfg.native_calls;
 	cache.vfy.follow_indirect_calls = cfg.follow_indirect_calls;
+	cache.vfy.ibt = cfg.ibt;
 	cache.henv.ctr_lock = (flags & MODE_LOCK_CTR) != 0;
 	if (flags & MODE_NATIVE_CALLEES) {
 		static u64 nat[6];
@@ -516,6 +551,8 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm,
 		kt_check(name, cache.links > cache.n_blk / 2,
 			 "only %u exits linked", cache.links);
 	}
+	if (cfg.ibt)
+		check_ibt(mode);
 	printf("mode %s: %u blocks, %u links, %ld oracle steps, seq "
 	       "inc/lahf/pushf %llu/%llu/%llu\n",
 	       mode, cache.n_blk, cache.links, steps,
@@ -599,5 +636,15 @@ int main(void)
 	 * original code, which finishes the caller natively */
 	run_mode("native_callees", KJIT_MEM_ABS32, KJIT_SEQ_LAHF, false, true,
 		 MODE_NATIVE_CALLEES);
+	/* a kernel enforcing IBT (kjit_config.ibt): every block begins with
+	 * endbr64; counts compared with the oracle in design (a) and in the
+	 * module's deep configuration, results in native-call mode, where
+	 * indirect calls are copied */
+	run_mode("link_ibt", KJIT_MEM_ABS32, KJIT_SEQ_LAHF, false, true,
+		 MODE_IBT);
+	run_mode("native_call_ibt", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, false, true,
+		 MODE_NATIVE_CALL | MODE_IBT);
+	run_mode("module_deep_ibt", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, false, true,
+		 MODE_NATIVE_CALL | MODE_FOLLOW_IND | MODE_LOCK_CTR | MODE_IBT);
 	return kt_exit();
 }

@@ -22,6 +22,10 @@
  * Phase B (quiescent cache, concurrent runs): with everything translated,
  * every block's count over N_READERS runs of a fixed input list equals
  * N_READERS times its count over one run of that list.
+ * Phase C: phase B again on a fresh cache translating for a kernel that
+ * enforces IBT (kjit_config.ibt): every block the owner adds gets the IBT
+ * proof (ibt_check.h), and every address the block map hands out begins
+ * with endbr64.
  *
  * Invariants: the functions run here keep no global state (their results
  * depend on the inputs only); none of them is called by another one of
@@ -38,6 +42,7 @@
 #include "codecache/cache.h"
 #include "tests/host/corpus.h"
 #include "tests/host/host_env.h"
+#include "tests/host/ibt_check.h"
 #include "tests/host/kjit_test.h"
 
 #define N_READERS  4
@@ -54,7 +59,7 @@ long c_loop(long, long), c_switch(long, long), c_fib(long, long);
 long c_fnptr(long, long), c_setcc(long, long), c_twojcc(long, long);
 long c_wide(long, long), c_goto(long, long), c_bits(long, long);
 long a_carry(long, long), a_loop(long, long), a_retimm(long, long);
-long a_thunks(long, long), a_callrsp(long, long);
+long a_thunks(long, long), a_callrsp(long, long), a_ibt(long, long);
 
 struct fn {
 	const char *name;
@@ -70,6 +75,7 @@ static const struct fn fns[] = {
     {"bits", c_bits, true},	{"carry", a_carry, true},
     {"loopinsn", a_loop, true}, {"retimm", a_retimm, true},
     {"thunks", a_thunks, true}, {"callrsp", a_callrsp, true},
+    {"ibt", a_ibt, true},
 };
 #define N_FNS KJIT_ARRAY_SIZE(fns)
 
@@ -139,9 +145,14 @@ static int map_code(u8 **rx, u8 **rw)
 	return 0;
 }
 
-static int setup(void)
+static u8 *code_rx, *code_rw;
+
+/* A fresh, empty cache and translator (native calls, and @ibt). */
+static int reset_cache(bool ibt)
 {
 	struct kjit_cache_mem m = {
+	    .code_run = code_rx,
+	    .code_rw = code_rw,
 	    .code_size = CODE_SIZE,
 	    .counters_run = counters,
 	    .counters_rw = counters,
@@ -154,9 +165,12 @@ static int setup(void)
 	};
 	struct kjit_config cfg;
 
-	lo = (u64)(uintptr_t)__start_kjit_corpus;
-	hi = (u64)(uintptr_t)__stop_kjit_corpus;
-	if (map_code(&m.code_run, &m.code_rw) || kjit_cache_init(&cache, &m))
+	memset(code_rw, 0xcc, CODE_SIZE);
+	memset(counters, 0, sizeof(counters));
+	memset(blocks, 0, sizeof(blocks));
+	memset(map, 0, sizeof(map));
+	memset(pending, 0, sizeof(pending));
+	if (kjit_cache_init(&cache, &m))
 		return -1;
 	cache.translatable = smp_translatable;
 	henv_init(&henv, KJIT_MEM_RIPREL, NULL, NULL,
@@ -172,7 +186,17 @@ static int setup(void)
 		     KJIT_SYM_INDIRECT_THUNK, 11);
 	kjit_config_default(&cfg);
 	cfg.native_calls = true;
+	cfg.ibt = ibt;
 	return kjit_translator_init(&tr, &henv.env, &cfg) ? -1 : 0;
+}
+
+static int setup(void)
+{
+	lo = (u64)(uintptr_t)__start_kjit_corpus;
+	hi = (u64)(uintptr_t)__stop_kjit_corpus;
+	if (map_code(&code_rx, &code_rw))
+		return -1;
+	return reset_cache(false);
 }
 
 /* ---- dispatch: the owner translates, readers look up ------------------- */
@@ -192,10 +216,27 @@ static u64 now_ns(void)
 	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
 }
 
+static struct ibtc ibtc; /* phase C */
+static unsigned ibt_bad;
+static char ibt_msg[300];
+
+/* With tr.cfg.ibt: the IBT proof of block @i, just added by the owner. */
+static void prove_block(u32 i)
+{
+	const struct kjit_cblock *cb = &blocks[i];
+	const u8 *at = cache.code_rw + (cb->run - (u64)(uintptr_t)code_rx);
+
+	if (ibtc_block(&ibtc, kjit_last_desc(&tr), &cb->b, at, cb->run) &&
+	    !ibt_bad++)
+		snprintf(ibt_msg, sizeof(ibt_msg), "block %#llx: %.200s",
+			 (unsigned long long)cb->b.orig, ibtc.msg);
+}
+
 /* Owner: the translation of @orig, made now unless throttled; 0 if none. */
 static u64 owner_get(u64 orig)
 {
 	u64 run = kjit_cache_lookup(&cache, orig), t;
+	u32 n = cache.n_blocks;
 
 	if (run)
 		return run;
@@ -203,7 +244,11 @@ static u64 owner_get(u64 orig)
 	if (owner_throttled && t - last_add_ns < TR_GAP_NS)
 		return 0;
 	last_add_ns = t;
-	return kjit_cache_add(&cache, &tr, orig, 0, &run) ? 0 : run;
+	if (kjit_cache_add(&cache, &tr, orig, 0, &run))
+		return 0;
+	if (tr.cfg.ibt && cache.n_blocks != n)
+		prove_block(n);
+	return run;
 }
 
 /* A reader's private index of the blocks published so far. */
@@ -471,7 +516,7 @@ static void *phase_b(void *arg)
 	return NULL;
 }
 
-static void check_phase_b(u32 n)
+static void check_phase_b(u32 n, const char *name)
 {
 	char why[300] = "";
 	u32 i;
@@ -494,12 +539,12 @@ static void check_phase_b(u32 n)
 				 (unsigned long long)all, N_READERS,
 				 (unsigned long long)one);
 	}
-	kt_check("codecache.smp.block_counts", !why[0], "%s", why);
-	printf("phase B: %u blocks, %llu links\n", n,
+	kt_check(name, !why[0], "%s", why);
+	printf("%s: %u blocks, %llu links\n", name, n,
 	       (unsigned long long)cache.stats.links);
 }
 
-static void run_phase_b(void)
+static void run_phase_b(const char *name)
 {
 	struct worker *o = &workers[0];
 	u64 s = 0x2545f4914f6cdd1dull;
@@ -523,7 +568,43 @@ static void run_phase_b(void)
 	}
 	for (i = 1; i <= N_READERS; i++)
 		pthread_join(workers[i].th, NULL);
-	check_phase_b(n);
+	check_phase_b(n, name);
+}
+
+/* ---- phase C: phase B with kjit_config.ibt ----------------------------- */
+
+static void run_phase_c(void)
+{
+	u32 i, n, no_endbr = 0;
+	unsigned w;
+
+	if (reset_cache(true)) {
+		kt_fail("codecache.smp.ibt.setup", "cannot reset the cache");
+		return;
+	}
+	ibtc_init(&ibtc);
+	for (w = 0; w <= N_READERS; w++)
+		memset(&workers[w].ix, 0, sizeof(workers[w].ix));
+	run_phase_b("codecache.smp.ibt.block_counts");
+	n = kjit_cache_count(&cache);
+	for (i = 0; i < n; i++) {
+		u64 run = kjit_cache_lookup(&cache, blocks[i].b.orig);
+
+		no_endbr +=
+		    !run || !kx86_is_endbr64(
+				cache.code_rw + (run - (u64)(uintptr_t)code_rx),
+				KX86_ENDBR64_LEN);
+	}
+	kt_check("codecache.smp.ibt.proof",
+		 n && !ibt_bad && !no_endbr && ibtc.blocks == n,
+		 "%u of %llu blocks fail the proof (first: %s); %u of %u "
+		 "looked-up entries lack endbr64",
+		 ibt_bad, (unsigned long long)ibtc.blocks, ibt_msg, no_endbr,
+		 n);
+	printf("phase C: ibt proof of %llu blocks, %llu copied indirect "
+	       "calls\n",
+	       (unsigned long long)ibtc.blocks,
+	       (unsigned long long)ibtc.copied);
 }
 
 /* A stray jump (a torn link, an incomplete block) lands on int3 or worse:
@@ -567,6 +648,7 @@ int main(void)
 		return kt_exit();
 	}
 	run_phase_a();
-	run_phase_b();
+	run_phase_b("codecache.smp.block_counts");
+	run_phase_c();
 	return kt_exit();
 }

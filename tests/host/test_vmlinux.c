@@ -9,7 +9,9 @@
  * Instructions with exception-table entries are refused (they may only
  * fault at their original address), as the kernel module must do.
  * Fails below 99% of non-trap blocks (98.5% of all blocks) translated, or
- * on any verifier complaint.
+ * on any verifier complaint. A third pass translates for a kernel that
+ * enforces IBT (kjit_config.ibt) and proves every block safe under it
+ * (ibt_check.h).
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -19,12 +21,17 @@
 #include <time.h>
 #include "jit/translate.h"
 #include "tests/host/host_env.h"
+#include "tests/host/ibt_check.h"
 #include "tests/host/kjit_test.h"
 #include "tests/host/verify.h"
 #include "tests/host/vmlinux.h"
 
-#define RUN_BASE      0xffffffffc0000000ull /* module area: like the real cache */
-#define DISPATCH      0xffffffffc0ff0000ull
+#define RUN_BASE 0xffffffffc0000000ull /* module area: like the real cache */
+/* Blocks are placed in RUN_BASE + [0, 16 MiB) (do_block): the dispatcher
+ * lies past them, as the module's lies outside its cache (inside, a block
+ * could end where the dispatcher starts, and the IBT proof would follow an
+ * exit to the dispatcher into the block's own bytes). */
+#define DISPATCH      0xffffffffc1100000ull
 #define MAX_FN_BLOCKS (1u << 16)
 /* Target on blocks that are not a lone ud2/int3 (BUG/WARN sites and padding
  * after noreturn calls: they must execute at their original address, so
@@ -36,6 +43,7 @@ static struct vml vml;
 static struct henv henv;
 static struct kjit_translator tr;
 static struct vfy vfy;
+static struct ibtc ibtc; /* with tr.cfg.ibt: the IBT proof of each block */
 static u8 outbuf[KJIT_MAX_BLOCK_BYTES];
 
 static u64 seen_addr[MAX_FN_BLOCKS * 2];
@@ -44,6 +52,8 @@ static u64 work[MAX_FN_BLOCKS];
 
 static struct {
 	u64 fns, fns_ok, blocks, blocks_ok, vfy_fail, in_bytes, out_bytes;
+	u64 ibt_fail;
+	char first_ibt[400];
 	u64 reason[KJIT_R_COUNT];
 	u64 trap_kind[3];
 	char first_vfy[400];
@@ -94,6 +104,12 @@ static int do_block(u64 a, u64 lo, u64 hi, unsigned *nw)
 	if (vfy_block(&vfy, d, &b, outbuf, run) && !st.vfy_fail++)
 		snprintf(st.first_vfy, sizeof(st.first_vfy),
 			 "block %#llx: %.300s", (unsigned long long)a, vfy.msg);
+	if (tr.cfg.ibt && ibtc_block(&ibtc, d, &b, outbuf, run) &&
+	    !st.ibt_fail++)
+		snprintf(st.first_ibt, sizeof(st.first_ibt),
+			 "block %#llx at run %#llx: %.300s",
+			 (unsigned long long)a, (unsigned long long)run,
+			 ibtc.msg);
 	t = &d->insn[d->n - 1];
 	switch (t->kind) {
 	case KJIT_I_JCC:
@@ -223,6 +239,45 @@ static void kernel_config(void)
 	       "indirect calls, rip-relative lock incq, edge counters)\n");
 }
 
+/* Third and fourth passes: for a kernel that enforces IBT
+ * (kjit_config.ibt), every block through the IBT proof; the module's
+ * configuration with indirect calls copied (@follow false: they are what
+ * the proof must find and check) and followed (deep sessions). */
+static void ibt_config(bool follow)
+{
+	memset(&st, 0, sizeof(st));
+	tr.cfg.ibt = true;
+	tr.cfg.follow_indirect_calls = follow;
+	kjit_translator_init(&tr, &henv.env, &tr.cfg);
+	vfy.ibt = true;
+	vfy.follow_indirect_calls = follow;
+	ibtc_init(&ibtc);
+	printf("vmlinux sweep: kernel configuration with kjit_config.ibt (a "
+	       "kernel enforcing IBT), indirect calls %s\n",
+	       follow ? "followed" : "copied");
+}
+
+static void report_ibt(const char *pfx)
+{
+	char name[64];
+
+	printf("vmlinux sweep: ibt proof: %llu blocks begin with endbr64; "
+	       "%llu code bytes reachable, %llu bytes padding and literals; "
+	       "%llu indirect calls, %llu of them copies of the original's\n",
+	       (unsigned long long)ibtc.blocks,
+	       (unsigned long long)ibtc.code_bytes,
+	       (unsigned long long)ibtc.tail_bytes,
+	       (unsigned long long)ibtc.indirect,
+	       (unsigned long long)ibtc.copied);
+	snprintf(name, sizeof(name), "jit.vmlinux.%sproof", pfx);
+	kt_check(name,
+		 !st.ibt_fail && ibtc.blocks == st.blocks_ok &&
+		     ibtc.indirect == ibtc.copied,
+		 "%llu of %llu blocks fail; first: %s",
+		 (unsigned long long)st.ibt_fail,
+		 (unsigned long long)ibtc.blocks, st.first_ibt);
+}
+
 static void report(const char *pfx, double secs)
 {
 	char name[64];
@@ -280,6 +335,7 @@ int main(int argc, char **argv)
 	char path[512], err[256];
 	struct stat sb;
 	struct timespec t0, t1;
+	int follow;
 
 	snprintf(path, sizeof(path), "%s/host/vmlinux", build);
 	if (argc > 1)
@@ -313,5 +369,16 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	report("kcfg.",
 	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	for (follow = 0; follow < 2; follow++) {
+		const char *pfx = follow ? "ibt_deep." : "ibt.";
+
+		ibt_config(follow);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		sweep();
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		report(pfx, (t1.tv_sec - t0.tv_sec) +
+				(t1.tv_nsec - t0.tv_nsec) / 1e9);
+		report_ibt(pfx);
+	}
 	return kt_exit();
 }

@@ -24,6 +24,7 @@ void vfy_init(struct vfy *v, const struct kjit_env *env)
 	v->env = env;
 	v->native_calls = false;
 	v->follow_indirect_calls = false;
+	v->ibt = false;
 	v->msg[0] = 0;
 }
 
@@ -210,6 +211,24 @@ static int dec_orig(struct vfy *v, const struct kjit_insn *in, struct dinsn *o)
 	return 0;
 }
 
+/* With IBT: endbr64 at the entry (where the counter sequence begins).
+ * The bytes are spelled here, from <asm/ibt.h>, not taken from jit/. */
+static int check_endbr(struct vfy *v, u64 *a)
+{
+	static const u8 endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	struct dinsn x;
+
+	if (!v->ibt)
+		return 0;
+	if (dec_out(v, *a, &x))
+		return -1;
+	if (x.i.mnemonic != ZYDIS_MNEMONIC_ENDBR64 || x.i.length != 4 ||
+	    memcmp(v->buf, endbr64, 4))
+		return FAILF("ibt: the block does not begin with endbr64");
+	*a += x.i.length;
+	return 0;
+}
+
 /* Entry: expected counter sequence, ending where the first insn starts. */
 static int check_entry(struct vfy *v, u64 end)
 {
@@ -225,6 +244,8 @@ static int check_entry(struct vfy *v, u64 end)
 	u64 a = v->run;
 	struct dinsn x;
 
+	if (check_endbr(v, &a))
+		return -1;
 	switch (v->b->seq) {
 	case KJIT_SEQ_NONE:
 		n = 0;
@@ -596,6 +617,29 @@ static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 	}
 }
 
+/* An instruction the translator may leave out: a call to __fentry__, or
+ * with IBT an endbr64 or its seal (66 0f 1f 00) opening the block, which
+ * the block's own endbr64 stands for. */
+static int check_dropped(struct vfy *v, const struct kjit_insn *in, unsigned i)
+{
+	static const u8 endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+	static const u8 seal[4] = {0x66, 0x0f, 0x1f, 0x00};
+	struct dinsn o;
+	int reg;
+
+	if (dec_orig(v, in, &o))
+		return -1;
+	if (v->ibt && i == 0 && in->len == 4 &&
+	    (!memcmp(in->bytes, endbr64, 4) || !memcmp(in->bytes, seal, 4)))
+		return 0;
+	if (o.i.meta.category != ZYDIS_CATEGORY_CALL ||
+	    sym_of(v, orig_target(&o), &reg) != KJIT_SYM_FENTRY)
+		return FAILF("dropped insn at %#llx is not call __fentry__%s",
+			     (unsigned long long)in->addr,
+			     v->ibt ? " nor an opening endbr64/seal" : "");
+	return 0;
+}
+
 int vfy_block(struct vfy *v, const struct kjit_block_desc *d,
 	      const struct kjit_block *b, const u8 *buf, u64 run)
 {
@@ -613,16 +657,8 @@ int vfy_block(struct vfy *v, const struct kjit_block_desc *d,
 		return -1;
 	for (i = 0; i + 1 < d->n; i++) {
 		if (b->insn_off[i] == 0xffff) {
-			int reg;
-
-			if (dec_orig(v, &d->insn[i], &o))
+			if (check_dropped(v, &d->insn[i], i))
 				return -1;
-			if (o.i.meta.category != ZYDIS_CATEGORY_CALL ||
-			    sym_of(v, orig_target(&o), &reg) != KJIT_SYM_FENTRY)
-				return FAILF(
-				    "dropped insn at %#llx is not call "
-				    "__fentry__",
-				    (unsigned long long)d->insn[i].addr);
 			continue;
 		}
 		if (run + b->insn_off[i] != a)

@@ -1,11 +1,17 @@
 /* vmlinux.c - ELF sections and embedded kallsyms of a vmlinux (vmlinux.h).
  *
- * kallsyms (6.1, CONFIG_KALLSYMS_BASE_RELATIVE + ABSOLUTE_PERCPU) is found
- * without symbols: the token table holds the single digits "0".."9" as
- * tokens 0x30..0x39 and is followed by 256 increasing u16 token offsets;
- * kallsyms_relative_base (== address of .text) is followed by num_syms and
- * the compressed names, and preceded by num_syms s32 offsets. Every guess is
- * checked (names decode to typed symbols; addresses come out sorted).
+ * kallsyms (relative offsets + ABSOLUTE_PERCPU) is found without symbols:
+ * the token table holds the single digits "0".."9" as tokens 0x30..0x39
+ * and is followed by 256 increasing u16 token offsets. The other tables
+ * are where scripts/kallsyms.c puts them:
+ *  - 6.1: kallsyms_relative_base (== address of .text) is followed by
+ *    num_syms and the compressed names, and preceded by num_syms s32
+ *    offsets;
+ *  - 6.12: num_syms and the names come first, then the markers and the
+ *    token tables, then (8-aligned) the num_syms s32 offsets and
+ *    relative_base.
+ * Every guess is checked (names decode to typed symbols; addresses come
+ * out sorted).
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -135,44 +141,94 @@ static size_t expand(const struct vml *v, size_t p, size_t table, size_t index,
 	return (len > 127 ? 2 : 1) + len;
 }
 
+static void free_syms(struct vml *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v->sym && i < n; i++)
+		free((char *)v->sym[i].name);
+	free(v->sym);
+	v->sym = NULL;
+}
+
+/* Decode @n names from @names with their s32 offsets at @offs: 0 if they
+ * all decode to typed names, before the token table, in address order. */
+static int try_syms(struct vml *v, u32 n, size_t names, size_t offs,
+		    size_t table, size_t index)
+{
+	char name[512];
+	size_t p = names, i;
+	u64 prev = 0;
+	int ok = 1;
+
+	if (n < 1000 || n > 2000000 || offs + 4ul * n > v->size)
+		return -1;
+	v->sym = calloc(n, sizeof(*v->sym));
+	for (i = 0; ok && i < n; i++) {
+		s32 off = (s32)rd32(v->data + offs + 4 * i);
+
+		p += expand(v, p, table, index, name, sizeof(name));
+		v->sym[i].type = name[0];
+		v->sym[i].name = strdup(name + 1);
+		v->sym[i].addr = off >= 0 ? (u64)off : v->text_addr - 1 - off;
+		ok = p < table && name[0] > ' ' && v->sym[i].addr >= prev;
+		prev = v->sym[i].addr;
+	}
+	if (ok) {
+		v->n_sym = n;
+		return 0;
+	}
+	free_syms(v, i);
+	return -1;
+}
+
+/* 6.1: offsets, relative_base, num_syms, names ... token tables. */
+static int kallsyms_61(struct vml *v, size_t table, size_t index)
+{
+	size_t rb;
+
+	for (rb = table & ~7ul; rb >= 16; rb -= 8) {
+		u32 n = rd32(v->data + rb + 8);
+
+		if (rd64(v->data + rb) == v->text_addr && rb >= 4ul * n &&
+		    !try_syms(v, n, rb + 16, rb - 4ul * n, table, index))
+			return 0;
+	}
+	return -1;
+}
+
+/* 6.12: num_syms, names, markers, token tables, offsets, relative_base. */
+static int kallsyms_612(struct vml *v, size_t table, size_t index)
+{
+	size_t offs = (index + 512 + 7) & ~7ul, rb, ns;
+
+	for (rb = offs + 4000; rb + 8 <= v->size && rb < offs + 8000008;
+	     rb += 8) {
+		if (rd64(v->data + rb) != v->text_addr)
+			continue;
+		/* n offsets, padded to 8: n = (rb - offs) / 4, or one less */
+		for (ns = table & ~7ul; ns >= 8; ns -= 8) {
+			u32 n = rd32(v->data + ns);
+
+			if ((n == (rb - offs) / 4 ||
+			     n + 1 == (rb - offs) / 4) &&
+			    !try_syms(v, n, ns + 8, offs, table, index))
+				return 0;
+		}
+	}
+	return -1;
+}
+
 static int load_kallsyms(struct vml *v, char *err, size_t errlen)
 {
-	size_t table, index, rb;
-	char name[512];
+	size_t table, index;
 
 	if (find_tokens(v, &table, &index)) {
 		snprintf(err, errlen, "kallsyms token table not found");
 		return -1;
 	}
-	for (rb = table & ~7ul; rb >= 16; rb -= 8) {
-		u32 n = rd32(v->data + rb + 8);
-		size_t p = rb + 16, i;
-		u64 prev = 0;
-		int ok = 1;
-
-		if (rd64(v->data + rb) != v->text_addr || n < 1000 ||
-		    n > 2000000 || rb < 4ul * n)
-			continue;
-		v->sym = calloc(n, sizeof(*v->sym));
-		for (i = 0; ok && i < n; i++) {
-			s32 off = (s32)rd32(v->data + rb - 4ul * n + 4 * i);
-
-			p += expand(v, p, table, index, name, sizeof(name));
-			v->sym[i].type = name[0];
-			v->sym[i].name = strdup(name + 1);
-			v->sym[i].addr =
-			    off >= 0 ? (u64)off : v->text_addr - 1 - off;
-			ok = p < table && name[0] > ' ' &&
-			     v->sym[i].addr >= prev;
-			prev = v->sym[i].addr;
-		}
-		if (ok) {
-			v->n_sym = n;
-			return 0;
-		}
-		free(v->sym);
-		v->sym = NULL;
-	}
+	if (!kallsyms_61(v, table, index) || !kallsyms_612(v, table, index))
+		return 0;
 	snprintf(err, errlen, "kallsyms tables not found");
 	return -1;
 }

@@ -3,10 +3,11 @@
  * hand-assembled function: blocks split at jump targets (including one
  * into the middle of the entry run), calls end a block but not the walk,
  * the fentry site stays in the entry block, edges and their kinds, an
- * external tail jump, a trap that ends the flow, and a static-key site
- * with both of its successors.
+ * external tail jump, a trap that ends the flow, a static-key site
+ * with both of its successors, and the fentry site of IBT kernels at +4.
  */
 #include <string.h>
+#include "jit/decode.h"
 #include "tools/cfg.h"
 #include "check.h"
 
@@ -114,6 +115,48 @@ static void static_key(void)
 	cfg_free(&g);
 }
 
+/*
+ * IBT kernels (CONFIG_X86_KERNEL_IBT): the fentry site follows the
+ * function's endbr64, or the seal the kernel writes over an endbr64 no
+ * indirect branch may reach:
+ * 00: f3 0f 1e fa       endbr64          (or 66 0f 1f 00, the seal)
+ * 04: e8 00 00 00 00    call (fentry site, live-patched: a call)
+ * 09: 31 c0             xor eax, eax
+ * 0b: c3                ret
+ */
+static unsigned char ibt_code[12] = {0xf3, 0x0f, 0x1e, 0xfa, 0xe8, 0x00,
+				     0x00, 0x00, 0x00, 0x31, 0xc0, 0xc3};
+
+static size_t read_ibt_code(void *opaque, u64 addr, u8 *buf, size_t len)
+{
+	size_t off = (size_t)(addr - BASE), n;
+
+	if (addr < BASE || off >= sizeof(ibt_code))
+		return 0;
+	n = sizeof(ibt_code) - off < len ? sizeof(ibt_code) - off : len;
+	memcpy(buf, ibt_code + off, n);
+	return n;
+}
+
+static void ibt_layout(const char *name, const unsigned char *opening)
+{
+	struct kjit_env env = {.read_code = read_ibt_code};
+	const struct cfg_block *b;
+	struct cfg g;
+
+	memcpy(ibt_code, opening, 4);
+	if (cfg_build(&g, BASE, BASE + sizeof(ibt_code), &env)) {
+		check(name, 0, "cfg_build failed");
+		return;
+	}
+	b = blk(&g, 0);
+	check(name,
+	      g.n_blk == 1 && b && b->n == 4 && b->end == BASE + 0xc &&
+		  g.insn[b->first + 1].kind == KJIT_I_DROP && !b->n_edges,
+	      "the call at +4 must be the fentry site: one block, no edge");
+	cfg_free(&g);
+}
+
 int main(void)
 {
 	struct kjit_env env = {.read_code = read_code};
@@ -168,5 +211,7 @@ int main(void)
 	      "int3 padding is not code");
 	cfg_free(&g);
 	static_key();
+	ibt_layout("ibt_endbr64", (const unsigned char *)"\xf3\x0f\x1e\xfa");
+	ibt_layout("ibt_sealed", (const unsigned char *)"\x66\x0f\x1f\x00");
 	return failures ? 1 : 0;
 }
