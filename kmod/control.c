@@ -18,6 +18,7 @@
 #include <linux/vmalloc.h>
 #include "control.h"
 #include "divert.h"
+#include "kjit_refusals.h"
 #include "env.h"
 #include "ksyms.h"
 #include "session.h"
@@ -37,6 +38,11 @@ static int resolve_target(struct kjit_target *t, struct kjit_func *f)
 	const char *why;
 
 	t->name[KJIT_NAME_MAX - 1] = 0;
+	if (!strncmp(t->name, KJIT_PADDING_PREFIX,
+		     sizeof(KJIT_PADDING_PREFIX) - 1)) {
+		set_why(t, -EOPNOTSUPP, KJIT_PADDING_WHY);
+		return -EOPNOTSUPP;
+	}
 	if (!t->addr)
 		t->addr = kjit_lookup_name(t->name);
 	if (!t->addr) {

@@ -39,4 +39,11 @@
 
 #define KJIT_IDLE_PATH_WHY "idle path (run by the idle task)"
 
+/* CONFIG_CALL_PADDING (6.2+): the 16 bytes of NOPs before each function
+ * carry a symbol of their own, __pfx_<function>. They are not a function:
+ * the tool never lists them and neither side attaches them. */
+#define KJIT_PADDING_PREFIX "__pfx_"
+#define KJIT_PADDING_WHY                                                       \
+	"not a function: the padding before one (__pfx_, CALL_PADDING)"
+
 #endif

@@ -14,6 +14,7 @@
 #include "attach.h"
 #include "commands.h"
 #include "eligible.h"
+#include "kmod/kjit_refusals.h"
 #include "symtab.h"
 #include "target.h"
 
@@ -44,11 +45,14 @@ static int matches_any(const struct ksym *s, int argc, char **argv)
 	return 0;
 }
 
-/* Skip section markers and aliases already printed at the same address. */
+/* Skip section markers and the padding before functions (__pfx_). */
 static int listable(const struct symtab *t, size_t i)
 {
 	const struct ksym *s = &t->s[i];
 
+	if (!strncmp(s->name, KJIT_PADDING_PREFIX,
+		     sizeof(KJIT_PADDING_PREFIX) - 1))
+		return 0;
 	return strncmp(s->name, "__", 2) || strstr(s->name, "_text_") == NULL;
 }
 

@@ -43,6 +43,19 @@ umount /sys/kernel/tracing; umount /sys/kernel/debug
 kjit list vfs_read | grep -q ' yes  vfs_read$' || fail "list without tracefs/debugfs mounted"
 [ -e /sys/kernel/tracing/available_filter_functions ] || fail "tracefs not remounted"
 
+# CALL_PADDING kernels (6.12) give the padding before each function a
+# symbol, __pfx_<function>: never listed, never attached.
+if grep -q ' __pfx_vfs_read$' /proc/kallsyms; then
+	kjit list '*vfs_read' > /tmp/p.out || fail "list *vfs_read"
+	grep -q '__pfx_' /tmp/p.out && fail "padding listed as a function"
+	grep -q ' vfs_read$' /tmp/p.out || fail "vfs_read not listed"
+	kjit attach __pfx_vfs_read 2> /tmp/e.out && fail "attached padding"
+	cat /tmp/e.out
+	grep -q 'not a function: the padding before one' /tmp/e.out || fail "padding: unclear reason"
+else
+	echo "no __pfx_ symbols: this kernel has no CALL_PADDING"
+fi
+
 kjit list 'zz_no_such_fn*' 2> /tmp/e.out && fail "no match must fail"
 grep -q 'no kernel function matches' /tmp/e.out || fail "no-match message"
 kjit list 2> /tmp/e.out; [ $? = 2 ] || fail "list without a pattern: usage status 2"
