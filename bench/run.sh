@@ -82,6 +82,8 @@ status=$?
 	echo '```'
 } > "$OUT/micro.md"
 cat "$OUT/micro.md"
+# every kernel's targets table side by side (docs/results/kernels.md)
+sh "$HERE/kernels-report.sh" "$BUILD" "$ROOT/docs/results"
 fi
 [ "$ONLY" = micro ] && exit $status
 
