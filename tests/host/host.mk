@@ -114,6 +114,19 @@ $(HT_DIR)/test_codecache: $(HT_DIR)/test_codecache.o $(HT_DIR)/host_env.o \
 		$(HT_DIR)/ibt_check.o $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
 
+# The kernel functions kjit's dispatcher calls, derived from each kernel's
+# built kjit.ko (SKIP without one: make modules) and checked against
+# KJIT_DISPATCH_DEPS; the kernel's vmlinux, where extracted, checks the
+# test's allow-list. Nothing is loaded or run: libelf and Zydis read files.
+HOST_TESTS += $(HT_DIR)/test_dispatch_deps
+$(HT_DIR)/test_dispatch_deps.o: $(HT_SRC)/test_dispatch_deps.c $(HT_HDR) \
+		$(ROOT)/kmod/kjit_refusals.h
+	@mkdir -p $(dir $@)
+	$(CC) $(HT_CFLAGS) -DKJIT_BUILD_DIR='"$(BUILD)"' -c -o $@ $<
+$(HT_DIR)/test_dispatch_deps: $(HT_DIR)/test_dispatch_deps.o $(HT_DIR)/modgraph.o \
+		$(HT_DIR)/vmlinux.o | $(HT_DIR)/vmlinux
+	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o,$^) $(HT_LIBS) -lelf
+
 # Mutation check: deliberate breakages of jit/ (tests/host/mutation.sh) that
 # the unit and differential tests must catch, one KJIT-RESULT per mutant
 # (about 30 s). The wrapper fixes the tree; the script copies it to a
