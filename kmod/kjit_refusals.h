@@ -8,13 +8,22 @@
 #define KJIT_REFUSALS_H
 
 /* Functions the dispatcher itself calls: diverting them would only make
- * every dispatch fall back (busy flag), so they are refused outright. */
+ * every dispatch fall back (busy flag), so they are refused outright.
+ * The host test test_dispatch_deps derives from each kernel's kjit.ko the
+ * functions it calls and fails on one missing here (its allow list says
+ * why a few need no entry); copy_from_kernel_nofault_allowed,
+ * search_kernel_exception_table, search_module_extables and bsearch are
+ * called by those, which it does not follow. Deep mode's table adds the
+ * last four when it takes in a callee (kjit's own spinlock; the pin on
+ * the callee's module). */
 #define KJIT_DISPATCH_DEPS                                                     \
 	"copy_from_kernel_nofault", "copy_from_kernel_nofault_allowed",        \
 	    "search_exception_tables", "search_kernel_exception_table",        \
 	    "search_module_extables", "__module_address", "bsearch",           \
 	    "sched_clock", "preempt_schedule_notrace", "preempt_schedule",     \
-	    "__x86_return_thunk"
+	    "__x86_return_thunk", "rcu_is_watching", "ftrace_location",        \
+	    "_raw_spin_lock_irqsave", "_raw_spin_unlock_irqrestore",           \
+	    "try_module_get", "module_put"
 
 /* The idle path: code the idle task runs in a state translated code must
  * not be in. It sleeps in schedule_idle() (RCU-tasks ignores idle tasks),
