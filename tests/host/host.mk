@@ -128,15 +128,18 @@ $(HT_DIR)/test_dispatch_deps: $(HT_DIR)/test_dispatch_deps.o $(HT_DIR)/modgraph.
 	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o,$^) $(HT_LIBS) -lelf
 
 # Mutation check: deliberate breakages of jit/ (tests/host/mutation.sh) that
-# the unit and differential tests must catch, one KJIT-RESULT per mutant
+# the unit and differential tests must catch (and one of
+# KJIT_DISPATCH_DEPS that test_dispatch_deps must catch, reading this
+# build's kjit.ko files), one KJIT-RESULT per mutant
 # (about 30 s). The wrapper fixes the tree; the script copies it to a
 # temporary directory and never touches this one.
 HOST_TESTS += $(HT_DIR)/mutation
 $(HT_DIR)/mutation: $(HT_SRC)/mutation.sh
 	@mkdir -p $(dir $@)
-	printf '#!/bin/sh\nexec sh %s --results\n' "$(HT_SRC)/mutation.sh" > $@
+	printf '#!/bin/sh\nexport KJIT_BUILD=%s\nexec sh %s --results\n' \
+		"$(BUILD)" "$(HT_SRC)/mutation.sh" > $@
 	chmod +x $@
 
 .PHONY: mutation-check
 mutation-check:
-	@sh $(HT_SRC)/mutation.sh
+	@KJIT_BUILD=$(BUILD) sh $(HT_SRC)/mutation.sh

@@ -1,20 +1,25 @@
 #!/bin/sh
-# mutation.sh - deliberate breakages of jit/ that the host tests must catch.
+# mutation.sh - deliberate breakages of jit/ (and of kmod/kjit_refusals.h)
+# that the host tests must catch.
 #
 # Usage: mutation.sh [--results] [MUTANT...]
-# Copies jit/, tests/host/ and the Makefile into a temporary tree, builds
-# test_unit, test_diff and test_ibt there unmodified (the baseline must
-# pass), then for each mutant applies one sed edit to a copy of a jit/ file,
+# Copies jit/, kmod/kjit_refusals.h, tests/host/ and the Makefile into a
+# temporary tree, builds test_unit, test_diff, test_ibt and
+# test_dispatch_deps there unmodified (the baseline must pass), then for
+# each mutant applies one sed edit to a copy of one of those files,
 # rebuilds and runs the programs: a mutant is "caught" when they fail,
 # "SURVIVED" when they pass. An edit that no longer matches the source fails
 # too (code drift must not turn a mutant into a silent no-op). Exits non-zero if any mutant
 # survived or could not be applied. --results prints one KJIT-RESULT line per
 # mutant (host.mutation.NAME) for tests/run-host.sh; MUTATION_VERBOSE=1 lists
-# every failing case on stderr. Takes about 30 s.
+# every failing case on stderr. Takes about 30 s. test_dispatch_deps reads
+# the built kjit.ko files of $KJIT_BUILD (default: the tree's build/); a
+# mutant of kmod/ is skipped where it found none to check.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 results=0
 [ "${1:-}" = --results ] && results=1 && shift
+export KJIT_BUILD="${KJIT_BUILD:-$root/build}"
 
 # name | file | sed expression (the edit must change the file) | what it breaks
 mutants='liveness_dead|jit/translate.c|s/pi.live = kjit_live_in_block(tr, d);/pi.live = 0;/|flags liveness says everything is dead at every entry
@@ -26,17 +31,21 @@ count_wrong_block|jit/instrument.c|s/env->counter(env->opaque, pi->block,/env->c
 lahf_no_of|jit/instrument.c|s/kjit_emit_u8(e, 0x7f);/kjit_emit_u8(e, 0x7e);/|the LAHF sequence does not restore OF (add $0x7e instead of $0x7f)
 ibt_no_endbr|jit/translate.c|s/^\t\tkjit_emit_endbr64(e);/\t\t(void)e;/|with kjit_config.ibt a block does not begin with endbr64
 ibt_far_indirect|jit/emit.c|/if (e->no_indirect)/{N;s/return KJIT_R_BRANCH_FAR;/(void)0;/}|with kjit_config.ibt a far target is still reached through jmp *[rip+lit]
-ibt_guard_site|jit/translate.c|s/r = kjit_flow_emit_entry_guard(tr, e, blk->orig, site, pi.live);/r = kjit_flow_emit_entry_guard(tr, e, blk->orig, blk->orig + 0 * site, pi.live);/|the entry guard tests the function start, not its __fentry__ site behind an endbr64'
+ibt_guard_site|jit/translate.c|s/r = kjit_flow_emit_entry_guard(tr, e, blk->orig, site, pi.live);/r = kjit_flow_emit_entry_guard(tr, e, blk->orig, blk->orig + 0 * site, pi.live);/|the entry guard tests the function start, not its __fentry__ site behind an endbr64
+dispatch_dep_dropped|kmod/kjit_refusals.h|s/"sched_clock", //|KJIT_DISPATCH_DEPS loses sched_clock, which kjit_dispatch calls'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kjit-mutation.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/tree/tests" "$tmp/pristine"
+mkdir -p "$tmp/tree/tests" "$tmp/tree/kmod" "$tmp/pristine/kmod"
 cp "$root/Makefile" "$tmp/tree/"
 cp -r "$root/jit" "$tmp/tree/jit"
 cp -r "$root/jit" "$tmp/pristine/jit"
+cp "$root/kmod/kjit_refusals.h" "$tmp/tree/kmod/"
+cp "$root/kmod/kjit_refusals.h" "$tmp/pristine/kmod/"
 cp -r "$root/tests/host" "$tmp/tree/tests/host"
 bld=$tmp/build
 progs="$bld/host/test_unit $bld/host/test_diff $bld/host/test_ibt"
+progs="$progs $bld/host/test_dispatch_deps"
 
 report() { # verdict name detail
 	echo "mutant $2: $3"
@@ -53,9 +62,11 @@ run_suite() {
 		return 2
 	fi
 	: > "$tmp/fails"
+	: > "$tmp/all"
 	for p in $progs; do
 		(cd "$tmp/tree" && timeout 120 "$p") > "$tmp/run.log" 2>&1
 		rc=$?
+		cat "$tmp/run.log" >> "$tmp/all"
 		grep '^KJIT-RESULT FAIL' "$tmp/run.log" >> "$tmp/fails"
 		grep -q '^KJIT-RESULT FAIL' "$tmp/run.log" || [ $rc = 0 ] ||
 			echo "KJIT-RESULT FAIL $(basename "$p") exit $rc" >> "$tmp/fails"
@@ -72,12 +83,23 @@ if ! why=$(run_suite); then
 	exit 2
 fi
 echo "baseline: passes"
+# kjit.ko files to check (else test_dispatch_deps only skips)
+kmod_checked=0
+grep -q '^KJIT-RESULT PASS kmod\.dispatch_deps\..*\.listed' "$tmp/all" &&
+	kmod_checked=1
 status=0
 selected=" $* "
 printf '%s\n' "$mutants" | {
 	while IFS='|' read -r name file expr what; do
 		[ "$selected" != "  " ] &&
 			case "$selected" in *" $name "*) ;; *) continue ;; esac
+		case $file in kmod/*)
+			if [ $kmod_checked = 0 ]; then
+				report SKIP "$name" "no kjit.ko to check (make modules)"
+				continue
+			fi
+			;;
+		esac
 		if ! sed "$expr" "$tmp/pristine/$file" > "$tmp/tree/$file" ||
 			cmp -s "$tmp/pristine/$file" "$tmp/tree/$file"; then
 			report FAIL "$name" "not applied: the edit fails or no longer matches $file"
