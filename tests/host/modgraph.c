@@ -133,7 +133,9 @@ static int cmp_node(const void *a, const void *b)
 		return x->sec - y->sec;
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return (int)y->code - (int)x->code; /* unused; keeps qsort total */
+	if (x->end != y->end) /* the widest of symbols at one address */
+		return x->end > y->end ? -1 : 1;
+	return strcmp(x->name, y->name); /* aliases: the same every run */
 }
 
 static int add_node(struct mg *g, size_t *cap, struct mg_node n)
@@ -296,8 +298,18 @@ void mg_close(struct mg *g)
 
 int mg_node_by_name(const struct mg *g, const char *name)
 {
+	const struct mg_sym *s;
 	size_t i;
+	int n;
 
+	for (i = 0; i < g->n_sym; i++) {
+		s = &g->sym[i];
+		if (strcmp(s->name, name) || !sec_alloc(g, s->shndx))
+			continue;
+		n = mg_node_at(g, (int)s->shndx, s->value);
+		if (n >= 0 && g->node[n].start == s->value)
+			return n; /* an alias of the node's name counts too */
+	}
 	for (i = 0; i < g->n_node; i++)
 		if (!strcmp(g->node[i].name, name))
 			return (int)i;

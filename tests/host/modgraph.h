@@ -14,7 +14,8 @@
  *
  * Invariants: everything points into the ELF file's data, kept open until
  * mg_close(); nodes of one section are sorted by start and do not
- * overlap (of several symbols at one address, the first function wins).
+ * overlap (of symbols at one address the widest is kept, then the first
+ * by name; a symbol inside another is dropped).
  */
 #ifndef KJIT_TESTS_HOST_MODGRAPH_H
 #define KJIT_TESTS_HOST_MODGRAPH_H
@@ -71,7 +72,8 @@ struct mg {
 /* Read @path. 0 on success, else -1 with a message in @err. */
 int mg_open(struct mg *g, const char *path, char *err, size_t errlen);
 void mg_close(struct mg *g);
-/* The node a symbol called @name starts, or -1. */
+/* The node a symbol called @name starts (the node may go by another
+ * name: module_init's alias init_module), or -1. */
 int mg_node_by_name(const struct mg *g, const char *name);
 /* The node covering byte @off of section @sec, or -1. */
 int mg_node_at(const struct mg *g, int sec, u64 off);

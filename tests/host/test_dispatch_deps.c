@@ -135,6 +135,7 @@ struct an {
 	bool *addr_taken; /* per node: code takes its address */
 	bool *excluded;	  /* per node: in not_dispatch[] */
 	int kapi;	  /* the node of kjit_kapi */
+	int gated[KJIT_ARRAY_SIZE(gated)]; /* their nodes (-1: none) */
 	const char *kapi_name[32];
 	bool kapi_used[32], kapi_called[32];
 	struct found fn[MAX_FOUND]; /* kernel functions reached */
@@ -188,16 +189,17 @@ static void kapi_slot(void *ctx, int sec, int from, const struct mg_ref *r)
 	a->kapi_name[slot] = mg_string(&a->g, &name);
 }
 
-static bool is_excluded(const char *name)
+/* Mark the nodes not_dispatch[] names. */
+static void mark_excluded(struct an *a)
 {
 	size_t i;
+	int n;
 
-	for (i = 0; i < KJIT_ARRAY_SIZE(not_dispatch); i++)
-		if (!strcmp(not_dispatch[i].name, name)) {
-			not_dispatch_used[i] = true;
-			return true;
-		}
-	return false;
+	for (i = 0; i < KJIT_ARRAY_SIZE(not_dispatch); i++) {
+		n = mg_node_by_name(&a->g, not_dispatch[i].name);
+		if (n >= 0)
+			a->excluded[n] = not_dispatch_used[i] = true;
+	}
 }
 
 /* Pre-pass over all code: which functions have their address taken, and
@@ -222,12 +224,12 @@ static void reach(struct an *a, int n, int parent)
 	a->queue[a->n_queue++] = n;
 }
 
-static const char *gated_func(const char *var)
+static const char *gated_func(const struct an *a, int node)
 {
 	size_t i;
 
 	for (i = 0; i < KJIT_ARRAY_SIZE(gated); i++)
-		if (!strcmp(gated[i].var, var))
+		if (a->gated[i] == node)
 			return gated[i].func;
 	return NULL;
 }
@@ -248,7 +250,7 @@ static void through_pointer(struct an *a, int from, const struct mg_ref *r)
 			problem(a,
 				"call through kjit_kapi+%lld (no name) in %s",
 				(long long)r->off, where);
-	} else if (r->node >= 0 && (f = gated_func(a->g.node[r->node].name))) {
+	} else if (r->node >= 0 && (f = gated_func(a, r->node))) {
 		add_found(a->fn, &a->n_fn, f, from);
 	} else {
 		problem(a, "call through the pointer in %s+%lld in %s",
@@ -309,11 +311,10 @@ static int walk(struct an *a)
 			return -1;
 		reach(a, n, -1);
 	}
-	for (n = 0; n < (int)a->g.n_node; n++) {
-		a->excluded[n] = is_excluded(a->g.node[n].name);
+	mark_excluded(a);
+	for (n = 0; n < (int)a->g.n_node; n++)
 		if (a->addr_taken[n] && !a->excluded[n])
 			reach(a, n, -1);
-	}
 	for (i = 0; i < a->n_queue; i++)
 		if (mg_refs(&a->g, a->queue[i], reach_ref, a))
 			a->decode_errors++;
@@ -351,8 +352,10 @@ static int an_open(struct an *a, const char *kernel, const char *ko, char *err,
 		return -1;
 	}
 	mg_data_refs_to(&a->g, "kjit_kapi", kapi_slot, a);
-	for (i = 0; i < KJIT_ARRAY_SIZE(gated); i++)
-		gated_seen[i] |= mg_node_by_name(&a->g, gated[i].var) >= 0;
+	for (i = 0; i < KJIT_ARRAY_SIZE(gated); i++) {
+		a->gated[i] = mg_node_by_name(&a->g, gated[i].var);
+		gated_seen[i] |= a->gated[i] >= 0;
+	}
 	for (n = 0; n < (int)a->g.n_node; n++)
 		if (a->g.node[n].code && mg_refs(&a->g, n, survey_ref, a))
 			a->decode_errors++;
