@@ -122,7 +122,9 @@ struct kjit_translator {
 	struct kjit_stats stats;
 	ZydisDecoder dec;
 	ZydisDecodedInstruction zi; /* scratch, kept off the stack */
-	struct kjit_insn la;	    /* scratch for liveness look-ahead */
+	ZydisDecoderContext zctx;   /* ... for operand decoding */
+	ZydisDecodedOperand zop[ZYDIS_MAX_OPERAND_COUNT];
+	struct kjit_insn la; /* scratch for liveness look-ahead */
 	struct kjit_block_desc desc;
 };
 
