@@ -41,6 +41,12 @@ HOST_TESTS += $(HT_DIR)/test_unit
 $(HT_DIR)/test_unit: $(HT_DIR)/test_unit.o $(HT_COMMON) $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
 
+# Per-CPU counter sequences: register liveness, placement, goldens, each
+# sequence executed with a real GS base, per-thread copies, migrations.
+HOST_TESTS += $(HT_DIR)/test_counters
+$(HT_DIR)/test_counters: $(HT_DIR)/test_counters.o $(HT_COMMON) $(HT_DIR)/libkjit.a
+	$(CC) $(HT_CFLAGS) -pthread -o $@ $^ $(HT_LIBS)
+
 # Indirect branch tracking: layout facts, emission with kjit_config.ibt,
 # the static IBT proof's self-test.
 HOST_TESTS += $(HT_DIR)/test_ibt
