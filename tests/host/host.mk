@@ -114,6 +114,18 @@ $(HT_DIR)/bench_translate: $(HT_DIR)/bench_translate.o $(HT_DIR)/vmlinux.o \
 		$(HT_DIR)/libkjit.a | $(HT_DIR)/vmlinux
 	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o %.a,$^) $(HT_LIBS)
 
+# Silicon benchmark (make bench): counting cost per executed block on this
+# CPU, kernel-shaped blocks, old and new counters; its smoke form (a few
+# short rounds, exact counts) is a host test.
+HOST_BENCH += $(HT_DIR)/bench_silicon
+$(HT_DIR)/bench_silicon: $(HT_DIR)/bench_silicon.o $(HT_DIR)/vmlinux.o \
+		$(HT_DIR)/host_cache.o $(HT_COMMON) $(HT_DIR)/libkjit.a | $(HT_DIR)/vmlinux
+	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o %.a,$^) $(HT_LIBS)
+HOST_TESTS += $(HT_DIR)/bench_silicon_smoke
+$(HT_DIR)/bench_silicon_smoke: | $(HT_DIR)/bench_silicon
+	@printf '#!/bin/sh\nexec %s --smoke\n' $(HT_DIR)/bench_silicon > $@
+	@chmod +x $@
+
 # codecache/ metadata the detach quiesce relies on (nothing executed).
 HOST_TESTS += $(HT_DIR)/test_codecache
 $(HT_DIR)/test_codecache: $(HT_DIR)/test_codecache.o $(HT_DIR)/host_env.o \
