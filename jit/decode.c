@@ -15,7 +15,8 @@
  *    only GPRs written whole on every execution (a 64-bit write, or a
  *    32-bit one, which zeroes the upper half); a partial (8/16-bit) or
  *    conditional write kills nothing. They need Zydis' operand decoding,
- *    the one place it is used here.
+ *    the one place it is used here, and only for a block's own
+ *    instructions when it is instrumented (else "unknown": reads all).
  */
 #include "jit/decode.h"
 #include "jit/translate.h"
@@ -374,7 +375,8 @@ static enum kjit_reason decode_bytes(struct kjit_translator *tr, u64 addr,
 	for (i = in->len; i < KX86_MAX_INSN_LEN; i++)
 		in->bytes[i] = 0;
 	set_flags(zi, in);
-	set_regs(tr, in);
+	in->regs_read = 0xffff; /* unknown until set_regs() */
+	in->regs_kill = 0;
 	return KJIT_OK;
 }
 
@@ -524,6 +526,10 @@ enum kjit_reason kjit_decode_block(struct kjit_translator *tr, u64 start,
 		struct kjit_insn *in = &d->insn[d->n];
 
 		r = kjit_decode_insn(tr, addr, in, true);
+		/* tr->zi still holds it; only a counter needs the register
+		 * effects (look-aheads never do) */
+		if (!r && tr->cfg.instr)
+			set_regs(tr, in);
 		if (r && d->n)
 			break; /* end before it: it runs natively, at its own
 				  address */
