@@ -197,7 +197,8 @@ struct kjit_session_stats {
 	__u64 patched_addr; /* the first one's address */
 	__u32 pcpu;	    /* 1: block counters in per-CPU memory, incq %gs:;
 			     * 0: lock incq (kjit.lock_counters=1, or no
-			     * per-CPU memory) */
+			     * per-CPU memory); 2: no counting
+			     * (KJIT_ATTACH_NO_COUNT) */
 	__u32 pcpu_used;    /* per-CPU counter slots in use */
 	__u64 pcpu_full;    /* blocks counted with lock incq instead: the
 			     * per-CPU table was full */

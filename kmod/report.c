@@ -272,7 +272,7 @@ long kjit_ioctl_stats(void __user *uarg)
 		st.watched = s->watched;
 		st.patched = atomic64_read(&s->patched);
 		st.patched_addr = READ_ONCE(s->patched_addr);
-		st.pcpu = s->pcpu;
+		st.pcpu = !s->count ? 2 : s->pcpu;
 		if (s->pcpu) {
 			st.pcpu_used = (u32)atomic_read(&s->pctr.used);
 			st.pcpu_full = (u64)atomic64_read(&s->pctr.full);
