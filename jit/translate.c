@@ -1,6 +1,8 @@
 /* translate.c - the translator pipeline for one block:
  * decode -> liveness -> [endbr64] -> entry guard (deep callees, flow.c) ->
- * entry instrumentation -> body copy -> terminator -> stubs -> literals.
+ * entry instrumentation (at the entry, or before a later instruction where
+ * it is cheaper: instrument.c) -> body copy -> terminator -> stubs ->
+ * literals.
  *
  * Invariants: see translate.h. Each stage lives in its own file; this one
  * only sequences them and fills the block metadata and statistics.
