@@ -38,6 +38,7 @@
  *               (bench/run.sh)
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,8 +51,10 @@
 #include "tests/host/kjit_test.h"
 #include "tests/host/vmlinux.h"
 
-#define RUN_BASE    0xffffffffc0000000ull
-#define GEN_ADDR    0x30000000ul /* synthetic programs (below 2 GiB) */
+#define RUN_BASE 0xffffffffc0000000ull
+/* synthetic programs: below 2 GiB, above the randomised heap (see
+ * host_cache.c), below the code caches */
+#define GEN_ADDR    0x5f000000ul
 #define GEN_SIZE    (1ul << 20)
 #define PROG_BLOCKS 256
 #define MAX_SHAPES  (1u << 20)
@@ -413,7 +416,8 @@ static int setup_cfg(struct prog *pg, int c, drv_fn *fn, char *why, size_t n)
 		cfg.ctr_reg = KJIT_REG_SAVE;
 	if (hc_init_slot(h, (unsigned)(c - 1), pg->lo, pg->hi, mode, &cfg,
 			 true)) {
-		snprintf(why, n, "cannot map code cache %d", c);
+		snprintf(why, n, "cannot map code cache %d: %s", c,
+			 strerror(errno));
 		return -1;
 	}
 	h->henv.ctr_lock = c == C_LOCK;
