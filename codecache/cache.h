@@ -6,7 +6,9 @@
  *
  *   code area   [run | rw alias]  bump-allocated, 16-aligned blocks,
  *                                 unused bytes stay int3
- *   counters    u64[max_blocks]   counter i belongs to block i
+ *   counters    u64[max_blocks]   counter i belongs to block i (shared by
+ *                                 CPUs: `lock incq`; an env may count
+ *                                 elsewhere - kmod/ uses per-CPU memory)
  *   blocks      struct kjit_cblock[max_blocks], published in order
  *   map         open-addressing hash, orig -> (block+1, pending+1)
  *   pending     exits waiting for their target to be translated

@@ -84,6 +84,7 @@ enum kx86_reg {
 #define KX86_OP_GRP5	  0xff /* /0 inc, /2 call, /4 jmp, /6 push */
 #define KX86_OP_POP_RM	  0x8f /* /0 pop r/m64 */
 #define KX86_OP_LEA	  0x8d
+#define KX86_OP_MOV_RI64  0xb8 /* b8+r imm64 with REX.W: movabs $imm64,%r */
 #define KX86_OP_MOV_SREG  0x8e /* mov r/m16 -> Sreg (ModRM.reg) */
 #define KX86_SREG_SS	  2    /* ModRM.reg of %ss in mov Sreg */
 #define KX86_OP_ESC	  0x0f /* two-byte opcode escape */
@@ -132,6 +133,15 @@ enum kx86_reg {
 #define KX86_GRP5_JMP  4
 #define KX86_GRP5_PUSH 6
 #define KX86_CC_O      0x0 /* condition code "overflow" (seto) */
+/* ModRM.rm values that do not name a plain base register at mod 0:
+ * 4 (rsp/r12) means "a SIB byte follows", 5 (rbp/r13) "disp32, no base"
+ * (RIP-relative in 64-bit mode); such bases take a SIB byte, or mod 1
+ * with a zero disp8. */
+#define KX86_RM_SIB    4
+#define KX86_RM_DISP32 5
+#define KX86_SIB(scale, index, base)                                           \
+	((u8)(((scale) << 6) | (((index)&7) << 3) | ((base)&7)))
+#define KX86_SIB_NO_INDEX 4 /* SIB.index 4: no index register */
 
 /* Encoded sizes used in size bounds */
 #define KX86_JMP32_LEN	     5

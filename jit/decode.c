@@ -2,14 +2,21 @@
  * instruction into what the translator must do with it.
  *
  * Invariants:
- *  - Only ZydisDecoderDecodeInstruction (no operand decoding) is used: raw
- *    field offsets are all later stages need, and it is the fast path.
+ *  - Raw field offsets are all the copy needs; operands are decoded only
+ *    for the register effects (set_regs).
  *  - A refused instruction refuses the whole block; the reason is the first
  *    one met in program order.
  *  - Flag effects are conservative: flags_read may over-approximate,
  *    flags_kill may only under-approximate (a shift/rotate by a count that
  *    can be zero, or a rep-prefixed cmps/scas with a count that can be
  *    zero, leaves flags untouched, so it kills nothing).
+ *  - Register effects likewise: regs_read has every GPR an operand
+ *    (visible or hidden, address registers included) may read, regs_kill
+ *    only GPRs written whole on every execution (a 64-bit write, or a
+ *    32-bit one, which zeroes the upper half); a partial (8/16-bit) or
+ *    conditional write kills nothing. They need Zydis' operand decoding,
+ *    the one place it is used here, and only for a block's own
+ *    instructions when it is instrumented (else "unknown": reads all).
  */
 #include "jit/decode.h"
 #include "jit/translate.h"
@@ -97,6 +104,80 @@ static void set_flags(const ZydisDecodedInstruction *zi, struct kjit_insn *in)
 		  KX86_FLAGS_ARITH);
 	if (count_may_be_zero(zi) || rep_may_be_zero(zi))
 		in->flags_kill = 0;
+}
+
+/* GPR bit of Zydis register @r (any width, ah..bh included), 0 if @r is
+ * not a general purpose register. */
+static u16 gpr_bit(ZydisRegister r)
+{
+	switch (ZydisRegisterGetClass(r)) {
+	case ZYDIS_REGCLASS_GPR8:
+	case ZYDIS_REGCLASS_GPR16:
+	case ZYDIS_REGCLASS_GPR32:
+	case ZYDIS_REGCLASS_GPR64:
+		r = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64,
+						     r);
+		if (r >= ZYDIS_REGISTER_RAX && r <= ZYDIS_REGISTER_R15)
+			return (u16)(1u << (r - ZYDIS_REGISTER_RAX));
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* xor/sub of a 32- or 64-bit register with itself: the zeroing idiom
+ * writes the register without depending on it. */
+static bool zeroing_idiom(const ZydisDecodedInstruction *zi,
+			  const ZydisDecodedOperand *op)
+{
+	return (zi->mnemonic == ZYDIS_MNEMONIC_XOR ||
+		zi->mnemonic == ZYDIS_MNEMONIC_SUB) &&
+	       zi->operand_count_visible == 2 &&
+	       op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	       op[1].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	       op[0].reg.value == op[1].reg.value && op[0].size >= 32;
+}
+
+/* One operand's effect on the GPRs. */
+static void operand_regs(const ZydisDecodedOperand *op, u16 *rd, u16 *kill)
+{
+	u16 b;
+
+	if (op->type == ZYDIS_OPERAND_TYPE_MEMORY) {
+		*rd |= gpr_bit(op->mem.base) | gpr_bit(op->mem.index);
+		return;
+	}
+	if (op->type != ZYDIS_OPERAND_TYPE_REGISTER)
+		return;
+	b = gpr_bit(op->reg.value);
+	if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
+		*rd |= b;
+	if ((op->actions & ZYDIS_OPERAND_ACTION_WRITE) && op->size >= 32)
+		*kill |= b;
+}
+
+/* in->regs_read/regs_kill of the instruction just decoded into tr->zi;
+ * unknown operands read everything and kill nothing. */
+static void set_regs(struct kjit_translator *tr, struct kjit_insn *in)
+{
+	const ZydisDecodedInstruction *zi = &tr->zi;
+	u16 rd = 0, kill = 0;
+	unsigned i;
+
+	in->regs_read = 0xffff;
+	in->regs_kill = 0;
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeOperands(
+		&tr->dec, &tr->zctx, zi, tr->zop, zi->operand_count)))
+		return;
+	if (zeroing_idiom(zi, tr->zop)) {
+		in->regs_read = 0;
+		in->regs_kill = gpr_bit(tr->zop[0].reg.value);
+		return;
+	}
+	for (i = 0; i < zi->operand_count; i++)
+		operand_regs(&tr->zop[i], &rd, &kill);
+	in->regs_read = rd;
+	in->regs_kill = kill & ~rd;
 }
 
 /* sti and mov to %ss hold interrupts (and, for mov ss, debug traps) off
@@ -279,7 +360,7 @@ static enum kjit_reason decode_bytes(struct kjit_translator *tr, u64 addr,
 	ZydisDecodedInstruction *zi = &tr->zi;
 	unsigned i;
 
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&tr->dec, ZYAN_NULL,
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&tr->dec, &tr->zctx,
 							in->bytes, n, zi)))
 		return n < KX86_MAX_INSN_LEN ? KJIT_R_UNREADABLE
 					     : KJIT_R_DECODE;
@@ -294,6 +375,8 @@ static enum kjit_reason decode_bytes(struct kjit_translator *tr, u64 addr,
 	for (i = in->len; i < KX86_MAX_INSN_LEN; i++)
 		in->bytes[i] = 0;
 	set_flags(zi, in);
+	in->regs_read = 0xffff; /* unknown until set_regs() */
+	in->regs_kill = 0;
 	return KJIT_OK;
 }
 
@@ -443,6 +526,10 @@ enum kjit_reason kjit_decode_block(struct kjit_translator *tr, u64 start,
 		struct kjit_insn *in = &d->insn[d->n];
 
 		r = kjit_decode_insn(tr, addr, in, true);
+		/* tr->zi still holds it; only a counter needs the register
+		 * effects (look-aheads never do) */
+		if (!r && tr->cfg.instr)
+			set_regs(tr, in);
 		if (r && d->n)
 			break; /* end before it: it runs natively, at its own
 				  address */
@@ -469,6 +556,7 @@ enum kjit_reason kjit_decode_block(struct kjit_translator *tr, u64 start,
 		lim->target = addr;
 		lim->len = 0;
 		lim->flags_read = lim->flags_kill = 0;
+		lim->regs_read = lim->regs_kill = 0;
 		lim->disp_off = 0;
 		lim->shadow = 0;
 	}

@@ -47,6 +47,12 @@ struct kjit_insn {
 	u64 target;	/* direct transfers: original target */
 	u16 flags_read; /* KX86_FLAGS_ARITH bits read */
 	u16 flags_kill; /* KX86_FLAGS_ARITH bits surely overwritten */
+	u16 regs_read;	/* GPRs read (bit n: register n, KX86_RAX..R15),
+			   address registers included; all when unknown
+			   (kjit_decode_insn() alone leaves them unknown:
+			   kjit_decode_block() fills them when instrumenting) */
+	u16 regs_kill;	/* GPRs surely overwritten whole (a 64- or 32-bit
+			   write, not a conditional one) */
 	u16 ret_imm;	/* ret imm16 */
 	u8 len;
 	u8 kind;      /* enum kjit_insn_kind */

@@ -28,7 +28,9 @@ enum kjit_sym {
 
 /* How an instrumentation counter is addressed. */
 enum kjit_mem_mode {
-	KJIT_MEM_GS,	 /* %gs:disp32 (kernel per-CPU offset in .addr) */
+	KJIT_MEM_GS,	 /* %gs-relative: .addr is the per-CPU offset (the
+			    raw __percpu value); incq %gs:disp32 when it
+			    fits in 32 bits, else through a register */
 	KJIT_MEM_ABS32,	 /* [disp32], sign-extended absolute address */
 	KJIT_MEM_RIPREL, /* [rip+disp32], .addr must be within +-2 GiB of code
 			  */
@@ -38,8 +40,9 @@ struct kjit_mem {
 	enum kjit_mem_mode mode;
 	u64 addr;
 	/* Emit the increment with a lock prefix: needed when another CPU may
-	 * increment the same counter, e.g. per-CPU caches whose code a migrated
-	 * task can keep running on another CPU (kmod/env.c). */
+	 * increment the same counter, e.g. a per-cache counter in shared
+	 * memory whose code a migrated task keeps running on another CPU
+	 * (kmod/env.c's old form; never needed with KJIT_MEM_GS). */
 	bool lock;
 };
 

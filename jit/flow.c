@@ -19,8 +19,8 @@ static enum kjit_reason emit_exit(struct kjit_translator *tr,
 				  struct kjit_emit *e, struct kjit_block *blk,
 				  const u8 *op, unsigned oplen, u64 target)
 {
-	struct kjit_point_info pi = {KJIT_POINT_EXIT, blk->orig, blk->n_exits,
-				     0};
+	struct kjit_point_info pi = {
+	    KJIT_POINT_EXIT, blk->orig, blk->n_exits, 0, 0, 0};
 	enum kjit_reason r;
 
 	if (kjit_instrument_wants(tr, KJIT_POINT_EXIT)) {
@@ -380,7 +380,7 @@ enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 	r = emit_cmp_site(e, site, KX86_NOP5_FIRST);
 	je = e->pos - 1;
 	if (!r && ctr.addr)
-		r = kjit_emit_inc_mem(e, &ctr);
+		r = kjit_emit_inc_mem(e, &ctr, KX86_NREGS, false);
 	if (live)
 		kjit_emit_u8(e, KX86_OP_POPF);
 	if (!r)

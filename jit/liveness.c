@@ -79,3 +79,18 @@ u16 kjit_live_in_block(struct kjit_translator *tr,
 	       (live_after_term(tr, &d->insn[d->n - 1], tr->cfg.live_depth) &
 		~killed);
 }
+
+void kjit_live_points(const struct kjit_block_desc *d, u16 *flags, u16 *regs)
+{
+	u16 f = KX86_FLAGS_ARITH, r = 0xffff;
+	unsigned i = d->n;
+
+	while (i--) {
+		const struct kjit_insn *in = &d->insn[i];
+
+		f = in->flags_read | (f & ~in->flags_kill);
+		r = in->regs_read | (r & ~in->regs_kill);
+		flags[i] = f;
+		regs[i] = r;
+	}
+}

@@ -1,4 +1,5 @@
-/* liveness.h - which arithmetic flags are live at a block's entry.
+/* liveness.h - which arithmetic flags are live at a block's entry, and
+ * which flags and registers are live inside it.
  *
  * Invariants:
  *  - Conservative: anything not proven dead is live. Unknown successors
@@ -6,6 +7,10 @@
  *    every not-yet-overwritten flag live.
  *  - Bounded: at most cfg.live_depth successor levels, KJIT_LIVE_WINDOW
  *    instructions per level; the recursion depth is that bound.
+ *  - Register liveness never looks past the block: a register is dead only
+ *    where the block itself overwrites it, unread, before its terminator
+ *    (successors may be text the kernel rewrites: static call trampolines,
+ *    livepatched functions).
  */
 #ifndef KJIT_JIT_LIVENESS_H
 #define KJIT_JIT_LIVENESS_H
@@ -20,6 +25,12 @@ struct kjit_translator;
 /* Arithmetic flags (KX86_FLAG_*) live at the entry of decoded block @d. */
 u16 kjit_live_in_block(struct kjit_translator *tr,
 		       const struct kjit_block_desc *d);
+
+/* Arithmetic flags and GPRs live before each instruction of @d, proven on
+ * the block's own straight line: everything is taken as live after its
+ * terminator (no look-ahead, so the proof holds whatever the successors
+ * become). flags[i], regs[i] for i < d->n. One backward pass. */
+void kjit_live_points(const struct kjit_block_desc *d, u16 *flags, u16 *regs);
 
 /* Flags live at original address @addr, looking @depth levels ahead. */
 u16 kjit_live_at(struct kjit_translator *tr, u64 addr, unsigned depth);

@@ -1,6 +1,8 @@
 /* translate.c - the translator pipeline for one block:
  * decode -> liveness -> [endbr64] -> entry guard (deep callees, flow.c) ->
- * entry instrumentation -> body copy -> terminator -> stubs -> literals.
+ * entry instrumentation (at the entry, or before a later instruction where
+ * it is cheaper: instrument.c) -> body copy -> terminator -> stubs ->
+ * literals.
  *
  * Invariants: see translate.h. Each stage lives in its own file; this one
  * only sequences them and fills the block metadata and statistics.
@@ -17,6 +19,8 @@ void kjit_config_default(struct kjit_config *cfg)
 	cfg->live_seq = KJIT_SEQ_LAHF;
 	cfg->force_live = false;
 	cfg->live_depth = 2;
+	cfg->ctr_move = true;
+	cfg->ctr_reg = KJIT_REG_DEAD;
 	cfg->native_calls = false;
 	cfg->follow_indirect_calls = false;
 	cfg->ibt = false;
@@ -40,6 +44,7 @@ enum kjit_reason kjit_translator_init(struct kjit_translator *tr,
 		tr->cfg.live_seq = KJIT_SEQ_LAHF;
 	for (i = 0; i < sizeof(tr->stats); i++)
 		p[i] = 0;
+	tr->ctr_ready = false;
 	if (!ZYAN_SUCCESS(ZydisDecoderInit(&tr->dec, ZYDIS_MACHINE_MODE_LONG_64,
 					   ZYDIS_STACK_WIDTH_64)))
 		return KJIT_R_BAD_ARG;
@@ -54,6 +59,9 @@ static void block_reset(struct kjit_block *blk, u64 orig)
 	blk->n_exits = 0;
 	blk->term = 0;
 	blk->seq = KJIT_SEQ_NONE;
+	blk->ctr = KJIT_CTR_NONE;
+	blk->ctr_at = 0;
+	blk->ctr_reg = 0xff;
 	blk->live_in = 0;
 	blk->ret_off = 0;
 	blk->reason = KJIT_OK;
@@ -69,16 +77,23 @@ static bool redundant_endbr(const struct kjit_translator *tr,
 	       kx86_is_endbr(in->bytes, in->len);
 }
 
-/* Copy every instruction but the terminator. */
-static enum kjit_reason emit_body(const struct kjit_translator *tr,
+/* Copy every instruction but the terminator, with the entry point's
+ * instrumentation before instruction pi->at when that is not 0. */
+static enum kjit_reason emit_body(struct kjit_translator *tr,
 				  struct kjit_emit *e,
 				  const struct kjit_block_desc *d,
+				  const struct kjit_point_info *pi,
 				  struct kjit_block *blk)
 {
 	enum kjit_reason r;
 	unsigned i;
 
 	for (i = 0; i + 1 < d->n; i++) {
+		if (tr->cfg.instr && pi->at && i == pi->at) {
+			r = kjit_instrument_point(tr, e, pi, blk);
+			if (r)
+				return r;
+		}
 		if (d->insn[i].kind == KJIT_I_DROP ||
 		    redundant_endbr(tr, &d->insn[i], i)) {
 			blk->insn_off[i] = 0xffff;
@@ -98,7 +113,7 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 				  struct kjit_emit *e, struct kjit_block *blk)
 {
 	struct kjit_block_desc *d = &tr->desc;
-	struct kjit_point_info pi = {KJIT_POINT_ENTRY, blk->orig, 0, 0};
+	struct kjit_point_info pi = {KJIT_POINT_ENTRY, blk->orig, 0, 0, 0, 0};
 	enum kjit_reason r;
 	bool guard;
 
@@ -127,13 +142,20 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 			return r;
 	}
 	if (tr->cfg.instr) {
+		r = kjit_instrument_entry_at(tr, d, &pi);
+		if (!r && !pi.at)
+			r = kjit_instrument_point(tr, e, &pi, blk);
+		if (r)
+			return r;
+	}
+	r = emit_body(tr, e, d, &pi, blk);
+	if (r)
+		return r;
+	if (tr->cfg.instr && pi.at && pi.at == d->n - 1) {
 		r = kjit_instrument_point(tr, e, &pi, blk);
 		if (r)
 			return r;
 	}
-	r = emit_body(tr, e, d, blk);
-	if (r)
-		return r;
 	blk->insn_off[d->n - 1] = (u16)e->pos;
 	r = kjit_flow_emit_term(tr, e, &d->insn[d->n - 1], blk);
 	if (r) {
@@ -156,6 +178,7 @@ enum kjit_reason kjit_translate(struct kjit_translator *tr, u64 orig, u8 *buf,
 	if (!tr || !buf || !blk)
 		return KJIT_R_BAD_ARG;
 	block_reset(blk, orig);
+	tr->ctr_ready = false;
 	kjit_emit_init(&e, buf, cap, run);
 	e.no_indirect = tr->cfg.ibt;
 	r = translate(tr, &e, blk);
@@ -169,6 +192,7 @@ enum kjit_reason kjit_translate(struct kjit_translator *tr, u64 orig, u8 *buf,
 	blk->len = e.pos;
 	tr->stats.blocks++;
 	tr->stats.seq[blk->seq]++;
+	tr->stats.ctr[blk->ctr][blk->seq]++;
 	tr->stats.in_bytes += blk->orig_len;
 	tr->stats.out_bytes += blk->len;
 	tr->stats.body_bytes += blk->body_len;

@@ -17,6 +17,8 @@
  *   ...        entry instrumentation (block counter; flags-safe form if the
  *              arithmetic flags are live at entry)
  *   ...        body: original instructions, RIP-relative operands rebased
+ *              (the block counter sits before instruction ctr_at instead
+ *              of at the entry when that point is cheaper)
  *   ...        translated terminator + exit branches (see exit.h, flow.c)
  *   body_len   exit stubs (cold), then the 8-aligned literal pool
  *   len        end
@@ -41,15 +43,38 @@
 
 /* Worst-case output bytes for one block (fits any block of KJIT_MAX_INSNS). */
 #define KJIT_MAX_BLOCK_BYTES                                                   \
-	(KX86_ENDBR64_LEN + KJIT_MAX_INSNS * KX86_MAX_INSN_LEN + 256)
+	(KX86_ENDBR64_LEN + KJIT_MAX_INSNS * KX86_MAX_INSN_LEN + 320)
 
-/* Entry counter sequences, chosen per block by flags liveness. */
+/* How a counter increment keeps the arithmetic flags, chosen per block by
+ * flags liveness (kjit_block.seq). */
 enum kjit_flagsave {
 	KJIT_SEQ_NONE = 0, /* no instrumentation emitted */
-	KJIT_SEQ_INC,	   /* incq mem: OF SF ZF AF PF dead at entry */
-	KJIT_SEQ_LAHF,	/* push rax; lahf; seto al; incq; add al,0x7f; sahf; pop
-			   rax */
-	KJIT_SEQ_PUSHF, /* pushfq; incq mem; popfq */
+	KJIT_SEQ_INC,  /* the increment alone: OF SF ZF AF PF dead at entry */
+	KJIT_SEQ_LAHF, /* push rax; lahf; seto al; <inc>; add al,0x7f; sahf; pop
+			  rax */
+	KJIT_SEQ_PUSHF, /* pushfq; <inc>; popfq */
+	KJIT_SEQ_MOVED, /* the increment alone, moved past the block's first
+			   instructions to a point where the flags are dead
+			   (kjit_config.ctr_move) */
+	KJIT_SEQ_COUNT
+};
+
+/* How a counter is addressed and incremented (kjit_block.ctr). */
+enum kjit_ctr_form {
+	KJIT_CTR_NONE = 0,
+	KJIT_CTR_LOCK,	    /* lock incq disp32(%rip) or [disp32]: counters
+			       shared by CPUs (kmod/'s old form) */
+	KJIT_CTR_PLAIN,	    /* incq disp32(%rip) or [disp32], no lock */
+	KJIT_CTR_GS_DISP32, /* incq %gs:disp32: a per-CPU offset that fits */
+	KJIT_CTR_GS_REG,    /* movabs $off,%r; incq %gs:(%r) with %r dead */
+	KJIT_CTR_GS_SAVED,  /* push %r; movabs $off,%r; incq %gs:(%r); pop %r */
+	KJIT_CTR_FORMS
+};
+
+/* Registers for per-CPU counters with a 64-bit offset. */
+enum kjit_ctr_reg {
+	KJIT_REG_DEAD = 0, /* a register dead at the point, else save one */
+	KJIT_REG_SAVE,	   /* always save one (tests, benchmarks) */
 };
 
 /* Instrumentation selection (bits). */
@@ -62,6 +87,12 @@ struct kjit_config {
 	    live_seq;	 /* LAHF (default) or PUSHF when flags live */
 	bool force_live; /* tests: treat flags as live at every entry */
 	u8 live_depth;	 /* successor look-ahead levels (default 2) */
+	/* The block counter may sit after the block's first instructions,
+	 * where the arithmetic flags (or a register, KJIT_MEM_GS with a
+	 * 64-bit offset) are dead, instead of at the entry: still once per
+	 * execution of the block, cheaper (default on; see instrument.h). */
+	bool ctr_move;
+	enum kjit_ctr_reg ctr_reg; /* default KJIT_REG_DEAD */
 	/* Native-call mode (default off): calls run as real calls from the
 	 * cache - the return address pushed is the cache address of the exit
 	 * that follows the call - and ret is the original ret. The kernel uses
@@ -89,7 +120,9 @@ struct kjit_config {
 struct kjit_stats {
 	u64 blocks; /* translated */
 	u64 refused[KJIT_R_COUNT];
-	u64 seq[4]; /* by enum kjit_flagsave */
+	u64 seq[KJIT_SEQ_COUNT]; /* by enum kjit_flagsave */
+	/* block counters by form and flags handling */
+	u64 ctr[KJIT_CTR_FORMS][KJIT_SEQ_COUNT];
 	u64 in_bytes, out_bytes, body_bytes;
 };
 
@@ -102,7 +135,11 @@ struct kjit_block {
 	u16 n_insns;
 	u8 n_exits;
 	u8 term;     /* enum kjit_insn_kind of the last instruction */
-	u8 seq;	     /* enum kjit_flagsave used at entry */
+	u8 seq;	     /* enum kjit_flagsave of the block counter */
+	u8 ctr;	     /* enum kjit_ctr_form of the block counter */
+	u8 ctr_at;   /* index of the instruction the block counter precedes
+			(0: at the entry; see kjit_config.ctr_move) */
+	u8 ctr_reg;  /* register of KJIT_CTR_GS_REG/SAVED, else 0xff */
 	u16 live_in; /* arithmetic flags live at entry (KX86_FLAG_*) */
 	/* native-call mode, a block ending in a call: offset of the return
 	 * address that call pushes (where the callee returns into the cache);
@@ -122,8 +159,15 @@ struct kjit_translator {
 	struct kjit_stats stats;
 	ZydisDecoder dec;
 	ZydisDecodedInstruction zi; /* scratch, kept off the stack */
-	struct kjit_insn la;	    /* scratch for liveness look-ahead */
+	ZydisDecoderContext zctx;   /* ... for operand decoding */
+	ZydisDecodedOperand zop[ZYDIS_MAX_OPERAND_COUNT];
+	struct kjit_insn la; /* scratch for liveness look-ahead */
 	struct kjit_block_desc desc;
+	/* the block counter being placed (instrument.c) */
+	struct kjit_mem ctr_mem;
+	u64 ctr_for; /* the block ctr_mem was given for */
+	bool ctr_ready;
+	u16 live_flags[KJIT_MAX_INSNS], live_regs[KJIT_MAX_INSNS];
 };
 
 /* Fill @cfg with defaults (block counting, LAHF sequence, depth 2). */

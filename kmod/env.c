@@ -144,18 +144,33 @@ static bool env_has_fixup(void *opaque, u64 addr)
 	return kjit_kapi.search_exception_tables((unsigned long)addr) != NULL;
 }
 
-/* Block counters are this CPU's u64 array in the module area, incremented
- * RIP-relative with `lock incq`: a task that migrates while inside this
- * CPU's cache goes on running (and counting) here from another CPU, so the
- * increment must be atomic across CPUs (docs/design.md: why not %gs). */
+/*
+ * A block's counter: its slot in the session's per-CPU counters (pcpu.h),
+ * incremented with `incq %gs:` - one instruction, on the copy of whichever
+ * CPU runs it, so a task that migrates while inside this CPU's cache
+ * counts on its new CPU and nothing is lost or shared. The old form, when
+ * the session has no per-CPU counters (kjit.lock_counters, no memory) or
+ * their table is full: this CPU's u64 array in the module area,
+ * RIP-relative, with `lock incq` because other CPUs may run this cache's
+ * code (docs/design.md, "Counters").
+ */
 static bool env_counter(void *opaque, u64 block_addr,
 			enum kjit_counter_kind kind, unsigned int exit,
 			struct kjit_mem *out)
 {
 	struct kjit_cpu *c = opaque;
+	struct kjit_session *s = c->session;
+	int slot;
 
 	if (kind != KJIT_CTR_BLOCK)
 		return false;
+	slot = s->pcpu ? kjit_pcpu_slot(&s->pctr, block_addr, true) : -1;
+	if (slot >= 0) {
+		out->mode = KJIT_MEM_GS;
+		out->addr = kjit_pcpu_offset(&s->pctr, slot);
+		out->lock = false;
+		return true;
+	}
 	out->mode = KJIT_MEM_RIPREL;
 	out->addr = kjit_cache_next_counter(&c->cache);
 	out->lock = true;

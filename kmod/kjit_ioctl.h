@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #define KJIT_DEVICE	 "/dev/kjit"
-#define KJIT_ABI_VERSION 3
+#define KJIT_ABI_VERSION 4
 #define KJIT_IOC_MAGIC	 0xB7
 
 #define KJIT_NAME_MAX	  128 /* symbol names, including the NUL */
@@ -108,9 +108,13 @@ struct kjit_block_info {
 	__u32 func;	/* index into the attached functions */
 	__u16 cpus;	/* CPUs that translated it */
 	__u8 n_insns;
-	__u8 seq;    /* counter sequence (flags liveness) */
+	__u8 seq;    /* counter's flags handling (enum kjit_flagsave,
+			jit/translate.h: kjit_seq_name()) */
 	__u32 flags; /* KJIT_BLOCK_* */
-	__u32 reserved;
+	__u8 ctr;    /* counter form (enum kjit_ctr_form: kjit_ctr_form_name())
+			of the lowest CPU's translation */
+	__u8 ctr_at; /* instruction the counter precedes (0: the entry) */
+	__u16 reserved;
 };
 
 /*
@@ -159,6 +163,8 @@ struct kjit_funcs {
 };
 
 #define KJIT_STAT_CPUS	      64
+#define KJIT_COUNTER_FORMS    8 /* by enum kjit_ctr_form (jit/translate.h) */
+#define KJIT_COUNTER_SEQS     8 /* by enum kjit_flagsave */
 #define KJIT_FALLBACK_REASONS 8
 #define KJIT_REFUSE_REASONS   32
 
@@ -189,6 +195,17 @@ struct kjit_session_stats {
 	__u64 patched;	    /* int3 Kprobes armed inside translated functions
 			     * after attach: the cache's copies miss them */
 	__u64 patched_addr; /* the first one's address */
+	__u32 pcpu;	    /* 1: block counters in per-CPU memory, incq %gs:;
+			     * 0: lock incq (kjit.lock_counters=1, or no
+			     * per-CPU memory); 2: no counting
+			     * (KJIT_ATTACH_NO_COUNT) */
+	__u32 pcpu_used;    /* per-CPU counter slots in use */
+	__u64 pcpu_full;    /* blocks counted with lock incq instead: the
+			     * per-CPU table was full */
+	/* translations (all CPUs) by counter form and flags handling:
+	 * [kjit_ctr_form][kjit_flagsave], named by kjit_ctr_form_name() and
+	 * kjit_seq_name() (jit/instrument.h) */
+	__u64 counters[KJIT_COUNTER_FORMS][KJIT_COUNTER_SEQS];
 };
 
 #define KJIT_IOC_VERSION _IOWR(KJIT_IOC_MAGIC, 0x00, struct kjit_version)

@@ -15,6 +15,7 @@
 #include "sites.h"
 #include "kjit_ioctl.h"
 #include "ksyms.h"
+#include "pcpu.h"
 #include "refuse.h"
 
 static int __init kjit_init(void)
@@ -33,6 +34,7 @@ static int __init kjit_init(void)
 	if (err)
 		return err;
 	kjit_refuse_init();
+	kjit_pcpu_probe();
 	err = kjit_chardev_init();
 	if (err) {
 		pr_err("kjit: cannot register /dev/kjit: %d\n", err);

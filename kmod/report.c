@@ -6,7 +6,9 @@
  * Readers run while other CPUs keep translating and counting: they read
  * each cache's published block count with acquire (codecache/cache.h) and
  * the counters with READ_ONCE, so a report is a consistent snapshot per
- * block, not across blocks. Process context, kjit_mutex held.
+ * block, not across blocks. A block's count is its per-CPU counter summed
+ * over CPUs (pcpu.h) plus the `lock incq` counters of its translations
+ * (the old form, where it was used). Process context, kjit_mutex held.
  */
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -47,6 +49,17 @@ static u32 block_flags(unsigned long orig)
 	return 0;
 }
 
+/* The per-CPU counter of the block at @orig, summed over CPUs: every CPU's
+ * translation of it increments that one counter (pcpu.h); 0 without one. A
+ * block's total is this plus its translations' `lock incq` counters (the
+ * old form, counters_rw[], 0 where the per-CPU one was used). */
+static u64 pcpu_count(struct kjit_session *s, unsigned long orig)
+{
+	int slot = s->pcpu ? kjit_pcpu_slot(&s->pctr, orig, false) : -1;
+
+	return slot < 0 ? 0 : kjit_pcpu_read(&s->pctr, slot);
+}
+
 /* Every CPU's blocks into @out (room for @max); returns how many. */
 static u32 gather(const struct kjit_session *s, struct kjit_block_info *out,
 		  u32 max)
@@ -72,6 +85,8 @@ static u32 gather(const struct kjit_session *s, struct kjit_block_info *out,
 			    .cpus = 1,
 			    .n_insns = (u8)cb->b.n_insns,
 			    .seq = cb->b.seq,
+			    .ctr = cb->b.ctr,
+			    .ctr_at = cb->b.ctr_at,
 			};
 		}
 	}
@@ -106,8 +121,10 @@ static long __blocks(struct kjit_session *s, struct kjit_blocks *req)
 	n = gather(s, b, room);
 	sort(b, n, sizeof(*b), cmp_block, NULL);
 	n = merge(b, n);
-	for (i = 0; i < n; i++) /* once per block, not per CPU's copy */
+	for (i = 0; i < n; i++) { /* once per block, not per CPU's copy */
 		b[i].flags = block_flags(b[i].orig);
+		b[i].count += pcpu_count(s, b[i].orig);
+	}
 	req->total = n;
 	req->written = min(n, req->max);
 	if (req->written && copy_to_user(u64_to_user_ptr(req->buf), b,
@@ -208,7 +225,7 @@ long kjit_ioctl_funcs(void __user *uarg)
 static void add_cpu_stats(struct kjit_session_stats *st,
 			  const struct kjit_cpu *c, int cpu)
 {
-	int i;
+	int i, q;
 
 	st->translated += READ_ONCE(c->cache.stats.translated);
 	st->links += READ_ONCE(c->cache.stats.links);
@@ -224,6 +241,9 @@ static void add_cpu_stats(struct kjit_session_stats *st,
 	st->fallback[KJIT_FB_FTRACE_SITE] += READ_ONCE(*c->guard_rw);
 	for (i = 0; i < KJIT_R_COUNT && i < KJIT_REFUSE_REASONS; i++)
 		st->refused[i] += READ_ONCE(c->refused[i]);
+	for (i = 0; i < KJIT_CTR_FORMS && i < KJIT_COUNTER_FORMS; i++)
+		for (q = 0; q < KJIT_SEQ_COUNT && q < KJIT_COUNTER_SEQS; q++)
+			st->counters[i][q] += READ_ONCE(c->tr->stats.ctr[i][q]);
 }
 
 long kjit_ioctl_stats(void __user *uarg)
@@ -252,6 +272,11 @@ long kjit_ioctl_stats(void __user *uarg)
 		st.watched = s->watched;
 		st.patched = atomic64_read(&s->patched);
 		st.patched_addr = READ_ONCE(s->patched_addr);
+		st.pcpu = !s->count ? 2 : s->pcpu;
+		if (s->pcpu) {
+			st.pcpu_used = (u32)atomic_read(&s->pctr.used);
+			st.pcpu_full = (u64)atomic64_read(&s->pctr.full);
+		}
 		if (s->deep) {
 			st.deep_funcs = smp_load_acquire(&s->deep_tab.n);
 			st.deep_over_budget =
@@ -284,6 +309,8 @@ long kjit_ioctl_reset(void)
 				WRITE_ONCE(c->counters_rw[i], 0);
 			WRITE_ONCE(*s->cpu[cpu]->guard_rw, 0);
 		}
+		if (s->pcpu)
+			kjit_pcpu_reset(&s->pctr);
 	}
 	mutex_unlock(&kjit_mutex);
 	return s ? 0 : -ENOENT;

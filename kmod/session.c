@@ -48,6 +48,12 @@ static unsigned int max_blocks = 8192;
 module_param(max_blocks, uint, 0444);
 MODULE_PARM_DESC(max_blocks, "translated blocks per CPU (default 8192)");
 
+static bool lock_counters;
+module_param(lock_counters, bool, 0644);
+MODULE_PARM_DESC(lock_counters,
+		 "count with lock incq in shared counters (the old form), not "
+		 "per-CPU incq %gs:; read at attach (default off)");
+
 static unsigned int deep_max = 512;
 module_param(deep_max, uint, 0444);
 MODULE_PARM_DESC(deep_max,
@@ -179,6 +185,7 @@ void kjit_session_free(struct kjit_session *s)
 	kfree(s->cpu);
 	kjit_region_free(&s->tramps);
 	kjit_deep_free(&s->deep_tab);
+	kjit_pcpu_free(&s->pctr);
 	kvfree(s);
 }
 
@@ -209,6 +216,13 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 	s->count = !(flags & KJIT_ATTACH_NO_COUNT);
 	if (s->deep && kjit_deep_init(&s->deep_tab, deep_max))
 		goto fail;
+	/* one slot per original block, room for every CPU's full cache of
+	 * distinct blocks twice over; without the memory, the old form */
+	if (s->count && !lock_counters && kjit_pcpu_ok)
+		s->pcpu = !kjit_pcpu_init(&s->pctr, 2 * max_blocks);
+	if (s->count && !lock_counters && !s->pcpu)
+		pr_info("kjit: no per-CPU counters for this session: "
+			"counting with lock incq\n");
 	s->cpu = kcalloc(nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
 	if (!s->cpu || kjit_region_alloc_code(&s->tramps,
 					      KJIT_MAX_FUNCS * KJIT_TRAMP_SIZE))

@@ -8,6 +8,8 @@
  *                            tramps       entry trampolines (shared)
  *                            cpu[c] ----> struct kjit_cpu: cache, translator,
  *                                          env, fallbacks, busy flag
+ *                            pctr         block counters, per-CPU memory
+ *                                         (pcpu.h), one per original block
  *
  * Invariants:
  *  - kjit_active is set before any diversion is registered and cleared only
@@ -28,6 +30,7 @@
 #include "compat.h"
 #include "deep.h"
 #include "kjit_ioctl.h"
+#include "pcpu.h"
 
 #define KJIT_MAX_FUNCS 64 /* functions per attach (per-CPU entry slots) */
 
@@ -76,8 +79,13 @@ struct kjit_cpu {
 struct kjit_session {
 	unsigned int n_funcs;
 	bool attached;
-	bool deep;		   /* follow calls (deep.h) */
-	bool count;		   /* instrument: not KJIT_ATTACH_NO_COUNT */
+	bool deep;  /* follow calls (deep.h) */
+	bool count; /* instrument: not KJIT_ATTACH_NO_COUNT */
+	bool pcpu;  /* block counters in per-CPU memory (pcpu.h);
+		       else `lock incq` in each CPU's data
+		       region (kjit.lock_counters, or no
+		       per-CPU memory) */
+	struct kjit_pcpu pctr;
 	struct kjit_deep deep_tab; /* functions n_funcs.. of blocks */
 	struct kjit_func funcs[KJIT_MAX_FUNCS];
 	struct kjit_region tramps;

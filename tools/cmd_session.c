@@ -13,6 +13,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "../kmod/kjit_ioctl.h"
+#include "jit/instrument.h"
 #include "args.h"
 #include "attach.h"
 #include "commands.h"
@@ -203,6 +204,27 @@ int cmd_report(int argc, char **argv)
 	return 0;
 }
 
+/* How the translated blocks count: per-CPU or shared counters, and how
+ * many translations use each counting sequence (form/flags handling). */
+static void print_counters(const struct kjit_session_stats *st)
+{
+	unsigned f, q;
+
+	printf("counters: %s",
+	       st->pcpu ? "per-CPU (incq %gs:)" : "shared (lock incq)");
+	if (st->pcpu)
+		printf(", %u slots in use, %" PRIu64
+		       " blocks on lock incq (table full)",
+		       st->pcpu_used, (uint64_t)st->pcpu_full);
+	printf("\n");
+	for (f = 1; f < KJIT_COUNTER_FORMS; f++)
+		for (q = 1; q < KJIT_COUNTER_SEQS; q++)
+			if (st->counters[f][q])
+				printf("  counter  %-24s %10" PRIu64 "\n",
+				       names_counter(f, q),
+				       (uint64_t)st->counters[f][q]);
+}
+
 static void print_stats(const struct kjit_session_stats *st)
 {
 	uint64_t bytes = 0;
@@ -226,6 +248,7 @@ static void print_stats(const struct kjit_session_stats *st)
 	       " %" PRIu64 " served by the lookup table\n",
 	       (uint64_t)st->dispatches, (uint64_t)st->exits_native,
 	       (uint64_t)st->lookup_hits);
+	print_counters(st);
 	if (st->deep)
 		printf("deep mode: %u callee(s) followed, %" PRIu64
 		       " left native (deep table full)\n",

@@ -1,10 +1,12 @@
 /*
- * names.c - names of fallback and refusal codes.
+ * names.c - names of fallback, refusal and counter codes.
  *
  * Invariants: fallback order is enum kjit_fallback in kmod/session.h; the
  * refusal texts are indexed by enum kjit_reason (jit/reason.h) and a host
  * test checks there is one for every code.
  */
+#include <stdio.h>
+#include "jit/instrument.h"
 #include "jit/reason.h"
 #include "names.h"
 
@@ -63,4 +65,13 @@ const char *reason_text(unsigned int r)
 	if (r >= KJIT_R_COUNT || !reason_texts[r])
 		return "unknown refusal";
 	return reason_texts[r];
+}
+
+const char *names_counter(unsigned int form, unsigned int seq)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), "%s/%s", kjit_ctr_form_name(form),
+		 kjit_seq_name(seq));
+	return buf;
 }

@@ -11,4 +11,8 @@ const char *fallback_text(unsigned int i);
  * its key is kjit_reason_name(). */
 const char *reason_text(unsigned int r);
 
+/* "gs_reg/lahf": a block counter's form and flags handling (enum
+ * kjit_ctr_form, enum kjit_flagsave; jit/instrument.h names both). */
+const char *names_counter(unsigned int form, unsigned int seq);
+
 #endif

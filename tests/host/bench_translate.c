@@ -192,7 +192,8 @@ static double time_seq(u8 *m, int seq, long n)
 	struct kjit_config cfg;
 	struct kjit_emit e;
 	struct kjit_block blk;
-	struct kjit_point_info pi = {KJIT_POINT_ENTRY, 1, 0, KX86_FLAGS_ARITH};
+	struct kjit_point_info pi = {KJIT_POINT_ENTRY, 1, 0,
+				     KX86_FLAGS_ARITH, 0, 0};
 	struct henv h;
 	double t;
 

@@ -69,10 +69,14 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	if (more & 0x20)
 		cfg.instr |= KJIT_INSTR_EDGE_COUNT;
 	henv.ctr_lock = (more & 0x40) != 0;
-	if (more & 0x80) { /* kernel-module style: rip-relative counters */
+	if (more & 0x80) { /* the module's old form: rip-relative counters */
 		henv.ctr_mode = KJIT_MEM_RIPREL;
 		henv.fake_ctr_base = RUN + 0x1000000;
+	} else if (more & 0x08) { /* per-CPU, 64-bit offsets (the module's) */
+		henv.gs_fake = 0xffffe8c000010000ull;
 	}
+	cfg.ctr_reg = (more & 0x04) ? KJIT_REG_SAVE : KJIT_REG_DEAD;
+	cfg.ctr_move = !(more & 0x02);
 	kjit_translator_init(&tr, &henv.env, &cfg);
 	vfy_init(&vfy, &henv.env);
 	vfy.native_calls = cfg.native_calls;

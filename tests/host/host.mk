@@ -41,6 +41,12 @@ HOST_TESTS += $(HT_DIR)/test_unit
 $(HT_DIR)/test_unit: $(HT_DIR)/test_unit.o $(HT_COMMON) $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
 
+# Per-CPU counter sequences: register liveness, placement, goldens, each
+# sequence executed with a real GS base, per-thread copies, migrations.
+HOST_TESTS += $(HT_DIR)/test_counters
+$(HT_DIR)/test_counters: $(HT_DIR)/test_counters.o $(HT_COMMON) $(HT_DIR)/libkjit.a
+	$(CC) $(HT_CFLAGS) -pthread -o $@ $^ $(HT_LIBS)
+
 # Indirect branch tracking: layout facts, emission with kjit_config.ibt,
 # the static IBT proof's self-test.
 HOST_TESTS += $(HT_DIR)/test_ibt
@@ -107,6 +113,18 @@ $(HT_DIR)/bench_translate: $(HT_DIR)/bench_translate.o $(HT_DIR)/vmlinux.o \
 		$(HT_DIR)/host_cache.o $(HT_DIR)/corpus.o $(HT_COMMON) \
 		$(HT_DIR)/libkjit.a | $(HT_DIR)/vmlinux
 	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o %.a,$^) $(HT_LIBS)
+
+# Silicon benchmark (make bench): counting cost per executed block on this
+# CPU, kernel-shaped blocks, old and new counters; its smoke form (a few
+# short rounds, exact counts) is a host test.
+HOST_BENCH += $(HT_DIR)/bench_silicon
+$(HT_DIR)/bench_silicon: $(HT_DIR)/bench_silicon.o $(HT_DIR)/vmlinux.o \
+		$(HT_DIR)/host_cache.o $(HT_COMMON) $(HT_DIR)/libkjit.a | $(HT_DIR)/vmlinux
+	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o %.a,$^) $(HT_LIBS)
+HOST_TESTS += $(HT_DIR)/bench_silicon_smoke
+$(HT_DIR)/bench_silicon_smoke: | $(HT_DIR)/bench_silicon
+	@printf '#!/bin/sh\nexec %s --smoke\n' $(HT_DIR)/bench_silicon > $@
+	@chmod +x $@
 
 # codecache/ metadata the detach quiesce relies on (nothing executed).
 HOST_TESTS += $(HT_DIR)/test_codecache

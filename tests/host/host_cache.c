@@ -6,11 +6,15 @@
 #include <unistd.h>
 #include "tests/host/host_cache.h"
 
-#define HC_RX_ADDR 0x40000000ul
+/* Above where the heap may start: brk is randomised up to 1 GiB past the
+ * end of .bss on x86-64 (arch_randomize_brk), and a heap at 0x40000000
+ * made MAP_FIXED_NOREPLACE fail now and then; still below 2 GiB. */
+#define HC_RX_ADDR 0x60000000ul
 #define HC_SIZE	   (16ul << 20)
+#define HC_SLOTS   4 /* caches that can live at once (hc_init_slot) */
 
 struct hc *hc_cur;
-static u64 hc_ctr[HENV_MAX_CTRS], hc_key[HENV_MAX_CTRS];
+static u64 hc_ctr[HC_SLOTS][HENV_MAX_CTRS], hc_key[HC_SLOTS][HENV_MAX_CTRS];
 
 /* Dispatcher: see jit/exit.h for the contract. 9 saved GPRs + flags put
  * the target slot at 80(%rsp) (88(%rbp) once rbp is pushed). The fast path
@@ -200,32 +204,37 @@ void hc_reset(struct hc *c)
 	c->refusals = c->links = c->bad_links = 0;
 	memset(c->hash, 0xff, sizeof(c->hash));
 	memset(c->rw, 0xcc, c->size);
-	memset(hc_ctr, 0, sizeof(hc_ctr));
-	memset(hc_key, 0, sizeof(hc_key));
+	memset(hc_ctr[c->slot], 0, sizeof(hc_ctr[0]));
+	memset(hc_key[c->slot], 0, sizeof(hc_key[0]));
 	c->henv.n_ctr = 0;
 }
 
-int hc_init(struct hc *c, u64 lo, u64 hi, enum kjit_mem_mode mode,
-	    const struct kjit_config *cfg, bool link)
+int hc_init_slot(struct hc *c, unsigned slot, u64 lo, u64 hi,
+		 enum kjit_mem_mode mode, const struct kjit_config *cfg,
+		 bool link)
 {
-	static int fd = -1;
-	static u8 *rw, *rx;
+	static int fd[HC_SLOTS] = {-1, -1, -1, -1};
+	static u8 *rw[HC_SLOTS], *rx[HC_SLOTS];
 
-	if (fd < 0) {
-		fd = memfd_create("kjit-cache", 0);
-		if (fd < 0 || ftruncate(fd, HC_SIZE))
+	if (slot >= HC_SLOTS)
+		return -1;
+	if (fd[slot] < 0) {
+		fd[slot] = memfd_create("kjit-cache", 0);
+		if (fd[slot] < 0 || ftruncate(fd[slot], HC_SIZE))
 			return -1;
-		rw = mmap(NULL, HC_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-			  0);
-		rx = mmap((void *)HC_RX_ADDR, HC_SIZE, PROT_READ | PROT_EXEC,
-			  MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
-		if (rw == MAP_FAILED || rx == MAP_FAILED)
+		rw[slot] = mmap(NULL, HC_SIZE, PROT_READ | PROT_WRITE,
+				MAP_SHARED, fd[slot], 0);
+		rx[slot] = mmap((void *)(HC_RX_ADDR + slot * HC_SIZE), HC_SIZE,
+				PROT_READ | PROT_EXEC,
+				MAP_SHARED | MAP_FIXED_NOREPLACE, fd[slot], 0);
+		if (rw[slot] == MAP_FAILED || rx[slot] == MAP_FAILED)
 			return -1;
 	}
 	memset(c, 0, sizeof(*c));
-	c->rw = rw, c->rx = rx, c->size = HC_SIZE;
+	c->slot = slot;
+	c->rw = rw[slot], c->rx = rx[slot], c->size = HC_SIZE;
 	c->lo = lo, c->hi = hi, c->link = link;
-	henv_init(&c->henv, mode, hc_ctr, hc_key,
+	henv_init(&c->henv, mode, hc_ctr[slot], hc_key[slot],
 		  (u64)(uintptr_t)host_dispatch);
 	henv_add_region(&c->henv, lo, (const void *)(uintptr_t)lo, hi - lo);
 	hc_reset(c);
@@ -235,4 +244,10 @@ int hc_init(struct hc *c, u64 lo, u64 hi, enum kjit_mem_mode mode,
 		return -1;
 	hc_cur = c;
 	return 0;
+}
+
+int hc_init(struct hc *c, u64 lo, u64 hi, enum kjit_mem_mode mode,
+	    const struct kjit_config *cfg, bool link)
+{
+	return hc_init_slot(c, 0, lo, hi, mode, cfg, link);
 }

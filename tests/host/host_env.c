@@ -1,5 +1,8 @@
 /* host_env.c - host implementation of struct kjit_env (see host_env.h). */
+#include <asm/prctl.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "tests/host/host_env.h"
 
 static size_t h_read(void *o, u64 addr, u8 *buf, size_t len)
@@ -83,9 +86,9 @@ static bool h_counter(void *o, u64 block, enum kjit_counter_kind kind,
 
 	out->mode = h->ctr_mode;
 	out->lock = h->ctr_lock;
-	if (h->ctr_mode == KJIT_MEM_GS) {
-		out->addr =
-		    0x10000 + (block & 0xfff8); /* fake per-CPU offset */
+	if (h->ctr_mode == KJIT_MEM_GS && !h->ctr) {
+		out->addr = h->gs_fake + (block & 0xfff8) + /* fake per-CPU */
+			    (kind == KJIT_CTR_EDGE ? 8 * (exit + 1) : 0);
 		return true;
 	}
 	if (!h->ctr) { /* no storage: fake, distinct, never-dereferenced */
@@ -98,7 +101,24 @@ static bool h_counter(void *o, u64 block, enum kjit_counter_kind kind,
 	if (!c)
 		return false;
 	out->addr = (u64)(uintptr_t)c;
+	if (h->ctr_mode == KJIT_MEM_GS)
+		out->addr -= h->gs_base;
 	return true;
+}
+
+int henv_set_gs(u64 base)
+{
+	return (int)syscall(SYS_arch_prctl, ARCH_SET_GS, base);
+}
+
+int henv_use_gs(struct henv *h, bool big)
+{
+	u64 a = (u64)(uintptr_t)h->ctr, far = 1ull << 46;
+
+	h->ctr_mode = KJIT_MEM_GS;
+	/* a user address stays below 2^47: 2^46 below or above the storage */
+	h->gs_base = !big ? a : a >= far ? a - far : a + far;
+	return henv_set_gs(h->gs_base);
 }
 
 u64 *henv_edge_counter_of(struct henv *h, u64 block, unsigned exit)
@@ -122,6 +142,7 @@ void henv_init(struct henv *h, enum kjit_mem_mode mode, u64 *ctr, u64 *keys,
 	h->env.counter = h_counter;
 	h->env.dispatch = dispatch;
 	h->ctr_mode = mode;
+	h->gs_fake = 0x10000;
 	h->ctr = ctr;
 	h->ctr_key = keys;
 }

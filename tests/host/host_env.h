@@ -1,6 +1,7 @@
 /* host_env.h - struct kjit_env for host programs: code from memory regions,
  * a small table of special symbols, optional exception-fixup list, and
- * counters in a host array (absolute or RIP-relative) or fake %gs offsets.
+ * counters in a host array (absolute, RIP-relative, or %gs-relative with a
+ * real GS base: henv_use_gs()) or fake %gs offsets.
  *
  * Invariants: read_code never reads outside a registered region; counters
  * are handed out one per distinct block address, in first-come order.
@@ -32,16 +33,32 @@ struct henv {
 	enum kjit_mem_mode ctr_mode;
 	bool ctr_lock;	   /* ask for `lock incq` */
 	u64 fake_ctr_base; /* ABS32/RIPREL without storage: fake addresses */
-	u64 *ctr;	   /* HENV_MAX_CTRS counters (ABS32/RIPREL modes) */
-	u64 *ctr_key;	   /* block address of each counter, 0 = free (hash) */
+	u64 *ctr;	   /* HENV_MAX_CTRS counters */
+	/* KJIT_MEM_GS: a counter's offset is its address minus gs_base (the
+	 * GS base its thread sets, henv_use_gs); with no storage, offsets
+	 * are made up from gs_fake (default 0x10000: they fit in 32 bits) */
+	u64 gs_base;
+	u64 gs_fake;
+	u64 *ctr_key; /* block address of each counter, 0 = free (hash) */
 	unsigned n_ctr;
 };
 
-/* @ctr_storage: NULL for KJIT_MEM_GS (fake offsets, nothing stored). */
+/* @ctr_storage: NULL for fake counters (nothing stored, never run). */
 void henv_init(struct henv *h, enum kjit_mem_mode mode, u64 *ctr_storage,
 	       u64 *key_storage, u64 dispatch);
 void henv_add_region(struct henv *h, u64 addr, const void *ptr, u64 size);
 void henv_add_sym(struct henv *h, u64 addr, enum kjit_sym kind, int reg);
+/*
+ * henv_use_gs - per-CPU counters as the kernel has them: KJIT_MEM_GS
+ * offsets into @h's storage, relative to a GS base that this thread sets
+ * with arch_prctl(ARCH_SET_GS). @big: the base lies 2^46 away from the
+ * storage, so every offset is a 64-bit value (as alloc_percpu() gives:
+ * movabs + incq %gs:(%reg)); else it is the storage itself (offsets fit in
+ * 32 bits: incq %gs:disp32). Returns 0 or -1 (errno set).
+ */
+int henv_use_gs(struct henv *h, bool big);
+/* Set this thread's GS base to @base (arch_prctl). Returns 0 or -1. */
+int henv_set_gs(u64 base);
 /* Counter of @block_addr, or NULL if it has none. */
 u64 *henv_counter_of(struct henv *h, u64 block_addr);
 /* Edge counter of exit @exit of @block_addr, or NULL. */

@@ -25,9 +25,13 @@ export KJIT_BUILD="${KJIT_BUILD:-$root/build}"
 mutants='liveness_dead|jit/translate.c|s/pi.live = kjit_live_in_block(tr, d);/pi.live = 0;/|flags liveness says everything is dead at every entry
 lookahead_dead|jit/liveness.c|/if (depth == 0)/{n;s/return KX86_FLAGS_ARITH;/return 0;/}|the liveness look-ahead treats an unexplored successor as dead
 link_wrong_exit|jit/exit.c|s/x = &b->exit\[idx\];/x = \&b->exit[0];/|a link patch rewrites exit 0 instead of the exit asked for
-count_skipped|jit/instrument.c|s/return kjit_emit_inc_mem(e, &m);/return KJIT_OK;/|the bare counter increment is not emitted
-count_doubled|jit/instrument.c|s/return kjit_emit_inc_mem(e, &m);/kjit_emit_inc_mem(e, \&m);\n\t\treturn kjit_emit_inc_mem(e, \&m);/|the bare counter increment is emitted twice
-count_wrong_block|jit/instrument.c|s/env->counter(env->opaque, pi->block,/env->counter(env->opaque, pi->block + 1,/|each block increments the counter of the address after its start
+count_skipped|jit/instrument.c|s/return kjit_emit_inc_mem(e, p.mem, p.reg, p.save);/return KJIT_OK;/|the bare counter increment is not emitted
+count_doubled|jit/instrument.c|s/return kjit_emit_inc_mem(e, p.mem, p.reg, p.save);/kjit_emit_inc_mem(e, p.mem, p.reg, p.save);\n\treturn kjit_emit_inc_mem(e, p.mem, p.reg, p.save);/|the bare counter increment is emitted twice
+count_wrong_block|jit/instrument.c|s/!env->counter(env->opaque, block, KJIT_CTR_BLOCK,/!env->counter(env->opaque, block + 1, KJIT_CTR_BLOCK,/|each block increments the counter of the address after its start
+reg_not_dead|jit/liveness.c|s/regs\[i\] = r;/regs[i] = 0;/|every register counts as dead inside a block: the per-CPU counter clobbers a live one
+moved_flags_live|jit/liveness.c|s/flags\[i\] = f;/flags[i] = 0;/|flags count as dead inside a block: the counter moves to where they are live
+saved_not_restored|jit/instrument.c|s/emit_push_pop(e, KX86_OP_POP_R, reg);/(void)0;/|a saved counter register is pushed but never popped
+gs_wrong_reg|jit/instrument.c|s/p->reg = (unsigned)reg;/p->reg = KX86_R11;/|the per-CPU counter goes through r11 whether it is dead or not
 lahf_no_of|jit/instrument.c|s/kjit_emit_u8(e, 0x7f);/kjit_emit_u8(e, 0x7e);/|the LAHF sequence does not restore OF (add $0x7e instead of $0x7f)
 ibt_no_endbr|jit/translate.c|s/^\t\tkjit_emit_endbr64(e);/\t\t(void)e;/|with kjit_config.ibt a block does not begin with endbr64
 ibt_far_indirect|jit/emit.c|/if (e->no_indirect)/{N;s/return KJIT_R_BRANCH_FAR;/(void)0;/}|with kjit_config.ibt a far target is still reached through jmp *[rip+lit]
@@ -44,7 +48,7 @@ cp "$root/kmod/kjit_refusals.h" "$tmp/tree/kmod/"
 cp "$root/kmod/kjit_refusals.h" "$tmp/pristine/kmod/"
 cp -r "$root/tests/host" "$tmp/tree/tests/host"
 bld=$tmp/build
-progs="$bld/host/test_unit $bld/host/test_diff $bld/host/test_ibt"
+progs="$bld/host/test_unit $bld/host/test_diff $bld/host/test_ibt $bld/host/test_counters"
 progs="$progs $bld/host/test_dispatch_deps"
 
 report() { # verdict name detail

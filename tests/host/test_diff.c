@@ -18,6 +18,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "jit/instrument.h"
 #include "tests/host/corpus.h"
 #include "tests/host/host_cache.h"
 #include "tests/host/kjit_test.h"
@@ -357,6 +358,13 @@ static void compare_counts(struct omap *m, char *why, size_t n)
 /* kjit_config.ibt (a kernel enforcing IBT): every new block also gets the
  * static IBT proof (ibt_check.h); counts and results as without it */
 #define MODE_IBT 32u
+/* per-CPU counters as the module has them (henv_use_gs): %gs-relative,
+ * 64-bit offsets (movabs; incq %gs:(%reg)) - or, with MODE_GS_SMALL,
+ * offsets that fit incq %gs:disp32 */
+#define MODE_GS	      64u
+#define MODE_GS_SMALL 128u
+#define MODE_SAVE_REG 256u /* kjit_config.ctr_reg = KJIT_REG_SAVE */
+#define MODE_NO_MOVE  512u /* kjit_config.ctr_move off */
 static unsigned mode_flags;
 
 static struct omap om;
@@ -499,6 +507,22 @@ static void check_ibt(const char *mode)
 	       (unsigned long long)c->indirect);
 }
 
+/* Counter sequences used in this mode, as `kjit stat` prints them. */
+static void print_forms(const char *mode)
+{
+	unsigned f, q;
+
+	printf("mode %s: counters", mode);
+	for (f = 1; f < KJIT_CTR_FORMS; f++)
+		for (q = 1; q < KJIT_SEQ_COUNT; q++)
+			if (cache.tr.stats.ctr[f][q])
+				printf(" %s/%s=%llu", kjit_ctr_form_name(f),
+				       kjit_seq_name(q),
+				       (unsigned long long)
+					   cache.tr.stats.ctr[f][q]);
+	printf("\n");
+}
+
 static void run_mode(const char *mode, enum kjit_mem_mode mm,
 		     enum kjit_flagsave seq, bool force_live, bool link,
 		     unsigned flags)
@@ -515,9 +539,16 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm,
 	cfg.native_calls = (flags & MODE_NATIVE_CALL) != 0;
 	cfg.follow_indirect_calls = (flags & MODE_FOLLOW_IND) != 0;
 	cfg.ibt = (flags & MODE_IBT) != 0;
+	cfg.ctr_reg = flags & MODE_SAVE_REG ? KJIT_REG_SAVE : KJIT_REG_DEAD;
+	cfg.ctr_move = !(flags & MODE_NO_MOVE);
 	mode_flags = flags;
 	if (hc_init(&cache, lo, hi, mm, &cfg, link)) {
 		kt_fail("jit.diff.setup", "cannot map the code cache");
+		return;
+	}
+	if ((flags & (MODE_GS | MODE_GS_SMALL)) &&
+	    henv_use_gs(&cache.henv, !(flags & MODE_GS_SMALL))) {
+		kt_fail("jit.diff.setup", "arch_prctl(ARCH_SET_GS) failed");
 		return;
 	}
 	cache.vfy.native_calls = cfg.native_calls;
@@ -553,12 +584,15 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm,
 	}
 	if (cfg.ibt)
 		check_ibt(mode);
+	print_forms(mode);
+	henv_set_gs(0);
 	printf("mode %s: %u blocks, %u links, %ld oracle steps, seq "
-	       "inc/lahf/pushf %llu/%llu/%llu\n",
+	       "inc/lahf/pushf/moved %llu/%llu/%llu/%llu\n",
 	       mode, cache.n_blk, cache.links, steps,
 	       (unsigned long long)cache.tr.stats.seq[KJIT_SEQ_INC],
 	       (unsigned long long)cache.tr.stats.seq[KJIT_SEQ_LAHF],
-	       (unsigned long long)cache.tr.stats.seq[KJIT_SEQ_PUSHF]);
+	       (unsigned long long)cache.tr.stats.seq[KJIT_SEQ_PUSHF],
+	       (unsigned long long)cache.tr.stats.seq[KJIT_SEQ_MOVED]);
 }
 
 /* The oracle must be able to fail: a translation whose counter sequence is
@@ -628,10 +662,28 @@ int main(void)
 		 MODE_NATIVE_CALL);
 	/* the module's configuration (kmod/session.c cpu_alloc(), deep
 	 * session): native calls, followed indirect calls, block counting,
-	 * rip-relative `lock incq` counters (kmod/env.c), linked; counts
-	 * compared with the oracle */
-	run_mode("module_deep", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, false, true,
-		 MODE_NATIVE_CALL | MODE_FOLLOW_IND | MODE_LOCK_CTR);
+	 * per-CPU counters at 64-bit %gs offsets in a register the block
+	 * proves dead or saves, moved to where the flags are dead when they
+	 * can be (kmod/env.c), linked; counts compared with the oracle */
+	run_mode("module_deep", KJIT_MEM_GS, KJIT_SEQ_LAHF, false, true,
+		 MODE_NATIVE_CALL | MODE_FOLLOW_IND | MODE_GS);
+	/* ... and with the old RIP-relative `lock incq` counters, which the
+	 * module falls back to (kjit.lock_counters=1, no per-CPU memory) */
+	run_mode("module_deep_lock", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, false,
+		 true, MODE_NATIVE_CALL | MODE_FOLLOW_IND | MODE_LOCK_CTR);
+	/* every per-CPU sequence: a saved register always (with LAHF on every
+	 * block, the register is not %rax), PUSHF, counters left at the
+	 * entry, incq %gs:disp32, edge counters */
+	run_mode("percpu_saved_lahf", KJIT_MEM_GS, KJIT_SEQ_LAHF, true, true,
+		 MODE_GS | MODE_SAVE_REG);
+	run_mode("percpu_pushf", KJIT_MEM_GS, KJIT_SEQ_PUSHF, false, true,
+		 MODE_GS);
+	run_mode("percpu_entry", KJIT_MEM_GS, KJIT_SEQ_LAHF, false, false,
+		 MODE_GS | MODE_NO_MOVE);
+	run_mode("percpu_disp32", KJIT_MEM_GS, KJIT_SEQ_LAHF, false, true,
+		 MODE_GS_SMALL);
+	run_mode("percpu_edges", KJIT_MEM_GS, KJIT_SEQ_LAHF, false, true,
+		 MODE_GS | MODE_EDGES);
 	/* design (a) with callees that stay native: they return to the
 	 * original code, which finishes the caller natively */
 	run_mode("native_callees", KJIT_MEM_ABS32, KJIT_SEQ_LAHF, false, true,
@@ -644,7 +696,10 @@ int main(void)
 		 MODE_IBT);
 	run_mode("native_call_ibt", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, false, true,
 		 MODE_NATIVE_CALL | MODE_IBT);
-	run_mode("module_deep_ibt", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, false, true,
+	run_mode("module_deep_ibt", KJIT_MEM_GS, KJIT_SEQ_LAHF, false, true,
+		 MODE_NATIVE_CALL | MODE_FOLLOW_IND | MODE_GS | MODE_IBT);
+	run_mode("module_deep_lock_ibt", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, false,
+		 true,
 		 MODE_NATIVE_CALL | MODE_FOLLOW_IND | MODE_LOCK_CTR | MODE_IBT);
 	return kt_exit();
 }

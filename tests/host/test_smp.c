@@ -26,6 +26,10 @@
  * enforces IBT (kjit_config.ibt): every block the owner adds gets the IBT
  * proof (ibt_check.h), and every address the block map hands out begins
  * with endbr64.
+ * Phase D: phase B again with the module's per-CPU counters: `incq %gs:`
+ * at a 64-bit offset, no lock; each thread is a CPU with its own GS base
+ * (arch_prctl) over its own copy of the counters, and a block's count is
+ * the sum of the copies, as kmod/report.c sums CPUs.
  *
  * Invariants: the functions run here keep no global state (their results
  * depend on the inputs only); none of them is called by another one of
@@ -89,6 +93,33 @@ static struct kjit_cblock blocks[MAX_BLOCKS];
 static struct kjit_centry map[MAP_SLOTS];
 static struct kjit_pending pending[2 * MAX_BLOCKS];
 static u64 lo, hi; /* the corpus section: what may be translated */
+/* phase D: one copy of the counters per thread ("CPU"), and the GS base
+ * of thread 0's copy (2^46 below it: every offset a 64-bit one) */
+static u64 pcpu[N_READERS + 1][MAX_BLOCKS + 1];
+static bool pcpu_mode;
+#define PCPU_BASE ((u64)(uintptr_t)pcpu[0] + (1ull << 46))
+
+/* A block's count: its counter, or in phase D the sum of every copy. */
+static u64 ctr_total(u32 i)
+{
+	u64 n = 0;
+	unsigned t;
+
+	if (!pcpu_mode)
+		return counters[i];
+	for (t = 0; t <= N_READERS; t++)
+		n += __atomic_load_n(&pcpu[t][i], __ATOMIC_RELAXED);
+	return n;
+}
+
+/* Thread @t runs as CPU @t: its GS base on its copy. */
+static void be_cpu(unsigned t)
+{
+	if (pcpu_mode && henv_set_gs(PCPU_BASE + t * (u64)sizeof(pcpu[0]))) {
+		kt_fail("codecache.smp.pcpu.setup", "arch_prctl failed");
+		exit(kt_exit());
+	}
+}
 
 void smp_dispatch_entry(void);
 u64 smp_dispatch(u64 target);
@@ -110,13 +141,21 @@ __asm__(".text\n.globl smp_dispatch_entry\nsmp_dispatch_entry:\n"
 	"  pop %rdx\n pop %rcx\n pop %rax\n popfq\n"
 	"  ret\n");
 
-/* kmod/env.c env_counter: the next block's counter, RIP-relative, locked. */
+/* kmod/env.c env_counter: the next block's counter, per-CPU at a 64-bit
+ * %gs offset (phase D), else RIP-relative and locked (the old form). */
 static bool smp_counter(void *opaque, u64 block_addr,
 			enum kjit_counter_kind kind, unsigned exit,
 			struct kjit_mem *out)
 {
 	if (kind != KJIT_CTR_BLOCK)
 		return false;
+	if (pcpu_mode) {
+		out->mode = KJIT_MEM_GS;
+		out->addr = (u64)(uintptr_t)&pcpu[0][kjit_cache_count(&cache)] -
+			    PCPU_BASE;
+		out->lock = false;
+		return true;
+	}
 	out->mode = KJIT_MEM_RIPREL;
 	out->addr = kjit_cache_next_counter(&cache);
 	out->lock = true;
@@ -167,6 +206,7 @@ static int reset_cache(bool ibt)
 
 	memset(code_rw, 0xcc, CODE_SIZE);
 	memset(counters, 0, sizeof(counters));
+	memset(pcpu, 0, sizeof(pcpu));
 	memset(blocks, 0, sizeof(blocks));
 	memset(map, 0, sizeof(map));
 	memset(pending, 0, sizeof(pending));
@@ -510,6 +550,7 @@ static void *phase_b(void *arg)
 {
 	struct worker *w = arg;
 
+	be_cpu((unsigned)(w - workers));
 	is_owner = false;
 	rix = &w->ix;
 	run_list(w);
@@ -529,7 +570,7 @@ static void check_phase_b(u32 n, const char *name)
 		snprintf(why, sizeof(why), "blocks %u -> %u: not complete", n,
 			 kjit_cache_count(&cache));
 	for (i = 0; i < n && !why[0]; i++) {
-		u64 one = snap1[i] - snap0[i], all = counters[i] - snap1[i];
+		u64 one = snap1[i] - snap0[i], all = ctr_total(i) - snap1[i];
 
 		if (all != N_READERS * one)
 			snprintf(why, sizeof(why),
@@ -556,11 +597,14 @@ static void run_phase_b(const char *name)
 	is_owner = true;
 	owner_throttled = false;
 	o->owner = true;
+	be_cpu(0);
 	run_list(o); /* translates whatever the list reaches */
 	n = kjit_cache_count(&cache);
-	memcpy(snap0, counters, sizeof(snap0));
+	for (i = 0; i < n; i++)
+		snap0[i] = ctr_total(i);
 	run_list(o);
-	memcpy(snap1, counters, sizeof(snap1));
+	for (i = 0; i < n; i++)
+		snap1[i] = ctr_total(i);
 	for (i = 1; i <= N_READERS; i++) {
 		memset(workers[i].why, 0, sizeof(workers[i].why));
 		workers[i].owner = false;
@@ -607,6 +651,36 @@ static void run_phase_c(void)
 	       (unsigned long long)ibtc.copied);
 }
 
+/* ---- phase D: phase B with per-CPU counters ---------------------------- */
+
+static void run_phase_d(void)
+{
+	unsigned w, i, n, gs = 0, bad = 0;
+
+	pcpu_mode = true;
+	if (reset_cache(false)) {
+		kt_fail("codecache.smp.pcpu.setup", "cannot reset the cache");
+		return;
+	}
+	for (w = 0; w <= N_READERS; w++)
+		memset(&workers[w].ix, 0, sizeof(workers[w].ix));
+	run_phase_b("codecache.smp.pcpu.block_counts");
+	n = kjit_cache_count(&cache);
+	for (i = 0; i < n; i++)
+		gs += blocks[i].b.ctr == KJIT_CTR_GS_REG ||
+		      blocks[i].b.ctr == KJIT_CTR_GS_SAVED;
+	/* each reader ran the list once, on its own copy alone */
+	for (w = 1; w <= N_READERS; w++)
+		for (i = 0; i < n; i++)
+			bad += pcpu[w][i] != snap1[i] - snap0[i];
+	kt_check("codecache.smp.pcpu.forms", n && gs == n,
+		 "%u of %u blocks count with incq %%gs:(%%reg)", gs, n);
+	kt_check("codecache.smp.pcpu.own_copy", n && !bad,
+		 "%u counters of reader copies differ from one run's", bad);
+	henv_set_gs(0);
+	pcpu_mode = false;
+}
+
 /* A stray jump (a torn link, an incomplete block) lands on int3 or worse:
  * say where, as a FAIL line, instead of dying silently. */
 static void on_fault(int sig, siginfo_t *si, void *uc)
@@ -650,5 +724,6 @@ int main(void)
 	run_phase_a();
 	run_phase_b("codecache.smp.block_counts");
 	run_phase_c();
+	run_phase_d();
 	return kt_exit();
 }

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "jit/translate.h"
+#include "jit/instrument.h"
 #include "tests/host/host_env.h"
 #include "tests/host/ibt_check.h"
 #include "tests/host/kjit_test.h"
@@ -218,8 +219,9 @@ static int setup_env(void)
 
 /* Second pass with the configuration kjit.ko uses in a deep session
  * (kmod/session.c, kmod/env.c): native-call mode, followed indirect calls,
- * RIP-relative `lock incq` counters in the module area, plus edge
- * counters. */
+ * per-CPU counters at 64-bit %gs offsets (as alloc_percpu() gives: movabs
+ * + incq %gs:(%reg), a dead register or a saved one, moved to where the
+ * flags are dead), plus edge counters. */
 static void kernel_config(void)
 {
 	struct kjit_config cfg;
@@ -229,14 +231,14 @@ static void kernel_config(void)
 	cfg.native_calls = true;
 	cfg.follow_indirect_calls = true;
 	cfg.instr |= KJIT_INSTR_EDGE_COUNT;
-	henv.ctr_mode = KJIT_MEM_RIPREL;
-	henv.ctr_lock = true;
-	henv.fake_ctr_base = RUN_BASE + 0x10000000;
+	henv.ctr_mode = KJIT_MEM_GS;
+	henv.gs_fake = 0xffffe8c000010000ull; /* like a percpu chunk's */
 	kjit_translator_init(&tr, &henv.env, &cfg);
 	vfy.native_calls = true;
 	vfy.follow_indirect_calls = true;
 	printf("vmlinux sweep: kernel configuration (native calls, followed "
-	       "indirect calls, rip-relative lock incq, edge counters)\n");
+	       "indirect calls, per-CPU %%gs counters at 64-bit offsets, "
+	       "edge counters)\n");
 }
 
 /* Third and fourth passes: for a kernel that enforces IBT
@@ -278,6 +280,26 @@ static void report_ibt(const char *pfx)
 		 (unsigned long long)ibtc.blocks, st.first_ibt);
 }
 
+/* Block counters by sequence, as `kjit stat` prints them. */
+static void report_forms(void)
+{
+	unsigned f, q;
+	u64 n = 0;
+
+	for (f = 1; f < KJIT_CTR_FORMS; f++)
+		for (q = 1; q < KJIT_SEQ_COUNT; q++)
+			n += tr.stats.ctr[f][q];
+	printf("vmlinux sweep: block counters:");
+	for (f = 1; f < KJIT_CTR_FORMS; f++)
+		for (q = 1; q < KJIT_SEQ_COUNT; q++)
+			if (tr.stats.ctr[f][q])
+				printf(" %s/%s %llu (%.1f%%)",
+				       kjit_ctr_form_name(f), kjit_seq_name(q),
+				       (unsigned long long)tr.stats.ctr[f][q],
+				       100.0 * tr.stats.ctr[f][q] / n);
+	printf("\n");
+}
+
 static void report(const char *pfx, double secs)
 {
 	char name[64];
@@ -300,6 +322,7 @@ static void report(const char *pfx, double secs)
 	       (unsigned long long)tr.stats.seq[KJIT_SEQ_INC],
 	       (unsigned long long)tr.stats.seq[KJIT_SEQ_LAHF],
 	       (unsigned long long)tr.stats.seq[KJIT_SEQ_PUSHF]);
+	report_forms();
 	for (r = 1; r < KJIT_R_COUNT; r++)
 		if (st.reason[r])
 			printf("vmlinux sweep: refused %-16s %8llu (%.3f%% of "

@@ -229,59 +229,323 @@ static int check_endbr(struct vfy *v, u64 *a)
 	return 0;
 }
 
-/* Entry: expected counter sequence, ending where the first insn starts. */
-static int check_entry(struct vfy *v, u64 end)
-{
-	static const ZydisMnemonic lahf_seq[] = {
-	    ZYDIS_MNEMONIC_PUSH, ZYDIS_MNEMONIC_LAHF, ZYDIS_MNEMONIC_SETO,
-	    ZYDIS_MNEMONIC_INC,	 ZYDIS_MNEMONIC_ADD,  ZYDIS_MNEMONIC_SAHF,
-	    ZYDIS_MNEMONIC_POP};
-	static const ZydisMnemonic pushf_seq[] = {
-	    ZYDIS_MNEMONIC_PUSHFQ, ZYDIS_MNEMONIC_INC, ZYDIS_MNEMONIC_POPFQ};
-	static const ZydisMnemonic inc_seq[] = {ZYDIS_MNEMONIC_INC};
-	const ZydisMnemonic *seq = NULL;
-	unsigned n = 0, k;
-	u64 a = v->run;
-	struct dinsn x;
+/* ---- counter sequences ------------------------------------------------
+ * <inc>:  incq mem | movabs $off,%r; incq %gs:(%r)
+ *       | push %r; movabs $off,%r; incq %gs:(%r); pop %r
+ * whole:  <inc> | push %rax; lahf; seto %al; <inc>; add $0x7f,%al; sahf;
+ *         pop %rax | pushfq; <inc>; popfq
+ */
+struct cseq {
+	int flags;  /* KJIT_SEQ_INC (bare), KJIT_SEQ_LAHF, KJIT_SEQ_PUSHF */
+	int reg;    /* register holding the offset, -1: none */
+	bool saved; /* ... pushed and popped around it */
+	bool gs;    /* the increment is %gs-relative */
+	u64 end;
+};
 
-	if (check_endbr(v, &a))
+static bool is_reg64(const ZydisDecodedOperand *op, ZydisRegister r)
+{
+	return op->type == ZYDIS_OPERAND_TYPE_REGISTER && op->reg.value == r;
+}
+
+static bool is_push_pop(const struct dinsn *x, ZydisMnemonic m, ZydisRegister r)
+{
+	return x->i.mnemonic == m && is_reg64(&x->op[0], r);
+}
+
+/* qword memory inc; with @base, exactly %gs:(base) */
+static int check_inc(struct vfy *v, const struct dinsn *x, ZydisRegister base)
+{
+	if (x->i.mnemonic != ZYDIS_MNEMONIC_INC ||
+	    x->op[0].type != ZYDIS_OPERAND_TYPE_MEMORY || x->op[0].size != 64)
+		return FAILF("counter inc is not a qword memory inc at %#llx",
+			     (unsigned long long)x->addr);
+	if (base == ZYDIS_REGISTER_NONE)
+		return 0;
+	if (x->op[0].mem.segment != ZYDIS_REGISTER_GS ||
+	    x->op[0].mem.base != base ||
+	    x->op[0].mem.index != ZYDIS_REGISTER_NONE ||
+	    x->op[0].mem.disp.value != 0)
+		return FAILF("counter inc at %#llx is not incq %%gs:(%%reg)",
+			     (unsigned long long)x->addr);
+	return 0;
+}
+
+/* <inc> at @a. Returns 1 (nothing written to v->msg) when @a holds no
+ * counter increment at all, -1 when it is a broken one. */
+static int parse_inc(struct vfy *v, u64 a, struct cseq *c)
+{
+	struct dinsn x, y;
+	ZydisRegister r;
+
+	c->reg = -1, c->saved = false;
+	if (dec_out(v, a, &x))
 		return -1;
-	switch (v->b->seq) {
-	case KJIT_SEQ_NONE:
-		n = 0;
-		break;
-	case KJIT_SEQ_INC:
-		seq = inc_seq;
-		n = 1;
-		break;
-	case KJIT_SEQ_LAHF:
-		seq = lahf_seq;
-		n = 7;
-		break;
-	case KJIT_SEQ_PUSHF:
-		seq = pushf_seq;
-		n = 3;
-		break;
+	if (x.i.mnemonic == ZYDIS_MNEMONIC_PUSH &&
+	    x.op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	    !dec_out(v, a + x.i.length, &y) &&
+	    y.i.mnemonic == ZYDIS_MNEMONIC_MOV &&
+	    is_reg64(&y.op[0], x.op[0].reg.value)) {
+		c->saved = true;
+		a += x.i.length;
+		x = y;
 	}
+	if (x.i.mnemonic == ZYDIS_MNEMONIC_MOV) {
+		if (x.op[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+		    x.op[0].size != 64 ||
+		    x.op[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+		    x.i.raw.imm[0].size != 64)
+			return c->saved ? FAILF("saved counter register at "
+						"%#llx not loaded by movabs",
+						(unsigned long long)a)
+					: 1;
+		r = x.op[0].reg.value;
+		if (r == ZYDIS_REGISTER_RSP)
+			return FAILF("counter offset in %%rsp");
+		c->reg = (int)(r - ZYDIS_REGISTER_RAX);
+		a += x.i.length;
+		if (dec_out(v, a, &x) || check_inc(v, &x, r))
+			return -1;
+		c->gs = true;
+		a += x.i.length;
+		if (c->saved) {
+			if (dec_out(v, a, &x) ||
+			    !is_push_pop(&x, ZYDIS_MNEMONIC_POP, r))
+				return FAILF("saved counter register not "
+					     "popped at %#llx",
+					     (unsigned long long)a);
+			a += x.i.length;
+		}
+		c->end = a;
+		return 0;
+	}
+	if (c->saved || x.i.mnemonic != ZYDIS_MNEMONIC_INC)
+		return 1;
+	if (check_inc(v, &x, ZYDIS_REGISTER_NONE))
+		return -1;
+	c->gs = x.op[0].mem.segment == ZYDIS_REGISTER_GS;
+	c->end = a + x.i.length;
+	return 0;
+}
+
+/* A whole counter sequence at @a (see above); 1 when there is none. */
+static int parse_count(struct vfy *v, u64 a, struct cseq *c)
+{
+	static const ZydisMnemonic lahf_head[] = {ZYDIS_MNEMONIC_LAHF,
+						  ZYDIS_MNEMONIC_SETO};
+	static const ZydisMnemonic lahf_tail[] = {
+	    ZYDIS_MNEMONIC_ADD, ZYDIS_MNEMONIC_SAHF, ZYDIS_MNEMONIC_POP};
+	const ZydisMnemonic *tail = NULL;
+	struct dinsn x, y;
+	unsigned n = 0, k;
+	int r;
+
+	c->flags = KJIT_SEQ_INC;
+	if (dec_out(v, a, &x))
+		return -1;
+	if (is_push_pop(&x, ZYDIS_MNEMONIC_PUSH, ZYDIS_REGISTER_RAX) &&
+	    !dec_out(v, a + x.i.length, &y) &&
+	    y.i.mnemonic == ZYDIS_MNEMONIC_LAHF) {
+		a += x.i.length;
+		for (k = 0; k < 2; k++, a += x.i.length)
+			if (dec_out(v, a, &x) || x.i.mnemonic != lahf_head[k])
+				return FAILF("lahf sequence broken at %#llx",
+					     (unsigned long long)a);
+		c->flags = KJIT_SEQ_LAHF, tail = lahf_tail, n = 3;
+	} else if (x.i.mnemonic == ZYDIS_MNEMONIC_PUSHFQ) {
+		a += x.i.length;
+		c->flags = KJIT_SEQ_PUSHF, n = 1;
+	}
+	r = parse_inc(v, a, c);
+	if (r)
+		return r > 0 && c->flags != KJIT_SEQ_INC
+			   ? FAILF("no counter inc inside the flags-saving "
+				   "sequence at %#llx",
+				   (unsigned long long)a)
+			   : r;
+	if (c->flags == KJIT_SEQ_LAHF && c->reg == 0)
+		return FAILF("lahf sequence uses %%rax for the counter");
+	a = c->end;
+	for (k = 0; k < n; k++, a += x.i.length) {
+		if (dec_out(v, a, &x))
+			return -1;
+		if (tail ? x.i.mnemonic != tail[k]
+			 : x.i.mnemonic != ZYDIS_MNEMONIC_POPFQ)
+			return FAILF("counter sequence broken at %#llx",
+				     (unsigned long long)a);
+	}
+	if (tail && (x.op[0].reg.value != ZYDIS_REGISTER_RAX))
+		return FAILF("lahf sequence does not restore %%rax");
+	c->end = a;
+	return 0;
+}
+
+/* Is GPR @reg (0..15) overwritten whole, unread, by the block's own
+ * instructions from @k on, before its terminator's successors? */
+static bool reg_dead_from(struct vfy *v, unsigned k, int reg)
+{
+	ZydisRegister r64 = (ZydisRegister)(ZYDIS_REGISTER_RAX + reg);
+	struct dinsn o;
+	unsigned i, j;
+
+	for (i = k; i < v->d->n; i++) {
+		bool kill = false;
+
+		if (v->d->insn[i].kind == KJIT_I_LIMIT ||
+		    dec_orig(v, &v->d->insn[i], &o))
+			return false;
+		if ((o.i.mnemonic == ZYDIS_MNEMONIC_XOR ||
+		     o.i.mnemonic == ZYDIS_MNEMONIC_SUB) &&
+		    o.op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    o.op[0].size >= 32 &&
+		    is_reg64(&o.op[1], o.op[0].reg.value) &&
+		    ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64,
+						     o.op[0].reg.value) == r64)
+			return true;
+		for (j = 0; j < o.i.operand_count; j++) {
+			const ZydisDecodedOperand *op = &o.op[j];
+
+			if (op->type == ZYDIS_OPERAND_TYPE_MEMORY &&
+			    (ZydisRegisterGetLargestEnclosing(
+				 ZYDIS_MACHINE_MODE_LONG_64, op->mem.base) ==
+				 r64 ||
+			     ZydisRegisterGetLargestEnclosing(
+				 ZYDIS_MACHINE_MODE_LONG_64, op->mem.index) ==
+				 r64))
+				return false;
+			if (op->type != ZYDIS_OPERAND_TYPE_REGISTER ||
+			    ZydisRegisterGetLargestEnclosing(
+				ZYDIS_MACHINE_MODE_LONG_64, op->reg.value) !=
+				r64)
+				continue;
+			if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
+				return false;
+			if ((op->actions & ZYDIS_OPERAND_ACTION_WRITE) &&
+			    op->size >= 32)
+				kill = true;
+		}
+		if (kill)
+			return true;
+	}
+	return false;
+}
+
+/* A shift or rotate whose count may be 0 (then it writes no flag): a
+ * count in %cl, or an immediate that masks to 0. */
+static bool shift_by_maybe_zero(const struct dinsn *o)
+{
+	const ZydisDecodedOperand *c = &o->op[1];
+	unsigned mask = o->op[0].size == 64 ? 63 : 31;
+
+	switch (o->i.mnemonic) {
+	case ZYDIS_MNEMONIC_SHL:
+	case ZYDIS_MNEMONIC_SHR:
+	case ZYDIS_MNEMONIC_SAR:
+	case ZYDIS_MNEMONIC_ROL:
+	case ZYDIS_MNEMONIC_ROR:
+	case ZYDIS_MNEMONIC_RCL:
+	case ZYDIS_MNEMONIC_RCR:
+		break;
+	case ZYDIS_MNEMONIC_SHLD:
+	case ZYDIS_MNEMONIC_SHRD:
+		c = &o->op[2];
+		break;
+	default:
+		return false;
+	}
+	return c->type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+	       !(c->imm.value.u & mask);
+}
+
+/* Are OF SF ZF AF PF written before read by the block's own instructions
+ * from @k on (never a shift by a count that may be 0, nor rep cmps/scas)? */
+static bool flags_dead_from(struct vfy *v, unsigned k)
+{
+	const u32 clob = 0x8d4; /* OF SF ZF AF PF */
+	u32 killed = 0;
+	struct dinsn o;
+	unsigned i;
+
+	for (i = k; i < v->d->n && killed != clob; i++) {
+		const ZydisAccessedFlags *f;
+
+		if (v->d->insn[i].kind == KJIT_I_LIMIT ||
+		    dec_orig(v, &v->d->insn[i], &o))
+			return false;
+		f = o.i.cpu_flags;
+		if (!f || (f->tested & clob & ~killed))
+			return false;
+		if ((o.i.attributes &
+		     (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
+		      ZYDIS_ATTRIB_HAS_REPNE)) ||
+		    shift_by_maybe_zero(&o))
+			continue; /* may run zero times / shift by 0 */
+		killed |=
+		    (f->modified | f->set_0 | f->set_1 | f->undefined) & clob;
+	}
+	return killed == clob;
+}
+
+/* The block counter between @a and @end, before original instruction
+ * b->ctr_at: its sequence, and the liveness facts that allow it. */
+static int check_block_count(struct vfy *v, u64 a, u64 end)
+{
+	struct cseq c;
+	unsigned k = v->b->ctr_at;
+	int r;
+
+	if (v->b->seq == KJIT_SEQ_NONE)
+		return a == end ? 0
+				: FAILF("code before +%llu in an uncounted "
+					"block",
+					(unsigned long long)(end - v->run));
+	r = parse_count(v, a, &c);
+	if (r > 0)
+		return FAILF("no counter sequence at +%llu",
+			     (unsigned long long)(a - v->run));
+	if (r)
+		return -1;
+	if (c.end != end)
+		return FAILF("counter sequence ends at +%llu, code at +%llu",
+			     (unsigned long long)(c.end - v->run),
+			     (unsigned long long)(end - v->run));
+	if ((c.flags == KJIT_SEQ_INC) !=
+	    (v->b->seq == KJIT_SEQ_INC || v->b->seq == KJIT_SEQ_MOVED))
+		return FAILF("counter sequence is not the recorded one (%u)",
+			     v->b->seq);
+	if ((v->b->seq == KJIT_SEQ_MOVED && !k) ||
+	    (v->b->seq == KJIT_SEQ_INC && k))
+		return FAILF("counter at insn %u recorded as seq %u", k,
+			     v->b->seq);
 	if (v->b->seq == KJIT_SEQ_INC &&
 	    (v->b->live_in & (KX86_FLAGS_ARITH & ~KX86_FLAG_CF)))
 		return FAILF("bare inc although flags %#x live", v->b->live_in);
-	for (k = 0; k < n; k++) {
-		if (dec_out(v, a, &x))
-			return -1;
-		if (x.i.mnemonic != seq[k])
-			return FAILF("entry sequence insn %u wrong", k);
-		if (seq[k] == ZYDIS_MNEMONIC_INC &&
-		    (x.op[0].type != ZYDIS_OPERAND_TYPE_MEMORY ||
-		     x.op[0].size != 64))
-			return FAILF("counter inc is not a qword memory inc");
-		a += x.i.length;
-	}
-	if (a != end)
-		return FAILF("entry sequence ends at +%llu, body at +%llu",
-			     (unsigned long long)(a - v->run),
-			     (unsigned long long)(end - v->run));
+	if (k && v->d->insn[k - 1].shadow)
+		return FAILF("counter in the interrupt shadow of insn %u",
+			     k - 1);
+	if (v->b->seq == KJIT_SEQ_MOVED && !flags_dead_from(v, k))
+		return FAILF("bare inc moved to insn %u: flags not dead there",
+			     k);
+	if (c.reg >= 0 && !c.saved && !reg_dead_from(v, k, c.reg))
+		return FAILF("counter register %d not dead at insn %u", c.reg,
+			     k);
 	return 0;
+}
+
+/* Entry: endbr64 (ibt), then the block counter when it is at the entry,
+ * ending where the first instruction starts. */
+static int check_entry(struct vfy *v, u64 end)
+{
+	u64 a = v->run;
+
+	if (check_endbr(v, &a))
+		return -1;
+	if (v->b->ctr_at)
+		return a == end ? 0
+				: FAILF("code before the first instruction, "
+					"counter at insn %u",
+					v->b->ctr_at);
+	return check_block_count(v, a, end);
 }
 
 static u64 orig_target(const struct dinsn *o)
@@ -387,47 +651,14 @@ static int check_ret(struct vfy *v, const struct dinsn *o, u64 a)
 /* Skip an optional counter sequence (edge point) at @a. */
 static int skip_count_seq(struct vfy *v, u64 a, u64 *after)
 {
-	static const ZydisMnemonic lahf_tail[] = {
-	    ZYDIS_MNEMONIC_LAHF, ZYDIS_MNEMONIC_SETO, ZYDIS_MNEMONIC_INC,
-	    ZYDIS_MNEMONIC_ADD,	 ZYDIS_MNEMONIC_SAHF, ZYDIS_MNEMONIC_POP};
-	static const ZydisMnemonic pushf_tail[] = {ZYDIS_MNEMONIC_INC,
-						   ZYDIS_MNEMONIC_POPFQ};
-	const ZydisMnemonic *tail = NULL;
-	unsigned n = 0, k;
-	struct dinsn x;
+	struct cseq c;
+	int r = parse_count(v, a, &c);
 
-	*after = a;
-	if (dec_out(v, a, &x))
+	*after = r ? a : c.end;
+	if (r < 0)
 		return -1;
-	if (x.i.mnemonic == ZYDIS_MNEMONIC_INC) {
-		if (x.op[0].type != ZYDIS_OPERAND_TYPE_MEMORY ||
-		    x.op[0].size != 64)
-			return FAILF(
-			    "edge counter inc is not a qword memory inc");
-		*after = a + x.i.length;
-		return 0;
-	}
-	if (x.i.mnemonic == ZYDIS_MNEMONIC_PUSH &&
-	    x.op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
-	    x.op[0].reg.value == ZYDIS_REGISTER_RAX)
-		tail = lahf_tail, n = 6;
-	else if (x.i.mnemonic == ZYDIS_MNEMONIC_PUSHFQ)
-		tail = pushf_tail, n = 2;
-	else
-		return 0;
-	a += x.i.length;
-	for (k = 0; k < n; k++, a += x.i.length) {
-		if (dec_out(v, a, &x))
-			return -1;
-		if (x.i.mnemonic != tail[k]) {
-			if (k == 0 && tail == lahf_tail)
-				return 0; /* a plain push %rax: not a sequence
-					   */
-			return FAILF("edge counter sequence broken at %#llx",
-				     (unsigned long long)a);
-		}
-	}
-	*after = a;
+	if (!r && c.reg >= 0 && !c.saved)
+		return FAILF("edge counter through an unsaved register");
 	return 0;
 }
 
@@ -661,6 +892,11 @@ int vfy_block(struct vfy *v, const struct kjit_block_desc *d,
 				return -1;
 			continue;
 		}
+		if (i && i == b->ctr_at) {
+			if (check_block_count(v, a, run + b->insn_off[i]))
+				return -1;
+			a = run + b->insn_off[i];
+		}
 		if (run + b->insn_off[i] != a)
 			return FAILF("gap before copy of %#llx",
 				     (unsigned long long)d->insn[i].addr);
@@ -674,6 +910,11 @@ int vfy_block(struct vfy *v, const struct kjit_block_desc *d,
 			return FAILF("transfer at %#llx copied as body",
 				     (unsigned long long)o.addr);
 		a += x.i.length;
+	}
+	if (d->n > 1 && b->ctr_at == d->n - 1) {
+		if (check_block_count(v, a, run + b->insn_off[d->n - 1]))
+			return -1;
+		a = run + b->insn_off[d->n - 1];
 	}
 	if (run + b->insn_off[d->n - 1] != a)
 		return FAILF("gap before terminator");

@@ -1,5 +1,6 @@
 /* workload_ops.h - the system call loops shared by workload and kjitcount.
- * run_op(name, n) returns 0, -1 (a call failed, errno set) or 2 (unknown op).
+ * run_op(name, n) returns 0, -1 (a call failed, errno set), 2 (unknown
+ * op) or 3 (the op cannot run here: migrate on one CPU).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -9,6 +10,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -162,6 +165,107 @@ static inline int op_modioctl(long n)
 	return close(fd);
 }
 
+/* Is @pid asleep ('S') in a read() system call? From /proc, not from its
+ * kernel stack: wchan and stack traces stop at code-cache frames. */
+static inline int asleep_in_read(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] != 'S')
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	fd = open(path, O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	return n > 2 && buf[0] == '0' && buf[1] == ' '; /* __NR_read */
+}
+
+/* Pin @pid to @cpu alone. */
+static inline int pin_to(pid_t pid, int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	return sched_setaffinity(pid, sizeof(one), &one);
+}
+
+/*
+ * One-byte reads of a pipe that is empty when each read begins: the reader
+ * sleeps in pipe_read. A child waits until it is asleep (and 2 ms more),
+ * moves it to the other of two CPUs (its affinity: it wakes there), and
+ * writes the byte. So every read sleeps on one CPU and finishes on the
+ * other; with pipe_read translated, it returns from schedule() into the
+ * first CPU's code cache and runs on the second. Fails unless every read
+ * woke on the other CPU. The child's own system calls (reads of /proc,
+ * nanosleep, sched_setaffinity, a pipe write) never enter pipe_read.
+ */
+static inline int op_migrate(long n)
+{
+	struct timespec poll = {0, 200000}, settle = {0, 2000000};
+	int p[2], cpu[2] = {-1, -1}, k, status, moved = 0, rc = 0;
+	pid_t me = getpid(), child;
+	cpu_set_t old;
+	long i;
+	char c;
+
+	if (sched_getaffinity(0, sizeof(old), &old))
+		return -1;
+	for (k = 0, i = 0; i < CPU_SETSIZE && k < 2; i++)
+		if (CPU_ISSET(i, &old))
+			cpu[k++] = (int)i;
+	if (k < 2)
+		return 3;
+	if (pin_to(0, cpu[0]) || pipe(p))
+		return -1;
+	child = fork();
+	if (child < 0)
+		return -1;
+	if (child == 0) {
+		for (i = 0; i < n; i++) {
+			while (!asleep_in_read(me))
+				nanosleep(&poll, NULL);
+			nanosleep(&settle, NULL);
+			if (pin_to(me, cpu[(i + 1) % 2]) ||
+			    write(p[1], "x", 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < n && !rc; i++) {
+		int before = sched_getcpu();
+
+		if (read(p[0], &c, 1) != 1)
+			rc = -1;
+		moved += sched_getcpu() != before;
+	}
+	if (rc)
+		kill(child, SIGKILL);
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		rc = -1;
+	sched_setaffinity(0, sizeof(old), &old);
+	close(p[0]);
+	close(p[1]);
+	fprintf(stderr, "migrate: %d of %ld reads woke on the other CPU\n",
+		moved, n);
+	if (!rc && moved != n)
+		errno = EAGAIN, rc = -1;
+	return rc;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(long n);
@@ -171,6 +275,7 @@ static const struct {
     {"pipe", op_pipe},	       {"nanosleep", op_nanosleep},
     {"piperead", op_piperead}, {"forkexit", op_forkexit},
     {"efault", op_efault},     {"modioctl", op_modioctl},
+    {"migrate", op_migrate},
 };
 
 static inline int run_op(const char *name, long n)
