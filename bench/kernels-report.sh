@@ -1,48 +1,69 @@
 #!/bin/sh
 # kernels-report.sh - docs/results/kernels.md: the micro-benchmark's targets
-# table of every kernel side by side, one row per case and kernel, from the
-# micro.md files bench/run.sh wrote (docs/results/micro.md for the first
-# kernel of scripts/kernels, docs/results/NAME/micro.md for the others).
+# table and the LMbench-style suite's table of every kernel side by side,
+# one row per case (benchmark) and kernel, from the files bench/run.sh
+# wrote (docs/results/X.md for the first kernel of scripts/kernels,
+# docs/results/NAME/X.md for the others).
 # Usage: bench/kernels-report.sh BUILD_DIR RESULTS_DIR
 set -u
 BUILD=$1
 OUT=$2
 first=$(head -n 1 "$BUILD/cache/kernels" | cut -d' ' -f1)
-args=""
-for name in $(cut -d' ' -f1 "$BUILD/cache/kernels"); do
-	rel=$name/micro.md
-	[ "$name" = "$first" ] && rel=micro.md
-	[ -f "$OUT/$rel" ] && args="$args $name=$rel"
-done
-{
-	echo "# Micro-benchmark on each kernel"
-	echo
-	echo "The targets tables of the micro-benchmark (bench/micro.sh) for every"
-	echo "kernel kjit supports, one row per case and kernel, each from its own"
-	echo "file, which says when and how it was measured. TCG numbers are TCG"
-	echo "numbers: see those files for the noise (a negative kjit cost is below"
-	echo "it)."
-	echo
-	for a in $args; do
-		f=$OUT/${a#*=}
-		printf -- '- %s: %s (`%s`)\n' "${a%%=*}" \
-			"$(sed -n 's/^Measured \([^:]*\): \(Debian [^ ]*\).*/\1, \2/p' "$f" | head -n 1)" \
-			"docs/results/${a#*=}"
+
+# path FILE NAME: FILE (micro.md, lmbench.md) of kernel NAME, relative.
+path() { if [ "$2" = "$first" ]; then echo "$1"; else echo "$2/$1"; fi; }
+
+# sources FILE: "- NAME: date, kernel (file)" for each kernel that has FILE.
+sources() {
+	for name in $(cut -d' ' -f1 "$BUILD/cache/kernels"); do
+		rel=$(path "$1" "$name")
+		[ -f "$OUT/$rel" ] || continue
+		printf -- '- %s: %s (`docs/results/%s`)\n' "$name" \
+			"$(sed -n 's/^Measured \([^:]*\): \(Debian[^ ]* [^ ]*\).*/\1, \2/p' "$OUT/$rel" | head -n 1)" "$rel"
 	done
-	echo
-	for a in $args; do
-		sed -n '/^## Targets/,/^## Raw/p' "$OUT/${a#*=}" | sed "s/^/${a%%=*} /"
+}
+
+# merge FILE SECTION: the first table after the "## SECTION" line of every
+# kernel's FILE, as one table with a kernel column, rows grouped by their
+# first cell in the first kernel's order.
+merge() {
+	for name in $(cut -d' ' -f1 "$BUILD/cache/kernels"); do
+		rel=$(path "$1" "$name")
+		[ -f "$OUT/$rel" ] || continue
+		awk -v s="## $2" '$0 == s { on = 1; next } on && /^\| / { t = 1; print; next } t { exit }' \
+			"$OUT/$rel" | sed "s/^/$name /"
 	done | awk '
-		# keep the first table header, rows grouped by case in the
-		# order of the first table, one row per kernel
 		{ k = $1; sub(/^[^ ]* /, "") }
-		/^\| case / { if (!hdr) { hdr = 1; h1 = $0; sub(/^\| case \|/, "| case | kernel |", h1) } next }
-		/^\| --- / { if (!sep) { sep = $0; sub(/^\| --- \|/, "| --- | --- |", sep) } next }
+		NR == 1 || (!hdr && /^\| /) { if (!hdr) { hdr = 1; h1 = $0; sub(/^\|[^|]*\|/, "& kernel |", h1) } }
+		/^\| --- |^\| ---: / { if (!sep) { sep = $0; sub(/^\|[^|]*\|/, "& --- |", sep) } next }
 		/^\| / {
-			split($0, f, "|"); c = f[2]; gsub(/ /, "", c)
+			if ($0 == h0 || $0 ~ /^\| (case|benchmark) \|/) { h0 = $0; next }
+			split($0, f, "|"); c = f[2]
 			if (!(c in seen)) { seen[c] = 1; order[n++] = c }
-			row = $0; sub(/^\| [^|]* \|/, "| " c " | " k " |", row)
+			row = $0; sub(/^\|[^|]*\|/, "|" c "| " k " |", row)
 			rows[c] = rows[c] row "\n"
 		}
 		END { print h1; print sep; for (i = 0; i < n; i++) printf "%s", rows[order[i]] }'
+}
+
+{
+	echo "# Both kernels side by side"
+	echo
+	echo "The tables of the micro-benchmark (bench/micro.sh) and of the"
+	echo "LMbench-style suite (bench/lmbench.sh) for every kernel kjit supports,"
+	echo "one row per case and kernel, each from its kernel's own file, which"
+	echo "says when and how it was measured. TCG numbers are TCG numbers: see"
+	echo "those files for the noise (a negative kjit cost is below it)."
+	echo
+	echo "## Micro-benchmark: added cost per executed block"
+	echo
+	sources micro.md
+	echo
+	merge micro.md "Targets (ratios measured in the same run)"
+	echo
+	echo "## LMbench-style suite: kjit deep counting and Kprobes against native"
+	echo
+	sources lmbench.md
+	echo
+	merge lmbench.md "The suite"
 } > "$OUT/kernels.md"
