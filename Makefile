@@ -105,7 +105,8 @@ HOST_TESTS :=
 -include tests/host/host.mk
 -include tests/tool/tool.mk
 
-host-test: deps $(HOST_TESTS)
+# modules first: test_dispatch_deps reads every kernel's kjit.ko.
+host-test: deps modules $(HOST_TESTS)
 	@mkdir -p $(RESULTS)
 	@sh tests/run-host.sh $(RESULTS) $(HOST_TESTS)
 

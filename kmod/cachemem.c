@@ -73,6 +73,14 @@ int kjit_region_alloc_code(struct kjit_region *r, size_t size)
 	return err;
 }
 
+void kjit_region_seal(struct kjit_region *r)
+{
+	if (!r->code || !r->rw)
+		return;
+	vunmap(r->rw);
+	r->rw = NULL;
+}
+
 /* Undoes either allocation; the exec mapping gets its old permissions back
  * first (NX, then RW), as the allocator expects. Process context. */
 void kjit_region_free(struct kjit_region *r)
@@ -84,7 +92,7 @@ void kjit_region_free(struct kjit_region *r)
 	if (r->code) {
 		kjit_kapi.set_memory_nx((unsigned long)r->exec, n);
 		kjit_kapi.set_memory_rw((unsigned long)r->exec, n);
-		vunmap(r->rw);
+		kjit_region_seal(r);
 	}
 	kjit_code_free(r->exec);
 	memset(r, 0, sizeof(*r));

@@ -7,7 +7,10 @@
  *     exec  (module area, read-only + executable)  <- the CPU runs this
  *     rw    (vmap of the same pages, writable, NX) <- kjit writes this
  *
- * so no mapping is ever writable and executable at once. A data region (for
+ * so no mapping is ever writable and executable at once, and the writable
+ * alias lives only as long as kjit may write: kjit_region_seal() removes it
+ * once the code is final (trampolines: once written; a CPU's cache: at
+ * detach, when no dispatcher can run any more). A data region (for
  * counters) has only a writable, non-executable mapping, also in the module
  * area so RIP-relative operands in translated code reach it.
  *
@@ -31,6 +34,9 @@ struct kjit_region {
 int kjit_region_alloc_code(struct kjit_region *r, size_t size);
 int kjit_region_alloc_data(struct kjit_region *r, size_t size);
 void kjit_region_free(struct kjit_region *r);
+/* Remove the writable alias of code region @r for good (rw becomes NULL):
+ * nothing may write @r afterwards. Process context. */
+void kjit_region_seal(struct kjit_region *r);
 
 /* The writable alias of run-time address @exec inside @r. */
 static inline void *kjit_region_rw(const struct kjit_region *r,

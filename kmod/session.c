@@ -235,6 +235,7 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 	}
 	if (kjit_divert_prepare(s))
 		goto fail;
+	kjit_region_seal(&s->tramps); /* written once, never again */
 	return s;
 fail:
 	kjit_session_free(s);
@@ -267,6 +268,16 @@ int __kjit_session_attach(struct kjit_session *s, unsigned int *failed)
 	return 0;
 }
 
+/* Remove CPU @c's writable alias of its cache, and the cache's pointer
+ * to it: after detach nothing writes translations. */
+static void seal_cpu(struct kjit_cpu *c)
+{
+	if (!c)
+		return;
+	kjit_region_seal(&c->code);
+	c->cache.code_rw = NULL;
+}
+
 /* __kjit_session_detach - the steps above. kjit_mutex held. */
 void __kjit_session_detach(struct kjit_session *s)
 {
@@ -281,6 +292,11 @@ void __kjit_session_detach(struct kjit_session *s)
 	rcu_assign_pointer(kjit_active, NULL);
 	synchronize_rcu();
 	kjit_quiesce(s);
+	/* No dispatcher runs any more (synchronize_rcu() above), and only the
+	 * dispatcher writes the caches: their writable aliases go. The code
+	 * stays mapped, read-only and executable, for tasks still returning
+	 * through it (see kjit_session_free). */
+	for_each_possible_cpu(i) seal_cpu(s->cpu[i]);
 	/* A task preempted in kjit_dispatch_entry (module text, not the cache:
 	 * quiesce does not see it) after step 2 came from the cache; let it
 	 * leave before the module can be unloaded. */
