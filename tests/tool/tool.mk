@@ -47,3 +47,8 @@ HOST_TESTS += $(TT_DIR)/test_cli
 $(TT_DIR)/test_cli: tests/tool/test_cli.c tests/tool/check.h $(BUILD)/tools/kjit
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -DKJIT_BIN='"$(BUILD)/tools/kjit"' -o $@ tests/tool/test_cli.c
+
+HOST_TESTS += $(TT_DIR)/test_noise
+$(TT_DIR)/test_noise: tests/tool/test_noise.c tools/noise.c $(TT_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
