@@ -106,7 +106,7 @@ int args_parse(int argc, char **argv, unsigned int allowed, const char *name,
 	int r;
 
 	memset(a, 0, sizeof(*a));
-	a->runs = 1;
+	a->runs = 5; /* compare: at least 5 for a median and spread */
 	for (; p.i < argc; p.i++) {
 		if (argv[p.i][0] != '-' || !argv[p.i][1]) {
 			if (allowed & ARG_FUNC_OPT)

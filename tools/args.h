@@ -2,7 +2,7 @@
  *
  *   attach  [--best-effort] [--no-count] [--deep] [--depth N] FUNC...
  *   record  [--deep] [--depth N] -f FUNC... [-o FILE] -- COMMAND [ARGS]
- *   compare -f FUNC... [-n RUNS] -- COMMAND [ARGS]
+ *   compare [--deep] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
  *
  * `-f` takes every following word up to the next option or `--`; it may be
  * repeated. Invariants: parsing never touches the kernel; every error is one

@@ -1,8 +1,15 @@
 /*
- * cmd_compare.c - `kjit compare -f FUNC... [-n RUNS] -- COMMAND`: COMMAND
- * RUNS times natively, RUNS times under kjit, RUNS times with counting
- * Kprobes (kjit_kprobes.ko) on the block addresses kjit found; counts side
- * by side, then wall time and cost per counted event of each.
+ * cmd_compare.c - `kjit compare [--deep] -f FUNC... [-n RUNS] -- COMMAND`:
+ * COMMAND RUNS times (default 5) natively, under kjit, and with counting
+ * Kprobes (kjit_kprobes.ko) on the block addresses kjit found, each mode
+ * after one untimed warm-up run; counts side by side, then per mode the
+ * median, min and max wall time and the added cost per counted event.
+ *
+ * The warm-up run under kjit translates the blocks, so the measured runs
+ * do not pay the one-off translation; counters are reset after every
+ * warm-up, so the counts cover the measured runs only. Costs at or below
+ * the noise floor (the native runs' spread per event, tools/noise.h) are
+ * printed "below noise (±X ns)", never as a negative figure.
  *
  * The runs are separate because a Kprobe on an address kjit translated is
  * never hit while kjit runs (kjit runs the copy). Counts are system-wide,
@@ -23,6 +30,7 @@
 #include "attach.h"
 #include "commands.h"
 #include "device.h"
+#include "noise.h"
 #include "runcmd.h"
 #include "session.h"
 
@@ -45,38 +53,70 @@ static int open_kprobes(void)
 	return fd;
 }
 
-/* Runs COMMAND a->runs times; total wall ns, or -1. */
-static double run_all(const struct args *a, const char *mode)
+/* Runs COMMAND once, warning if it fails; 0, or -1 if it could not run. */
+static int run_once(const struct args *a, const char *mode, double *ns)
 {
-	double total = 0, ns;
-	int i, st;
+	int st = run_command(a->cmd, ns);
 
-	for (i = 0; i < a->runs; i++) {
-		st = run_command(a->cmd, &ns);
-		if (st < 0)
-			return -1;
-		if (st)
-			fprintf(
-			    stderr,
-			    "kjit: compare: warning: %s exited with status %d "
-			    "(%s run)\n",
-			    a->cmd[0], st, mode);
-		total += ns;
-	}
-	return total;
+	if (st < 0)
+		return -1;
+	if (st)
+		fprintf(stderr,
+			"kjit: compare: warning: %s exited with status %d "
+			"(%s run)\n",
+			a->cmd[0], st, mode);
+	return 0;
 }
 
-static double kjit_run(int fd, const struct args *a, struct session *s)
+/* Runs COMMAND a->runs times, wall ns of each into @t[0..runs) (sorted,
+ * with its median and spread in @sp). 0 or -1. */
+static int run_all(const struct args *a, const char *mode, double *t,
+		   struct spread *sp)
+{
+	int i;
+
+	for (i = 0; i < a->runs; i++)
+		if (run_once(a, mode, &t[i]))
+			return -1;
+	spread_of(t, a->runs, sp);
+	return 0;
+}
+
+/* kjit's translation time so far (all CPUs), or 0 if unreadable. */
+static uint64_t translate_ns_now(int fd)
+{
+	struct session s;
+	uint64_t ns = 0;
+
+	if (!session_read_device(&s, fd)) {
+		ns = s.st.translate_ns;
+		session_free(&s);
+	}
+	return ns;
+}
+
+/* Attach, warm up (translating), reset the counters, measure, detach.
+ * @warm_ns: translation time of the warm-up run. 0 or -1. */
+static int kjit_run(int fd, const struct args *a, struct session *s, double *t,
+		    struct spread *sp, uint64_t *warm_ns)
 {
 	double ns;
-	int err;
+	int err = 0;
 
 	if (attach_funcs(fd, a, "compare"))
 		return -1;
-	ns = run_all(a, "kjit");
+	if (run_once(a, "kjit warm-up", &ns))
+		err = -1;
+	*warm_ns = translate_ns_now(fd);
+	if (!err && ioctl(fd, KJIT_IOC_RESET, 0)) {
+		fprintf(stderr, "kjit: compare: reset: %s\n", strerror(errno));
+		err = -1;
+	}
+	if (!err)
+		err = run_all(a, "kjit", t, sp);
 	if (ioctl(fd, KJIT_IOC_DETACH, 0))
 		fprintf(stderr, "kjit: compare: detach: %s\n", strerror(errno));
-	if (ns < 0)
+	if (err)
 		return -1;
 	err = session_read_device(s, fd);
 	if (err) {
@@ -85,10 +125,12 @@ static double kjit_run(int fd, const struct args *a, struct session *s)
 			strerror(-err));
 		return -1;
 	}
-	return ns;
+	return 0;
 }
 
-static double kprobe_run(int kfd, const struct args *a, struct probes *p)
+/* Arm, warm up, reset the counts, measure, read, disarm. 0 or -1. */
+static int kprobe_run(int kfd, const struct args *a, struct probes *p,
+		      double *t, struct spread *sp)
 {
 	struct kjitkp_arm arm = {.size = sizeof(arm),
 				 .n = p->n,
@@ -97,23 +139,31 @@ static double kprobe_run(int kfd, const struct args *a, struct probes *p)
 	struct kjitkp_read rd = {
 	    .size = sizeof(rd), .n = p->n, .counts = (uintptr_t)p->count};
 	double ns;
+	int err = 0;
 
-	if (ioctl(kfd, KJITKP_IOC_ARM, &arm) ||
-	    ioctl(kfd, KJITKP_IOC_RESET, 0)) {
+	if (ioctl(kfd, KJITKP_IOC_ARM, &arm)) {
 		fprintf(stderr, "kjit: compare: cannot arm Kprobes: %s\n",
 			strerror(errno));
 		return -1;
 	}
-	ns = run_all(a, "kprobes");
-	if (ioctl(kfd, KJITKP_IOC_READ, &rd)) {
+	if (run_once(a, "kprobes warm-up", &ns))
+		err = -1;
+	if (!err && ioctl(kfd, KJITKP_IOC_RESET, 0)) {
+		fprintf(stderr, "kjit: compare: cannot reset Kprobes: %s\n",
+			strerror(errno));
+		err = -1;
+	}
+	if (!err)
+		err = run_all(a, "kprobes", t, sp);
+	if (!err && ioctl(kfd, KJITKP_IOC_READ, &rd)) {
 		fprintf(stderr,
 			"kjit: compare: cannot read Kprobe counts: %s\n",
 			strerror(errno));
-		ns = -1;
+		err = -1;
 	}
 	arm.n = 0;
 	ioctl(kfd, KJITKP_IOC_ARM, &arm);
-	return ns;
+	return err;
 }
 
 static int probes_alloc(struct probes *p, const struct session *s)
@@ -131,13 +181,18 @@ static int probes_alloc(struct probes *p, const struct session *s)
 	return 0;
 }
 
-/* The check column: "ok", "MISMATCH", or "timing" where a preemption
- * point (or its return) differs - how often preempt_enable() reschedules
- * is decided by ticks and wake-ups, not by COMMAND. */
-static const char *check_of(const struct sess_block *b, uint64_t kp)
+/* The check column: "ok", "MISMATCH", "timing" where a preemption point
+ * (or its return) differs - how often preempt_enable() reschedules is
+ * decided by ticks and wake-ups, not by COMMAND - or "callee" for a
+ * callee followed in deep mode: its Kprobe counts its calls from
+ * everywhere, kjit only those from the attached functions. */
+static const char *check_of(const struct sess_block *b,
+			    const struct sess_func *f, uint64_t kp)
 {
 	if (kp == b->count)
 		return "ok";
+	if (f->deep)
+		return "callee";
 	if (b->flags & (KJIT_BLOCK_PREEMPT | KJIT_BLOCK_PREEMPT_RET))
 		return "timing";
 	return "MISMATCH";
@@ -170,7 +225,7 @@ static void print_counts(const struct session *s, const struct probes *p,
 			continue;
 		}
 		*kp += p->count[i];
-		check = check_of(b, p->count[i]);
+		check = check_of(b, f, p->count[i]);
 		bad += check[0] == 'M';
 		timing += check[0] == 't';
 		printf("%-40s 0x%016" PRIx64 " %12" PRIu64 " %12" PRIu64
@@ -186,58 +241,107 @@ static void print_counts(const struct session *s, const struct probes *p,
 		       timing);
 }
 
-static void print_times(double native, double kjit, double kprobes, uint64_t kj,
-			uint64_t kp, int runs, uint64_t translate_ns)
+/* The measured runs of one mode: sorted wall times, their spread, the
+ * events counted over all of them. */
+struct mode {
+	const char *name;
+	double *t;
+	struct spread sp;
+	uint64_t events;
+};
+
+static void print_mode(const struct mode *m, const struct mode *native,
+		       int runs, double *cost, double *noise)
 {
-	printf("\n%-8s %12s %12s %12s %12s\n", "mode", "wall ms", "added ms",
-	       "events", "ns/event");
-	printf("%-8s %12.3f %12s %12s %12s\n", "native", native / 1e6, "-", "-",
-	       "-");
-	printf("%-8s %12.3f %12.3f %12" PRIu64 " %12.1f\n", "kjit", kjit / 1e6,
-	       (kjit - native) / 1e6, kj,
-	       kj ? (kjit - native) / (double)kj : 0.0);
-	printf("%-8s %12.3f %12.3f %12" PRIu64 " %12.1f\n", "kprobes",
-	       kprobes / 1e6, (kprobes - native) / 1e6, kp,
-	       kp ? (kprobes - native) / (double)kp : 0.0);
-	printf("# wall time of %d run(s) each; per event = added time / events "
-	       "counted\n",
+	double per_run = (double)m->events / runs;
+	char buf[64];
+
+	printf("%-8s %10.3f %10.3f %10.3f", m->name, m->sp.median / 1e6,
+	       m->sp.min / 1e6, m->sp.max / 1e6);
+	if (m == native) {
+		printf(" %12s  %s\n", "-", "-");
+		return;
+	}
+	*cost =
+	    (m->sp.median - native->sp.median) / (per_run > 0 ? per_run : 1);
+	*noise = noise_floor(&native->sp, per_run);
+	cost_format(buf, sizeof(buf), *cost, *noise, 0);
+	printf(" %12" PRIu64 "  %s\n", m->events, buf);
+}
+
+static void print_times(const struct mode *m, int runs, uint64_t warm_ns,
+			uint64_t measured_ns)
+{
+	double kj = 0, kj_noise = 0, kp = 0, kp_noise = 0;
+	char buf[64];
+
+	printf("\n%-8s %10s %10s %10s %12s  %s\n", "mode", "median ms",
+	       "min ms", "max ms", "events", "added ns/event");
+	print_mode(&m[0], &m[0], runs, NULL, NULL);
+	print_mode(&m[1], &m[0], runs, &kj, &kj_noise);
+	print_mode(&m[2], &m[0], runs, &kp, &kp_noise);
+	ratio_format(buf, sizeof(buf), kp, kp_noise, kj, kj_noise, 0);
+	printf("# ratio kprobes/kjit (added ns/event): %s\n", buf);
+	printf("# %d measured run(s) per mode, each mode after 1 untimed "
+	       "warm-up run; events: all measured runs; added = (median - "
+	       "native median) / events per run; noise floor \u00b1X = "
+	       "(native max - native min) / events per run\n",
 	       runs);
-	printf("# kjit's added time includes %.3f ms translating (first "
-	       "execution of "
-	       "each block)\n",
-	       (double)translate_ns / 1e6);
+	printf("# translation: %.3f ms in kjit's warm-up run (not measured), "
+	       "%.3f ms in the measured runs\n",
+	       (double)warm_ns / 1e6,
+	       (double)(measured_ns > warm_ns ? measured_ns - warm_ns : 0) /
+		   1e6);
 }
 
 static int compare(int fd, int kfd, const struct args *a)
 {
 	struct session s = {0};
 	struct probes p = {0};
-	double native, kjit, kprobes = -1;
-	uint64_t kj = 0, kp = 0;
+	struct mode m[3] = {
+	    {.name = "native"}, {.name = "kjit"}, {.name = "kprobes"}};
+	uint64_t warm_ns = 0;
+	double ns;
 	char cmd[512];
+	int i, err = 0;
 
-	native = run_all(a, "native");
-	kjit = native < 0 ? -1 : kjit_run(fd, a, &s);
-	if (kjit >= 0 && !s.n_blocks)
+	for (i = 0; i < 3; i++) {
+		m[i].t = calloc((size_t)a->runs, sizeof(double));
+		if (!m[i].t)
+			err = -1;
+	}
+	if (err)
+		fprintf(stderr, "kjit: out of memory\n");
+	if (!err)
+		err = run_once(a, "native warm-up", &ns) ||
+		      run_all(a, "native", m[0].t, &m[0].sp);
+	if (!err)
+		err = kjit_run(fd, a, &s, m[1].t, &m[1].sp, &warm_ns);
+	if (!err && !s.n_blocks) {
 		fprintf(stderr,
 			"kjit: compare: the command never ran the functions "
 			"(no block counted)\n");
-	else if (kjit >= 0 && probes_alloc(&p, &s))
+		err = -1;
+	} else if (!err && probes_alloc(&p, &s)) {
 		fprintf(stderr, "kjit: out of memory\n");
-	else if (kjit >= 0)
-		kprobes = kprobe_run(kfd, a, &p);
-	if (kprobes >= 0) {
-		command_line(a->cmd, cmd, sizeof(cmd));
-		printf("# kjit compare: %d run(s) of: %s\n", a->runs, cmd);
-		print_counts(&s, &p, &kj, &kp);
-		print_times(native, kjit, kprobes, kj, kp, a->runs,
-			    s.st.translate_ns);
+		err = -1;
 	}
+	if (!err)
+		err = kprobe_run(kfd, a, &p, m[2].t, &m[2].sp);
+	if (!err) {
+		command_line(a->cmd, cmd, sizeof(cmd));
+		printf("# kjit compare%s: %d run(s) of: %s\n",
+		       a->deep ? " --deep" : "", a->runs, cmd);
+		print_counts(&s, &p, &m[1].events, &m[2].events);
+		print_times(m, a->runs, warm_ns, s.st.translate_ns);
+	}
+	for (i = 0; i < 3; i++)
+		free(m[i].t);
 	free(p.addr);
 	free(p.count);
 	free(p.err);
 	session_free(&s);
-	return kprobes >= 0 ? 0 : 1;
+	return err ? 1 : 0;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -245,7 +349,8 @@ int cmd_compare(int argc, char **argv)
 	struct args a;
 	int fd, kfd, rc;
 
-	if (args_parse(argc, argv, ARG_FUNC_OPT | ARG_RUNS | ARG_COMMAND,
+	if (args_parse(argc, argv,
+		       ARG_DEEP | ARG_FUNC_OPT | ARG_RUNS | ARG_COMMAND,
 		       "compare", &a, stderr))
 		return 2;
 	fd = kjit_device_open();

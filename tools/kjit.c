@@ -69,12 +69,16 @@ static const struct subcommand subcommands[] = {
      "recording kernel runs). --json and --csv are for programs\n"
      "(schemas in docs/usage.md).\n"},
     {"compare", cmd_compare,
-     "compare -f FUNC... [-n RUNS] -- COMMAND [ARGS...]",
+     "compare [--deep] -f FUNC... [-n RUNS] -- COMMAND [ARGS...]",
      "counts and overhead: native vs kjit vs Kprobes on the same blocks",
-     "Runs COMMAND RUNS times natively, under kjit, and with\n"
-     "kjit_kprobes.ko's counting Kprobes on the blocks kjit found;\n"
-     "prints both counts per block (MISMATCH flagged), wall time, and\n"
-     "added time per counted event. Needs kjit_kprobes.ko loaded.\n"},
+     "Runs COMMAND RUNS times (default 5) natively, under kjit, and\n"
+     "with kjit_kprobes.ko's counting Kprobes on the blocks kjit found,\n"
+     "each mode after one untimed warm-up run (kjit translates in it);\n"
+     "prints both counts per block (MISMATCH flagged), the median, min\n"
+     "and max wall time, and the added time per counted event, or\n"
+     "\"below noise (\u00b1X ns)\" where it is within the native runs'\n"
+     "spread. --deep also follows callees (as attach --deep).\n"
+     "Needs kjit_kprobes.ko loaded.\n"},
     {"stat", cmd_stat, "stat", "cache, link and fallback statistics",
      "Translations, cache bytes, links, dispatcher entries, and every\n"
      "reason code ran natively (fallbacks, translator refusals), named.\n"},

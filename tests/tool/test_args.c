@@ -37,7 +37,7 @@ static int run(const char *cmdline, unsigned int allowed, struct args *a,
 
 #define ATTACH	(ARG_BEST_EFFORT | ARG_DEEP)
 #define RECORD	(ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND)
-#define COMPARE (ARG_FUNC_OPT | ARG_RUNS | ARG_COMMAND)
+#define COMPARE (ARG_DEEP | ARG_FUNC_OPT | ARG_RUNS | ARG_COMMAND)
 
 static void expect_error(const char *name, const char *cmdline,
 			 unsigned int allowed, const char *msg)
@@ -91,7 +91,10 @@ int main(void)
 	      err);
 	free(err);
 	rc = run("compare -f ksys_read -- true", COMPARE, &a, &err);
-	check("compare_default_runs", !rc && a.runs == 1, err);
+	check("compare_default_runs", !rc && a.runs == 5, err);
+	free(err);
+	rc = run("compare --deep -f __x64_sys_read -- true", COMPARE, &a, &err);
+	check("compare_deep", !rc && a.deep && a.n_funcs == 1, err);
 	free(err);
 
 	expect_error("no_funcs", "attach", ATTACH, "name at least one FUNC");

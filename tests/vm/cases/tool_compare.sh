@@ -20,9 +20,21 @@ p=$(awk -v e="$e" '$1 == e {print $4}' /tmp/c.out)
 [ "${p:-0}" -ge 200 ] || fail "Kprobes counted ${p:-0} ksys_read entries < 200"
 grep -Eq '^# [0-9]+ block\(s\), [0-9]+ compared, [0-9]+ mismatch\(es\), [0-9]+ not probed$' /tmp/c.out ||
 	fail "summary line"
-grep -Eq '^native +[0-9.]+ +- ' /tmp/c.out || fail "native time"
-grep -Eq '^kjit +[0-9.]+ +-?[0-9.]+ +[0-9]+ +-?[0-9.]+$' /tmp/c.out || fail "kjit time"
-grep -Eq '^kprobes +[0-9.]+ +-?[0-9.]+ +[0-9]+ +-?[0-9.]+$' /tmp/c.out || fail "kprobes time"
+# mode, median/min/max ms, events, added ns/event: a figure or "below
+# noise (±X ns)", never negative; one warm-up run each, not measured
+cost='([0-9]+\.[0-9]+|below noise \(±[0-9]+\.[0-9]+ ns\))'
+grep -Eq '^native( +[0-9]+\.[0-9]+){3} +- +-$' /tmp/c.out || fail "native time"
+grep -Eq "^kjit( +[0-9]+\.[0-9]+){3} +[0-9]+ +$cost\$" /tmp/c.out || fail "kjit time"
+grep -Eq "^kprobes( +[0-9]+\.[0-9]+){3} +[0-9]+ +$cost\$" /tmp/c.out || fail "kprobes time"
+grep -Eq '^# ratio kprobes/kjit \(added ns/event\): ([0-9]+\.[0-9]|>= [0-9]+\.[0-9] \(|n/a)' /tmp/c.out ||
+	fail "ratio line"
+grep -Eq '^# translation: [0-9.]+ ms in kjit.s warm-up run \(not measured\)' /tmp/c.out ||
+	fail "translation line"
+# --deep follows callees; a callee's rows may differ ("callee": its Kprobe
+# also counts calls from elsewhere)
+kjit compare --deep -f ksys_read -n 2 -- workload -c 0 read 50 > /tmp/d.out || fail "compare --deep"
+grep -q '^# kjit compare --deep: 2 run(s) of: workload -c 0 read 50$' /tmp/d.out || fail "deep title"
+grep -Eq ' (callee|ok)$' /tmp/d.out || fail "deep rows"
 kjit stat | grep -q 'state: detached' || fail "compare left kjit attached"
 kjit compare -f ksys_read -n 0 -- true 2> /dev/null; [ $? = 2 ] || fail "-n 0: usage"
 rmmod kjit_kprobes
