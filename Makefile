@@ -96,7 +96,9 @@ GUEST_PROGS := $(patsubst tests/vm/progs/%.c,$(BUILD)/guest/%,$(wildcard tests/v
 guest-progs: $(GUEST_PROGS)
 $(BUILD)/guest/%: tests/vm/progs/%.c tests/vm/progs/workload_ops.h kmod/kjit_ioctl.h
 	@mkdir -p $(dir $@)
-	$(CC) -O2 $(WARN) -I$(ROOT) -static -o $@ $<
+	$(CC) -O2 $(WARN) -I$(ROOT) -static -o $@ $(filter %.c,$^)
+# kjitcount prints its timings with the tool's pure noise/format code.
+$(BUILD)/guest/kjitcount: tools/noise.c tools/noise.h
 
 # ---- host tests ----------------------------------------------------------
 # tests/host/host.mk appends test programs to HOST_TESTS (paths under

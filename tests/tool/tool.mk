@@ -52,3 +52,11 @@ HOST_TESTS += $(TT_DIR)/test_noise
 $(TT_DIR)/test_noise: tests/tool/test_noise.c tools/noise.c $(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
+
+# bench/micro-report.sh on a fixture (a shell test: a wrapper naming ROOT).
+HOST_TESTS += $(TT_DIR)/test_micro_report
+$(TT_DIR)/test_micro_report: tests/tool/test_micro_report.sh bench/micro-report.sh \
+		tests/tool/fixtures/micro.out
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s %s\n' $(ROOT)/tests/tool/test_micro_report.sh $(ROOT) > $@
+	chmod +x $@

@@ -25,7 +25,13 @@
  *            ENTRYPROBE and PERBLOCK lines before the comparison (whose
  *            counts then cover all R runs). The native baseline is the
  *            mean of a timing first (after an untimed warm-up) and one
- *            last ("native-again"), as TCG drifts within a boot
+ *            last ("native-again"), as TCG drifts within a boot. Every
+ *            mode is timed after an untimed warm-up (kjit translates in
+ *            its own), medians compared. A cost no more than the noise
+ *            floor X (the native runs' max - min, per block or per op)
+ *            reads "below-noise(±X)", a ratio with kjit's cost below it
+ *            ">=R" (R = Kprobes' cost / X): never a negative figure.
+ *            PERBLOCK kjit=<c> ns [kprobes=<c> ns ratio=<r>] noise=<X> ns
  *
  * The measuring window holds nothing but the workload: counters are reset
  * and read with ioctls only, so the tool's own system calls (open, read,
@@ -52,6 +58,7 @@
 #include "kmod/kjit_ioctl.h"
 #include "kmod/companion/kjit_kprobes_ioctl.h"
 #include "workload_ops.h"
+#include "tools/noise.h"
 
 static struct kjit_block_info blocks[8192];
 static struct kjit_func_info funcs[1024];
@@ -87,18 +94,16 @@ static double now_ns(void)
 	return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
+/* The native runs' extremes over both native timings (ns/op): their
+ * spread is the noise floor (tools/noise.h). */
+static struct spread native_all = {.min = 1e300, .max = 0};
 
 /* Times reps runs of n operations; prints "TIME <what> median= min= max="
  * in ns per operation and returns the median. */
 static double time_runs(const char *what, const char *op, long n)
 {
 	double t[64], t0;
+	struct spread sp;
 	int i;
 
 	for (i = 0; i < reps; i++) {
@@ -107,10 +112,16 @@ static double time_runs(const char *what, const char *op, long n)
 			die("timed workload");
 		t[i] = (now_ns() - t0) / n;
 	}
-	qsort(t, reps, sizeof(t[0]), cmp_double);
+	spread_of(t, reps, &sp);
 	printf("TIME %s median=%.1f min=%.1f max=%.1f ns/op (%d runs of %ld)\n",
-	       what, t[reps / 2], t[0], t[reps - 1], reps, n);
-	return t[reps / 2];
+	       what, sp.median, sp.min, sp.max, reps, n);
+	if (!strncmp(what, "native", 6)) {
+		if (sp.min < native_all.min)
+			native_all.min = sp.min;
+		if (sp.max > native_all.max)
+			native_all.max = sp.max;
+	}
+	return sp.median;
 }
 
 static void pin(int cpu)
@@ -387,12 +398,16 @@ static int report(long n, int entry, int cross, const unsigned long long *kc,
 static double native_ns, kjit_ns;
 
 /* Blocks executed per operation (kjit's own counts), and the added cost
- * per executed block of kjit and of the Kprobes. */
+ * per executed block of kjit and of the Kprobes: a figure, or
+ * "below-noise(±X)" where it is no more than the noise floor X, the native
+ * runs' spread (max - min over both native timings) per block. Never a
+ * negative cost or ratio (tools/noise.c). */
 static int report_timing(double ops)
 {
 	unsigned long long total = 0;
 	unsigned int i;
-	double per_op;
+	double per_op, noise;
+	char kj[48], kp[48], r[48];
 
 	for (i = 0; i < nblocks; i++)
 		total += blocks[i].count;
@@ -400,16 +415,24 @@ static int report_timing(double ops)
 	printf("BLOCKS_PER_OP %.2f (%u distinct blocks)\n", per_op, nblocks);
 	printf("NOCOUNT kjit-nocount/native=%.3f kjit/native=%.3f\n",
 	       nocount_ns / native_ns, kjit_ns / native_ns);
-	if (entry_ns > 0)
-		printf("ENTRYPROBE added=%.1f ns/op (one Kprobe per function "
+	if (entry_ns > 0) {
+		cost_format(kj, sizeof(kj), entry_ns - native_ns,
+			    noise_floor(&native_all, 1), 1);
+		printf("ENTRYPROBE added=%s ns/op (one Kprobe per function "
 		       "entry)\n",
-		       entry_ns - native_ns);
-	printf("PERBLOCK kjit=%.2f ns", (kjit_ns - native_ns) / per_op);
-	if (kprobe_ns > 0)
-		printf(" kprobes=%.2f ns ratio=%.1f",
-		       (kprobe_ns - native_ns) / per_op,
-		       (kprobe_ns - native_ns) / (kjit_ns - native_ns));
-	printf("\n");
+		       kj);
+	}
+	noise = noise_floor(&native_all, per_op);
+	cost_format(kj, sizeof(kj), (kjit_ns - native_ns) / per_op, noise, 1);
+	printf("PERBLOCK kjit=%s ns", kj);
+	if (kprobe_ns > 0) {
+		cost_format(kp, sizeof(kp), (kprobe_ns - native_ns) / per_op,
+			    noise, 1);
+		ratio_format(r, sizeof(r), (kprobe_ns - native_ns) / per_op,
+			     noise, (kjit_ns - native_ns) / per_op, noise, 1);
+		printf(" kprobes=%s ns ratio=%s", kp, r);
+	}
+	printf(" noise=%.2f ns\n", noise);
 	return 0;
 }
 
