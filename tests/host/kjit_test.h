@@ -12,6 +12,35 @@
 
 static int kt_failed;
 
+/* Bytes from hex text ("0f1f44 00", spaces ignored) into @b; returns how
+ * many. */
+static inline int kt_unhex(const char *s, unsigned char *b)
+{
+	int n = 0;
+	unsigned v;
+
+	while (*s) {
+		if (*s == ' ') {
+			s++;
+			continue;
+		}
+		sscanf(s, "%2x", &v);
+		b[n++] = (unsigned char)v;
+		s += 2;
+	}
+	return n;
+}
+
+/* @n bytes of @b as hex text into @s (2n + 1 bytes). */
+static inline void kt_hex(const unsigned char *b, unsigned n, char *s)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		sprintf(s + 2 * i, "%02x", b[i]);
+	s[2 * n] = 0;
+}
+
 static inline void kt_result(const char *verdict, const char *name,
 			     const char *fmt, ...)
 {

@@ -39,32 +39,6 @@ static struct vfy vfy;
 static u8 code[4096];
 static u8 out[KJIT_MAX_BLOCK_BYTES];
 
-static int unhex(const char *s, u8 *b)
-{
-	int n = 0;
-	unsigned v;
-
-	while (*s) {
-		if (*s == ' ') {
-			s++;
-			continue;
-		}
-		sscanf(s, "%2x", &v);
-		b[n++] = (u8)v;
-		s += 2;
-	}
-	return n;
-}
-
-static void hex(const u8 *b, unsigned n, char *s)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		sprintf(s + 2 * i, "%02x", b[i]);
-	s[2 * n] = 0;
-}
-
 /* Translator with fake %gs counters at 64-bit offsets (never run). */
 static void setup(const struct kjit_config *cfg, u64 gs_fake)
 {
@@ -81,7 +55,7 @@ static enum kjit_reason xlate(const char *in, struct kjit_block *b, char *why)
 	enum kjit_reason r;
 
 	memset(code, 0xcc, sizeof(code));
-	unhex(in, code);
+	kt_unhex(in, code);
 	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, b);
 	why[0] = 0;
 	if (!r && vfy_block(&vfy, kjit_last_desc(&tr), b, out, RUN))
@@ -130,7 +104,8 @@ static void test_regs(void)
 
 	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
 		memset(code, 0xcc, sizeof(code));
-		unhex(cases[i].in, code); /* then int3: the block ends there */
+		kt_unhex(cases[i].in,
+			 code); /* then int3: the block ends there */
 		r = kjit_decode_block(&tr, ORIG, d);
 		snprintf(name, sizeof(name), "jit.regs.%s", cases[i].name);
 		/* rsp effects (push/pop/call) do not matter: never chosen */
@@ -161,7 +136,7 @@ static void test_live_points(void)
 	enum kjit_reason r;
 
 	memset(code, 0xcc, sizeof(code));
-	unhex(in, code);
+	kt_unhex(in, code);
 	r = kjit_decode_block(&tr, ORIG, d);
 	if (!r)
 		kjit_live_points(d, fl, rg);
@@ -298,8 +273,8 @@ static void test_goldens(void)
 		cfg.ctr_move = !g->no_move;
 		setup(&cfg, FAKE_GS);
 		r = xlate(g->in, &b, why);
-		hex(out, r ? 0 : b.len, got);
-		n = unhex(g->out, want);
+		kt_hex(out, r ? 0 : b.len, got);
+		n = kt_unhex(g->out, want);
 		kt_check(g->name,
 			 !r && !why[0] && b.ctr == g->ctr && b.seq == g->seq &&
 			     b.ctr_at == g->at && b.ctr_reg == g->reg &&

@@ -57,30 +57,6 @@ static void setup(bool ibt, bool native, bool follow, bool edges)
 	ibtc_init(&ibtc);
 }
 
-static int unhex(const char *s, u8 *b)
-{
-	int n = 0;
-	unsigned v;
-
-	for (; *s; s++) {
-		if (*s == ' ')
-			continue;
-		sscanf(s, "%2x", &v);
-		b[n++] = (u8)v;
-		s++;
-	}
-	return n;
-}
-
-static void hex(const u8 *b, unsigned n, char *s)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		sprintf(s + 2 * i, "%02x", b[i]);
-	s[2 * n] = 0;
-}
-
 /* Translate hex code placed at ORIG for RUN; on success run the verifier
  * and, with ibt on, the IBT proof (the first complaint lands in @why). */
 static enum kjit_reason xlate(const char *in, struct kjit_block *b, char *why)
@@ -88,7 +64,7 @@ static enum kjit_reason xlate(const char *in, struct kjit_block *b, char *why)
 	enum kjit_reason r;
 
 	memset(code, 0xcc, sizeof(code));
-	unhex(in, code);
+	kt_unhex(in, code);
 	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, b);
 	why[0] = 0;
 	if (!r && vfy_block(&vfy, kjit_last_desc(&tr), b, out, RUN))
@@ -123,7 +99,7 @@ static void test_arch_facts(void)
 	unsigned i;
 
 	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
-		unhex(cases[i].hex, b);
+		kt_unhex(cases[i].hex, b);
 		kt_check(cases[i].name,
 			 kx86_fentry_offset(b, cases[i].n) == cases[i].off &&
 			     kx86_is_endbr64(b, cases[i].n) ==
@@ -153,13 +129,13 @@ static void test_emission(void)
 	struct kjit_block b;
 	enum kjit_reason r;
 	u8 want[64];
-	unsigned i, n = (unsigned)unhex(want_hex, want);
+	unsigned i, n = (unsigned)kt_unhex(want_hex, want);
 
 	setup(true, false, false, false);
 	for (i = 0; i < KJIT_ARRAY_SIZE(opening); i++) {
 		snprintf(in, sizeof(in), "%s31c0 c3", opening[i]);
 		r = xlate(in, &b, why);
-		hex(out, r ? 0 : b.len, got);
+		kt_hex(out, r ? 0 : b.len, got);
 		kt_check(names[i],
 			 !r && !why[0] && b.len == n && !memcmp(out, want, n) &&
 			     (i == 0 ||
@@ -261,7 +237,7 @@ static void test_far(void)
 	setup(false, false, false, false);
 	henv.env.dispatch = FAR_DISP;
 	memset(code, 0xcc, sizeof(code));
-	unhex("31c0 c3", code);
+	kt_unhex("31c0 c3", code);
 	r = kjit_translate(&tr, ORIG, out + 4, sizeof(out) - 4, RUN + 4, &b);
 	memcpy(out, "\xf3\x0f\x1e\xfa", 4);
 	b.len += 4;
@@ -373,7 +349,7 @@ static void test_entry_guard(void)
 		henv.env.entry_guard = guard_at_orig;
 		henv.env.guard_counter = GUARDCTR;
 		memset(code, 0xcc, sizeof(code));
-		unhex(cases[i].hex, code);
+		kt_unhex(cases[i].hex, code);
 		/* (the verifier does not know entry guards: proof only) */
 		r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
 		scan_guard(&b, &cmp, &jmp, &after_endbr);

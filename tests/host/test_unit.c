@@ -41,39 +41,13 @@ static void setup(const struct kjit_config *cfg)
 	vfy_init(&vfy, &henv.env);
 }
 
-static int unhex(const char *s, u8 *b)
-{
-	int n = 0;
-	unsigned v;
-
-	while (*s) {
-		if (*s == ' ') {
-			s++;
-			continue;
-		}
-		sscanf(s, "%2x", &v);
-		b[n++] = (u8)v;
-		s += 2;
-	}
-	return n;
-}
-
-static void hex(const u8 *b, unsigned n, char *s)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		sprintf(s + 2 * i, "%02x", b[i]);
-	s[2 * n] = 0;
-}
-
 /* translate hex code at ORIG; returns reason; verifies on success */
 static enum kjit_reason xlate(const char *in, struct kjit_block *b, char *why)
 {
 	enum kjit_reason r;
 
 	memset(code, 0xcc, sizeof(code));
-	unhex(in, code);
+	kt_unhex(in, code);
 	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, b);
 	why[0] = 0;
 	if (!r && vfy_block(&vfy, kjit_last_desc(&tr), b, out, RUN))
@@ -172,8 +146,8 @@ static void test_goldens(void)
 				kjit_reason_name(r));
 			continue;
 		}
-		n = unhex(goldens[i].out, want);
-		hex(out, b.len, got);
+		n = kt_unhex(goldens[i].out, want);
+		kt_hex(out, b.len, got);
 		/* the whole block: a prefix match would let wrong stubs,
 		 * literals or trailing bytes through */
 		if (!golden_match(out, b.len, want, n))
@@ -291,14 +265,14 @@ static void test_relocation(void)
 		 kjit_reason_name(r), why);
 	/* same code translated for a run address 4 GiB away: must refuse */
 	memset(code, 0xcc, sizeof(code));
-	unhex("8b0500010000c3", code);
+	kt_unhex("8b0500010000c3", code);
 	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN - 0x100000000ull,
 			   &b);
 	kt_check("jit.relocate.rip_far", r == KJIT_R_RIP_FAR, "got %s",
 		 kjit_reason_name(r));
 	/* output buffer too small: refuse, and never write past it */
 	memset(out, 0xa5, sizeof(out));
-	unhex("8b0500010000c3", code);
+	kt_unhex("8b0500010000c3", code);
 	r = kjit_translate(&tr, ORIG, out, 8, RUN, &b);
 	kt_check("jit.emit.no_space",
 		 r == KJIT_R_NO_SPACE && out[8] == 0xa5 && out[9] == 0xa5,
@@ -508,7 +482,7 @@ static void test_patch_site(void)
 
 	henv.env.patch_site = unit_site;
 	memset(code, 0xcc, sizeof(code));
-	unhex("31c0 0f1f440000 c3", code); /* xor; nop5 (the site); ret */
+	kt_unhex("31c0 0f1f440000 c3", code); /* xor; nop5 (the site); ret */
 	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
 			 ZYDIS_STACK_WIDTH_64);
@@ -566,7 +540,7 @@ static void test_static_call_tail_mid_patch(void)
 
 	for (i = 0; i < KJIT_ARRAY_SIZE(forms); i++) {
 		memset(code, 0xcc, sizeof(code));
-		unhex(forms[i], code + 0x20);
+		kt_unhex(forms[i], code + 0x20);
 		r = kjit_translate(&tr, ORIG + 0x20, out, sizeof(out), RUN, &b);
 		kt_check(i ? "jit.static_call.tail_mid_patch_jmp"
 			   : "jit.static_call.tail_mid_patch_jcc",
@@ -576,7 +550,7 @@ static void test_static_call_tail_mid_patch(void)
 			 b.term == KJIT_I_JCC ? "jcc" : "plain jmp");
 	}
 	memset(code, 0xcc, sizeof(code));
-	unhex("31c0 cc8400000000 c3", code + 0x1e);
+	kt_unhex("31c0 cc8400000000 c3", code + 0x1e);
 	r = kjit_translate(&tr, ORIG + 0x1e, out, sizeof(out), RUN, &b);
 	kt_check("jit.static_call.tail_mid_patch_cut",
 		 !r && b.term == KJIT_I_LIMIT && b.orig_len == 2 &&
@@ -618,7 +592,7 @@ static void test_static_call(void)
 	henv.env.static_call = unit_static_call;
 	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
 		memset(code, 0xcc, sizeof(code));
-		unhex(cases[i].hex, code + (cases[i].site - ORIG));
+		kt_unhex(cases[i].hex, code + (cases[i].site - ORIG));
 		r = kjit_translate(&tr, cases[i].site, out, sizeof(out), RUN,
 				   &b);
 		why[0] = 0;
@@ -638,7 +612,7 @@ static void test_static_call(void)
 	}
 	test_static_call_tail_mid_patch();
 	memset(code, 0xcc, sizeof(code));
-	unhex("e800000000", code + 0x40);
+	kt_unhex("e800000000", code + 0x40);
 	r = kjit_translate(&tr, ORIG + 0x40, out, sizeof(out), RUN, &b);
 	kt_check("jit.static_call.unknown_tramp_refused",
 		 r == KJIT_R_STATIC_CALL, "r=%s", kjit_reason_name(r));
@@ -755,7 +729,7 @@ static void test_ftrace_site(void)
 	henv.env.ftrace_site = unit_ftrace_site;
 	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
 		memset(code, 0xcc, sizeof(code));
-		unhex(cases[i].hex, code);
+		kt_unhex(cases[i].hex, code);
 		r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
 		kt_check(cases[i].name,
 			 r == cases[i].r &&
@@ -767,7 +741,7 @@ static void test_ftrace_site(void)
 	}
 	henv.env.ftrace_site = NULL;
 	memset(code, 0xcc, sizeof(code));
-	unhex("31c0 e900100000", code);
+	kt_unhex("31c0 e900100000", code);
 	henv_add_sym(&henv, ORIG + 7 + 0x1000, KJIT_SYM_TRANSIENT, -1);
 	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
 	kt_check("jit.transient_target.jmp_refused",
@@ -808,7 +782,7 @@ static void test_entry_guard(void)
 	henv.env.guard_counter = RUN + 0x100000;
 	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
 		memset(code, 0xcc, sizeof(code));
-		unhex(cases[i].hex, code);
+		kt_unhex(cases[i].hex, code);
 		r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
 		off = cmp = inc = jmp = pushf = 0;
 		while (!r && off < b.body_len && !jmp &&
