@@ -81,24 +81,6 @@ static struct henv henv;
 static struct kjit_translator tr;
 static u8 outbuf[KJIT_MAX_BLOCK_BYTES];
 
-static int seen(u64 a)
-{
-	static u64 *tab;
-	static const size_t n = 1u << 22;
-	size_t i = (size_t)((a * 0x9e3779b97f4a7c15ull) >> 42);
-
-	if (!tab)
-		tab = calloc(n, sizeof(u64));
-	for (;; i = (i + 1) & (n - 1)) {
-		if (tab[i] == a)
-			return 1;
-		if (!tab[i]) {
-			tab[i] = a;
-			return 0;
-		}
-	}
-}
-
 static u8 term_of(u8 kind)
 {
 	switch (kind) {
@@ -135,7 +117,7 @@ static void collect_fn(u64 lo, u64 hi)
 	static u64 work[1 << 16];
 	size_t nw = 0, i;
 
-	if (seen(lo))
+	if (vml_seen(lo))
 		return;
 	work[nw++] = lo;
 	for (i = 0; i < nw; i++) {
@@ -156,7 +138,7 @@ static void collect_fn(u64 lo, u64 hi)
 		    t->kind == KJIT_I_CALL || t->kind == KJIT_I_CALL_IND)
 			s[ns++] = t->addr + t->len;
 		for (k = 0; k < ns; k++)
-			if (s[k] >= lo && s[k] < hi && !seen(s[k]) &&
+			if (s[k] >= lo && s[k] < hi && !vml_seen(s[k]) &&
 			    nw < KJIT_ARRAY_SIZE(work))
 				work[nw++] = s[k];
 	}

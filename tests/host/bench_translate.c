@@ -48,30 +48,12 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static int seen(u64 a)
-{
-	static u64 *tab;
-	static const size_t n = 1u << 22;
-	size_t i = (size_t)((a * 0x9e3779b97f4a7c15ull) >> 42);
-
-	if (!tab)
-		tab = calloc(n, sizeof(u64));
-	for (;; i = (i + 1) & (n - 1)) {
-		if (tab[i] == a)
-			return 1;
-		if (!tab[i]) {
-			tab[i] = a;
-			return 0;
-		}
-	}
-}
-
 /* breadth-first over one function's blocks, appending to blocks[] */
 static void collect_fn(u64 lo, u64 hi)
 {
 	size_t first = n_blocks, i;
 
-	if (seen(lo))
+	if (vml_seen(lo))
 		return;
 	blocks[n_blocks++] = lo;
 	for (i = first; i < n_blocks && n_blocks + 2 < MAX_BLOCKS; i++) {
@@ -91,7 +73,7 @@ static void collect_fn(u64 lo, u64 hi)
 		    t->kind == KJIT_I_CALL || t->kind == KJIT_I_CALL_IND)
 			s[ns++] = t->addr + t->len;
 		for (k = 0; k < ns; k++)
-			if (s[k] >= lo && s[k] < hi && !seen(s[k]))
+			if (s[k] >= lo && s[k] < hi && !vml_seen(s[k]))
 				blocks[n_blocks++] = s[k];
 	}
 }

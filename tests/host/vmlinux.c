@@ -272,3 +272,21 @@ u64 vml_sym(const struct vml *v, const char *name)
 			return v->sym[i].addr;
 	return 0;
 }
+
+int vml_seen(u64 a)
+{
+	static u64 *tab;
+	static const size_t n = 1u << 22;
+	size_t i = (size_t)((a * 0x9e3779b97f4a7c15ull) >> 42);
+
+	if (!tab)
+		tab = calloc(n, sizeof(u64));
+	for (;; i = (i + 1) & (n - 1)) {
+		if (tab[i] == a)
+			return 1;
+		if (!tab[i]) {
+			tab[i] = a;
+			return 0;
+		}
+	}
+}

@@ -32,5 +32,8 @@ struct vml {
 int vml_open(struct vml *v, const char *path, char *err, size_t errlen);
 /* address of symbol @name, 0 if absent */
 u64 vml_sym(const struct vml *v, const char *name);
+/* 1 if @a (non-zero) was seen by an earlier call, else 0 and remember it:
+ * one process-wide set, for sweeps that visit each block once. */
+int vml_seen(u64 a);
 
 #endif
