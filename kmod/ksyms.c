@@ -107,7 +107,7 @@ static bool is_sealed(unsigned long addr)
 	u8 first[KX86_ENDBR64_LEN];
 
 	return !copy_from_kernel_nofault(first, (void *)addr, sizeof(first)) &&
-	       !memcmp(first, poison, sizeof(first));
+	       kx86_starts_with(first, sizeof(first), poison, sizeof(poison));
 }
 
 void *kjit_gate(unsigned long addr)
@@ -133,10 +133,8 @@ extern char kjit_dispatch_entry[];
 /* On an IBT kernel, does @p start with endbr64? (Always true elsewhere.) */
 static bool ibt_entry_ok(const void *p)
 {
-	static const u8 endbr[KX86_ENDBR64_LEN] = KX86_ENDBR64;
-
 	return !IS_ENABLED(CONFIG_X86_KERNEL_IBT) ||
-	       !memcmp(p, endbr, sizeof(endbr));
+	       kx86_is_endbr64(p, KX86_ENDBR64_LEN);
 }
 
 int kjit_gates_check(void)
