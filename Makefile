@@ -11,11 +11,15 @@
 #                     (VM_KERNELS="6.12" for one; VM_CASES="..." for some cases)
 #   make test         host-test + vm-test, ends with "N passed, N failed"
 #   make demo         boot the test kernel and show what kjit does
+#                     (KJIT_ICOUNT=1: under QEMU -icount, one vCPU: its
+#                     timings are deterministic instruction counts)
 #   make rig-selftest prove the VM rig fails on a failed assertion, WARNING, hang,
 #                     a case leaving modules loaded
 #   make stress       deep attach/detach cycling under a two-vCPU syscall mix
-#   make bench        translator, micro and LMbench-style benchmarks into
-#                     docs/results/ (first installs stress-ng, gnuplot-nox)
+#   make bench        translator, silicon, micro, deterministic (-icount)
+#                     and LMbench-style benchmarks into docs/results/
+#                     (first installs stress-ng, gnuplot-nox;
+#                     BENCH_ONLY=silicon|micro|icount|lmbench for one part)
 #   make format-check clang-format check of our own sources
 #
 # KERNEL=NAME (a name from scripts/kernels; default: its first line) picks
@@ -144,7 +148,8 @@ rig-selftest: module tool guest-progs
 	@sh tests/vm/rig-selftest.sh $(BUILD) $(KERNEL)
 
 demo: module tool guest-progs
-	@sh tests/vm/run.sh --build $(BUILD) --kernel $(KERNEL) --log $(BUILD)/demo-console.log --demo
+	@sh tests/vm/run.sh --build $(BUILD) --kernel $(KERNEL) --log $(BUILD)/demo-console.log --demo \
+		$(if $(KJIT_ICOUNT),--icount)
 
 # Packages only the benchmarks use: `make test` does not need them.
 bench-deps: $(BUILD)/bench-deps.stamp

@@ -24,6 +24,7 @@ KJIT_SKIP="" # benchmarks not run under kjit (and so not under Kprobes)
 SNG_ROUNDS=2 SNG_SECS=4 SNG_STRESSORS="null pipe fork mmap" SNG_OPTS="--mmap-bytes 2m"
 MEM_MS=100
 ATTACH_N="1 8 32 64" ATTACH_REPS=3
+STRESS=1 MEMORY=1 ATTACHTIME=1 # sections after the suite (0: skip)
 [ -f /tests/lmbench-extra.tar ] && tar -xf /tests/lmbench-extra.tar -C /
 [ -f /tests/lmbench.conf ] && . /tests/lmbench.conf
 bad=""
@@ -44,6 +45,7 @@ insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
 echo "PARAMS kjit.ko $KJIT_PARAMS; not under kjit: ${KJIT_SKIP:-none}"
 ENTRIES=$(lmbench -l)
 echo "ENTRIES $ENTRIES"
+icount_settle
 
 attached=1
 while [ $round -le $ROUNDS ] && [ $attached = 1 ]; do
@@ -77,7 +79,9 @@ stressng() { # stressng CONFIG ROUND
 			print "SNG", c, s, $5, $6, $(NF-1), r }' /tmp/sng.out
 	done
 }
-if command -v stress-ng > /dev/null; then
+if [ "$STRESS" != 1 ]; then
+	echo "SECTION stress-ng skipped: STRESS=$STRESS"
+elif command -v stress-ng > /dev/null; then
 	echo "SECTION stress-ng secs=$SNG_SECS $(stamp)"
 	echo "SNGVERSION $(stress-ng --version)"
 	echo "SNGCMD stress-ng --STRESSOR 1 $SNG_OPTS --taskset 0 -t ${SNG_SECS}s --metrics-brief --temp-path /tmp"
@@ -101,8 +105,9 @@ fi
 # benchmark, attached at that benchmark's entry points only. A calibrated run
 # translates the path; then a run of as many operations with the counters
 # zeroed gives the blocks executed per operation (MEMRUN ... ops=).
-echo "SECTION memory ms=$MEM_MS $(stamp)"
+[ "$MEMORY" = 1 ] && echo "SECTION memory ms=$MEM_MS $(stamp)"
 for b in $(lmbench -L); do
+	[ "$MEMORY" = 1 ] || break
 	case " $KJIT_SKIP " in *" $b "*) continue ;; esac
 	kjitbench attach -d $(lmbench -l "$b") || { failed "attach $b"; continue; }
 	lmbench -c 0 -r 1 -t "$MEM_MS" "$b" > /tmp/lm.out || failed "lmbench $b"
@@ -116,8 +121,10 @@ done
 # why stat and fstat have one block: their callees cannot be followed
 kjit list __do_sys_newstat __do_sys_newfstat | sed 's/^/LIST /'
 
-echo "SECTION attach-time $(stamp)"
-kjitbench attach-time -r "$ATTACH_REPS" $ATTACH_N || failed "attach-time"
+if [ "$ATTACHTIME" = 1 ]; then
+	echo "SECTION attach-time $(stamp)"
+	kjitbench attach-time -r "$ATTACH_REPS" $ATTACH_N || failed "attach-time"
+fi
 
 echo "SECTION end $(stamp)"
 rmmod kjit_kprobes

@@ -7,6 +7,7 @@
 . /tests/lib.sh
 load_kjit
 insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
+icount_settle
 run() { # run NAME OP N FUNC...
 	name=$1
 	shift

@@ -5,6 +5,15 @@
 #     this host's CPU (build/host/bench_silicon: docs/results/silicon.md)
 #   - micro: ns per system call natively, under kjit and under Kprobes on the
 #     same blocks, in one guest boot (bench/micro.sh)
+#   - icount: the micro cases again in two deterministic boots (QEMU
+#     -icount shift=0,sleep=off, one vCPU: the guest clock counts executed
+#     instructions), reported as instructions added per executed block for
+#     kjit and Kprobes, and checked to repeat within 1% (icount.md, by
+#     bench/icount-report.sh)
+#   - lmbench-icount: the LMbench-style suite once more in a deterministic
+#     boot, native vs kjit deep vs Kprobes in instructions per operation
+#     (lmbench-icount.md, by bench/lmbench-icount-report.sh); not part of
+#     a plain `make bench`: BENCH_ONLY=lmbench-icount
 #   - lmbench: an LMbench-style suite natively, under kjit deep counting and
 #     under Kprobes on kjit's blocks, stress-ng native vs kjit, translator
 #     time, cache bytes and attach times, in a second boot (bench/lmbench.sh,
@@ -12,8 +21,9 @@
 # Usage: bench/run.sh BUILD_DIR [KERNEL]
 # KERNEL: a name of scripts/kernels (default: the first); results of any
 # other kernel go to docs/results/KERNEL/.
-# BENCH_ONLY=micro, BENCH_ONLY=lmbench or BENCH_ONLY=silicon runs that part
-# alone (its files only are rewritten).
+# BENCH_ONLY=micro, BENCH_ONLY=icount, BENCH_ONLY=lmbench,
+# BENCH_ONLY=lmbench-icount or BENCH_ONLY=silicon runs that part alone (its
+# files only are rewritten).
 # LMBENCH_CONF="REPS=3 MS=50 ..." overrides bench/lmbench.sh's settings (for
 # a quick look; the committed results use the defaults).
 set -u
@@ -32,7 +42,7 @@ DATE=$(date -u +%Y-%m-%d)
 CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 
 ONLY=${BENCH_ONLY:-}
-status=0 lm_status=0 sil_status=0
+status=0 lm_status=0 sil_status=0 ic_status=0
 if [ -z "$ONLY" ]; then
 echo "bench: translator (host)"
 "$BUILD/host/bench_translate" > "$BUILD/bench_translate.txt" 2>&1
@@ -140,6 +150,55 @@ sh "$HERE/kernels-report.sh" "$BUILD" "$ROOT/docs/results"
 fi
 [ "$ONLY" = micro ] && exit $status
 
+if [ -z "$ONLY" ] || [ "$ONLY" = icount ]; then
+echo "bench: micro, deterministic (guest, TCG -icount, two boots)"
+for r in a b; do
+	sh "$ROOT/tests/vm/run.sh" --build "$BUILD" --kernel "$KNAME" --icount \
+		--log "$BUILD/bench-icount-$r-console.log" \
+		--results "$BUILD/bench-icount-$r.results" "$HERE/micro.sh" \
+		> "$BUILD/bench-icount-$r.txt" 2>&1 || ic_status=1
+done
+{
+	echo "# Deterministic guest overhead: instructions per executed block"
+	echo
+	echo "Measured $DATE: Debian $KVER in qemu-system-x86_64 -accel tcg"
+	echo "-icount shift=0,sleep=off -cpu max -smp 1 (QEMU $(qemu-system-x86_64 --version |"
+	echo "sed -n '1s/.*version \([0-9.]*\).*/\1/p')). With -icount shift=0 the"
+	echo "guest's clocks advance exactly 1 ns per executed instruction and"
+	echo "sleep=off stops them while the vCPU idles, so every guest timing below"
+	echo "is a count of executed instructions, not time: the same workload gives"
+	echo "the same figure in every boot (checked below: two boots). Instructions"
+	echo "are not cycles: a \`lock incq\` and a plain \`incq\` are one"
+	echo "instruction each; docs/results/silicon.md gives what each of kjit's"
+	echo "counter sequences costs on silicon. One vCPU: QEMU cannot run -icount"
+	echo "with multi-threaded TCG."
+	echo
+	echo "Command: \`BENCH_ONLY=icount make bench\` (guest script bench/micro.sh, as"
+	echo "for micro.md, in two boots under \`tests/vm/run.sh --icount\`; tables by"
+	echo "bench/icount-report.sh). Per case: instructions added per executed"
+	echo "block = (configuration - native) / blocks kjit counted per operation,"
+	echo "median of 7 runs (5 for read-deep); native is the mean of the case's"
+	echo "first and last native timing. \"counting alone\" is kjit counting"
+	echo "minus kjit without counting (KJIT_ATTACH_NO_COUNT): the counter"
+	echo "sequences (docs/design.md, \"Counting\"). kjit's own added"
+	echo "instructions include entering and leaving the cache: the ftrace"
+	echo "direct call to the trampoline and the jump back to the caller, charged"
+	echo "to the blocks of the operation."
+	echo
+	sh "$HERE/icount-report.sh" "$BUILD/bench-icount-a.txt" "$BUILD/bench-icount-b.txt"
+	[ $? = 0 ] || ic_status=1
+	echo
+	echo "## Raw lines (run A)"
+	echo
+	echo '```'
+	grep -E '^(CASE|TIME|BLOCKS_PER_OP|SUMMARY)' "$BUILD/bench-icount-a.txt"
+	echo '```'
+} > "$OUT/icount.md"
+cat "$OUT/icount.md"
+cat "$BUILD/bench-icount-a.results" "$BUILD/bench-icount-b.results"
+fi
+[ "$ONLY" = icount ] && exit $ic_status
+
 # pack_extra: what the lmbench boot needs beyond the rig's image, as one
 # archive (tests/vm/run.sh --extra copies one file into /tests/): the
 # settings and, when installed here, stress-ng with its libraries.
@@ -157,6 +216,46 @@ pack_extra() {
 	(cd "$d" && tar -cf ../lmbench-extra.tar .)
 }
 
+if [ "$ONLY" = lmbench-icount ]; then
+	echo "bench: LMbench-style suite, deterministic (guest, TCG -icount)"
+	LMBENCH_CONF=${LMBENCH_CONF:-ROUNDS=1 REPS=3 MS=100 KP_REPS=3 KP_MS=100 STRESS=0 MEMORY=0 ATTACHTIME=0}
+	pack_extra || exit 1
+	sh "$ROOT/tests/vm/run.sh" --build "$BUILD" --kernel "$KNAME" --icount \
+		--log "$BUILD/bench-lmicount-console.log" \
+		--results "$BUILD/bench-lmicount.results" \
+		--extra "$BUILD/bench/lmbench-extra.tar" \
+		"$HERE/lmbench.sh" > "$BUILD/bench-lmicount.txt" 2>&1
+	st=$?
+	{
+		echo "# LMbench-style suite, deterministic: instructions per operation"
+		echo
+		echo "Measured $DATE: Debian $KVER in qemu-system-x86_64 -accel tcg"
+		echo "-icount shift=0,sleep=off -cpu max -smp 1 (QEMU $(qemu-system-x86_64 --version |"
+		echo "sed -n '1s/.*version \([0-9.]*\).*/\1/p')): the guest's clocks count executed"
+		echo "instructions (1 ns each), so LMbench's times are instruction counts"
+		echo "and repeat from boot to boot (docs/testing.md, \"Deterministic"
+		echo "timing\"). Instructions are not cycles: kjit's counter sequences and"
+		echo "its lookup probe cost what docs/results/silicon.md measures, and"
+		echo "Kprobes' int3 traps cost far more than their instruction count"
+		echo "on silicon."
+		echo
+		echo "Command: \`BENCH_ONLY=lmbench-icount make bench\` (bench/lmbench.sh with"
+		echo "\`$LMBENCH_CONF\`; table by bench/lmbench-icount-report.sh). kjit deep-counts"
+		echo "every block under the suite's system call entry points (kjit.ko"
+		echo "$(sed -n 's/^PARAMS kjit.ko \([^;]*\);.*/\1/p' "$BUILD/bench-lmicount.txt"));"
+		echo "Kprobes count on the blocks kjit translated (at most 4096, the most"
+		echo "executed). One vCPU, so the two-process benchmarks switch on it."
+		echo
+		sh "$HERE/lmbench-icount-report.sh" "$BUILD/bench-lmicount.txt"
+		echo
+		echo '```'
+		grep -E '^(SECTION|LM|STATS|KPROBES|SETTLED|SECTION-FAILED)' "$BUILD/bench-lmicount.txt"
+		echo '```'
+	} > "$OUT/lmbench-icount.md"
+	cat "$OUT/lmbench-icount.md" "$BUILD/bench-lmicount.results"
+	exit $st
+fi
+
 echo "bench: LMbench-style suite, stress-ng, translator memory (guest, TCG)"
 pack_extra || exit 1
 sh "$ROOT/tests/vm/run.sh" --build "$BUILD" --kernel "$KNAME" --log "$BUILD/bench-lmbench-console.log" \
@@ -166,4 +265,4 @@ lm_status=$?
 sh "$HERE/lmbench-report.sh" "$BUILD" "$OUT"
 cat "$BUILD/bench-lmbench.results"
 sed -n '/^## The suite/,/^## What was/p' "$OUT/lmbench.md"
-[ $status = 0 ] && [ $lm_status = 0 ] && [ $sil_status = 0 ]
+[ $status = 0 ] && [ $lm_status = 0 ] && [ $sil_status = 0 ] && [ $ic_status = 0 ]

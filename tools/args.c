@@ -64,6 +64,8 @@ static int option(struct parser *p, struct args *a)
 		a->best_effort = 1;
 	else if (!strcmp(o, "--deep") && (al & ARG_DEEP))
 		a->deep = 1;
+	else if (!strcmp(o, "--icount") && (al & ARG_ICOUNT))
+		a->icount = 1;
 	else if (!strcmp(o, "--no-count") && (al & ARG_BEST_EFFORT))
 		a->no_count = 1;
 	else if (!strcmp(o, "--depth") && (al & ARG_DEEP))

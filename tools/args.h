@@ -2,7 +2,7 @@
  *
  *   attach  [--best-effort] [--no-count] [--deep] [--depth N] FUNC...
  *   record  [--deep] [--depth N] -f FUNC... [-o FILE] -- COMMAND [ARGS]
- *   compare [--deep] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
+ *   compare [--deep] [--icount] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
  *
  * `-f` takes every following word up to the next option or `--`; it may be
  * repeated. Invariants: parsing never touches the kernel; every error is one
@@ -19,6 +19,7 @@
 #define ARG_OUTPUT	(1u << 3) /* -o FILE */
 #define ARG_RUNS	(1u << 4) /* -n RUNS */
 #define ARG_COMMAND	(1u << 5) /* -- COMMAND required */
+#define ARG_ICOUNT	(1u << 6) /* --icount: the clock counts instructions */
 
 #define ARGS_MAX_FUNCS 64
 
@@ -26,7 +27,7 @@ struct args {
 	const char *funcs[ARGS_MAX_FUNCS];
 	int n_funcs;
 	char **cmd; /* NULL-terminated, from argv */
-	int best_effort, deep, depth, runs, no_count;
+	int best_effort, deep, depth, runs, no_count, icount;
 	const char *output;
 };
 

@@ -1,5 +1,6 @@
 /*
- * cmd_compare.c - `kjit compare [--deep] -f FUNC... [-n RUNS] -- COMMAND`:
+ * cmd_compare.c - `kjit compare [--deep] [--icount] -f FUNC... [-n RUNS] --
+ * COMMAND`:
  * COMMAND RUNS times (default 5) natively, under kjit, and with counting
  * Kprobes (kjit_kprobes.ko) on the block addresses kjit found, each mode
  * after one untimed warm-up run; counts side by side, then per mode the
@@ -10,6 +11,12 @@
  * warm-up, so the counts cover the measured runs only. Costs at or below
  * the noise floor (the native runs' spread per event, tools/noise.h) are
  * printed "below noise (±X ns)", never as a negative figure.
+ *
+ * --icount says the guest runs under QEMU `-icount shift=0,sleep=off`
+ * (`make demo KJIT_ICOUNT=1`): its clock then advances 1 ns per executed
+ * instruction, so the times are instruction counts, the same in every run,
+ * and are printed as such (millions of instructions, instructions added per
+ * event). The tool cannot see the emulator: the option only names the unit.
  *
  * The runs are separate because a Kprobe on an address kjit translated is
  * never hit while kjit runs (kjit runs the copy). Counts are system-wide,
@@ -273,8 +280,18 @@ struct mode {
 	uint64_t events;
 };
 
+/* Column units: wall time, or instructions under --icount. */
+struct units {
+	const char *total; /* median/min/max, in millions */
+	const char *added; /* added per event */
+};
+
+static const struct units ns_units = {"ms", "ns"};
+static const struct units insn_units = {"Minsns", "insns"};
+
 static void print_mode(const struct mode *m, const struct mode *native,
-		       int runs, double *cost, double *noise)
+		       int runs, const struct units *u, double *cost,
+		       double *noise)
 {
 	double per_run = (double)m->events / runs;
 	char buf[64];
@@ -288,23 +305,32 @@ static void print_mode(const struct mode *m, const struct mode *native,
 	*cost =
 	    (m->sp.median - native->sp.median) / (per_run > 0 ? per_run : 1);
 	*noise = noise_floor(&native->sp, per_run);
-	cost_format(buf, sizeof(buf), *cost, *noise, 0);
+	cost_format_unit(buf, sizeof(buf), *cost, *noise, 0, u->added);
 	printf(" %12" PRIu64 "  %s\n", m->events, buf);
 }
 
-static void print_times(const struct mode *m, int runs, uint64_t warm_ns,
-			uint64_t measured_ns)
+static void print_times(const struct mode *m, int runs, int icount,
+			uint64_t warm_ns, uint64_t measured_ns)
 {
+	const struct units *u = icount ? &insn_units : &ns_units;
 	double kj = 0, kj_noise = 0, kp = 0, kp_noise = 0;
-	char buf[64];
+	char buf[64], h[4][32];
 
-	printf("\n%-8s %10s %10s %10s %12s  %s\n", "mode", "median ms",
-	       "min ms", "max ms", "events", "added ns/event");
-	print_mode(&m[0], &m[0], runs, NULL, NULL);
-	print_mode(&m[1], &m[0], runs, &kj, &kj_noise);
-	print_mode(&m[2], &m[0], runs, &kp, &kp_noise);
+	snprintf(h[0], sizeof(h[0]), "median %s", u->total);
+	snprintf(h[1], sizeof(h[1]), "min %s", u->total);
+	snprintf(h[2], sizeof(h[2]), "max %s", u->total);
+	snprintf(h[3], sizeof(h[3]), "added %s/event", u->added);
+	printf("\n%-8s %10s %10s %10s %12s  %s\n", "mode", h[0], h[1], h[2],
+	       "events", h[3]);
+	print_mode(&m[0], &m[0], runs, u, NULL, NULL);
+	print_mode(&m[1], &m[0], runs, u, &kj, &kj_noise);
+	print_mode(&m[2], &m[0], runs, u, &kp, &kp_noise);
 	ratio_format(buf, sizeof(buf), kp, kp_noise, kj, kj_noise, 0);
-	printf("# ratio kprobes/kjit (added ns/event): %s\n", buf);
+	printf("# ratio kprobes/kjit (added %s/event): %s\n", u->added, buf);
+	if (icount)
+		printf("# --icount: under QEMU -icount shift=0 the guest clock "
+		       "advances 1 ns per executed instruction, so these are "
+		       "instruction counts, not times\n");
 	printf("# %d measured run(s) per mode, each mode after 1 untimed "
 	       "warm-up run; events: all measured runs; added = (median - "
 	       "native median) / events per run; noise floor \u00b1X = "
@@ -356,7 +382,7 @@ static int compare(int fd, int kfd, const struct args *a)
 		printf("# kjit compare%s: %d run(s) of: %s\n",
 		       a->deep ? " --deep" : "", a->runs, cmd);
 		print_counts(&s, &p, &m[1].events, &m[2].events);
-		print_times(m, a->runs, warm_ns, s.st.translate_ns);
+		print_times(m, a->runs, a->icount, warm_ns, s.st.translate_ns);
 	}
 	for (i = 0; i < 3; i++)
 		free(m[i].t);
@@ -373,7 +399,8 @@ int cmd_compare(int argc, char **argv)
 	int fd, kfd, rc;
 
 	if (args_parse(argc, argv,
-		       ARG_DEEP | ARG_FUNC_OPT | ARG_RUNS | ARG_COMMAND,
+		       ARG_DEEP | ARG_FUNC_OPT | ARG_RUNS | ARG_COMMAND |
+			   ARG_ICOUNT,
 		       "compare", &a, stderr))
 		return 2;
 	fd = kjit_device_open();

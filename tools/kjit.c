@@ -69,7 +69,7 @@ static const struct subcommand subcommands[] = {
      "recording kernel runs). --json and --csv are for programs\n"
      "(schemas in docs/usage.md).\n"},
     {"compare", cmd_compare,
-     "compare [--deep] -f FUNC... [-n RUNS] -- COMMAND [ARGS...]",
+     "compare [--deep] [--icount] -f FUNC... [-n RUNS] -- COMMAND [ARGS...]",
      "counts and overhead: native vs kjit vs Kprobes on the same blocks",
      "Runs COMMAND RUNS times (default 5) natively, under kjit, and\n"
      "with kjit_kprobes.ko's counting Kprobes on the blocks kjit found,\n"
@@ -78,6 +78,9 @@ static const struct subcommand subcommands[] = {
      "and max wall time, and the added time per counted event, or\n"
      "\"below noise (\u00b1X ns)\" where it is within the native runs'\n"
      "spread. --deep also follows callees (as attach --deep).\n"
+     "--icount: the guest runs under QEMU -icount shift=0 (make demo\n"
+     "KJIT_ICOUNT=1), whose clock counts instructions: print the times\n"
+     "as instruction counts.\n"
      "Needs kjit_kprobes.ko loaded.\n"},
     {"stat", cmd_stat, "stat", "cache, link and fallback statistics",
      "Translations, cache bytes, links, dispatcher entries, and every\n"

@@ -31,7 +31,8 @@ double noise_floor(const struct spread *native, double events)
 	return events > 0 ? range / events : range;
 }
 
-int cost_format(char *buf, size_t size, double added, double noise, int compact)
+int cost_format_unit(char *buf, size_t size, double added, double noise,
+		     int compact, const char *unit)
 {
 	if (noise < 0)
 		noise = 0;
@@ -39,11 +40,16 @@ int cost_format(char *buf, size_t size, double added, double noise, int compact)
 		snprintf(buf, size, "%.2f", added);
 		return 1;
 	}
-	snprintf(buf, size,
-		 compact ? "below-noise(\u00b1%.2f)"
-			 : "below noise (\u00b1%.2f ns)",
-		 noise);
+	if (compact)
+		snprintf(buf, size, "below-noise(\u00b1%.2f)", noise);
+	else
+		snprintf(buf, size, "below noise (\u00b1%.2f %s)", noise, unit);
 	return 0;
+}
+
+int cost_format(char *buf, size_t size, double added, double noise, int compact)
+{
+	return cost_format_unit(buf, size, added, noise, compact, "ns");
 }
 
 int ratio_format(char *buf, size_t size, double kp, double kp_noise, double kj,

@@ -33,6 +33,10 @@ double noise_floor(const struct spread *native, double events);
  * 0 when the cost is below noise. */
 int cost_format(char *buf, size_t size, double added, double noise,
 		int compact);
+/* cost_format() in @unit ("ns", or "insns" where the clock counts
+ * instructions: QEMU -icount shift=0) instead of ns. */
+int cost_format_unit(char *buf, size_t size, double added, double noise,
+		     int compact, const char *unit);
 
 /* Writes the ratio @kp / @kj of two added costs with their floors:
  * "%.1f" when both exceed them; ">=R" when only @kp does (R = @kp /

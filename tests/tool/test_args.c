@@ -37,7 +37,7 @@ static int run(const char *cmdline, unsigned int allowed, struct args *a,
 
 #define ATTACH	(ARG_BEST_EFFORT | ARG_DEEP)
 #define RECORD	(ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND)
-#define COMPARE (ARG_DEEP | ARG_FUNC_OPT | ARG_RUNS | ARG_COMMAND)
+#define COMPARE (ARG_DEEP | ARG_FUNC_OPT | ARG_RUNS | ARG_COMMAND | ARG_ICOUNT)
 
 static void expect_error(const char *name, const char *cmdline,
 			 unsigned int allowed, const char *msg)
@@ -96,6 +96,11 @@ int main(void)
 	rc = run("compare --deep -f __x64_sys_read -- true", COMPARE, &a, &err);
 	check("compare_deep", !rc && a.deep && a.n_funcs == 1, err);
 	free(err);
+	rc = run("compare --icount -f ksys_read -- true", COMPARE, &a, &err);
+	check("compare_icount", !rc && a.icount && !a.deep, err);
+	free(err);
+	expect_error("icount_not_attach", "attach --icount vfs_read", ATTACH,
+		     "unknown option --icount");
 
 	expect_error("no_funcs", "attach", ATTACH, "name at least one FUNC");
 	expect_error("unknown_option", "attach --bogus vfs_read", ATTACH,

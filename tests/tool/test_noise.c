@@ -52,6 +52,9 @@ static void test_cost(void)
 	check_str("cost_negative_no_noise", b, "below noise (\u00b10.00 ns)");
 	cost_format(b, sizeof(b), 0.5, -3, 1);
 	check_str("cost_negative_floor", b, "0.50");
+	r = cost_format_unit(b, sizeof(b), -2, 1.5, 0, "insns");
+	check("cost_unit_below", r == 0, "returns 0");
+	check_str("cost_unit_text", b, "below noise (\u00b11.50 insns)");
 }
 
 static void test_ratio(void)

@@ -5,7 +5,11 @@
 # blocks.
 # timeout: 110
 . /tests/lib.sh
-echo "== kjit demo: Debian $(uname -r), $(nproc) vCPUs under QEMU TCG"
+ic="" unit=ns mode="TCG timings"
+if icount_mode; then
+	ic=-I unit=insns mode="instruction counts (QEMU -icount: deterministic)"
+fi
+echo "== kjit demo: Debian $(uname -r), $(nproc) vCPUs under QEMU TCG${ic:+ -icount shift=0}"
 load_kjit
 insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
 echo
@@ -35,15 +39,15 @@ awk 'NF == 0 { if (++blank == 2) exit } { print }' /tmp/deep.txt | head -n 40
 echo "   ($(grep -c . /tmp/deep.txt) lines in all: kjit report -i /tmp/deep.data)"
 echo
 echo "== kjit vs Kprobes: every block of pipe_read/pipe_write counted both ways"
-echo "   (5 x 300 pipe round trips pinned to CPU 0; TCG timings: medians after a"
+echo "   (5 x 300 pipe round trips pinned to CPU 0; $mode: medians after a"
 echo "   warm-up; a cost within the native runs' spread reads below-noise(±X))"
-kjitcount -c 0 -x -t 5 pipe 300 pipe_read pipe_write > /tmp/cmp.out || {
+kjitcount -c 0 -x -t 5 $ic pipe 300 pipe_read pipe_write > /tmp/cmp.out || {
 	cat /tmp/cmp.out
 	fail "kjit and Kprobes disagree"
 }
 grep -E '^(TIME|BLOCKS_PER_OP|PERBLOCK)' /tmp/cmp.out
 # never a negative cost or ratio (tools/noise.c)
-grep -Eq '^PERBLOCK kjit=([0-9]+\.[0-9]+|below-noise\(±[0-9.]+\)) ns kprobes=([0-9]+\.[0-9]+|below-noise\(±[0-9.]+\)) ns ratio=([0-9]+\.[0-9]|>=[0-9]+\.[0-9]|n/a) noise=[0-9.]+ ns$' /tmp/cmp.out ||
+grep -Eq "^PERBLOCK kjit=([0-9]+\.[0-9]+|below-noise\(±[0-9.]+\)) $unit kprobes=([0-9]+\.[0-9]+|below-noise\(±[0-9.]+\)) $unit ratio=([0-9]+\.[0-9]|>=[0-9]+\.[0-9]|n/a) noise=[0-9.]+ $unit\$" /tmp/cmp.out ||
 	fail "PERBLOCK line"
 grep '^BLOCK ' /tmp/cmp.out | head -n 6
 echo "   ..."

@@ -44,4 +44,27 @@ first_func() {
 slab_alloc() { first_func kmem_cache_alloc_noprof kmem_cache_alloc; }
 
 # expect_fail CMD...: CMD must exit non-zero.
+# icount_mode: true when the guest runs under QEMU -icount (run.sh
+# --icount): its clocks count executed instructions, 1 ns each.
+icount_mode() { [ -e /tests/icount ]; }
+# icount_settle: under -icount a timing counts every instruction the one
+# vCPU runs, the kernel's own background work included, and on 6.12 that
+# work doubles a getpid timing for the first seconds after boot. Wait until
+# two timings of 20000 getppid calls in a row agree within 0.2% (a no-op
+# outside icount_mode; needs the lmbench guest program).
+icount_settle() {
+	icount_mode || return 0
+	_prev=0 _i=0
+	while [ $_i -lt 40 ]; do
+		_cur=$(lmbench -c 0 -r 1 -n 20000 lat_syscall_null | awk '$1 == "LM" { print $3 }')
+		if awk -v a="$_prev" -v b="$_cur" 'BEGIN { d = a - b; if (d < 0) d = -d
+			exit !(b > 0 && d <= 0.002 * b) }'; then
+			echo "SETTLED after $_i timings: getppid $_cur us/op"
+			return 0
+		fi
+		_prev=$_cur _i=$((_i + 1))
+		sleep 1
+	done
+	fail "the guest never settled under -icount (getppid: $_prev, $_cur us/op)"
+}
 expect_fail() { if "$@"; then fail "expected failure: $*"; fi; }

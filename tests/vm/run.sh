@@ -15,9 +15,13 @@
 #    fails those cases, saying so.
 # KJIT_VM_TCG=ACCEL (e.g. tcg,thread=multi) runs every case in one boot
 # under that accelerator instead; KJIT_VM_QEMU names the QEMU binary.
+# --icount: one boot, deterministic: `-icount shift=0,sleep=off` on one
+# vCPU (-smp 1; icount needs single-threaded TCG). The guest's clocks then
+# count executed instructions (1 ns = 1 instruction), so a guest timing is
+# an instruction count that repeats run after run (bench: BENCH_ONLY=icount).
 #
 # Usage: run.sh --build DIR --log FILE [--results FILE] [--timeout S] [--demo]
-#               [--kernel NAME] [--extra FILE] [CASE.sh...]
+#               [--kernel NAME] [--extra FILE] [--icount] [CASE.sh...]
 #        (default: every tests/vm/cases/*.sh)
 #        --kernel NAME: boot kernel NAME of build/cache/kernels (written by
 #          make deps from scripts/kernels; default: its first line) with the
@@ -38,7 +42,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-BUILD=$ROOT/build LOG="" RESULTS="" TIMEOUT="" DEMO=0 EXTRA="" KNAME=""
+BUILD=$ROOT/build LOG="" RESULTS="" TIMEOUT="" DEMO=0 EXTRA="" KNAME="" ICOUNT=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) BUILD=$2; shift 2 ;;
@@ -48,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--demo) DEMO=1; shift ;;
 	--extra) EXTRA=$2; shift 2 ;;
 	--kernel) KNAME=$2; shift 2 ;;
+	--icount) ICOUNT=1; shift ;;
 	*) break ;;
 	esac
 done
@@ -94,6 +99,7 @@ pack_initramfs() {
 	cp "$HERE/init.sh" "$IRD/init"
 	cp "$HERE/lib.sh" "$IRD/tests/lib.sh"
 	[ -n "$EXTRA" ] && cp "$EXTRA" "$IRD/tests/"
+	[ $ICOUNT = 1 ] && : > "$IRD/tests/icount" # lib.sh: icount_mode
 	cp "$MODS/kmod/kjit.ko" "$IRD/lib/kjit/"
 	for ko in "$MODS"/kjit_*/kjit_*.ko; do
 		[ -e "$ko" ] && cp "$ko" "$IRD/lib/kjit/"
@@ -120,9 +126,10 @@ pack_initramfs() {
 
 # boot LIMIT ACCEL: run QEMU on $BOOT's initramfs, console appended to $LOG.
 boot() {
-	acc="-accel $2"
+	acc="-accel $2" smp=2
+	[ $ICOUNT = 1 ] && acc="$acc -icount shift=0,sleep=off" smp=1
 	: > "$TTYS1"
-	timeout -k 5 "$1" "$QEMU" $acc -cpu max -smp 2 -m 1G \
+	timeout -k 5 "$1" "$QEMU" $acc -cpu max -smp $smp -m 1G \
 		-display none -monitor none -no-reboot \
 		-chardev "file,id=con,path=$LOG,append=on" -serial chardev:con \
 		-serial "file:$TTYS1" \
@@ -216,7 +223,9 @@ for c in "$@"; do
 	if [ "$(tcg_mode "$c")" = multi ]; then multi="$multi $c"; else single="$single $c"; fi
 done
 rc=0
-if [ "${KJIT_VM_KVM:-0}" = 1 ] || [ -n "${KJIT_VM_TCG:-}" ]; then
+if [ $ICOUNT = 1 ]; then
+	run_boot icount .icount tcg,thread=single "$@" || rc=1
+elif [ "${KJIT_VM_KVM:-0}" = 1 ] || [ -n "${KJIT_VM_TCG:-}" ]; then
 	accel=${KJIT_VM_TCG:-tcg,thread=single}
 	[ "${KJIT_VM_KVM:-0}" = 1 ] && accel=kvm
 	run_boot all "" "$accel" "$@" || rc=1

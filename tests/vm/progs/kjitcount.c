@@ -32,6 +32,9 @@
  *            reads "below-noise(±X)", a ratio with kjit's cost below it
  *            ">=R" (R = Kprobes' cost / X): never a negative figure.
  *            PERBLOCK kjit=<c> ns [kprobes=<c> ns ratio=<r>] noise=<X> ns
+ *     -I     the guest runs under QEMU -icount shift=0 (tests/vm/run.sh
+ *            --icount), whose clock counts executed instructions: the -t
+ *            lines say "insns" where they would say "ns"
  *
  * The measuring window holds nothing but the workload: counters are reset
  * and read with ioctls only, so the tool's own system calls (open, read,
@@ -97,6 +100,8 @@ static double now_ns(void)
 /* The native runs' extremes over both native timings (ns/op): their
  * spread is the noise floor (tools/noise.h). */
 static struct spread native_all = {.min = 1e300, .max = 0};
+/* What the clock counts: "ns", or "insns" with -I (QEMU -icount). */
+static const char *unit = "ns";
 
 /* Times reps runs of n operations; prints "TIME <what> median= min= max="
  * in ns per operation and returns the median. */
@@ -113,8 +118,8 @@ static double time_runs(const char *what, const char *op, long n)
 		t[i] = (now_ns() - t0) / n;
 	}
 	spread_of(t, reps, &sp);
-	printf("TIME %s median=%.1f min=%.1f max=%.1f ns/op (%d runs of %ld)\n",
-	       what, sp.median, sp.min, sp.max, reps, n);
+	printf("TIME %s median=%.1f min=%.1f max=%.1f %s/op (%d runs of %ld)\n",
+	       what, sp.median, sp.min, sp.max, unit, reps, n);
 	if (!strncmp(what, "native", 6)) {
 		if (sp.min < native_all.min)
 			native_all.min = sp.min;
@@ -418,21 +423,21 @@ static int report_timing(double ops)
 	if (entry_ns > 0) {
 		cost_format(kj, sizeof(kj), entry_ns - native_ns,
 			    noise_floor(&native_all, 1), 1);
-		printf("ENTRYPROBE added=%s ns/op (one Kprobe per function "
+		printf("ENTRYPROBE added=%s %s/op (one Kprobe per function "
 		       "entry)\n",
-		       kj);
+		       kj, unit);
 	}
 	noise = noise_floor(&native_all, per_op);
 	cost_format(kj, sizeof(kj), (kjit_ns - native_ns) / per_op, noise, 1);
-	printf("PERBLOCK kjit=%s ns", kj);
+	printf("PERBLOCK kjit=%s %s", kj, unit);
 	if (kprobe_ns > 0) {
 		cost_format(kp, sizeof(kp), (kprobe_ns - native_ns) / per_op,
 			    noise, 1);
 		ratio_format(r, sizeof(r), (kprobe_ns - native_ns) / per_op,
 			     noise, (kjit_ns - native_ns) / per_op, noise, 1);
-		printf(" kprobes=%s ns ratio=%s", kp, r);
+		printf(" kprobes=%s %s ratio=%s", kp, unit, r);
 	}
-	printf(" noise=%.2f ns\n", noise);
+	printf(" noise=%.2f %s\n", noise, unit);
 	return 0;
 }
 
@@ -443,8 +448,10 @@ int main(int argc, char **argv)
 	int entry = 0, cross = 0, opt, fd;
 	long n;
 
-	while ((opt = getopt(argc, argv, "c:pexdt:C:")) != -1) {
-		if (opt == 'C' && n_exact < 16) {
+	while ((opt = getopt(argc, argv, "c:pexdt:C:I")) != -1) {
+		if (opt == 'I') {
+			unit = "insns";
+		} else if (opt == 'C' && n_exact < 16) {
 			exact[n_exact++] = optarg;
 		} else if (opt == 'd') {
 			attach_flags |= KJIT_ATTACH_DEEP;
@@ -466,7 +473,7 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind < 3 || argc - optind - 2 > KJIT_MAX_TARGETS) {
 		fprintf(stderr, "usage: kjitcount [-c CPU] [-p] [-d] [-e] [-x] "
-				"[-t R] OP N FUNC...\n");
+				"[-t R] [-I] OP N FUNC...\n");
 		return 2;
 	}
 	n = atol(argv[optind + 1]);

@@ -1,0 +1,59 @@
+#!/bin/sh
+# lmbench-icount-report.sh - the tables of docs/results/lmbench-icount.md,
+# from one boot of bench/lmbench.sh under QEMU -icount shift=0,sleep=off
+# (tests/vm/run.sh --icount): the guest clock advances 1 ns per executed
+# instruction, so LMbench's "us" per operation are thousands of
+# instructions and its MB/s are MB per 10^9 instructions.
+#
+# Prints, as markdown:
+#  - per benchmark: native, kjit (deep counting under every entry point)
+#    and Kprobes (on kjit's blocks) per operation, and their slowdowns
+#    (configuration / native; native / configuration for bandwidth), with
+#    the geometric means; the median over rounds of each round's figure;
+#  - the kjit session of the last round: blocks executed, indirect branch
+#    lookups served by the table and dispatcher entries per 1,000 blocks,
+#    and what ran natively for lack of room.
+# Usage: bench/lmbench-icount-report.sh LMBENCH_OUTPUT
+[ $# = 1 ] || { echo "usage: $0 LMBENCH_OUTPUT" >&2; exit 2; }
+awk '
+function kv(line, key) {
+	if (!match(line, " " key "=[^ ]*")) return ""
+	return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
+}
+function med(list,   a, n, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+		t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : x >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x) }
+/^SECTION / { sec = $2 }
+/^LM / && (sec == "native" || sec == "kjit" || sec == "kprobes") {
+	if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 }
+	v[sec, $2] = v[sec, $2] " " $3; unit[$2] = $4
+}
+/^STATS suite / { st = $0 }
+END {
+	print "| benchmark | unit | native | kjit | Kprobes | kjit / native | Kprobes / native |"
+	print "| --- | --- | --- | --- | --- | --- | --- |"
+	gk = gp = 0; nk = np = 0
+	for (i = 0; i < n; i++) {
+		b = order[i]; u = unit[b] == "us" ? "k insns/op" : "MB per 10^9 insns"
+		na = med(v["native", b]); kj = med(v["kjit", b]); kp = med(v["kprobes", b])
+		rk = rp = "-"
+		if (na > 0 && kj > 0) { rk = unit[b] == "us" ? kj / na : na / kj; gk += log(rk); nk++ }
+		if (na > 0 && kp > 0) { rp = unit[b] == "us" ? kp / na : na / kp; gp += log(rp); np++ }
+		printf "| %s | %s | %s | %s | %s | %s | %s |\n", b, u, fmt(na),
+			kj > 0 ? fmt(kj) : "-", kp > 0 ? fmt(kp) : "-",
+			rk == "-" ? "-" : sprintf("%.3f", rk), rp == "-" ? "-" : sprintf("%.2f", rp)
+	}
+	printf "| **geometric mean** | | | | | **%.3f** | **%.2f** |\n", nk ? exp(gk / nk) : 0, np ? exp(gp / np) : 0
+	if (st == "") exit
+	ex = kv(st, "executions")
+	print ""
+	printf "The last round'"'"'s kjit session (whole suite): %d functions followed under %d entry points, %d blocks translated, %.0f block executions.\n", kv(st, "deep_funcs"), kv(st, "funcs"), kv(st, "translated"), ex
+	if (ex > 0) {
+		printf "Per 1,000 executed blocks: %.2f indirect branches served by the lookup table, %.3f dispatcher entries.\n", 1000 * kv(st, "lookup_hits") / ex, 1000 * kv(st, "dispatches") / ex
+	}
+	printf "Left native for lack of room: %d callees (deep table full), %d translations (cache or block map full).\n", kv(st, "over_budget"), kv(st, "fallback_full")
+}' "$1"
