@@ -60,3 +60,12 @@ $(TT_DIR)/test_micro_report: tests/tool/test_micro_report.sh bench/micro-report.
 	@mkdir -p $(dir $@)
 	printf '#!/bin/sh\nexec sh %s %s\n' $(ROOT)/tests/tool/test_micro_report.sh $(ROOT) > $@
 	chmod +x $@
+
+# bench/icount-report.sh on fixtures of two -icount boots.
+HOST_TESTS += $(TT_DIR)/test_icount_report
+$(TT_DIR)/test_icount_report: tests/tool/test_icount_report.sh bench/icount-report.sh \
+		tests/tool/fixtures/icount-a.out tests/tool/fixtures/icount-b.out \
+		tests/tool/fixtures/icount-c.out
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s %s\n' $(ROOT)/tests/tool/test_icount_report.sh $(ROOT) > $@
+	chmod +x $@
