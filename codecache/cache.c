@@ -33,7 +33,16 @@ u64 kjit_cache_lookup(const struct kjit_cache *c, u64 orig)
 {
 	const struct kjit_centry *e = kjit_map_find(c, orig);
 
-	return e && e->block ? c->blocks[e->block - 1].run : 0;
+	return e && e->block && e->block != KJIT_CENTRY_NATIVE
+		   ? c->blocks[e->block - 1].run
+		   : 0;
+}
+
+bool kjit_cache_native(const struct kjit_cache *c, u64 orig)
+{
+	const struct kjit_centry *e = kjit_map_find(c, orig);
+
+	return e && e->block == KJIT_CENTRY_NATIVE;
 }
 
 u64 kjit_cache_next_counter(const struct kjit_cache *c)
@@ -60,6 +69,12 @@ static enum kjit_reason link_or_queue(struct kjit_cache *c, u32 bi, unsigned x)
 	t = kjit_map_get(c, ex->target, &c->map_used);
 	if (!t)
 		return KJIT_R_NO_SPACE;
+	if (t->block == KJIT_CENTRY_NATIVE) {
+		enum kjit_reason r = kjit_cache_link(c, bi, x, ex->target);
+
+		c->stats.native_links += r == KJIT_OK;
+		return r;
+	}
 	if (t->block)
 		return kjit_cache_link(c, bi, x, c->blocks[t->block - 1].run);
 	if (c->n_pending >= c->max_pending)
@@ -72,18 +87,20 @@ static enum kjit_reason link_or_queue(struct kjit_cache *c, u32 bi, unsigned x)
 	return KJIT_OK;
 }
 
-/* Link every exit that waited for @e's block, then drop the list. */
-static void link_waiting(struct kjit_cache *c, struct kjit_centry *e, u64 run)
+/* Link every exit that waited for @e's block to @run, then drop the list.
+ * Returns how many were linked. */
+static u32 link_waiting(struct kjit_cache *c, struct kjit_centry *e, u64 run)
 {
-	u32 i = e->pending;
+	u32 i = e->pending, n = 0;
 
 	while (i) {
 		const struct kjit_pending *p = &c->pending[i - 1];
 
-		kjit_cache_link(c, p->block, p->exit, run);
+		n += kjit_cache_link(c, p->block, p->exit, run) == KJIT_OK;
 		i = p->next;
 	}
 	e->pending = 0;
+	return n;
 }
 
 static u32 align_up(u32 v, u32 a)
@@ -106,6 +123,8 @@ enum kjit_reason kjit_cache_add(struct kjit_cache *c,
 		c->stats.full++;
 		return KJIT_R_NO_SPACE;
 	}
+	if (e->block == KJIT_CENTRY_NATIVE)
+		return e->pending; /* the remembered reason (below) */
 	if (e->block) {
 		*run = c->blocks[e->block - 1].run;
 		return KJIT_OK;
@@ -115,6 +134,14 @@ enum kjit_reason kjit_cache_add(struct kjit_cache *c,
 	if (r) {
 		c->stats.refused++;
 		c->stats.full += r == KJIT_R_NO_SPACE;
+		if (kjit_reason_lasts(r)) {
+			/* run natively from now on: no exit waits any more,
+			 * and the free pending field keeps the reason */
+			c->stats.native_links += link_waiting(c, e, orig);
+			c->stats.native++;
+			e->block = KJIT_CENTRY_NATIVE;
+			e->pending = r;
+		}
 		return r;
 	}
 	cb->run = (u64)(unsigned long)(c->code_run + at);

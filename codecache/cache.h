@@ -19,8 +19,11 @@
  *  - n_blocks is published with release semantics after the block, its map
  *    entry and its links are complete; readers on other CPUs load it with
  *    acquire and may read blocks[0..n_blocks) and their counters.
- *  - An exit is linked only to a block of the same cache; an unlinked exit
- *    always reaches the dispatcher through its stub.
+ *  - An exit is linked only to a block of the same cache, or to original
+ *    code: a target outside the instrumented functions (translatable), or
+ *    one whose refusal lasts (kjit_reason_lasts: the map remembers it as
+ *    native, so it is translated once, not at every visit); an unlinked
+ *    exit always reaches the dispatcher through its stub.
  *  - A block is never freed or moved while the cache lives.
  */
 #ifndef KJIT_CODECACHE_CACHE_H
@@ -36,10 +39,14 @@ struct kjit_cblock {
 	struct kjit_block b; /* what the translator produced */
 };
 
+#define KJIT_CENTRY_NATIVE 0xffffffffu /* centry.block: runs natively */
+
 struct kjit_centry {
 	u64 orig;    /* 0: empty slot */
-	u32 block;   /* index+1 into blocks, 0: not translated */
-	u32 pending; /* index+1 of the first pending link, 0: none */
+	u32 block;   /* index+1 into blocks, 0: not translated,
+		      * KJIT_CENTRY_NATIVE: refused for good */
+	u32 pending; /* index+1 of the first pending link, 0: none;
+		      * KJIT_CENTRY_NATIVE entries: the refusal reason */
 };
 
 struct kjit_pending {
@@ -54,6 +61,7 @@ struct kjit_cache_stats {
 	u64 native_links; /* of which straight to original code */
 	u64 bytes;	  /* code bytes used */
 	u64 refused;	  /* kjit_translate refusals */
+	u64 native;	  /* of which remembered (kjit_reason_lasts) */
 	u64 full;	  /* refusals for lack of space or table room */
 };
 
@@ -100,6 +108,9 @@ int kjit_cache_init(struct kjit_cache *c, const struct kjit_cache_mem *m);
 
 /* Run-time address of the translation of @orig, or 0. Owning CPU only. */
 u64 kjit_cache_lookup(const struct kjit_cache *c, u64 orig);
+/* True when @orig was refused for good in this cache and runs natively
+ * (see kjit_cache_add). Owning CPU only. */
+bool kjit_cache_native(const struct kjit_cache *c, u64 orig);
 
 /* Counter address the translator should use for the block about to be
  * translated (the next block index): for kjit_env.counter. */
@@ -110,8 +121,12 @@ u64 kjit_cache_next_counter(const struct kjit_cache *c);
  * env hands out kjit_cache_next_counter() for it), publish it, link its direct
  * exits to translated targets and link exits that were waiting for @orig.
  * Returns KJIT_OK and *run, or the refusal reason (KJIT_R_NO_SPACE also when
- * the block table, map or pending list is full). Owning CPU only. Does not
- * flush anything: x86 keeps instruction fetch coherent with stores.
+ * the block table, map or pending list is full). A refusal that lasts
+ * (kjit_reason_lasts) is remembered: exits waiting for @orig, and exits
+ * added later, are linked straight to @orig, and kjit_cache_native() says
+ * so; a later call for @orig returns the same reason without translating.
+ * Owning CPU only. Does not flush anything: x86 keeps instruction fetch
+ * coherent with stores.
  */
 enum kjit_reason kjit_cache_add(struct kjit_cache *c,
 				struct kjit_translator *tr, u64 orig, u32 func,

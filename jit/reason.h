@@ -8,6 +8,8 @@
 #ifndef KJIT_JIT_REASON_H
 #define KJIT_JIT_REASON_H
 
+#include "jit/types.h"
+
 enum kjit_reason {
 	KJIT_OK = 0,
 	KJIT_R_DECODE,		/* decoder rejected the bytes */
@@ -40,5 +42,15 @@ enum kjit_reason {
 
 /* Short stable name ("rip_far") for logs and reports; never NULL. */
 const char *kjit_reason_name(enum kjit_reason r);
+
+/* True when refusing the block at an address holds for as long as its code
+ * stays as it is, so the refusal may be remembered (codecache/: exits to it
+ * are linked straight to the original code). False for bytes caught while
+ * the kernel patches them (an int3 that text_poke_bp() plants for a
+ * moment, a half-written instruction, a page being remapped, a tail
+ * static_call site mid-patch), for branches into a trampoline or kprobe
+ * slot that its user will free, for lack of room, and for KJIT_OK: those
+ * are tried again next time. */
+bool kjit_reason_lasts(enum kjit_reason r);
 
 #endif /* KJIT_JIT_REASON_H */

@@ -170,10 +170,120 @@ static void test_ibt_entries(void)
 		 (unsigned long long)ret_plain);
 }
 
+/* Blocks that branch to refused code: A jumps to B, whose load has an
+ * exception-table fixup (a refusal that lasts); C jumps to D, an int3 (a
+ * refusal that does not: the kernel plants int3s for a moment). */
+#define REF   (ORIG + 0x100)
+#define REF_B (REF + 2)
+#define REF_C (REF + 5)
+#define REF_D (REF + 7)
+static const u8 ref_code[] = {
+    0xeb, 0x00,	      /* A: jmp B */
+    0x8b, 0x07, 0xc3, /* B: mov (%rdi),%eax (fixup); ret */
+    0xeb, 0x00,	      /* C: jmp D */
+    0xcc,	      /* D: int3 */
+};
+static const u64 ref_fixups[] = {REF_B};
+
+/* The exit of block @bi is linked (any target). */
+static bool exit_linked(const struct fixture *f, u64 orig)
+{
+	u32 i;
+
+	for (i = 0; i < f->c.n_blocks; i++)
+		if (f->c.blocks[i].b.orig == orig)
+			return f->c.blocks[i].linked & 1;
+	return false;
+}
+
+/* A lasting refusal is remembered: translated once, never again, and every
+ * exit to it (one waiting before, one added after) linked straight to the
+ * original code; a passing one (int3) is tried again. The dispatcher relies
+ * on it: without it every visit to a block with a fixup re-ran the
+ * translator (lat_sig_catch: 8.6 dispatcher entries per signal). */
+static void test_lasting_refusal(void)
+{
+	struct fixture f;
+	u64 run = 0;
+	enum kjit_reason r1, r2, rd1, rd2;
+	bool waiting_linked;
+
+	if (fixture_init(&f, false, false)) {
+		kt_fail("cache.refusal.setup", "fixture");
+		return;
+	}
+	henv_add_region(&f.h, REF, ref_code, sizeof(ref_code));
+	f.h.fixups = ref_fixups;
+	f.h.n_fixups = 1;
+	/* A first: its exit waits for B */
+	if (kjit_cache_add(&f.c, &f.tr, REF, 0, &run) != KJIT_OK) {
+		kt_fail("cache.refusal.setup", "block A not added");
+		return;
+	}
+	r1 = kjit_cache_add(&f.c, &f.tr, REF_B, 0, &run);
+	waiting_linked = exit_linked(&f, REF);
+	r2 = kjit_cache_add(&f.c, &f.tr, REF_B, 0, &run);
+	kt_check("cache.refusal.remembered",
+		 r1 == KJIT_R_FIXUP && r2 == KJIT_R_FIXUP &&
+		     kjit_cache_native(&f.c, REF_B) &&
+		     !kjit_cache_lookup(&f.c, REF_B) &&
+		     f.c.stats.refused == 1 && f.c.stats.native == 1,
+		 "reasons %s, %s; native %d; translator ran %llu time(s)",
+		 kjit_reason_name(r1), kjit_reason_name(r2),
+		 kjit_cache_native(&f.c, REF_B),
+		 (unsigned long long)f.c.stats.refused);
+	kt_check("cache.refusal.waiting_exit_linked", waiting_linked,
+		 "A's exit to B still goes to the dispatcher");
+	/* D refused for a moment, then C: C's exit must wait, not go native */
+	rd1 = kjit_cache_add(&f.c, &f.tr, REF_D, 0, &run);
+	rd2 = kjit_cache_add(&f.c, &f.tr, REF_D, 0, &run);
+	if (kjit_cache_add(&f.c, &f.tr, REF_C, 0, &run) != KJIT_OK) {
+		kt_fail("cache.refusal.passing", "block C not added");
+		return;
+	}
+	kt_check("cache.refusal.passing",
+		 rd1 == KJIT_R_TRAP && rd2 == KJIT_R_TRAP &&
+		     !kjit_cache_native(&f.c, REF_D) &&
+		     !exit_linked(&f, REF_C) && f.c.stats.refused == 3,
+		 "int3: reasons %s, %s; native %d; C linked %d; refusals %llu",
+		 kjit_reason_name(rd1), kjit_reason_name(rd2),
+		 kjit_cache_native(&f.c, REF_D), exit_linked(&f, REF_C),
+		 (unsigned long long)f.c.stats.refused);
+}
+
+/* A block added after the refusal links its exit to the original code. */
+static void test_lasting_refusal_later_exit(void)
+{
+	struct fixture f;
+	u64 run = 0;
+	u64 links;
+
+	if (fixture_init(&f, false, false)) {
+		kt_fail("cache.refusal.setup", "fixture");
+		return;
+	}
+	henv_add_region(&f.h, REF, ref_code, sizeof(ref_code));
+	f.h.fixups = ref_fixups;
+	f.h.n_fixups = 1;
+	kjit_cache_add(&f.c, &f.tr, REF_B, 0, &run);
+	links = f.c.stats.native_links;
+	if (kjit_cache_add(&f.c, &f.tr, REF, 0, &run) != KJIT_OK) {
+		kt_fail("cache.refusal.later_exit_linked", "block A not added");
+		return;
+	}
+	kt_check("cache.refusal.later_exit_linked",
+		 exit_linked(&f, REF) && f.c.stats.native_links == links + 1,
+		 "A's exit linked %d, native links %llu -> %llu",
+		 exit_linked(&f, REF), (unsigned long long)links,
+		 (unsigned long long)f.c.stats.native_links);
+}
+
 int main(void)
 {
 	test_return_site_exact(false);
 	test_return_site_exact(true);
 	test_ibt_entries();
+	test_lasting_refusal();
+	test_lasting_refusal_later_exit();
 	return kt_exit();
 }
