@@ -12,7 +12,11 @@
 #    the geometric means; the median over rounds of each round's figure;
 #  - the kjit session of the last round: blocks executed, indirect branch
 #    lookups served by the table and dispatcher entries per 1,000 blocks,
-#    and what ran natively for lack of room.
+#    and what ran natively for lack of room;
+#  - when the memory section ran (MEMORY=1: one deep session per benchmark
+#    at its own entry points, MEMRUN/STATS lines), per benchmark: blocks
+#    executed per operation, lookup-table hits and dispatcher entries per
+#    operation and per 1,000 blocks, and translator refusals.
 # Usage: bench/lmbench-icount-report.sh LMBENCH_OUTPUT
 [ $# = 1 ] || { echo "usage: $0 LMBENCH_OUTPUT" >&2; exit 2; }
 awk '
@@ -33,6 +37,9 @@ function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : x >= 10 ? sprintf("%.1f
 	v[sec, $2] = v[sec, $2] " " $3; unit[$2] = $4
 }
 /^STATS suite / { st = $0 }
+/^MEMRUN / { memops[$2] = kv($0, "ops"); mem[nm++] = $2 }
+/^STATS / && $2 != "suite" && ($2 in memops) { mst[$2] = $0 }
+/^REFUSALS / && $2 != "suite" { ref[$2] = ref[$2] " " $3 }
 END {
 	print "| benchmark | unit | native | kjit | Kprobes | kjit / native | Kprobes / native |"
 	print "| --- | --- | --- | --- | --- | --- | --- |"
@@ -44,10 +51,10 @@ END {
 		if (na > 0 && kj > 0) { rk = unit[b] == "us" ? kj / na : na / kj; gk += log(rk); nk++ }
 		if (na > 0 && kp > 0) { rp = unit[b] == "us" ? kp / na : na / kp; gp += log(rp); np++ }
 		printf "| %s | %s | %s | %s | %s | %s | %s |\n", b, u, fmt(na),
-			kj > 0 ? fmt(kj) : "-", kp > 0 ? fmt(kp) : "-",
-			rk == "-" ? "-" : sprintf("%.3f", rk), rp == "-" ? "-" : sprintf("%.2f", rp)
+			(kj > 0 ? fmt(kj) : "-"), (kp > 0 ? fmt(kp) : "-"),
+			(rk == "-" ? "-" : sprintf("%.3f", rk)), (rp == "-" ? "-" : sprintf("%.2f", rp))
 	}
-	printf "| **geometric mean** | | | | | **%.3f** | **%.2f** |\n", nk ? exp(gk / nk) : 0, np ? exp(gp / np) : 0
+	printf "| **geometric mean** | | | | | **%.3f** | **%.2f** |\n", (nk ? exp(gk / nk) : 0), (np ? exp(gp / np) : 0)
 	if (st == "") exit
 	ex = kv(st, "executions")
 	print ""
@@ -56,4 +63,19 @@ END {
 		printf "Per 1,000 executed blocks: %.2f indirect branches served by the lookup table, %.3f dispatcher entries.\n", 1000 * kv(st, "lookup_hits") / ex, 1000 * kv(st, "dispatches") / ex
 	}
 	printf "Left native for lack of room: %d callees (deep table full), %d translations (cache or block map full).\n", kv(st, "over_budget"), kv(st, "fallback_full")
+	if (!nm) exit
+	print ""
+	print "Per benchmark, one deep session at its own entry points, counters zeroed before a run of as many operations as a 50-ms run made:"
+	print ""
+	print "| benchmark | blocks/op | lookup hits/op | dispatcher entries/op | lookup hits per 1,000 blocks | refusals (dispatcher) |"
+	print "| --- | --- | --- | --- | --- | --- |"
+	for (i = 0; i < nm; i++) {
+		b = mem[i]; o = memops[b]; s = mst[b]
+		if (o <= 0 || s == "") continue
+		e = kv(s, "executions")
+		printf "| %s | %.1f | %.2f | %.3f | %.2f | %s |\n", b, e / o,
+			kv(s, "lookup_hits") / o, kv(s, "dispatches") / o,
+			(e > 0 ? 1000 * kv(s, "lookup_hits") / e : 0),
+			(b in ref ? substr(ref[b], 2) : "none")
+	}
 }' "$1"

@@ -3,6 +3,8 @@
 #   - translator speed and expansion on the host (build/host/bench_translate)
 #   - counting on silicon: ns per executed block, old and new counters, on
 #     this host's CPU (build/host/bench_silicon: docs/results/silicon.md)
+#   - one indirect branch lookup hit on silicon (build/host/bench_ibl:
+#     docs/results/ibl.md)
 #   - micro: ns per system call natively, under kjit and under Kprobes on the
 #     same blocks, in one guest boot (bench/micro.sh)
 #   - icount: the micro cases again in two deterministic boots (QEMU
@@ -22,8 +24,8 @@
 # KERNEL: a name of scripts/kernels (default: the first); results of any
 # other kernel go to docs/results/KERNEL/.
 # BENCH_ONLY=micro, BENCH_ONLY=icount, BENCH_ONLY=lmbench,
-# BENCH_ONLY=lmbench-icount or BENCH_ONLY=silicon runs that part alone (its
-# files only are rewritten).
+# BENCH_ONLY=lmbench-icount, BENCH_ONLY=silicon (with ibl) or BENCH_ONLY=ibl
+# runs that part alone (its files only are rewritten).
 # LMBENCH_CONF="REPS=3 MS=50 ..." overrides bench/lmbench.sh's settings (for
 # a quick look; the committed results use the defaults).
 set -u
@@ -40,6 +42,7 @@ OUT=$ROOT/docs/results
 mkdir -p "$OUT"
 DATE=$(date -u +%Y-%m-%d)
 CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+QVER=$(qemu-system-x86_64 --version | sed -n '1s/.*version \([0-9.]*\).*/\1/p')
 
 ONLY=${BENCH_ONLY:-}
 status=0 lm_status=0 sil_status=0 ic_status=0
@@ -107,7 +110,36 @@ sil=$?
 cat "$OUT/silicon.md"
 [ $sil = 0 ] || sil_status=1
 fi
-[ "$ONLY" = silicon ] && exit $sil_status
+if [ -z "$ONLY" ] || [ "$ONLY" = silicon ] || [ "$ONLY" = ibl ]; then
+echo "bench: one indirect branch lookup hit on silicon (host CPU)"
+"$BUILD/host/bench_ibl" > "$BUILD/bench_ibl.txt" 2>&1 || sil_status=1
+{
+	echo "# One indirect branch lookup hit on silicon"
+	echo
+	echo "Measured $DATE on this host's CPU ($CPU, $(nproc) CPUs), natively:"
+	echo "no emulator. Command: \`make bench\` (\`BENCH_ONLY=ibl\` alone; runs"
+	echo "\`build/host/bench_ibl\`; source: tests/host/bench_ibl.c)."
+	echo
+	echo "A translated indirect branch pushes its target and jumps to"
+	echo "kjit_dispatch_entry, whose fast path probes this CPU's lookup table"
+	echo "(kmod/dispatch_entry.S, kmod/ibl.h). The benchmark runs that hit path"
+	echo "instruction for instruction in user space, with the table reached"
+	echo "through %gs as in the kernel, against the native indirect jump it"
+	echo "replaces; the privileged \`cli\` is left out, so the module's probe"
+	echo "costs at least this much. Two candidates are measured beside it: the"
+	echo "probe without pushfq/cli/popfq (what exits with dead flags could use,"
+	echo "given a probe that stays atomic without cli) and an inline prediction"
+	echo "of the site's target (cmp, jne, jmp), as DynamoRIO inlines its lookup."
+	echo "Median and [10th, 90th percentile] over the rounds."
+	echo
+	cat "$BUILD/bench_ibl.txt"
+	echo
+	echo "How often it matters: docs/results/lmbench-icount.md counts the"
+	echo "lookup hits per 1,000 executed blocks on the LMbench-style suite."
+} > "$OUT/ibl.md"
+cat "$OUT/ibl.md"
+fi
+[ "$ONLY" = silicon ] || [ "$ONLY" = ibl ] && exit $sil_status
 
 if [ -z "$ONLY" ] || [ "$ONLY" = micro ]; then
 
@@ -162,8 +194,7 @@ done
 	echo "# Deterministic guest overhead: instructions per executed block"
 	echo
 	echo "Measured $DATE: Debian $KVER in qemu-system-x86_64 -accel tcg"
-	echo "-icount shift=0,sleep=off -cpu max -smp 1 (QEMU $(qemu-system-x86_64 --version |"
-	echo "sed -n '1s/.*version \([0-9.]*\).*/\1/p')). With -icount shift=0 the"
+	echo "-icount shift=0,sleep=off -cpu max -smp 1 (QEMU $QVER). With -icount shift=0 the"
 	echo "guest's clocks advance exactly 1 ns per executed instruction and"
 	echo "sleep=off stops them while the vCPU idles, so every guest timing below"
 	echo "is a count of executed instructions, not time: the same workload gives"
@@ -230,8 +261,7 @@ if [ "$ONLY" = lmbench-icount ]; then
 		echo "# LMbench-style suite, deterministic: instructions per operation"
 		echo
 		echo "Measured $DATE: Debian $KVER in qemu-system-x86_64 -accel tcg"
-		echo "-icount shift=0,sleep=off -cpu max -smp 1 (QEMU $(qemu-system-x86_64 --version |"
-		echo "sed -n '1s/.*version \([0-9.]*\).*/\1/p')): the guest's clocks count executed"
+		echo "-icount shift=0,sleep=off -cpu max -smp 1 (QEMU $QVER): the guest's clocks count executed"
 		echo "instructions (1 ns each), so LMbench's times are instruction counts"
 		echo "and repeat from boot to boot (docs/testing.md, \"Deterministic"
 		echo "timing\"). Instructions are not cycles: kjit's counter sequences and"

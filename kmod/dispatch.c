@@ -27,24 +27,6 @@
 
 unsigned long kjit_dispatch(unsigned long target);
 
-DEFINE_PER_CPU(struct kjit_ibl_entry, kjit_ibl[KJIT_IBL_SLOTS]);
-DEFINE_PER_CPU(unsigned long, kjit_ibl_hits);
-
-void kjit_ibl_clear(void)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-	    memset(per_cpu_ptr(kjit_ibl, cpu), 0, sizeof(kjit_ibl));
-}
-
-void kjit_ibl_reset_hits(void)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu) per_cpu(kjit_ibl_hits, cpu) = 0;
-}
-
 /* The entry block of function @fi now has a translation on this CPU: let
  * the function's trampoline jump straight to it from now on. */
 static void set_entry_slot(const struct kjit_session *s, int fi,
@@ -52,19 +34,6 @@ static void set_entry_slot(const struct kjit_session *s, int fi,
 {
 	if (fi < (int)s->n_funcs && s->funcs[fi].body == target)
 		this_cpu_write(kjit_entry_slot[fi], run);
-}
-
-/* Refusals that hold for as long as the code stays as it is may be
- * remembered in the lookup table. Bytes caught while the kernel patches
- * them (an int3 that text_poke_bp() plants for a moment, a half-written
- * instruction, a page being remapped, a tail static_call site mid-patch),
- * and branches into a trampoline or kprobe slot that its user will free,
- * are tried again next time. */
-static bool refusal_lasts(enum kjit_reason r)
-{
-	return r != KJIT_R_TRAP && r != KJIT_R_DECODE &&
-	       r != KJIT_R_UNREADABLE && r != KJIT_R_STATIC_CALL_PATCHING &&
-	       r != KJIT_R_TRANSIENT_TARGET;
 }
 
 /* Timed with sched_clock() (a TSC read), never ktime_get*(): those read
@@ -86,9 +55,12 @@ static unsigned long translate(struct kjit_session *s, struct kjit_cpu *c,
 		return target;
 	}
 	if (r) {
+		/* A lasting refusal is remembered by the cache (it links exits
+		 * to @target from now on) and in the lookup table; the others
+		 * are tried again next time (jit/reason.h). */
 		c->fallback[KJIT_FB_REFUSED]++;
 		c->refused[r]++;
-		if (refusal_lasts(r))
+		if (kjit_reason_lasts(r))
 			kjit_ibl_fill(target, target);
 		return target;
 	}
@@ -110,6 +82,12 @@ static unsigned long lookup_or_translate(struct kjit_session *s,
 		return target;
 	}
 	run = kjit_cache_lookup(&c->cache, target);
+	if (!run && kjit_cache_native(&c->cache, target)) {
+		/* refused for good: an indirect branch whose lookup table slot
+		 * was taken by another target since */
+		kjit_ibl_fill(target, target);
+		return target;
+	}
 	if (!run)
 		run = translate(s, c, target, fi);
 	if (run != target) {

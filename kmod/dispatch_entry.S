@@ -12,8 +12,8 @@
  * where to continue (a translation, or the target itself to run natively),
  * store that over the target slot, restore everything and `RET` into it.
  *
- * Fast path first: this CPU's indirect branch lookup table (kjit_ibl, a
- * per-CPU direct-mapped cache of target -> continuation filled by
+ * Fast path first: this CPU's indirect branch lookup table (reached
+ * through the per-CPU pointer kjit_ibl_tab, a direct-mapped cache of target -> continuation filled by
  * kjit_dispatch()) is probed with rax and rcx saved; a hit continues
  * without entering C. This is what indirect jumps out of translated code
  * (and exits whose target was not linkable) cost in the common case.
@@ -52,9 +52,10 @@ SYM_CODE_START(kjit_dispatch_entry)
 	shrl	$4, %ecx
 	andl	$(KJIT_IBL_SLOTS - 1), %ecx
 	shll	$4, %ecx
-	cmpq	%rax, %gs:kjit_ibl(%rcx)
+	addq	%gs:kjit_ibl_tab, %rcx		/* this CPU's slot */
+	cmpq	%rax, (%rcx)
 	jne	.Lslow
-	movq	%gs:kjit_ibl+8(%rcx), %rax	/* hit: the continuation */
+	movq	8(%rcx), %rax			/* hit: the continuation */
 	movq	%rax, 24(%rsp)
 	incq	%gs:kjit_ibl_hits		/* flags are saved: free to clobber */
 	popq	%rcx

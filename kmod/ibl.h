@@ -4,6 +4,12 @@
  * of original target -> continuation (a translation, or the target itself
  * when it lies outside the attached code), probed in assembly by
  * kjit_dispatch_entry before it enters C (layout in dispatch_entry.S).
+ * Each CPU's table (KJIT_IBL_SLOTS entries, 32 KiB) is allocated at load
+ * (ibl.c) and found through the per-CPU pointer kjit_ibl_tab: too big for
+ * the kernel's small reserve of static per-CPU memory that all modules
+ * share (PERCPU_MODULE_RESERVE, 8 KiB). It was 64 static slots, and deep
+ * sessions with hundreds of indirect targets missed it often: every miss
+ * is a trip through the C dispatcher (docs/results/lmbench-icount.md).
  *
  * Invariants:
  *  - Only the owning CPU writes its table, from kjit_dispatch() with
@@ -19,7 +25,7 @@
 #ifndef KJIT_IBL_H
 #define KJIT_IBL_H
 
-#define KJIT_IBL_SLOTS 64
+#define KJIT_IBL_SLOTS 2048 /* a power of two */
 
 #ifndef __ASSEMBLY__
 #include <linux/percpu.h>
@@ -29,15 +35,21 @@ struct kjit_ibl_entry {
 	unsigned long run;
 };
 
-DECLARE_PER_CPU(struct kjit_ibl_entry, kjit_ibl[KJIT_IBL_SLOTS]);
+/* This CPU's table, KJIT_IBL_SLOTS entries (set at load, never changed). */
+DECLARE_PER_CPU(struct kjit_ibl_entry *, kjit_ibl_tab);
 /* Hits of the assembly fast path on this CPU (statistics). */
 DECLARE_PER_CPU(unsigned long, kjit_ibl_hits);
+
+/* Module load: every possible CPU's table, zeroed. 0 or -ENOMEM. */
+int kjit_ibl_init(void);
+/* Module unload (and a failed load): free the tables. */
+void kjit_ibl_exit(void);
 
 /* Remember @target -> @run on this CPU. Preemption disabled. */
 static inline void kjit_ibl_fill(unsigned long target, unsigned long run)
 {
-	struct kjit_ibl_entry *e =
-	    this_cpu_ptr(&kjit_ibl[(target >> 4) & (KJIT_IBL_SLOTS - 1)]);
+	struct kjit_ibl_entry *e = this_cpu_read(kjit_ibl_tab) +
+				   ((target >> 4) & (KJIT_IBL_SLOTS - 1));
 
 	WRITE_ONCE(e->target, 0);
 	barrier();

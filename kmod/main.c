@@ -14,6 +14,7 @@
 #include "gates.h"
 #include "sites.h"
 #include "kjit_ioctl.h"
+#include "ibl.h"
 #include "ksyms.h"
 #include "pcpu.h"
 #include "refuse.h"
@@ -30,7 +31,12 @@ static int __init kjit_init(void)
 	if (!err)
 		err = kjit_env_init();
 	if (!err)
+		err = kjit_ibl_init();
+	if (!err) {
 		err = kjit_sites_init();
+		if (err)
+			kjit_ibl_exit();
+	}
 	if (err)
 		return err;
 	kjit_refuse_init();
@@ -39,6 +45,7 @@ static int __init kjit_init(void)
 	if (err) {
 		pr_err("kjit: cannot register /dev/kjit: %d\n", err);
 		kjit_sites_exit();
+		kjit_ibl_exit();
 		return err;
 	}
 	pr_info("kjit: loaded (%s, ABI %d)\n", KJIT_BUILD_STRING,
@@ -51,6 +58,7 @@ static void __exit kjit_exit(void)
 	kjit_chardev_exit();
 	kjit_control_exit();
 	kjit_sites_exit();
+	kjit_ibl_exit();
 	pr_info("kjit: unloaded\n");
 }
 

@@ -161,3 +161,15 @@ $(HT_DIR)/mutation: $(HT_SRC)/mutation.sh
 .PHONY: mutation-check
 mutation-check:
 	@KJIT_BUILD=$(BUILD) sh $(HT_SRC)/mutation.sh
+
+# Silicon benchmark (make bench): one indirect branch lookup hit on this CPU
+# against a native indirect jump; its smoke form (exact hit counts) is a
+# host test.
+HOST_BENCH += $(HT_DIR)/bench_ibl
+$(HT_DIR)/bench_ibl: $(HT_SRC)/bench_ibl.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HT_CFLAGS) -o $@ $<
+HOST_TESTS += $(HT_DIR)/bench_ibl_smoke
+$(HT_DIR)/bench_ibl_smoke: | $(HT_DIR)/bench_ibl
+	@printf '#!/bin/sh\nexec %s --smoke\n' $(HT_DIR)/bench_ibl > $@
+	@chmod +x $@

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ibl.c - the indirect branch lookup table's memory: one table per possible
+ * CPU, allocated at load, reached through the per-CPU pointer kjit_ibl_tab
+ * (layout and invariants in ibl.h; the probe is in dispatch_entry.S).
+ */
+#include <linux/cpumask.h>
+#include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include "ibl.h"
+
+DEFINE_PER_CPU(struct kjit_ibl_entry *, kjit_ibl_tab);
+DEFINE_PER_CPU(unsigned long, kjit_ibl_hits);
+
+#define KJIT_IBL_BYTES (KJIT_IBL_SLOTS * sizeof(struct kjit_ibl_entry))
+
+int kjit_ibl_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+	{
+		struct kjit_ibl_entry *t =
+		    kvzalloc_node(KJIT_IBL_BYTES, GFP_KERNEL, cpu_to_node(cpu));
+
+		if (!t) {
+			kjit_ibl_exit();
+			return -ENOMEM;
+		}
+		per_cpu(kjit_ibl_tab, cpu) = t;
+	}
+	return 0;
+}
+
+void kjit_ibl_exit(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+	{
+		kvfree(per_cpu(kjit_ibl_tab, cpu));
+		per_cpu(kjit_ibl_tab, cpu) = NULL;
+	}
+}
+
+void kjit_ibl_clear(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+	{
+		struct kjit_ibl_entry *t = per_cpu(kjit_ibl_tab, cpu);
+
+		if (t)
+			memset(t, 0, KJIT_IBL_BYTES);
+	}
+}
+
+void kjit_ibl_reset_hits(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) per_cpu(kjit_ibl_hits, cpu) = 0;
+}
