@@ -171,24 +171,27 @@ static int cmd_stats(const char *label)
 		execs += blocks[i].count;
 	for (i = 0; i < s.ncpus && i < KJIT_STAT_CPUS; i++)
 		bytes += s.bytes[i];
-	printf("STATS %s blocks=%u executions=%llu funcs=%u deep_funcs=%u "
-	       "over_budget=%llu translated=%llu translate_ns=%llu "
-	       "ns_per_block=%.0f cache_bytes=%llu bytes_per_block=%.0f "
-	       "cpu0_bytes=%llu cpu1_bytes=%llu fallback_nmi=%llu "
-	       "fallback_nested=%llu fallback_refused=%llu fallback_full=%llu "
-	       "dispatches=%llu\n",
-	       label, total, execs, s.n_funcs, s.deep_funcs,
-	       (unsigned long long)s.deep_over_budget,
-	       (unsigned long long)s.translated,
-	       (unsigned long long)s.translate_ns,
-	       s.translated ? (double)s.translate_ns / s.translated : 0.0,
-	       bytes, s.translated ? (double)bytes / s.translated : 0.0,
-	       (unsigned long long)s.bytes[0], (unsigned long long)s.bytes[1],
-	       (unsigned long long)s.fallback[0],
-	       (unsigned long long)s.fallback[1],
-	       (unsigned long long)s.fallback[2],
-	       (unsigned long long)s.fallback[3],
-	       (unsigned long long)s.dispatches);
+	printf(
+	    "STATS %s blocks=%u executions=%llu funcs=%u deep_funcs=%u "
+	    "over_budget=%llu translated=%llu translate_ns=%llu "
+	    "ns_per_block=%.0f cache_bytes=%llu bytes_per_block=%.0f "
+	    "cpu0_bytes=%llu cpu1_bytes=%llu fallback_nmi=%llu "
+	    "fallback_nested=%llu fallback_refused=%llu fallback_full=%llu "
+	    "dispatches=%llu over_funcs=%u fallback_map_full=%llu "
+	    "pcpu_full=%llu mem_bytes=%llu\n",
+	    label, total, execs, s.n_funcs, s.deep_funcs,
+	    (unsigned long long)s.deep_over_budget,
+	    (unsigned long long)s.translated,
+	    (unsigned long long)s.translate_ns,
+	    s.translated ? (double)s.translate_ns / s.translated : 0.0, bytes,
+	    s.translated ? (double)bytes / s.translated : 0.0,
+	    (unsigned long long)s.bytes[0], (unsigned long long)s.bytes[1],
+	    (unsigned long long)s.fallback[0],
+	    (unsigned long long)s.fallback[1],
+	    (unsigned long long)s.fallback[2],
+	    (unsigned long long)s.fallback[3], (unsigned long long)s.dispatches,
+	    s.deep_over_funcs, (unsigned long long)s.fallback[6],
+	    (unsigned long long)s.pcpu_full, (unsigned long long)s.mem_bytes);
 	for (i = 0; i < KJIT_REFUSE_REASONS && i < KJIT_R_COUNT; i++)
 		if (s.refused[i])
 			printf("REFUSALS %s %s=%llu\n", label,
