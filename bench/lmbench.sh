@@ -17,9 +17,11 @@ ROUNDS=3            # native, kjit; native, kjit; ...
 REPS=5 MS=200       # lmbench: repetitions, milliseconds per repetition
 KP_REPS=5 KP_MS=200 # the same under Kprobes
 KP_MAX=4096         # most Kprobes armed (kjit_kprobes' limit)
-# the whole suite follows ~800 callees and translates ~8000 blocks a CPU:
-# above the defaults (512, 8192, 1 MiB), which would leave part native
-KJIT_PARAMS="deep_max=2048 max_blocks=32768 cache_kb=4096"
+# the whole suite follows ~1000 callees and translates ~8000 blocks a CPU:
+# kjit.ko's defaults (deep_max=4096 max_blocks=16384 cache_kb=2048) hold
+# it; the stats lines' over_budget, fallback_full, fallback_map_full and
+# pcpu_full say if anything ran natively for lack of room
+KJIT_PARAMS=""
 KJIT_SKIP="" # benchmarks not run under kjit (and so not under Kprobes)
 SNG_ROUNDS=2 SNG_SECS=4 SNG_STRESSORS="null pipe fork mmap" SNG_OPTS="--mmap-bytes 2m"
 MEM_MS=100
@@ -42,7 +44,7 @@ suite() { # suite CONFIG REPS MS [lmbench options]
 
 load_kjit $KJIT_PARAMS
 insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
-echo "PARAMS kjit.ko $KJIT_PARAMS; not under kjit: ${KJIT_SKIP:-none}"
+echo "PARAMS kjit.ko ${KJIT_PARAMS:-defaults}; not under kjit: ${KJIT_SKIP:-none}"
 ENTRIES=$(lmbench -l)
 echo "ENTRIES $ENTRIES"
 icount_settle

@@ -121,6 +121,7 @@ enum kjit_reason kjit_cache_add(struct kjit_cache *c,
 	e = bi < c->max_blocks ? kjit_map_get(c, orig, &c->map_used) : NULL;
 	if (!e || at >= c->code_size) {
 		c->stats.full++;
+		c->stats.table_full += !e;
 		return KJIT_R_NO_SPACE;
 	}
 	if (e->block == KJIT_CENTRY_NATIVE)

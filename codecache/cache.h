@@ -63,6 +63,7 @@ struct kjit_cache_stats {
 	u64 refused;	  /* kjit_translate refusals */
 	u64 native;	  /* of which remembered (kjit_reason_lasts) */
 	u64 full;	  /* refusals for lack of space or table room */
+	u64 table_full;	  /* of which for lack of block table or map room */
 };
 
 struct kjit_cache {

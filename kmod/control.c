@@ -112,7 +112,8 @@ static void blame_target(struct kjit_target *t, unsigned int n,
 				      "failed)");
 }
 
-static long __attach(struct kjit_attach *req, struct kjit_target *t)
+static long __attach(struct kjit_attach *req, struct kjit_target *t,
+		     const struct kjit_limits *lim)
 {
 	struct kjit_func *funcs;
 	struct kjit_session *s;
@@ -125,7 +126,7 @@ static long __attach(struct kjit_attach *req, struct kjit_target *t)
 	if (!funcs)
 		return -ENOMEM;
 	n = resolve_all(t, req->n, req->flags, funcs);
-	s = n > 0 ? kjit_session_new(funcs, n, req->flags) : NULL;
+	s = n > 0 ? kjit_session_new(funcs, n, req->flags, lim) : NULL;
 	kvfree(funcs);
 	if (n <= 0)
 		return n;
@@ -142,6 +143,7 @@ static long __attach(struct kjit_attach *req, struct kjit_target *t)
 	kjit_session_free(kjit_current);
 	kjit_current = s;
 	req->attached = s->n_funcs;
+	req->mem_bytes = s->mem_bytes;
 	return 0;
 }
 
@@ -163,6 +165,7 @@ long kjit_ioctl_attach(void __user *uarg)
 {
 	struct kjit_target *t;
 	struct kjit_attach req;
+	struct kjit_limits lim;
 	size_t bytes;
 	long err;
 
@@ -170,7 +173,11 @@ long kjit_ioctl_attach(void __user *uarg)
 		return -EFAULT;
 	if (req.size != sizeof(req) || !req.n || req.n > KJIT_MAX_TARGETS ||
 	    (req.flags & ~(KJIT_ATTACH_BEST_EFFORT | KJIT_ATTACH_DEEP |
-			   KJIT_ATTACH_NO_COUNT)))
+			   KJIT_ATTACH_NO_COUNT)) ||
+	    req.pad)
+		return -EINVAL;
+	lim = (struct kjit_limits){req.deep_max, req.cache_kb, req.max_blocks};
+	if (kjit_session_limits(&lim))
 		return -EINVAL;
 	bytes = array_size(req.n, sizeof(*t));
 	t = vmemdup_user(u64_to_user_ptr(req.targets), bytes);
@@ -185,7 +192,8 @@ long kjit_ioctl_attach(void __user *uarg)
 	}
 	mutex_lock(&kjit_mutex);
 	req.attached = 0;
-	err = __attach(&req, t);
+	req.mem_bytes = 0;
+	err = __attach(&req, t, &lim);
 	mutex_unlock(&kjit_mutex);
 	if (copy_to_user(u64_to_user_ptr(req.targets), t, bytes) ||
 	    copy_to_user(uarg, &req, sizeof(req)))

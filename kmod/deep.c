@@ -36,8 +36,9 @@ int kjit_deep_init(struct kjit_deep *d, u32 max)
 	d->mask = roundup_pow_of_two(2 * max + 2) - 1;
 	d->fn = vzalloc(array_size(max + 1, sizeof(*d->fn)));
 	d->map = vzalloc(array_size(d->mask + 1, sizeof(*d->map)));
+	d->over = vzalloc(array_size(d->mask + 1, sizeof(*d->over)));
 	d->deny = kcalloc(ARRAY_SIZE(deny_names), sizeof(*d->deny), GFP_KERNEL);
-	if (!d->fn || !d->map || !d->deny) {
+	if (!d->fn || !d->map || !d->over || !d->deny) {
 		kjit_deep_free(d);
 		return -ENOMEM;
 	}
@@ -46,11 +47,22 @@ int kjit_deep_init(struct kjit_deep *d, u32 max)
 	return 0;
 }
 
+size_t kjit_deep_mem_bytes(u32 max)
+{
+	size_t slots = roundup_pow_of_two(2 * max + 2);
+
+	return (max + 1) * sizeof(struct kjit_deep_fn) +
+	       slots * (sizeof(u32) + sizeof(unsigned long)) +
+	       ARRAY_SIZE(deny_names) * sizeof(unsigned long);
+}
+
 void kjit_deep_free(struct kjit_deep *d)
 {
 	kjit_deep_unpin(d);
 	vfree(d->fn);
 	vfree(d->map);
+	vfree(d->over);
+	d->over = NULL;
 	kfree(d->deny);
 	d->fn = NULL;
 	d->map = NULL;
@@ -84,6 +96,24 @@ static int lookup(const struct kjit_deep *d, unsigned long start, u32 *slot)
 	return -1;
 }
 
+/* Remember that the callee at @start was refused for lack of room, once
+ * per callee: over[] has the map's 2 x (max + 1) slots and holds at most
+ * max + 1 starts, so a probe always ends. d->lock held. */
+static void note_over(struct kjit_deep *d, unsigned long start)
+{
+	u32 i = hash_start(start) & d->mask;
+
+	while (d->over[i]) {
+		if (d->over[i] == start)
+			return;
+		i = (i + 1) & d->mask;
+	}
+	if (d->over_n > d->max)
+		return; /* saturated: the report says "at least" */
+	d->over[i] = start;
+	WRITE_ONCE(d->over_n, d->over_n + 1);
+}
+
 /* Add [start, end) owned by @mod (pinned; the pin is dropped here unless
  * this call stored it). */
 static int insert(struct kjit_deep *d, unsigned long start, unsigned long end,
@@ -105,6 +135,7 @@ static int insert(struct kjit_deep *d, unsigned long start, unsigned long end,
 		smp_store_release(&d->map[slot], idx + 1);
 	} else if (idx < 0) {
 		atomic64_inc(&d->over_budget);
+		note_over(d, start);
 	}
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 	kjit_module_unpin(mod);

@@ -13,14 +13,17 @@
  *
  *   deep table: fn[0..n)   start/end of each deep function, append-only
  *               map        start -> index+1 (open addressing, 2x slots)
+ *               over       starts refused for lack of room (same size)
  *
  * Invariants:
  *  - Any context (called from the dispatcher): no sleeping; inserts take a
  *    raw spinlock with interrupts off, lookups take nothing. An entry is
  *    complete before its index is published (release store of the map
  *    slot), and entries are never removed while the session lives.
- *  - At most deep_max functions (a module parameter); past that, callees
- *    run natively and the "deep budget" fallback counts them.
+ *  - At most max functions (the attach's deep_max, allocated at attach:
+ *    the table does not grow); past that, callees run natively:
+ *    over_budget counts each refusal, over[] remembers the distinct
+ *    callees refused (up to max + 1 of them: "at least" beyond).
  *  - A callee in a module pins that module (try_module_get) until detach,
  *    so its code, and so its translations, stay valid; a module being
  *    unloaded is not followed.
@@ -52,10 +55,14 @@ struct kjit_deep {
 	unsigned long *deny; /* function starts that are never followed */
 	unsigned int n_deny;
 	atomic64_t over_budget; /* callees run natively: table full */
+	unsigned long *over;	/* distinct starts refused: table full */
+	u32 over_n;		/* entries in over[], at most max + 1 */
 };
 
 /* Process context: allocate for at most @max functions. */
 int kjit_deep_init(struct kjit_deep *d, u32 max);
+/* Bytes kjit_deep_init() allocates for @max functions. */
+size_t kjit_deep_mem_bytes(u32 max);
 void kjit_deep_free(struct kjit_deep *d);
 /* Process context, once no translated code can run: let the modules of
  * followed callees go (they were pinned when first followed). */

@@ -45,13 +45,15 @@ static void set_entry_slot(const struct kjit_session *s, int fi,
 static unsigned long translate(struct kjit_session *s, struct kjit_cpu *c,
 			       unsigned long target, int fi)
 {
-	u64 t0 = sched_clock(), run;
+	u64 t0 = sched_clock(), run, table_full = c->cache.stats.table_full;
 	enum kjit_reason r;
 
 	r = kjit_cache_add(&c->cache, c->tr, target, fi, &run);
 	c->translate_ns += sched_clock() - t0;
-	if (r == KJIT_R_NO_SPACE) {
-		c->fallback[KJIT_FB_FULL]++;
+	if (r == KJIT_R_NO_SPACE) { /* the block map, or the code area */
+		c->fallback[c->cache.stats.table_full != table_full
+				? KJIT_FB_MAP_FULL
+				: KJIT_FB_FULL]++;
 		return target;
 	}
 	if (r) {

@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #define KJIT_DEVICE	 "/dev/kjit"
-#define KJIT_ABI_VERSION 4
+#define KJIT_ABI_VERSION 5
 #define KJIT_IOC_MAGIC	 0xB7
 
 #define KJIT_NAME_MAX	  128 /* symbol names, including the NUL */
@@ -83,7 +83,8 @@ struct kjit_target {
  * and nothing is attached. Errors: -EALREADY already attached (detach
  * first), -EBUSY a target is already redirected by another ftrace user
  * (livepatch, IPMODIFY; its why says so),
- * -EINVAL bad size/flags/n or duplicate target, -ENOENT unknown symbol,
+ * -EINVAL bad size/flags/n/pad, a limit out of its range, or duplicate
+ * target, -ENOENT unknown symbol,
  * -EOPNOTSUPP a function kjit must not or cannot instrument, -ENOMEM,
  * -EFAULT the request or targets cannot be read or written back (checked
  * before anything changes; should another thread unmap them during the
@@ -96,7 +97,19 @@ struct kjit_attach {
 	__u32 n;	/* in: 1..KJIT_MAX_TARGETS */
 	__u32 attached; /* out: functions diverted */
 	__u64 targets;	/* in/out: user pointer, n entries */
+	/* in: the session's limits, 0 for the module parameter of the same
+	 * name (its default); all allocated at attach (ABI 5) */
+	__u32 deep_max;	  /* deep table: callees followed, 1..KJIT_DEEP_MAX */
+	__u32 cache_kb;	  /* code cache per CPU, KiB, 4..KJIT_CACHE_KB_MAX */
+	__u32 max_blocks; /* block map per CPU, 16..KJIT_BLOCKS_MAX; the
+			   * per-CPU counter table has 2 x max_blocks slots */
+	__u32 pad;	  /* must be 0 */
+	__u64 mem_bytes;  /* out: memory the session reserved, all CPUs */
 };
+
+#define KJIT_DEEP_MAX	  (1u << 20)
+#define KJIT_CACHE_KB_MAX (256u << 10) /* 256 MiB per CPU */
+#define KJIT_BLOCKS_MAX	  (1u << 22)
 
 /* One translated block, its counts summed over CPUs. */
 struct kjit_block_info {
@@ -178,7 +191,9 @@ struct kjit_session_stats {
 	__u64 translate_ns;	     /* time spent translating */
 	__u64 bytes[KJIT_STAT_CPUS]; /* code cache bytes used per CPU */
 	__u64 fallback[KJIT_FALLBACK_REASONS]; /* by enum: nmi nested refused
-						  full ftrace_site rcu_idle */
+						  full (code cache)
+						  ftrace_site rcu_idle
+						  map_full (block map) */
 	__u64 refused[KJIT_REFUSE_REASONS];    /* by translator reason code */
 	__u32 attached;			       /* out: 1 while attached */
 	__u32 n_funcs;
@@ -188,7 +203,9 @@ struct kjit_session_stats {
 				 * indirect branch lookup table */
 	__u32 deep;		/* 1: a deep session */
 	__u32 deep_funcs;	/* callees followed */
-	__u64 deep_over_budget; /* callees left native: table full */
+	__u64 deep_over_budget; /* times a callee was left native because
+				 * the deep table was full (deep_over_funcs:
+				 * how many distinct callees) */
 	__u32 watched;		/* 1: int3 Kprobes armed after attach are
 				 * noticed (kmod/watch.c) */
 	__u32 pad;
@@ -202,6 +219,15 @@ struct kjit_session_stats {
 	__u32 pcpu_used;    /* per-CPU counter slots in use */
 	__u64 pcpu_full;    /* blocks counted with lock incq instead: the
 			     * per-CPU table was full */
+	/* limits in force (ABI 5; kjit_attach) and how full each got */
+	__u32 deep_max;	       /* deep table capacity, functions */
+	__u32 deep_over_funcs; /* distinct callees left native: table full
+				* (saturates at deep_max + 1: "at least") */
+	__u32 cache_kb;	       /* code cache per CPU, KiB */
+	__u32 max_blocks;      /* block map per CPU, blocks */
+	__u32 pcpu_slots;      /* per-CPU counter table capacity */
+	__u32 blocks_cpu_max;  /* blocks in the fullest CPU's map */
+	__u64 mem_bytes;       /* memory the session reserved, all CPUs */
 	/* translations (all CPUs) by counter form and flags handling:
 	 * [kjit_ctr_form][kjit_flagsave], named by kjit_ctr_form_name() and
 	 * kjit_seq_name() (jit/instrument.h) */

@@ -235,6 +235,8 @@ static void add_cpu_stats(struct kjit_session_stats *st,
 	st->translate_ns += READ_ONCE(c->translate_ns);
 	if (cpu < KJIT_STAT_CPUS)
 		st->bytes[cpu] = READ_ONCE(c->cache.code_used);
+	st->blocks_cpu_max =
+	    max(st->blocks_cpu_max, kjit_cache_count(&c->cache));
 	for (i = 0; i < KJIT_FB_COUNT && i < KJIT_FALLBACK_REASONS; i++)
 		st->fallback[i] += READ_ONCE(c->fallback[i]);
 	/* counted by the entry guards in the cache itself, not in fallback[] */
@@ -273,14 +275,21 @@ long kjit_ioctl_stats(void __user *uarg)
 		st.patched = atomic64_read(&s->patched);
 		st.patched_addr = READ_ONCE(s->patched_addr);
 		st.pcpu = !s->count ? 2 : s->pcpu;
+		st.cache_kb = s->lim.cache_kb;
+		st.max_blocks = s->lim.max_blocks;
+		st.mem_bytes = s->mem_bytes;
 		if (s->pcpu) {
 			st.pcpu_used = (u32)atomic_read(&s->pctr.used);
 			st.pcpu_full = (u64)atomic64_read(&s->pctr.full);
+			/* kjit_pcpu_slot() stops claiming at 3/4 full */
+			st.pcpu_slots = s->pctr.n_slots - s->pctr.n_slots / 4;
 		}
 		if (s->deep) {
+			st.deep_max = s->lim.deep_max;
 			st.deep_funcs = smp_load_acquire(&s->deep_tab.n);
 			st.deep_over_budget =
 			    atomic64_read(&s->deep_tab.over_budget);
+			st.deep_over_funcs = READ_ONCE(s->deep_tab.over_n);
 		}
 	} else {
 		err = -ENOENT;

@@ -41,12 +41,16 @@
 struct kjit_session __rcu *kjit_active;
 DEFINE_MUTEX(kjit_mutex);
 
-static unsigned int cache_kb = 1024;
+/* Defaults for the limits an attach leaves at 0 (docs/design.md, "Deep
+ * mode": memory per CPU). Sized so that a deep attach over the LMbench
+ * suite's system call entry points (bench/lmbench.sh: ~1000 callees, up to
+ * ~8000 blocks on one CPU) leaves nothing native for lack of room. */
+static unsigned int cache_kb = 2048;
 module_param(cache_kb, uint, 0444);
-MODULE_PARM_DESC(cache_kb, "code cache per CPU, KiB (default 1024)");
-static unsigned int max_blocks = 8192;
+MODULE_PARM_DESC(cache_kb, "default code cache per CPU, KiB (2048)");
+static unsigned int max_blocks = 16384;
 module_param(max_blocks, uint, 0444);
-MODULE_PARM_DESC(max_blocks, "translated blocks per CPU (default 8192)");
+MODULE_PARM_DESC(max_blocks, "default translated blocks per CPU (16384)");
 
 static bool lock_counters;
 module_param(lock_counters, bool, 0644);
@@ -54,10 +58,38 @@ MODULE_PARM_DESC(lock_counters,
 		 "count with lock incq in shared counters (the old form), not "
 		 "per-CPU incq %gs:; read at attach (default off)");
 
-static unsigned int deep_max = 512;
+static unsigned int deep_max = 4096;
 module_param(deep_max, uint, 0444);
 MODULE_PARM_DESC(deep_max,
-		 "functions followed by one deep attach (default 512)");
+		 "default functions followed by one deep attach (4096)");
+
+/* Fills a 0 limit from @def; -EINVAL outside [@lo, @hi]. */
+static int limit(u32 *v, u32 def, u32 lo, u32 hi)
+{
+	if (!*v)
+		*v = def;
+	return *v < lo || *v > hi ? -EINVAL : 0;
+}
+
+int kjit_session_limits(struct kjit_limits *l)
+{
+	return limit(&l->deep_max, deep_max, 1, KJIT_DEEP_MAX) ?:
+	       limit(&l->cache_kb, cache_kb, 4, KJIT_CACHE_KB_MAX) ?:
+	       limit(&l->max_blocks, max_blocks, 16, KJIT_BLOCKS_MAX);
+}
+
+/* Bytes one CPU's cache takes under @l (cpu_alloc). */
+static size_t cpu_mem_bytes(const struct kjit_limits *l)
+{
+	size_t b = l->max_blocks;
+
+	return PAGE_ALIGN((size_t)l->cache_kb << 10) +
+	       PAGE_ALIGN((b + 1) * sizeof(u64)) +
+	       b * sizeof(struct kjit_cblock) +
+	       roundup_pow_of_two(2 * b + 1) * sizeof(struct kjit_centry) +
+	       2 * b * sizeof(struct kjit_pending) +
+	       sizeof(struct kjit_translator) + sizeof(struct kjit_cpu);
+}
 
 int kjit_session_attached_of(const struct kjit_session *s, unsigned long addr)
 {
@@ -117,6 +149,7 @@ static bool translatable(void *ctx, u64 orig)
 
 static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 {
+	u32 max_blocks = s->lim.max_blocks;
 	struct kjit_cache_mem m = {.max_blocks = max_blocks};
 	struct kjit_config cfg;
 	struct kjit_cpu *c = kzalloc(sizeof(*c), GFP_KERNEL);
@@ -130,7 +163,7 @@ static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 	m.map = vzalloc(array_size(m.map_slots, sizeof(*m.map)));
 	m.pending = vzalloc(array_size(m.max_pending, sizeof(*m.pending)));
 	if (!c->tr || !m.blocks || !m.map || !m.pending ||
-	    kjit_region_alloc_code(&c->code, (size_t)cache_kb << 10) ||
+	    kjit_region_alloc_code(&c->code, (size_t)s->lim.cache_kb << 10) ||
 	    kjit_region_alloc_data(&c->data,
 				   ((size_t)max_blocks + 1) * sizeof(u64)))
 		goto fail;
@@ -198,7 +231,8 @@ static int cmp_func(const void *a, const void *b)
 
 /* Allocates a session for the @n functions in @funcs (start/end/name set). */
 struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
-				      unsigned int n, u32 flags)
+				      unsigned int n, u32 flags,
+				      const struct kjit_limits *lim)
 {
 	struct kjit_session *s = kvzalloc(sizeof(*s), GFP_KERNEL);
 	unsigned int i;
@@ -214,12 +248,19 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 	}
 	s->deep = flags & KJIT_ATTACH_DEEP;
 	s->count = !(flags & KJIT_ATTACH_NO_COUNT);
-	if (s->deep && kjit_deep_init(&s->deep_tab, deep_max))
+	s->lim = *lim;
+	s->mem_bytes = sizeof(*s) + num_possible_cpus() * cpu_mem_bytes(lim);
+	if (s->deep && kjit_deep_init(&s->deep_tab, lim->deep_max))
 		goto fail;
+	if (s->deep)
+		s->mem_bytes += kjit_deep_mem_bytes(lim->deep_max);
 	/* one slot per original block, room for every CPU's full cache of
 	 * distinct blocks twice over; without the memory, the old form */
 	if (s->count && !lock_counters && kjit_pcpu_ok)
-		s->pcpu = !kjit_pcpu_init(&s->pctr, 2 * max_blocks);
+		s->pcpu = !kjit_pcpu_init(&s->pctr, 2 * lim->max_blocks);
+	if (s->pcpu) /* keys, base, and a u64 per slot on every CPU */
+		s->mem_bytes += (size_t)s->pctr.n_slots * sizeof(u64) *
+				(2 + num_possible_cpus());
 	if (s->count && !lock_counters && !s->pcpu)
 		pr_info("kjit: no per-CPU counters for this session: "
 			"counting with lock incq\n");

@@ -39,12 +39,13 @@ enum kjit_fallback {
 	KJIT_FB_NMI,	     /* dispatcher entered in NMI context */
 	KJIT_FB_NESTED,	     /* dispatcher re-entered on this CPU */
 	KJIT_FB_REFUSED,     /* translator refused the block (see refused[]) */
-	KJIT_FB_FULL,	     /* cache or tables full */
+	KJIT_FB_FULL,	     /* code cache full */
 	KJIT_FB_FTRACE_SITE, /* a followed callee's __fentry__ site was in use
 				(Kprobe, tracer, livepatch): that call ran
 				natively (counted by its entry guard) */
 	KJIT_FB_RCU_IDLE,    /* dispatcher entered where RCU is not watching
 				(idle): ran natively */
+	KJIT_FB_MAP_FULL,    /* block map full (KJIT_FB_FULL: code full) */
 	KJIT_FB_COUNT
 };
 
@@ -57,6 +58,14 @@ struct kjit_func {
 	struct kjit_direct direct; /* the ftrace direct call (compat.h) */
 	bool diverted;
 	char name[KSYM_NAME_LEN];
+};
+
+/* A session's limits, fixed at attach (kjit_attach: 0 there means the
+ * module parameter of the same name). Everything is allocated up front. */
+struct kjit_limits {
+	u32 deep_max;	/* deep table: callees followed */
+	u32 cache_kb;	/* code cache per CPU */
+	u32 max_blocks; /* block map per CPU; 2 x that per-CPU counters */
 };
 
 struct kjit_session;
@@ -85,6 +94,8 @@ struct kjit_session {
 		       else `lock incq` in each CPU's data
 		       region (kjit.lock_counters, or no
 		       per-CPU memory) */
+	struct kjit_limits lim;
+	size_t mem_bytes; /* what kjit_session_new() reserved */
 	struct kjit_pcpu pctr;
 	struct kjit_deep deep_tab; /* functions n_funcs.. of blocks */
 	struct kjit_func funcs[KJIT_MAX_FUNCS];
@@ -112,8 +123,12 @@ int kjit_session_attached_of(const struct kjit_session *s, unsigned long addr);
 /* Is @addr inside an attached function or a callee followed so far?
  * Adds nothing. Any context. */
 bool kjit_session_contains(struct kjit_session *s, unsigned long addr);
+/* Fills the 0 fields of @l with the module parameters' defaults; -EINVAL
+ * if a field is outside its range (kjit_ioctl.h). */
+int kjit_session_limits(struct kjit_limits *l);
 struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
-				      unsigned int n, u32 flags);
+				      unsigned int n, u32 flags,
+				      const struct kjit_limits *lim);
 void kjit_session_free(struct kjit_session *s);
 int __kjit_session_attach(struct kjit_session *s, unsigned int *failed);
 void __kjit_session_detach(struct kjit_session *s);

@@ -1,6 +1,7 @@
 /* args.c - parse the FUNC lists, options and `-- COMMAND` (see args.h). */
 #include <stdlib.h>
 #include <string.h>
+#include "../kmod/kjit_ioctl.h"
 #include "args.h"
 
 struct parser {
@@ -26,7 +27,8 @@ static int add_func(struct parser *p, struct args *a, const char *f)
 	return 0;
 }
 
-static int number(struct parser *p, const char *opt, int min, int *out)
+static int number_in(struct parser *p, const char *opt, long min, long max,
+		     int *out)
 {
 	char *end;
 	long v;
@@ -34,10 +36,29 @@ static int number(struct parser *p, const char *opt, int min, int *out)
 	if (p->i + 1 >= p->argc)
 		return bad(p, "missing value after", opt);
 	v = strtol(p->argv[++p->i], &end, 10);
-	if (*end || end == p->argv[p->i] || v < min || v > 1000000)
+	if (*end || end == p->argv[p->i] || v < min || v > max)
 		return bad(p, "bad number for", opt);
 	*out = (int)v;
 	return 0;
+}
+
+static int number(struct parser *p, const char *opt, int min, int *out)
+{
+	return number_in(p, opt, min, 1000000, out);
+}
+
+/* --deep-max, --cache-kb, --max-blocks: 1 if @o is none of them. */
+static int limit_option(struct parser *p, struct args *a, const char *o)
+{
+	if (!(p->allowed & ARG_LIMITS))
+		return 1;
+	if (!strcmp(o, "--deep-max"))
+		return number_in(p, o, 1, KJIT_DEEP_MAX, &a->deep_max);
+	if (!strcmp(o, "--cache-kb"))
+		return number_in(p, o, 4, KJIT_CACHE_KB_MAX, &a->cache_kb);
+	if (!strcmp(o, "--max-blocks"))
+		return number_in(p, o, 16, KJIT_BLOCKS_MAX, &a->max_blocks);
+	return 1;
 }
 
 static int funcs_after_f(struct parser *p, struct args *a)
@@ -57,6 +78,7 @@ static int option(struct parser *p, struct args *a)
 {
 	const char *o = p->argv[p->i];
 	unsigned int al = p->allowed;
+	int r;
 
 	if (!strcmp(o, "--") && (al & ARG_COMMAND))
 		return 1;
@@ -81,6 +103,8 @@ static int option(struct parser *p, struct args *a)
 	} else if ((!strcmp(o, "-n") || !strcmp(o, "--runs")) &&
 		   (al & ARG_RUNS))
 		return number(p, o, 1, &a->runs);
+	else if ((r = limit_option(p, a, o)) != 1)
+		return r;
 	else
 		return bad(p, "unknown option", o);
 	return 0;
@@ -98,6 +122,8 @@ static int check(struct parser *p, struct args *a)
 		return bad(p, "give the command to run after --", NULL);
 	if (a->depth && !a->deep)
 		return bad(p, "--depth only makes sense with --deep", NULL);
+	if (a->deep_max && !a->deep)
+		return bad(p, "--deep-max only makes sense with --deep", NULL);
 	return 0;
 }
 

@@ -1,8 +1,10 @@
 /* args.h - command-line parsing shared by attach, record and compare.
  *
- *   attach  [--best-effort] [--no-count] [--deep] [--depth N] FUNC...
- *   record  [--deep] [--depth N] -f FUNC... [-o FILE] -- COMMAND [ARGS]
- *   compare [--deep] [--icount] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
+ *   attach  [--best-effort] [--no-count] [--deep] [--depth N] [LIMITS] FUNC...
+ *   record  [--deep] [--depth N] [LIMITS] -f FUNC... [-o FILE] -- COMMAND
+ *   compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
+ *   LIMITS: [--deep-max N] [--cache-kb N] [--max-blocks N] (0: the
+ *           module's default; ranges as kjit_attach in kmod/kjit_ioctl.h)
  *
  * `-f` takes every following word up to the next option or `--`; it may be
  * repeated. Invariants: parsing never touches the kernel; every error is one
@@ -20,6 +22,7 @@
 #define ARG_RUNS	(1u << 4) /* -n RUNS */
 #define ARG_COMMAND	(1u << 5) /* -- COMMAND required */
 #define ARG_ICOUNT	(1u << 6) /* --icount: the clock counts instructions */
+#define ARG_LIMITS	(1u << 7) /* --deep-max, --cache-kb, --max-blocks */
 
 #define ARGS_MAX_FUNCS 64
 
@@ -28,6 +31,7 @@ struct args {
 	int n_funcs;
 	char **cmd; /* NULL-terminated, from argv */
 	int best_effort, deep, depth, runs, no_count, icount;
+	int deep_max, cache_kb, max_blocks; /* 0: the module's default */
 	const char *output;
 };
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "../kmod/kjit_ioctl.h"
 #include "attach.h"
+#include "limits.h"
 #include "progress.h"
 #include "symtab.h"
 #include "sysfiles.h"
@@ -109,6 +110,12 @@ static void explain_failure(int err, const struct args *a, const char *who)
 	if (err == EINVAL && a->deep)
 		say_deep_unsupported(who,
 				     "--deep (deep mode: following callees)");
+	else if (err == ENOMEM)
+		fprintf(stderr,
+			"kjit: %s: nothing attached: not enough memory for "
+			"the session's tables (--cache-kb, --max-blocks and "
+			"--deep-max set their size)\n",
+			who);
 	else if (err == EALREADY)
 		fprintf(stderr,
 			"kjit: %s: a session is already attached "
@@ -117,6 +124,18 @@ static void explain_failure(int err, const struct args *a, const char *who)
 	else
 		fprintf(stderr, "kjit: %s: nothing attached: %s\n", who,
 			strerror(err));
+}
+
+/* The limits of the session just attached and the memory they took. */
+static void print_reserved(int fd, const char *prefix)
+{
+	struct kjit_session_stats k = {.size = sizeof(k)};
+	struct sess_stats st;
+
+	if (ioctl(fd, KJIT_IOC_STATS, &k))
+		return;
+	sess_stats_from(&st, &k);
+	limits_print_reserved(&st, prefix, stdout);
 }
 
 static int do_attach(int fd, const struct args *a, struct kjit_target *t,
@@ -128,6 +147,9 @@ static int do_attach(int fd, const struct args *a, struct kjit_target *t,
 	req.n = (unsigned int)a->n_funcs;
 	req.targets = (uintptr_t)t;
 	req.flags = attach_flags(a);
+	req.deep_max = (unsigned int)a->deep_max;
+	req.cache_kb = (unsigned int)a->cache_kb;
+	req.max_blocks = (unsigned int)a->max_blocks;
 	if (a->n_funcs > 8 && isatty(2))
 		fprintf(stderr, "kjit: attaching %d functions...\r",
 			a->n_funcs);
@@ -144,8 +166,10 @@ static int do_attach(int fd, const struct args *a, struct kjit_target *t,
 			told++;
 		}
 	if (!rc) {
-		if (!strcmp(who, "attach"))
+		if (!strcmp(who, "attach")) {
 			printf("attached %u function(s)\n", req.attached);
+			print_reserved(fd, "");
+		}
 	} else if (!told) { /* else each refusal said why */
 		explain_failure(err, a, who);
 	}

@@ -37,6 +37,7 @@
 #include "attach.h"
 #include "commands.h"
 #include "device.h"
+#include "limits.h"
 #include "noise.h"
 #include "runcmd.h"
 #include "session.h"
@@ -382,6 +383,7 @@ static int compare(int fd, int kfd, const struct args *a)
 		printf("# kjit compare%s: %d run(s) of: %s\n",
 		       a->deep ? " --deep" : "", a->runs, cmd);
 		print_counts(&s, &p, &m[1].events, &m[2].events);
+		limits_print(&s.st, "# ", stdout);
 		print_times(m, a->runs, a->icount, warm_ns, s.st.translate_ns);
 	}
 	for (i = 0; i < 3; i++)
@@ -400,7 +402,7 @@ int cmd_compare(int argc, char **argv)
 
 	if (args_parse(argc, argv,
 		       ARG_DEEP | ARG_FUNC_OPT | ARG_RUNS | ARG_COMMAND |
-			   ARG_ICOUNT,
+			   ARG_ICOUNT | ARG_LIMITS,
 		       "compare", &a, stderr))
 		return 2;
 	fd = kjit_device_open();

@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "datafile.h"
 #include "device.h"
+#include "limits.h"
 #include "runcmd.h"
 #include "session.h"
 
@@ -79,7 +80,8 @@ int cmd_record(int argc, char **argv)
 	int fd, rc;
 
 	if (args_parse(argc, argv,
-		       ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND,
+		       ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND |
+			   ARG_LIMITS,
 		       "record", &a, stderr))
 		return 2;
 	path = a.output ? a.output : "kjit.data";
@@ -107,6 +109,8 @@ int cmd_record(int argc, char **argv)
 			"block executions, to %s (kjit report -i %s)\n",
 			s.n_blocks, s.n_funcs,
 			(unsigned long long)session_executions(&s), path, path);
+	if (!rc)
+		limits_print(&s.st, "kjit: ", stderr);
 	session_free(&s);
 	return rc;
 }

@@ -20,6 +20,7 @@
 #include "datafile.h"
 #include "device.h"
 #include "format.h"
+#include "limits.h"
 #include "names.h"
 #include "session.h"
 #include "sysfiles.h"
@@ -29,8 +30,8 @@ int cmd_attach(int argc, char **argv)
 	struct args a;
 	int fd, rc;
 
-	if (args_parse(argc, argv, ARG_BEST_EFFORT | ARG_DEEP, "attach", &a,
-		       stderr))
+	if (args_parse(argc, argv, ARG_BEST_EFFORT | ARG_DEEP | ARG_LIMITS,
+		       "attach", &a, stderr))
 		return 2;
 	fd = kjit_device_open();
 	if (fd < 0)
@@ -54,13 +55,39 @@ static int simple_ioctl(unsigned long cmd, const char *what, const char *enoent)
 	return rc ? 1 : 0;
 }
 
+/* The end of an attach: say in plain words what ran natively for lack of
+ * room (limits.h). */
+static void print_limits_of(int fd, const char *prefix, FILE *out)
+{
+	struct kjit_session_stats k = {.size = sizeof(k)};
+	struct sess_stats st;
+
+	if (ioctl(fd, KJIT_IOC_STATS, &k))
+		return;
+	sess_stats_from(&st, &k);
+	limits_print(&st, prefix, out);
+}
+
 int cmd_detach(int argc, char **argv)
 {
+	int fd, rc;
+
 	if (argc > 1) {
 		fprintf(stderr, "kjit detach: takes no arguments\n");
 		return 2;
 	}
-	return simple_ioctl(KJIT_IOC_DETACH, "detach", "nothing is attached");
+	fd = kjit_device_open();
+	if (fd < 0)
+		return 1;
+	rc = ioctl(fd, KJIT_IOC_DETACH, 0);
+	if (rc)
+		fprintf(stderr, "kjit: detach: %s\n",
+			errno == ENOENT ? "nothing is attached"
+					: strerror(errno));
+	else
+		print_limits_of(fd, "", stdout);
+	close(fd);
+	return rc ? 1 : 0;
 }
 
 int cmd_reset(int argc, char **argv)
@@ -199,6 +226,8 @@ int cmd_report(int argc, char **argv)
 			"kjit: report: no block was executed: the functions "
 			"never ran while attached\n");
 	report_print(&s, &r.o, stdout);
+	if (r.o.fmt == FMT_CSV && limits_hit(&s.st)) /* rows only on stdout */
+		limits_print(&s.st, "kjit: report: ", stderr);
 	kcore_close(r.o.kc);
 	session_free(&s);
 	return 0;
@@ -250,9 +279,10 @@ static void print_stats(const struct kjit_session_stats *st)
 	       (uint64_t)st->lookup_hits);
 	print_counters(st);
 	if (st->deep)
-		printf("deep mode: %u callee(s) followed, %" PRIu64
-		       " left native (deep table full)\n",
-		       st->deep_funcs, (uint64_t)st->deep_over_budget);
+		printf("deep mode: %u callee(s) followed of at most %u, %u "
+		       "left native (deep table full; %" PRIu64 " time(s))\n",
+		       st->deep_funcs, st->deep_max, st->deep_over_funcs,
+		       (uint64_t)st->deep_over_budget);
 	if (st->patched)
 		printf("warning: %" PRIu64 " int3 Kprobe(s) armed inside "
 		       "translated code after attach (first at 0x%" PRIx64
@@ -276,6 +306,7 @@ static void print_stats(const struct kjit_session_stats *st)
 int cmd_stat(int argc, char **argv)
 {
 	struct kjit_session_stats st = {.size = sizeof(st)};
+	struct sess_stats sst;
 	int fd;
 
 	if (argc > 1) {
@@ -293,6 +324,9 @@ int cmd_stat(int argc, char **argv)
 		return 1;
 	}
 	print_stats(&st);
+	sess_stats_from(&sst, &st);
+	limits_print_reserved(&sst, "", stdout);
+	limits_print(&sst, "", stdout);
 	close(fd);
 	return 0;
 }

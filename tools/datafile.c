@@ -18,10 +18,30 @@ struct stat_key {
 #f, offsetof(struct sess_stats, f)                             \
 	}
 static const struct stat_key stat_keys[] = {
-    SK(translated), SK(links),	      SK(native_links),	    SK(exits_native),
-    SK(dispatches), SK(lookup_hits),  SK(translate_ns),	    SK(cache_bytes),
-    SK(deep),	    SK(deep_funcs),   SK(deep_over_budget), SK(watched),
-    SK(patched),    SK(patched_addr),
+    SK(translated),
+    SK(links),
+    SK(native_links),
+    SK(exits_native),
+    SK(dispatches),
+    SK(lookup_hits),
+    SK(translate_ns),
+    SK(cache_bytes),
+    SK(deep),
+    SK(deep_funcs),
+    SK(deep_over_budget),
+    SK(watched),
+    SK(patched),
+    SK(patched_addr),
+    SK(deep_max),
+    SK(deep_over_funcs),
+    SK(cache_kb),
+    SK(max_blocks),
+    SK(pcpu_slots),
+    SK(pcpu_used),
+    SK(pcpu_full),
+    SK(blocks_cpu_max),
+    SK(mem_bytes),
+    SK(cache_bytes_cpu_max),
 };
 #define N_STAT_KEYS (sizeof(stat_keys) / sizeof(stat_keys[0]))
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "disasm.h"
 #include "format.h"
+#include "limits.h"
 #include "names.h"
 
 static const struct session *cmp_s;
@@ -201,7 +202,9 @@ static void json_stats(FILE *out, const struct sess_stats *st)
 			kjit_reason_name((enum kjit_reason)i), st->refused[i]);
 		first = 0;
 	}
-	fprintf(out, "}}\n");
+	fprintf(out, "},\n    ");
+	limits_json(st, out);
+	fprintf(out, "}\n");
 }
 
 static void print_json(const struct session *s, const struct report_opts *o,
@@ -251,8 +254,10 @@ static void text_header(const struct session *s, const struct report_opts *o,
 			o->source ? o->source : "file", s->time, s->kernel,
 			s->command[0] ? s->command : "-");
 	fprintf(out,
-		"# %u functions, %u blocks, %" PRIu64 " block executions\n\n",
+		"# %u functions, %u blocks, %" PRIu64 " block executions\n",
 		s->n_funcs, s->n_blocks, session_executions(s));
+	limits_print(&s->st, "# ", out);
+	fprintf(out, "\n");
 }
 
 static void text_functions(const struct session *s, const unsigned int *fx,

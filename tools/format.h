@@ -9,7 +9,8 @@
  *     "blocks": [ { "function", "offset", "address", "count", "len",
  *                   "insns", "cpus" } ],
  *     "stats": { "translated", ..., "deep", "deep_funcs",
- *                "deep_over_budget", "fallback": {..}, "refused": {..} } }
+ *                "deep_over_budget", "fallback": {..}, "refused": {..},
+ *                "limits": {..} (tools/limits.h) } }
  * Addresses are strings "0x..." (JSON numbers lose 64-bit precision);
  * unknown static_blocks/covered/coverage are null.
  * CSV: one header line, then one row per block:

@@ -39,7 +39,8 @@ static const struct subcommand subcommands[] = {
      "have no known targets). Prints each block disassembled, with its\n"
      "outgoing edges.\n"},
     {"attach", cmd_attach,
-     "attach [--best-effort] [--no-count] [--deep [--depth N]] FUNC...",
+     "attach [--best-effort] [--no-count] [--deep [--depth N]] [LIMITS] "
+     "FUNC...",
      "divert FUNCs into the code cache and count their blocks",
      "FUNC is name, module:name, name+0xOFF (OFF must be 0) or\n"
      "0xADDRESS. Names are resolved by the tool; an ambiguous name is\n"
@@ -47,11 +48,15 @@ static const struct subcommand subcommands[] = {
      "--best-effort. --deep (follow callees) needs a kjit.ko that has\n"
      "it; --depth N is not supported by kjit.ko yet. --no-count runs\n"
      "the functions from the cache without counting (the cost of the\n"
-     "cache alone; every count stays 0).\n"},
+     "cache alone; every count stays 0).\n"
+     "LIMITS: --deep-max N (callees a deep session follows), --cache-kb\n"
+     "N (code cache per CPU), --max-blocks N (blocks per CPU); 0 or\n"
+     "absent: the module's defaults. What a full table left native is\n"
+     "said in plain words at detach, in stat and in every report.\n"},
     {"detach", cmd_detach, "detach", "stop diversion (results stay readable)",
      "Stops every diversion; report and stat still read the results.\n"},
     {"record", cmd_record,
-     "record [--deep] -f FUNC... [-o FILE] -- COMMAND [ARGS...]",
+     "record [--deep] [LIMITS] -f FUNC... [-o FILE] -- COMMAND [ARGS...]",
      "attach, run COMMAND, detach, save the results (kjit.data)",
      "Attaches the FUNCs, runs COMMAND to completion, detaches and\n"
      "writes functions, blocks with counts, statistics, coverage,\n"
@@ -69,7 +74,8 @@ static const struct subcommand subcommands[] = {
      "recording kernel runs). --json and --csv are for programs\n"
      "(schemas in docs/usage.md).\n"},
     {"compare", cmd_compare,
-     "compare [--deep] [--icount] -f FUNC... [-n RUNS] -- COMMAND [ARGS...]",
+     "compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND "
+     "[ARGS...]",
      "counts and overhead: native vs kjit vs Kprobes on the same blocks",
      "Runs COMMAND RUNS times (default 5) natively, under kjit, and\n"
      "with kjit_kprobes.ko's counting Kprobes on the blocks kjit found,\n"

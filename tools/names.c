@@ -10,15 +10,16 @@
 #include "jit/reason.h"
 #include "names.h"
 
-static const char *const fb_key[] = {"nmi",  "nested",	    "refused",
-				     "full", "ftrace_site", "rcu_idle"};
+static const char *const fb_key[] = {
+    "nmi", "nested", "refused", "full", "ftrace_site", "rcu_idle", "map_full"};
 static const char *const fb_text[] = {
     "dispatcher entered in NMI context",
     "dispatcher re-entered on the same CPU",
     "translator refused the block",
-    "code cache or tables full",
+    "code cache full (--cache-kb raises it)",
     "callee's ftrace site in use (Kprobe, tracer, livepatch): ran natively",
     "dispatcher entered where RCU is not watching (idle): ran natively",
+    "block map full (--max-blocks raises it)",
 };
 
 static const char *const reason_texts[KJIT_R_COUNT] = {

@@ -87,34 +87,52 @@ static int read_blocks(struct session *s, int fd)
 	return s->blocks ? 0 : -ENOMEM;
 }
 
+void sess_stats_from(struct sess_stats *o, const struct kjit_session_stats *k)
+{
+	unsigned int i;
+
+	memset(o, 0, sizeof(*o));
+	o->translated = k->translated;
+	o->links = k->links;
+	o->native_links = k->native_links;
+	o->exits_native = k->exits_native;
+	o->dispatches = k->dispatches;
+	o->lookup_hits = k->lookup_hits;
+	o->translate_ns = k->translate_ns;
+	o->attached = (int)k->attached;
+	o->deep = k->deep;
+	o->deep_funcs = k->deep_funcs;
+	o->deep_over_budget = k->deep_over_budget;
+	o->watched = k->watched;
+	o->patched = k->patched;
+	o->patched_addr = k->patched_addr;
+	o->deep_max = k->deep_max;
+	o->deep_over_funcs = k->deep_over_funcs;
+	o->cache_kb = k->cache_kb;
+	o->max_blocks = k->max_blocks;
+	o->pcpu_slots = k->pcpu_slots;
+	o->pcpu_used = k->pcpu_used;
+	o->pcpu_full = k->pcpu_full;
+	o->blocks_cpu_max = k->blocks_cpu_max;
+	o->mem_bytes = k->mem_bytes;
+	for (i = 0; i < k->ncpus && i < KJIT_STAT_CPUS; i++) {
+		o->cache_bytes += k->bytes[i];
+		if (k->bytes[i] > o->cache_bytes_cpu_max)
+			o->cache_bytes_cpu_max = k->bytes[i];
+	}
+	for (i = 0; i < SESSION_FALLBACKS && i < KJIT_FALLBACK_REASONS; i++)
+		o->fallback[i] = k->fallback[i];
+	for (i = 0; i < KJIT_R_COUNT && i < KJIT_REFUSE_REASONS; i++)
+		o->refused[i] = k->refused[i];
+}
+
 static int read_stats(struct session *s, int fd)
 {
 	struct kjit_session_stats st = {.size = sizeof(st)};
-	struct sess_stats *o = &s->st;
-	unsigned int i;
 
 	if (ioctl(fd, KJIT_IOC_STATS, &st))
 		return -errno;
-	o->translated = st.translated;
-	o->links = st.links;
-	o->native_links = st.native_links;
-	o->exits_native = st.exits_native;
-	o->dispatches = st.dispatches;
-	o->lookup_hits = st.lookup_hits;
-	o->translate_ns = st.translate_ns;
-	o->attached = st.attached;
-	o->deep = st.deep;
-	o->deep_funcs = st.deep_funcs;
-	o->deep_over_budget = st.deep_over_budget;
-	o->watched = st.watched;
-	o->patched = st.patched;
-	o->patched_addr = st.patched_addr;
-	for (i = 0; i < st.ncpus && i < KJIT_STAT_CPUS; i++)
-		o->cache_bytes += st.bytes[i];
-	for (i = 0; i < SESSION_FALLBACKS; i++)
-		o->fallback[i] = st.fallback[i];
-	for (i = 0; i < KJIT_R_COUNT && i < KJIT_REFUSE_REASONS; i++)
-		o->refused[i] = st.refused[i];
+	sess_stats_from(&s->st, &st);
 	return 0;
 }
 

@@ -15,7 +15,7 @@
 #include "../kmod/kjit_ioctl.h"
 #include "jit/reason.h"
 
-#define SESSION_FALLBACKS 6
+#define SESSION_FALLBACKS 7
 
 struct sess_func {
 	char name[KJIT_NAME_MAX];
@@ -39,6 +39,11 @@ struct sess_stats {
 	uint64_t lookup_hits, translate_ns, cache_bytes;
 	uint64_t deep, deep_funcs, deep_over_budget; /* deep mode */
 	uint64_t watched, patched, patched_addr;     /* code patched under us */
+	/* limits in force and how full each got (kjit_session_stats; 0 in
+	 * files of older kjit versions: unknown) */
+	uint64_t deep_max, deep_over_funcs, cache_kb, max_blocks;
+	uint64_t pcpu_slots, pcpu_used, pcpu_full, blocks_cpu_max, mem_bytes;
+	uint64_t cache_bytes_cpu_max; /* code bytes of the fullest CPU */
 	uint64_t fallback[SESSION_FALLBACKS];
 	uint64_t refused[KJIT_R_COUNT];
 	int attached;
@@ -53,6 +58,9 @@ struct session {
 	struct sess_stats st;
 	int live; /* read from /dev/kjit, not a file */
 };
+
+/* Copies the module's statistics @k into @o (fields the tool keeps). */
+void sess_stats_from(struct sess_stats *o, const struct kjit_session_stats *k);
 
 /* Reads functions, blocks and statistics through the open device @fd.
  * Returns 0 or -errno (-ENOENT: no session). */

@@ -35,9 +35,11 @@ static int run(const char *cmdline, unsigned int allowed, struct args *a,
 	return rc;
 }
 
-#define ATTACH	(ARG_BEST_EFFORT | ARG_DEEP)
-#define RECORD	(ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND)
-#define COMPARE (ARG_DEEP | ARG_FUNC_OPT | ARG_RUNS | ARG_COMMAND | ARG_ICOUNT)
+#define ATTACH (ARG_BEST_EFFORT | ARG_DEEP | ARG_LIMITS)
+#define RECORD (ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND | ARG_LIMITS)
+#define COMPARE                                                                \
+	(ARG_DEEP | ARG_FUNC_OPT | ARG_RUNS | ARG_COMMAND | ARG_LIMITS |       \
+	 ARG_ICOUNT)
 
 static void expect_error(const char *name, const char *cmdline,
 			 unsigned int allowed, const char *msg)
@@ -102,6 +104,29 @@ int main(void)
 	expect_error("icount_not_attach", "attach --icount vfs_read", ATTACH,
 		     "unknown option --icount");
 
+	rc = run("attach --deep --deep-max 4 --cache-kb 16 --max-blocks 64 f",
+		 ATTACH, &a, &err);
+	check("limits",
+	      !rc && a.deep_max == 4 && a.cache_kb == 16 && a.max_blocks == 64,
+	      err);
+	free(err);
+	rc = run("attach f", ATTACH, &a, &err);
+	check("limits_default",
+	      !rc && !a.deep_max && !a.cache_kb && !a.max_blocks, err);
+	free(err);
+	rc = run("record --max-blocks 4194304 -f a -- ls", RECORD, &a, &err);
+	check("limits_record", !rc && a.max_blocks == 4194304, err);
+	free(err);
+	expect_error("deep_max_without_deep", "attach --deep-max 9 f", ATTACH,
+		     "--deep-max only makes sense with --deep");
+	expect_error("deep_max_zero", "attach --deep --deep-max 0 f", ATTACH,
+		     "bad number for --deep-max");
+	expect_error("cache_kb_small", "attach --cache-kb 3 f", ATTACH,
+		     "bad number for --cache-kb");
+	expect_error("max_blocks_big", "attach --max-blocks 4194305 f", ATTACH,
+		     "bad number for --max-blocks");
+	expect_error("limits_not_here", "attach --cache-kb 16 f",
+		     ARG_BEST_EFFORT, "unknown option --cache-kb");
 	expect_error("no_funcs", "attach", ATTACH, "name at least one FUNC");
 	expect_error("unknown_option", "attach --bogus vfs_read", ATTACH,
 		     "unknown option --bogus");

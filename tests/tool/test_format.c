@@ -106,8 +106,12 @@ static const char json_top1[] =
     "\"cache_bytes\": 0,\n"
     "    \"deep\": true, \"deep_funcs\": 1, \"deep_over_budget\": 2,\n"
     "    \"fallback\": {\"nmi\": 0, \"nested\": 0, \"refused\": 1, \"full\": "
-    "0, \"ftrace_site\": 0, \"rcu_idle\": 0},\n"
-    "    \"refused\": {\"trap\": 1}}\n"
+    "0, \"ftrace_site\": 0, \"rcu_idle\": 0, \"map_full\": 0},\n"
+    "    \"refused\": {\"trap\": 1},\n"
+    "    \"limits\": {\"deep_max\": 0, \"cache_kb\": 0, \"max_blocks\": 0, "
+    "\"pcpu_slots\": 0, \"mem_bytes\": 0, \"deep_over_funcs\": 0, "
+    "\"deep_over_budget\": 2, \"code_cache_full\": 0, "
+    "\"block_map_full\": 0, \"pcpu_full\": 0, \"hit\": 1}}\n"
     "}\n";
 
 static void formats(const struct session *s)

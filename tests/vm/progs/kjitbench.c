@@ -176,7 +176,9 @@ static int cmd_stats(const char *label)
 	       "ns_per_block=%.0f cache_bytes=%llu bytes_per_block=%.0f "
 	       "cpu0_bytes=%llu cpu1_bytes=%llu fallback_nmi=%llu "
 	       "fallback_nested=%llu fallback_refused=%llu fallback_full=%llu "
-	       "dispatches=%llu lookup_hits=%llu native_links=%llu\n",
+	       "dispatches=%llu over_funcs=%u fallback_map_full=%llu "
+	       "pcpu_full=%llu mem_bytes=%llu lookup_hits=%llu "
+	       "native_links=%llu\n",
 	       label, total, execs, s.n_funcs, s.deep_funcs,
 	       (unsigned long long)s.deep_over_budget,
 	       (unsigned long long)s.translated,
@@ -188,7 +190,9 @@ static int cmd_stats(const char *label)
 	       (unsigned long long)s.fallback[1],
 	       (unsigned long long)s.fallback[2],
 	       (unsigned long long)s.fallback[3],
-	       (unsigned long long)s.dispatches,
+	       (unsigned long long)s.dispatches, s.deep_over_funcs,
+	       (unsigned long long)s.fallback[6],
+	       (unsigned long long)s.pcpu_full, (unsigned long long)s.mem_bytes,
 	       (unsigned long long)s.lookup_hits,
 	       (unsigned long long)s.native_links);
 	for (i = 0; i < KJIT_REFUSE_REASONS && i < KJIT_R_COUNT; i++)

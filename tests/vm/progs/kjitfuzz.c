@@ -808,6 +808,31 @@ static uint32_t pick_flags(void)
 	return (uint32_t)rnd64() | 8u << rnd(29); /* an unknown bit at least */
 }
 
+/* A limit of KJIT_IOC_ATTACH (ABI 5): mostly 0 (the default), else a
+ * small legal value in [lo, lo * 16] (never a large one: the guest's
+ * memory), else out of range: just below lo, just above hi, or ~0. */
+static uint32_t pick_limit(uint32_t lo, uint32_t hi)
+{
+	const uint32_t bad[] = {lo - 1, hi + 1, ~0u};
+
+	if (chance(70))
+		return 0;
+	if (chance(70))
+		return lo + (uint32_t)rnd(lo * 15 + 1);
+	return bad[rnd(3)];
+}
+
+/* Is a limit out of its range (0 is the default: in range)? */
+static int limits_bad(const struct kjit_attach *a)
+{
+	return (a->deep_max && a->deep_max > KJIT_DEEP_MAX) ||
+	       (a->cache_kb &&
+		(a->cache_kb < 4 || a->cache_kb > KJIT_CACHE_KB_MAX)) ||
+	       (a->max_blocks &&
+		(a->max_blocks < 16 || a->max_blocks > KJIT_BLOCKS_MAX)) ||
+	       a->pad;
+}
+
 static void describe_attach(struct call *c, const struct kjit_attach *a,
 			    const struct kjit_target *t, const struct obj *req,
 			    const struct obj *tgt)
@@ -823,9 +848,12 @@ static void describe_attach(struct call *c, const struct kjit_attach *a,
 		if (len >= sizeof(names))
 			break;
 	}
-	describe(c, "size=%u flags=%#x n=%u req=%s targets=%s%s%s", a->size,
-		 a->flags, a->n, ptr_names[req->kind], ptr_names[tgt->kind],
-		 names, a->n > 4 ? " ..." : "");
+	describe(c,
+		 "size=%u flags=%#x n=%u deep_max=%u cache_kb=%u max_blocks=%u "
+		 "pad=%u req=%s targets=%s%s%s",
+		 a->size, a->flags, a->n, a->deep_max, a->cache_kb,
+		 a->max_blocks, a->pad, ptr_names[req->kind],
+		 ptr_names[tgt->kind], names, a->n > 4 ? " ..." : "");
 }
 
 /* Per-target results of an attach: how many were accepted, and whether
@@ -850,6 +878,10 @@ static void check_attach(const struct call *c, const struct kjit_attach *a,
 	uint32_t ok = t ? accepted(t, a->n, -c->err, &has_err) : 0;
 	int all = !(a->flags & KJIT_ATTACH_BEST_EFFORT);
 
+	if (!c->err && limits_bad(a)) {
+		bad(c, "attached with a limit out of range");
+		return;
+	}
 	if (c->err) {
 		if (t && all &&
 		    (c->err == ENOENT || c->err == EOPNOTSUPP ||
@@ -884,6 +916,10 @@ static void fuzz_attach(void)
 	a.flags = pick_flags();
 	a.n = pick_n(KJIT_MAX_TARGETS, 3);
 	a.attached = (uint32_t)rnd64();
+	a.deep_max = pick_limit(1, KJIT_DEEP_MAX);
+	a.cache_kb = pick_limit(4, KJIT_CACHE_KB_MAX);
+	a.max_blocks = pick_limit(16, KJIT_BLOCKS_MAX);
+	a.pad = chance(95) ? 0 : (uint32_t)rnd64() | 1;
 	nt = a.n < KJIT_MAX_TARGETS ? a.n : KJIT_MAX_TARGETS;
 	for (i = 0; i < nt; i++)
 		pick_target(&t[i]);
