@@ -249,7 +249,7 @@ pack_extra() {
 
 if [ "$ONLY" = lmbench-icount ]; then
 	echo "bench: LMbench-style suite, deterministic (guest, TCG -icount)"
-	LMBENCH_CONF=${LMBENCH_CONF:-ROUNDS=1 REPS=3 MS=100 KP_REPS=3 KP_MS=100 STRESS=0 MEMORY=0 ATTACHTIME=0}
+	LMBENCH_CONF=${LMBENCH_CONF:-ROUNDS=1 REPS=3 MS=100 KP_REPS=3 KP_MS=100 STRESS=0 MEMORY=1 MEM_MS=50 ATTACHTIME=0}
 	pack_extra || exit 1
 	sh "$ROOT/tests/vm/run.sh" --build "$BUILD" --kernel "$KNAME" --icount \
 		--log "$BUILD/bench-lmicount-console.log" \
