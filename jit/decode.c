@@ -475,7 +475,8 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 
 	if (n == 0)
 		return KJIT_R_UNREADABLE;
-	if (env->ftrace_site && env->ftrace_site(env->opaque, addr))
+	if (env->ftrace_site && kx86_may_be_fentry_site(in->bytes, n) &&
+	    env->ftrace_site(env->opaque, addr))
 		return ftrace_site_form(tr, addr, in, n);
 	if (env->static_call &&
 	    env->static_call(env->opaque, addr, &tramp, &tail))
