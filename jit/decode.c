@@ -166,18 +166,28 @@ static void set_regs(struct kjit_translator *tr, struct kjit_insn *in)
 
 	in->regs_read = 0xffff;
 	in->regs_kill = 0;
+	if (tr->memo_cur && tr->memo_cur->regs) {
+		in->regs_read = tr->memo_cur->regs_read;
+		in->regs_kill = tr->memo_cur->regs_kill;
+		return;
+	}
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeOperands(
 		&tr->dec, &tr->zctx, zi, tr->zop, zi->operand_count)))
 		return;
 	if (zeroing_idiom(zi, tr->zop)) {
 		in->regs_read = 0;
 		in->regs_kill = gpr_bit(tr->zop[0].reg.value);
-		return;
+	} else {
+		for (i = 0; i < zi->operand_count; i++)
+			operand_regs(&tr->zop[i], &rd, &kill);
+		in->regs_read = rd;
+		in->regs_kill = kill & ~rd;
 	}
-	for (i = 0; i < zi->operand_count; i++)
-		operand_regs(&tr->zop[i], &rd, &kill);
-	in->regs_read = rd;
-	in->regs_kill = kill & ~rd;
+	if (tr->memo_cur) {
+		tr->memo_cur->regs_read = in->regs_read;
+		tr->memo_cur->regs_kill = in->regs_kill;
+		tr->memo_cur->regs = true;
+	}
 }
 
 /* sti and mov to %ss hold interrupts (and, for mov ss, debug traps) off
@@ -352,6 +362,63 @@ static enum kjit_reason classify_site(const ZydisDecodedInstruction *zi,
 	return KJIT_OK;
 }
 
+static unsigned memo_set(const u8 *b, size_t n)
+{
+	u32 h = b[0] * 0x9e3779b1u;
+
+	if (n > 1)
+		h ^= b[1] * 0x85ebca6bu;
+	if (n > 2)
+		h ^= b[2] * 0xc2b2ae35u;
+	return (h >> 16) & (KJIT_MEMO_SETS - 1);
+}
+
+static bool memo_match(const struct kjit_memo *m, const u8 *b, size_t n)
+{
+	unsigned i;
+
+	if (!m->len || m->len > n)
+		return false;
+	for (i = 0; i < m->len; i++)
+		if (m->bytes[i] != b[i])
+			return false;
+	return true;
+}
+
+/* Decode the first instruction of @b (@n bytes) into tr->zi and
+ * tr->zctx, from the memo if it holds it (translate.h). */
+static bool memo_decode(struct kjit_translator *tr, const u8 *b, size_t n)
+{
+	unsigned set = memo_set(b, n), w;
+	struct kjit_memo *m;
+
+	tr->stats.decodes++;
+	for (w = 0; w < KJIT_MEMO_WAYS; w++) {
+		m = &tr->memo[set][w];
+		if (memo_match(m, b, n)) {
+			tr->zi = m->zi;
+			tr->zctx = m->zctx;
+			tr->memo_cur = m;
+			tr->stats.memo_hits++;
+			return true;
+		}
+	}
+	tr->memo_cur = NULL;
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&tr->dec, &tr->zctx, b,
+							n, &tr->zi)))
+		return false;
+	m = &tr->memo[set][tr->memo_next[set]];
+	tr->memo_next[set] = (tr->memo_next[set] + 1) % KJIT_MEMO_WAYS;
+	m->len = tr->zi.length;
+	for (w = 0; w < m->len; w++)
+		m->bytes[w] = b[w];
+	m->regs = false;
+	m->zi = tr->zi;
+	m->zctx = tr->zctx;
+	tr->memo_cur = m;
+	return true;
+}
+
 /* Decode the @n bytes in in->bytes (the instruction at @addr) and reset
  * the classification fields. */
 static enum kjit_reason decode_bytes(struct kjit_translator *tr, u64 addr,
@@ -360,8 +427,7 @@ static enum kjit_reason decode_bytes(struct kjit_translator *tr, u64 addr,
 	ZydisDecodedInstruction *zi = &tr->zi;
 	unsigned i;
 
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&tr->dec, &tr->zctx,
-							in->bytes, n, zi)))
+	if (!memo_decode(tr, in->bytes, n))
 		return n < KX86_MAX_INSN_LEN ? KJIT_R_UNREADABLE
 					     : KJIT_R_DECODE;
 	in->addr = addr;

@@ -124,6 +124,8 @@ struct kjit_stats {
 	/* block counters by form and flags handling */
 	u64 ctr[KJIT_CTR_FORMS][KJIT_SEQ_COUNT];
 	u64 in_bytes, out_bytes, body_bytes;
+	u64 decodes,
+	    memo_hits; /* instructions decoded; of them, from the memo */
 };
 
 /* What one translation produced (metadata; the code is in the buffer). */
@@ -153,6 +155,30 @@ struct kjit_block {
 	u16 insn_off[KJIT_MAX_INSNS];
 };
 
+/*
+ * The decode memo (decode.c): Zydis' results for byte strings decoded
+ * recently. Decoding depends on nothing but the instruction's bytes (the
+ * machine mode is fixed), and x86 code is prefix-free: an entry whose
+ * @len bytes begin the bytes at hand is their first instruction. Set by
+ * a hash of the first bytes, a few ways each, replaced round-robin.
+ * Kernel code repeats its instructions (prologues, register moves,
+ * tests): the memo serves ~41% of the decodes of a deep attach in the
+ * guest, ~50% over all of vmlinux (bench_translate). It matters where
+ * Zydis is slow - under QEMU TCG a decode is 2-3 us, its operands as much
+ * again (docs/results/translate-guest.md) - and costs ~190 KiB per
+ * translator.
+ */
+#define KJIT_MEMO_SETS 128
+#define KJIT_MEMO_WAYS 4
+struct kjit_memo {
+	u8 len; /* 0: empty */
+	u8 bytes[KX86_MAX_INSN_LEN];
+	bool regs; /* regs_read/regs_kill known */
+	u16 regs_read, regs_kill;
+	ZydisDecodedInstruction zi;
+	ZydisDecoderContext zctx;
+};
+
 struct kjit_translator {
 	const struct kjit_env *env;
 	struct kjit_config cfg;
@@ -168,6 +194,9 @@ struct kjit_translator {
 	u64 ctr_for; /* the block ctr_mem was given for */
 	bool ctr_ready;
 	u16 live_flags[KJIT_MAX_INSNS], live_regs[KJIT_MAX_INSNS];
+	struct kjit_memo *memo_cur; /* the entry of tr->zi, or NULL */
+	u8 memo_next[KJIT_MEMO_SETS];
+	struct kjit_memo memo[KJIT_MEMO_SETS][KJIT_MEMO_WAYS];
 };
 
 /* Fill @cfg with defaults (block counting, LAHF sequence, depth 2). */

@@ -816,6 +816,59 @@ static void test_fentry_candidates(void)
 	henv.env.ftrace_site = NULL;
 }
 
+/* The decode memo (translate.h) changes nothing: a warm translator, whose
+ * decodes come from the memo, emits what a cold one does - also for
+ * instructions that share their first three bytes (one memo set) and
+ * differ in displacement or length, decoded in turn. */
+static void test_decode_memo(void)
+{
+	static const char *const blocks[] = {
+	    "488b4708 c3",
+	    "488b4710 c3",
+	    "488b8710010000 c3",
+	    "488b4708 488b4710 c3",
+	    "4889e5 4889e5 31c0 c3",
+	    "488b8710010000 488b4708 7402 c3 c3",
+	    /* same first three bytes, other lengths */
+	    "660f1f440000 c3",
+	    "660f1f00 c3",
+	    "488b0424 c3",
+	    "488b042510000000 c3",
+	};
+	static struct kjit_translator cold;
+	static u8 want[KJIT_MAX_BLOCK_BYTES];
+	struct kjit_block b, bc;
+	unsigned pass, i, bad = 0;
+	u64 hits = tr.stats.memo_hits;
+	char first[200] = "";
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < KJIT_ARRAY_SIZE(blocks); i++) {
+			enum kjit_reason r, rc;
+
+			memset(code, 0xcc, sizeof(code));
+			kt_unhex(blocks[i], code);
+			kjit_translator_init(&cold, &henv.env, &tr.cfg);
+			rc = kjit_translate(&cold, ORIG, want, sizeof(want),
+					    RUN, &bc);
+			r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN,
+					   &b);
+			if (r == rc && (r || (b.len == bc.len &&
+					      !memcmp(out, want, b.len))))
+				continue;
+			if (!bad++)
+				snprintf(first, sizeof(first),
+					 "pass %u, %s: warm %s/%u bytes, cold "
+					 "%s/%u",
+					 pass, blocks[i], kjit_reason_name(r),
+					 b.len, kjit_reason_name(rc), bc.len);
+		}
+	kt_check("jit.memo.same_translation", !bad, "%u differ; first: %s", bad,
+		 first);
+	kt_check("jit.memo.used", tr.stats.memo_hits > hits,
+		 "no decode came from the memo");
+}
+
 static void test_entry_guard(void)
 {
 	static const struct {
@@ -900,6 +953,7 @@ int main(void)
 	test_entry_guard();
 	test_ftrace_site();
 	test_fentry_candidates();
+	test_decode_memo();
 	test_irq_shadow();
 	test_sequences_run();
 	return kt_exit();
