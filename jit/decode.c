@@ -362,13 +362,26 @@ static enum kjit_reason classify_site(const ZydisDecodedInstruction *zi,
 	return KJIT_OK;
 }
 
-static unsigned memo_set(const u8 *b, size_t n)
+/*
+ * The decode memo (translate.h) matches by shape: the bytes of an entry
+ * that hold its displacement and immediates are not compared (sig has a
+ * bit per byte that is), so `mov 0x8(%rdi),%rax` serves `mov
+ * 0x10(%rdi),%rax`, and a `call rel32` every call. Only legacy-encoded
+ * instructions are matched so: there nothing but those values depends on
+ * those bytes (VEX/XOP use an immediate's high bits as a register, 3DNow!
+ * its last byte as the opcode), and the values are read back from the
+ * bytes at hand (memo_values()). The displacement and immediates come
+ * last in an instruction, so the bytes compared are a prefix of it, and
+ * an entry lives in the set of its first min(3, that prefix) bytes: a
+ * lookup tries the sets of the first 3, 2 and 1 bytes.
+ */
+static unsigned memo_set(const u8 *b, unsigned k)
 {
-	u32 h = b[0] * 0x9e3779b1u;
+	u32 h = b[0] * 0x9e3779b1u + k;
 
-	if (n > 1)
+	if (k > 1)
 		h ^= b[1] * 0x85ebca6bu;
-	if (n > 2)
+	if (k > 2)
 		h ^= b[2] * 0xc2b2ae35u;
 	return (h >> 16) & (KJIT_MEMO_SETS - 1);
 }
@@ -380,24 +393,85 @@ static bool memo_match(const struct kjit_memo *m, const u8 *b, size_t n)
 	if (!m->len || m->len > n)
 		return false;
 	for (i = 0; i < m->len; i++)
-		if (m->bytes[i] != b[i])
+		if ((m->sig >> i & 1) && m->bytes[i] != b[i])
 			return false;
 	return true;
+}
+
+/* Little-endian value of the @bits-bit field at @b, sign-extended if
+ * @sign. */
+static u64 field(const u8 *b, unsigned bits, bool sign)
+{
+	unsigned i, n = bits / 8;
+	u64 v = 0;
+
+	for (i = 0; i < n; i++)
+		v |= (u64)b[i] << (8 * i);
+	if (sign && n < 8 && (v >> (bits - 1) & 1))
+		v |= ~0ull << bits;
+	return v;
+}
+
+/* tr->zi came from a memo entry of the same shape: take its displacement
+ * and immediates from @b, as Zydis would have. */
+static void memo_values(ZydisDecodedInstruction *zi, const u8 *b)
+{
+	unsigned i;
+
+	if (zi->raw.disp.size)
+		zi->raw.disp.value = (s64)field(b + zi->raw.disp.offset,
+						zi->raw.disp.size, true);
+	for (i = 0; i < 2; i++)
+		if (zi->raw.imm[i].size)
+			zi->raw.imm[i].value.u = field(
+			    b + zi->raw.imm[i].offset, zi->raw.imm[i].size,
+			    zi->raw.imm[i].is_signed);
+}
+
+/* Which bytes of the instruction just decoded the memo compares. */
+static u16 memo_sig(const ZydisDecodedInstruction *zi)
+{
+	u16 sig = (u16)((1u << zi->length) - 1);
+	unsigned i, k;
+
+	if (zi->encoding != ZYDIS_INSTRUCTION_ENCODING_LEGACY)
+		return sig;
+	for (k = 0; k < zi->raw.disp.size / 8; k++)
+		sig &= (u16) ~(1u << (zi->raw.disp.offset + k));
+	for (i = 0; i < 2; i++)
+		for (k = 0; k < zi->raw.imm[i].size / 8; k++)
+			sig &= (u16) ~(1u << (zi->raw.imm[i].offset + k));
+	return sig;
+}
+
+/* Length of the run of compared bytes at the start of @sig (at least the
+ * opcode), capped at 3. */
+static unsigned sig_prefix(u16 sig)
+{
+	unsigned k = 0;
+
+	while (k < 3 && (sig >> k & 1))
+		k++;
+	return k ? k : 1;
 }
 
 /* Decode the first instruction of @b (@n bytes) into tr->zi and
  * tr->zctx, from the memo if it holds it (translate.h). */
 static bool memo_decode(struct kjit_translator *tr, const u8 *b, size_t n)
 {
-	unsigned set = memo_set(b, n), w;
+	unsigned k, set, w;
 	struct kjit_memo *m;
 
 	tr->stats.decodes++;
-	for (w = 0; w < KJIT_MEMO_WAYS; w++) {
-		m = &tr->memo[set][w];
-		if (memo_match(m, b, n)) {
+	for (k = n < 3 ? n : 3; k >= 1; k--) {
+		set = memo_set(b, k);
+		for (w = 0; w < KJIT_MEMO_WAYS; w++) {
+			m = &tr->memo[set][w];
+			if (sig_prefix(m->sig) != k || !memo_match(m, b, n))
+				continue;
 			tr->zi = m->zi;
 			tr->zctx = m->zctx;
+			memo_values(&tr->zi, b);
 			tr->memo_cur = m;
 			tr->stats.memo_hits++;
 			return true;
@@ -407,9 +481,12 @@ static bool memo_decode(struct kjit_translator *tr, const u8 *b, size_t n)
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&tr->dec, &tr->zctx, b,
 							n, &tr->zi)))
 		return false;
+	k = sig_prefix(memo_sig(&tr->zi));
+	set = memo_set(b, k);
 	m = &tr->memo[set][tr->memo_next[set]];
 	tr->memo_next[set] = (tr->memo_next[set] + 1) % KJIT_MEMO_WAYS;
 	m->len = tr->zi.length;
+	m->sig = memo_sig(&tr->zi);
 	for (w = 0; w < m->len; w++)
 		m->bytes[w] = b[w];
 	m->regs = false;

@@ -156,16 +156,18 @@ struct kjit_block {
 };
 
 /*
- * The decode memo (decode.c): Zydis' results for byte strings decoded
- * recently. Decoding depends on nothing but the instruction's bytes (the
- * machine mode is fixed), and x86 code is prefix-free: an entry whose
- * @len bytes begin the bytes at hand is their first instruction. Set by
- * a hash of the first bytes, a few ways each, replaced round-robin.
- * Kernel code repeats its instructions (prologues, register moves,
- * tests): the memo serves ~41% of the decodes of a deep attach in the
- * guest, ~50% over all of vmlinux (bench_translate). It matters where
- * Zydis is slow - under QEMU TCG a decode is 2-3 us, its operands as much
- * again (docs/results/translate-guest.md) - and costs ~190 KiB per
+ * The decode memo (decode.c): Zydis' results for instructions decoded
+ * recently, matched by shape - every byte but the displacement and
+ * immediates, whose values are read back from the bytes at hand. Decoding
+ * depends on nothing else (legacy encoding, fixed machine mode), and x86
+ * code is prefix-free: an entry whose compared bytes begin the bytes at
+ * hand is their first instruction. Register effects (the operand decode)
+ * are kept with the entry. A few ways a set, replaced round-robin.
+ * Kernel code repeats its instruction shapes (prologues, register moves,
+ * calls, jcc, field loads): the memo serves ~83% of the decodes over all
+ * of vmlinux (bench_translate prints the rate). It matters where Zydis is
+ * slow - under QEMU TCG a decode costs ~2,100 guest instructions with its
+ * operands (docs/results/translate-guest.md) - and costs ~190 KiB per
  * translator.
  */
 #define KJIT_MEMO_SETS 128
@@ -173,6 +175,7 @@ struct kjit_block {
 struct kjit_memo {
 	u8 len; /* 0: empty */
 	u8 bytes[KX86_MAX_INSN_LEN];
+	u16 sig;   /* bit i: bytes[i] is compared (decode.c: by shape) */
 	bool regs; /* regs_read/regs_kill known */
 	u16 regs_read, regs_kill;
 	ZydisDecodedInstruction zi;

@@ -834,6 +834,17 @@ static void test_decode_memo(void)
 	    "660f1f00 c3",
 	    "488b0424 c3",
 	    "488b042510000000 c3",
+	    /* same shape, other displacement or immediate (by shape) */
+	    "e810000000 c3",
+	    "e820000000 c3",
+	    "7402 c3 c3",
+	    "7401 c3 c3",
+	    "c7470801000000 c3",
+	    "c74710ffffffff c3",
+	    "c20800",
+	    "c21000",
+	    "4883c008 c3",
+	    "4883c0f8 c3",
 	};
 	static struct kjit_translator cold;
 	static u8 want[KJIT_MAX_BLOCK_BYTES];
