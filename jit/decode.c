@@ -160,19 +160,19 @@ static void operand_regs(const ZydisDecodedOperand *op, u16 *rd, u16 *kill)
  * unknown operands read everything and kill nothing. */
 static void set_regs(struct kjit_translator *tr, struct kjit_insn *in)
 {
-	const ZydisDecodedInstruction *zi = &tr->zi;
+	const ZydisDecodedInstruction *zi = tr->zi;
 	u16 rd = 0, kill = 0;
 	unsigned i;
 
 	in->regs_read = 0xffff;
 	in->regs_kill = 0;
-	if (tr->memo_cur && tr->memo_cur->regs) {
+	if (tr->memo_cur->regs) {
 		in->regs_read = tr->memo_cur->regs_read;
 		in->regs_kill = tr->memo_cur->regs_kill;
 		return;
 	}
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeOperands(
-		&tr->dec, &tr->zctx, zi, tr->zop, zi->operand_count)))
+		&tr->dec, tr->zctx, zi, tr->zop, zi->operand_count)))
 		return;
 	if (zeroing_idiom(zi, tr->zop)) {
 		in->regs_read = 0;
@@ -183,11 +183,9 @@ static void set_regs(struct kjit_translator *tr, struct kjit_insn *in)
 		in->regs_read = rd;
 		in->regs_kill = kill & ~rd;
 	}
-	if (tr->memo_cur) {
-		tr->memo_cur->regs_read = in->regs_read;
-		tr->memo_cur->regs_kill = in->regs_kill;
-		tr->memo_cur->regs = true;
-	}
+	tr->memo_cur->regs_read = in->regs_read;
+	tr->memo_cur->regs_kill = in->regs_kill;
+	tr->memo_cur->regs = true;
 }
 
 /* sti and mov to %ss hold interrupts (and, for mov ss, debug traps) off
@@ -455,8 +453,9 @@ static unsigned sig_prefix(u16 sig)
 	return k ? k : 1;
 }
 
-/* Decode the first instruction of @b (@n bytes) into tr->zi and
- * tr->zctx, from the memo if it holds it (translate.h). */
+/* Decode the first instruction of @b (@n bytes), from the memo if it holds
+ * it (translate.h); tr->zi, tr->zctx and tr->memo_cur then point into its
+ * entry (a hit copies nothing). */
 static bool memo_decode(struct kjit_translator *tr, const u8 *b, size_t n)
 {
 	unsigned k, set, w;
@@ -467,32 +466,33 @@ static bool memo_decode(struct kjit_translator *tr, const u8 *b, size_t n)
 		set = memo_set(b, k);
 		for (w = 0; w < KJIT_MEMO_WAYS; w++) {
 			m = &tr->memo[set][w];
-			if (sig_prefix(m->sig) != k || !memo_match(m, b, n))
+			if (m->k != k || m->bytes[0] != b[0] ||
+			    !memo_match(m, b, n))
 				continue;
-			tr->zi = m->zi;
-			tr->zctx = m->zctx;
-			memo_values(&tr->zi, b);
-			tr->memo_cur = m;
+			memo_values(&m->zi, b);
 			tr->stats.memo_hits++;
-			return true;
+			goto found;
 		}
 	}
-	tr->memo_cur = NULL;
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&tr->dec, &tr->zctx, b,
-							n, &tr->zi)))
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(
+		&tr->dec, &tr->miss_zctx, b, n, &tr->miss_zi)))
 		return false;
-	k = sig_prefix(memo_sig(&tr->zi));
+	k = sig_prefix(memo_sig(&tr->miss_zi));
 	set = memo_set(b, k);
 	m = &tr->memo[set][tr->memo_next[set]];
 	tr->memo_next[set] = (tr->memo_next[set] + 1) % KJIT_MEMO_WAYS;
-	m->len = tr->zi.length;
-	m->sig = memo_sig(&tr->zi);
+	m->zi = tr->miss_zi;
+	m->zctx = tr->miss_zctx;
+	m->sig = memo_sig(&m->zi);
+	m->k = (u8)k;
+	m->len = m->zi.length;
 	for (w = 0; w < m->len; w++)
 		m->bytes[w] = b[w];
 	m->regs = false;
-	m->zi = tr->zi;
-	m->zctx = tr->zctx;
+found:
 	tr->memo_cur = m;
+	tr->zi = &m->zi;
+	tr->zctx = &m->zctx;
 	return true;
 }
 
@@ -501,12 +501,13 @@ static bool memo_decode(struct kjit_translator *tr, const u8 *b, size_t n)
 static enum kjit_reason decode_bytes(struct kjit_translator *tr, u64 addr,
 				     struct kjit_insn *in, size_t n)
 {
-	ZydisDecodedInstruction *zi = &tr->zi;
+	const ZydisDecodedInstruction *zi;
 	unsigned i;
 
 	if (!memo_decode(tr, in->bytes, n))
 		return n < KX86_MAX_INSN_LEN ? KJIT_R_UNREADABLE
 					     : KJIT_R_DECODE;
+	zi = tr->zi;
 	in->addr = addr;
 	in->len = zi->length;
 	in->kind = KJIT_I_PLAIN;
@@ -609,7 +610,6 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 				  struct kjit_insn *in, bool check_fixup)
 {
 	const struct kjit_env *env = tr->env;
-	ZydisDecodedInstruction *zi = &tr->zi;
 	size_t n =
 	    env->read_code(env->opaque, addr, in->bytes, KX86_MAX_INSN_LEN);
 	enum kjit_reason r;
@@ -631,8 +631,8 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 	if (check_fixup && env->has_fixup && env->has_fixup(env->opaque, addr))
 		return KJIT_R_FIXUP;
 	if (env->patch_site && env->patch_site(env->opaque, addr, &in->target))
-		return classify_site(zi, in);
-	return classify(tr, zi, in);
+		return classify_site(tr->zi, in);
+	return classify(tr, tr->zi, in);
 }
 
 /* A block about to end with a fall-through exit (length limit, or cut

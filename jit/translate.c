@@ -52,6 +52,8 @@ enum kjit_reason kjit_translator_init(struct kjit_translator *tr,
 			tr->memo[i][w].len = 0;
 	}
 	tr->memo_cur = NULL;
+	tr->zi = NULL;
+	tr->zctx = NULL;
 	tr->ctr_ready = false;
 	if (!ZYAN_SUCCESS(ZydisDecoderInit(&tr->dec, ZYDIS_MACHINE_MODE_LONG_64,
 					   ZYDIS_STACK_WIDTH_64)))

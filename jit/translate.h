@@ -176,6 +176,7 @@ struct kjit_memo {
 	u8 len; /* 0: empty */
 	u8 bytes[KX86_MAX_INSN_LEN];
 	u16 sig;   /* bit i: bytes[i] is compared (decode.c: by shape) */
+	u8 k;	   /* compared bytes at the start, at most 3: the set's key */
 	bool regs; /* regs_read/regs_kill known */
 	u16 regs_read, regs_kill;
 	ZydisDecodedInstruction zi;
@@ -187,8 +188,13 @@ struct kjit_translator {
 	struct kjit_config cfg;
 	struct kjit_stats stats;
 	ZydisDecoder dec;
-	ZydisDecodedInstruction zi; /* scratch, kept off the stack */
-	ZydisDecoderContext zctx;   /* ... for operand decoding */
+	/* the instruction just decoded: its memo entry's, whose values (disp,
+	 * imm) are this instruction's; valid until the next decode */
+	ZydisDecodedInstruction *zi;
+	ZydisDecoderContext *zctx; /* ... for operand decoding */
+	/* Zydis decodes a memo miss here; it is then copied into its entry */
+	ZydisDecodedInstruction miss_zi;
+	ZydisDecoderContext miss_zctx;
 	ZydisDecodedOperand zop[ZYDIS_MAX_OPERAND_COUNT];
 	struct kjit_insn la; /* scratch for liveness look-ahead */
 	struct kjit_block_desc desc;
@@ -197,7 +203,7 @@ struct kjit_translator {
 	u64 ctr_for; /* the block ctr_mem was given for */
 	bool ctr_ready;
 	u16 live_flags[KJIT_MAX_INSNS], live_regs[KJIT_MAX_INSNS];
-	struct kjit_memo *memo_cur; /* the entry of tr->zi, or NULL */
+	struct kjit_memo *memo_cur; /* the entry of tr->zi */
 	u8 memo_next[KJIT_MEMO_SETS];
 	struct kjit_memo memo[KJIT_MEMO_SETS][KJIT_MEMO_WAYS];
 };
