@@ -390,6 +390,13 @@ write_memory_md() {
 			    kv($0, "fallback_full")
 		}' "$IN"
 		echo
+		awk "$AWKLIB"'
+		/^STATS suite / && kv($0, "translate_ns") > 0 {
+			n = kv($0, "translated"); t = kv($0, "translate_ns")
+			printf "Guest translation rate, whole suite round %d: %d translations in %.1f ms: %.0f blocks/s, %.1f us/block (docs/results/translate-guest.md).\n",
+			    ++r, n, t / 1e6, n * 1e9 / t, t / 1e3 / n
+		}' "$IN"
+		echo
 		echo "Entry points: functions attached (exc_page_fault, which the fault"
 		echo "benchmarks also name, is refused as noinstr text and not counted)."
 		echo

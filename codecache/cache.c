@@ -108,11 +108,32 @@ static u32 align_up(u32 v, u32 a)
 	return (v + a - 1) & ~(a - 1);
 }
 
+/* Copy the staged block (@len bytes) to offset @at of the code area in
+ * 8-byte stores (at is 16-aligned): the last word is completed with int3,
+ * which the code area holds there already; a code area whose size is not a
+ * multiple of 8 gets its last bytes one at a time. volatile: the compiler
+ * must not turn the loops into a memcpy(), which may store byte by byte. */
+static void put_block(struct kjit_cache *c, u32 at, u32 len)
+{
+	u8 *stage = (u8 *)c->stage;
+	u32 i, end = align_up(len, 8);
+
+	if (end > c->code_size - at)
+		end = len;
+	for (i = len; i < end; i++)
+		stage[i] = KX86_OP_INT3;
+	for (i = 0; i + 8 <= end; i += 8)
+		*(volatile u64 *)(c->code_rw + at + i) = c->stage[i / 8];
+	for (; i < end; i++)
+		*(volatile u8 *)(c->code_rw + at + i) = stage[i];
+}
+
 enum kjit_reason kjit_cache_add(struct kjit_cache *c,
 				struct kjit_translator *tr, u64 orig, u32 func,
 				u64 *run)
 {
-	u32 at = align_up(c->code_used, KJIT_BLOCK_ALIGN), bi = c->n_blocks;
+	u32 at = align_up(c->code_used, KJIT_BLOCK_ALIGN), bi = c->n_blocks,
+	    cap;
 	struct kjit_cblock *cb = &c->blocks[bi];
 	struct kjit_centry *e;
 	enum kjit_reason r;
@@ -130,7 +151,10 @@ enum kjit_reason kjit_cache_add(struct kjit_cache *c,
 		*run = c->blocks[e->block - 1].run;
 		return KJIT_OK;
 	}
-	r = kjit_translate(tr, orig, c->code_rw + at, c->code_size - at,
+	cap = c->code_size - at;
+	if (cap > KJIT_STAGE_BYTES)
+		cap = KJIT_STAGE_BYTES;
+	r = kjit_translate(tr, orig, (u8 *)c->stage, cap,
 			   (u64)(unsigned long)(c->code_run + at), &cb->b);
 	if (r) {
 		c->stats.refused++;
@@ -145,6 +169,7 @@ enum kjit_reason kjit_cache_add(struct kjit_cache *c,
 		}
 		return r;
 	}
+	put_block(c, at, cb->b.len);
 	cb->run = (u64)(unsigned long)(c->code_run + at);
 	cb->func = func;
 	cb->linked = 0;

@@ -12,6 +12,7 @@
  *   blocks      struct kjit_cblock[max_blocks], published in order
  *   map         open-addressing hash, orig -> (block+1, pending+1)
  *   pending     exits waiting for their target to be translated
+ *   stage       one block's bytes while the translator writes them
  *
  * Invariants:
  *  - Only the owning CPU modifies a cache, with preemption disabled and never
@@ -25,6 +26,13 @@
  *    native, so it is translated once, not at every visit); an unlinked
  *    exit always reaches the dispatcher through its stub.
  *  - A block is never freed or moved while the cache lives.
+ *  - The translator never writes the code area: it emits into stage
+ *    (ordinary memory), and the finished block goes into the code area in
+ *    aligned 8-byte stores, the bytes past its end up to the next 8 being
+ *    int3 as before. Under QEMU TCG every store into a page holding code
+ *    that has run takes the self-modifying-code slow path; byte-at-a-time
+ *    emission there cost more than the translation itself
+ *    (docs/results/translate-guest.md).
  */
 #ifndef KJIT_CODECACHE_CACHE_H
 #define KJIT_CODECACHE_CACHE_H
@@ -66,6 +74,9 @@ struct kjit_cache_stats {
 	u64 table_full;	  /* of which for lack of block table or map room */
 };
 
+/* Room for any block (KJIT_MAX_BLOCK_BYTES), in whole 8-byte words. */
+#define KJIT_STAGE_BYTES ((KJIT_MAX_BLOCK_BYTES + 7) & ~7u)
+
 struct kjit_cache {
 	u8 *code_run;
 	u8 *code_rw;
@@ -89,6 +100,7 @@ struct kjit_cache {
 	 * is added, so leaving the instrumented code costs one jmp. */
 	bool (*translatable)(void *ctx, u64 orig);
 	void *ctx;
+	u64 stage[KJIT_STAGE_BYTES / 8]; /* see invariants */
 };
 
 /* Memory for one cache; map_slots must be a power of two > max_blocks. */

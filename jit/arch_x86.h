@@ -199,6 +199,26 @@ static inline unsigned kx86_fentry_offset(const u8 *code, size_t n)
 	return kx86_is_endbr(code, n) ? KX86_ENDBR64_LEN : 0;
 }
 
+/*
+ * Could the instruction whose first @n bytes are @b be an __fentry__ site,
+ * in any state the kernel leaves one in? A site holds the 5-byte nop, a
+ * call or a jmp rel32, and text_poke_bp() changes one into another by
+ * writing int3 over the first byte, then the other four bytes, then the
+ * new first byte: so the first byte is always 0f (the nop, whose second
+ * byte is then 1f), e8, e9 or cc. Anything else is not a site, and the
+ * translator need not ask the environment (kjit_env.ftrace_site: a lookup
+ * in ftrace's records, the costliest question it asks of an instruction).
+ */
+static inline bool kx86_may_be_fentry_site(const u8 *b, size_t n)
+{
+	if (!n)
+		return false;
+	if (b[0] == KX86_OP_CALL32 || b[0] == KX86_OP_JMP32 ||
+	    b[0] == KX86_OP_INT3)
+		return true;
+	return b[0] == KX86_NOP5_FIRST && n > 1 && b[1] == KX86_OP2_NOPL;
+}
+
 /* rel32 from the end of an instruction ending at @end to @target. */
 static inline bool kx86_rel32(u64 end, u64 target, s32 *rel)
 {

@@ -160,24 +160,32 @@ static void operand_regs(const ZydisDecodedOperand *op, u16 *rd, u16 *kill)
  * unknown operands read everything and kill nothing. */
 static void set_regs(struct kjit_translator *tr, struct kjit_insn *in)
 {
-	const ZydisDecodedInstruction *zi = &tr->zi;
+	const ZydisDecodedInstruction *zi = tr->zi;
 	u16 rd = 0, kill = 0;
 	unsigned i;
 
 	in->regs_read = 0xffff;
 	in->regs_kill = 0;
+	if (tr->memo_cur->regs) {
+		in->regs_read = tr->memo_cur->regs_read;
+		in->regs_kill = tr->memo_cur->regs_kill;
+		return;
+	}
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeOperands(
-		&tr->dec, &tr->zctx, zi, tr->zop, zi->operand_count)))
+		&tr->dec, tr->zctx, zi, tr->zop, zi->operand_count)))
 		return;
 	if (zeroing_idiom(zi, tr->zop)) {
 		in->regs_read = 0;
 		in->regs_kill = gpr_bit(tr->zop[0].reg.value);
-		return;
+	} else {
+		for (i = 0; i < zi->operand_count; i++)
+			operand_regs(&tr->zop[i], &rd, &kill);
+		in->regs_read = rd;
+		in->regs_kill = kill & ~rd;
 	}
-	for (i = 0; i < zi->operand_count; i++)
-		operand_regs(&tr->zop[i], &rd, &kill);
-	in->regs_read = rd;
-	in->regs_kill = kill & ~rd;
+	tr->memo_cur->regs_read = in->regs_read;
+	tr->memo_cur->regs_kill = in->regs_kill;
+	tr->memo_cur->regs = true;
 }
 
 /* sti and mov to %ss hold interrupts (and, for mov ss, debug traps) off
@@ -352,18 +360,154 @@ static enum kjit_reason classify_site(const ZydisDecodedInstruction *zi,
 	return KJIT_OK;
 }
 
+/*
+ * The decode memo (translate.h) matches by shape: the bytes of an entry
+ * that hold its displacement and immediates are not compared (sig has a
+ * bit per byte that is), so `mov 0x8(%rdi),%rax` serves `mov
+ * 0x10(%rdi),%rax`, and a `call rel32` every call. Only legacy-encoded
+ * instructions are matched so: there nothing but those values depends on
+ * those bytes (VEX/XOP use an immediate's high bits as a register, 3DNow!
+ * its last byte as the opcode), and the values are read back from the
+ * bytes at hand (memo_values()). The displacement and immediates come
+ * last in an instruction, so the bytes compared are a prefix of it, and
+ * an entry lives in the set of its first min(3, that prefix) bytes: a
+ * lookup tries the sets of the first 3, 2 and 1 bytes.
+ */
+static unsigned memo_set(const u8 *b, unsigned k)
+{
+	u32 h = b[0] * 0x9e3779b1u + k;
+
+	if (k > 1)
+		h ^= b[1] * 0x85ebca6bu;
+	if (k > 2)
+		h ^= b[2] * 0xc2b2ae35u;
+	return (h >> 16) & (KJIT_MEMO_SETS - 1);
+}
+
+static bool memo_match(const struct kjit_memo *m, const u8 *b, size_t n)
+{
+	unsigned i;
+
+	if (!m->len || m->len > n)
+		return false;
+	for (i = 0; i < m->len; i++)
+		if ((m->sig >> i & 1) && m->bytes[i] != b[i])
+			return false;
+	return true;
+}
+
+/* Little-endian value of the @bits-bit field at @b, sign-extended if
+ * @sign. */
+static u64 field(const u8 *b, unsigned bits, bool sign)
+{
+	unsigned i, n = bits / 8;
+	u64 v = 0;
+
+	for (i = 0; i < n; i++)
+		v |= (u64)b[i] << (8 * i);
+	if (sign && n < 8 && (v >> (bits - 1) & 1))
+		v |= ~0ull << bits;
+	return v;
+}
+
+/* tr->zi came from a memo entry of the same shape: take its displacement
+ * and immediates from @b, as Zydis would have. */
+static void memo_values(ZydisDecodedInstruction *zi, const u8 *b)
+{
+	unsigned i;
+
+	if (zi->raw.disp.size)
+		zi->raw.disp.value = (s64)field(b + zi->raw.disp.offset,
+						zi->raw.disp.size, true);
+	for (i = 0; i < 2; i++)
+		if (zi->raw.imm[i].size)
+			zi->raw.imm[i].value.u = field(
+			    b + zi->raw.imm[i].offset, zi->raw.imm[i].size,
+			    zi->raw.imm[i].is_signed);
+}
+
+/* Which bytes of the instruction just decoded the memo compares. */
+static u16 memo_sig(const ZydisDecodedInstruction *zi)
+{
+	u16 sig = (u16)((1u << zi->length) - 1);
+	unsigned i, k;
+
+	if (zi->encoding != ZYDIS_INSTRUCTION_ENCODING_LEGACY)
+		return sig;
+	for (k = 0; k < zi->raw.disp.size / 8; k++)
+		sig &= (u16) ~(1u << (zi->raw.disp.offset + k));
+	for (i = 0; i < 2; i++)
+		for (k = 0; k < zi->raw.imm[i].size / 8; k++)
+			sig &= (u16) ~(1u << (zi->raw.imm[i].offset + k));
+	return sig;
+}
+
+/* Length of the run of compared bytes at the start of @sig (at least the
+ * opcode), capped at 3. */
+static unsigned sig_prefix(u16 sig)
+{
+	unsigned k = 0;
+
+	while (k < 3 && (sig >> k & 1))
+		k++;
+	return k ? k : 1;
+}
+
+/* Decode the first instruction of @b (@n bytes), from the memo if it holds
+ * it (translate.h); tr->zi, tr->zctx and tr->memo_cur then point into its
+ * entry (a hit copies nothing). */
+static bool memo_decode(struct kjit_translator *tr, const u8 *b, size_t n)
+{
+	unsigned k, set, w;
+	struct kjit_memo *m;
+
+	tr->stats.decodes++;
+	for (k = n < 3 ? n : 3; k >= 1; k--) {
+		set = memo_set(b, k);
+		for (w = 0; w < KJIT_MEMO_WAYS; w++) {
+			m = &tr->memo[set][w];
+			if (m->k != k || m->bytes[0] != b[0] ||
+			    !memo_match(m, b, n))
+				continue;
+			memo_values(&m->zi, b);
+			tr->stats.memo_hits++;
+			goto found;
+		}
+	}
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(
+		&tr->dec, &tr->miss_zctx, b, n, &tr->miss_zi)))
+		return false;
+	k = sig_prefix(memo_sig(&tr->miss_zi));
+	set = memo_set(b, k);
+	m = &tr->memo[set][tr->memo_next[set]];
+	tr->memo_next[set] = (tr->memo_next[set] + 1) % KJIT_MEMO_WAYS;
+	m->zi = tr->miss_zi;
+	m->zctx = tr->miss_zctx;
+	m->sig = memo_sig(&m->zi);
+	m->k = (u8)k;
+	m->len = m->zi.length;
+	for (w = 0; w < m->len; w++)
+		m->bytes[w] = b[w];
+	m->regs = false;
+found:
+	tr->memo_cur = m;
+	tr->zi = &m->zi;
+	tr->zctx = &m->zctx;
+	return true;
+}
+
 /* Decode the @n bytes in in->bytes (the instruction at @addr) and reset
  * the classification fields. */
 static enum kjit_reason decode_bytes(struct kjit_translator *tr, u64 addr,
 				     struct kjit_insn *in, size_t n)
 {
-	ZydisDecodedInstruction *zi = &tr->zi;
+	const ZydisDecodedInstruction *zi;
 	unsigned i;
 
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&tr->dec, &tr->zctx,
-							in->bytes, n, zi)))
+	if (!memo_decode(tr, in->bytes, n))
 		return n < KX86_MAX_INSN_LEN ? KJIT_R_UNREADABLE
 					     : KJIT_R_DECODE;
+	zi = tr->zi;
 	in->addr = addr;
 	in->len = zi->length;
 	in->kind = KJIT_I_PLAIN;
@@ -466,7 +610,6 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 				  struct kjit_insn *in, bool check_fixup)
 {
 	const struct kjit_env *env = tr->env;
-	ZydisDecodedInstruction *zi = &tr->zi;
 	size_t n =
 	    env->read_code(env->opaque, addr, in->bytes, KX86_MAX_INSN_LEN);
 	enum kjit_reason r;
@@ -475,7 +618,8 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 
 	if (n == 0)
 		return KJIT_R_UNREADABLE;
-	if (env->ftrace_site && env->ftrace_site(env->opaque, addr))
+	if (env->ftrace_site && kx86_may_be_fentry_site(in->bytes, n) &&
+	    env->ftrace_site(env->opaque, addr))
 		return ftrace_site_form(tr, addr, in, n);
 	if (env->static_call &&
 	    env->static_call(env->opaque, addr, &tramp, &tail))
@@ -487,8 +631,8 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 	if (check_fixup && env->has_fixup && env->has_fixup(env->opaque, addr))
 		return KJIT_R_FIXUP;
 	if (env->patch_site && env->patch_site(env->opaque, addr, &in->target))
-		return classify_site(zi, in);
-	return classify(tr, zi, in);
+		return classify_site(tr->zi, in);
+	return classify(tr, tr->zi, in);
 }
 
 /* A block about to end with a fall-through exit (length limit, or cut

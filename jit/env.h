@@ -69,7 +69,8 @@ struct kjit_env {
 	 * - a nop, a call to __fentry__, ftrace_caller, an ops or BPF
 	 * trampoline, a direct call, a jmp to an optimized Kprobe's detour -
 	 * it is the kernel's to change, and it is dropped (an int3 caught
-	 * mid-patch is refused). Optional. */
+	 * mid-patch is refused). Asked only about instructions that could be
+	 * one (kx86_may_be_fentry_site()). Optional. */
 	bool (*ftrace_site)(void *opaque, u64 addr);
 	/* True if the instruction at @addr has an exception-table fixup (it may
 	 * only fault at its original address). Optional. */

@@ -44,6 +44,16 @@ enum kjit_reason kjit_translator_init(struct kjit_translator *tr,
 		tr->cfg.live_seq = KJIT_SEQ_LAHF;
 	for (i = 0; i < sizeof(tr->stats); i++)
 		p[i] = 0;
+	for (i = 0; i < KJIT_MEMO_SETS; i++) {
+		unsigned w;
+
+		tr->memo_next[i] = 0;
+		for (w = 0; w < KJIT_MEMO_WAYS; w++)
+			tr->memo[i][w].len = 0;
+	}
+	tr->memo_cur = NULL;
+	tr->zi = NULL;
+	tr->zctx = NULL;
 	tr->ctr_ready = false;
 	if (!ZYAN_SUCCESS(ZydisDecoderInit(&tr->dec, ZYDIS_MACHINE_MODE_LONG_64,
 					   ZYDIS_STACK_WIDTH_64)))

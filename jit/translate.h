@@ -124,6 +124,8 @@ struct kjit_stats {
 	/* block counters by form and flags handling */
 	u64 ctr[KJIT_CTR_FORMS][KJIT_SEQ_COUNT];
 	u64 in_bytes, out_bytes, body_bytes;
+	u64 decodes,
+	    memo_hits; /* instructions decoded; of them, from the memo */
 };
 
 /* What one translation produced (metadata; the code is in the buffer). */
@@ -153,13 +155,46 @@ struct kjit_block {
 	u16 insn_off[KJIT_MAX_INSNS];
 };
 
+/*
+ * The decode memo (decode.c): Zydis' results for instructions decoded
+ * recently, matched by shape - every byte but the displacement and
+ * immediates, whose values are read back from the bytes at hand. Decoding
+ * depends on nothing else (legacy encoding, fixed machine mode), and x86
+ * code is prefix-free: an entry whose compared bytes begin the bytes at
+ * hand is their first instruction. Register effects (the operand decode)
+ * are kept with the entry. A few ways a set, replaced round-robin.
+ * Kernel code repeats its instruction shapes (prologues, register moves,
+ * calls, jcc, field loads): the memo serves ~83% of the decodes over all
+ * of vmlinux (bench_translate prints the rate). It matters where Zydis is
+ * slow - under QEMU TCG a decode costs ~2,100 guest instructions with its
+ * operands (docs/results/translate-guest.md) - and costs ~190 KiB per
+ * translator.
+ */
+#define KJIT_MEMO_SETS 128
+#define KJIT_MEMO_WAYS 4
+struct kjit_memo {
+	u8 len; /* 0: empty */
+	u8 bytes[KX86_MAX_INSN_LEN];
+	u16 sig;   /* bit i: bytes[i] is compared (decode.c: by shape) */
+	u8 k;	   /* compared bytes at the start, at most 3: the set's key */
+	bool regs; /* regs_read/regs_kill known */
+	u16 regs_read, regs_kill;
+	ZydisDecodedInstruction zi;
+	ZydisDecoderContext zctx;
+};
+
 struct kjit_translator {
 	const struct kjit_env *env;
 	struct kjit_config cfg;
 	struct kjit_stats stats;
 	ZydisDecoder dec;
-	ZydisDecodedInstruction zi; /* scratch, kept off the stack */
-	ZydisDecoderContext zctx;   /* ... for operand decoding */
+	/* the instruction just decoded: its memo entry's, whose values (disp,
+	 * imm) are this instruction's; valid until the next decode */
+	ZydisDecodedInstruction *zi;
+	ZydisDecoderContext *zctx; /* ... for operand decoding */
+	/* Zydis decodes a memo miss here; it is then copied into its entry */
+	ZydisDecodedInstruction miss_zi;
+	ZydisDecoderContext miss_zctx;
 	ZydisDecodedOperand zop[ZYDIS_MAX_OPERAND_COUNT];
 	struct kjit_insn la; /* scratch for liveness look-ahead */
 	struct kjit_block_desc desc;
@@ -168,6 +203,9 @@ struct kjit_translator {
 	u64 ctr_for; /* the block ctr_mem was given for */
 	bool ctr_ready;
 	u16 live_flags[KJIT_MAX_INSNS], live_regs[KJIT_MAX_INSNS];
+	struct kjit_memo *memo_cur; /* the entry of tr->zi */
+	u8 memo_next[KJIT_MEMO_SETS];
+	struct kjit_memo memo[KJIT_MEMO_SETS][KJIT_MEMO_WAYS];
 };
 
 /* Fill @cfg with defaults (block counting, LAHF sequence, depth 2). */

@@ -38,7 +38,8 @@ int kjit_deep_init(struct kjit_deep *d, u32 max)
 	d->map = vzalloc(array_size(d->mask + 1, sizeof(*d->map)));
 	d->over = vzalloc(array_size(d->mask + 1, sizeof(*d->over)));
 	d->deny = kcalloc(ARRAY_SIZE(deny_names), sizeof(*d->deny), GFP_KERNEL);
-	if (!d->fn || !d->map || !d->over || !d->deny) {
+	d->recent = kcalloc(nr_cpu_ids, sizeof(*d->recent), GFP_KERNEL);
+	if (!d->fn || !d->map || !d->over || !d->deny || !d->recent) {
 		kjit_deep_free(d);
 		return -ENOMEM;
 	}
@@ -64,9 +65,11 @@ void kjit_deep_free(struct kjit_deep *d)
 	vfree(d->over);
 	d->over = NULL;
 	kfree(d->deny);
+	kfree(d->recent);
 	d->fn = NULL;
 	d->map = NULL;
 	d->deny = NULL;
+	d->recent = NULL;
 }
 
 /* May the function starting at @start be translated? Any context. */
@@ -152,6 +155,33 @@ void kjit_deep_unpin(struct kjit_deep *d)
 	}
 }
 
+bool kjit_deep_is_start(const struct kjit_deep *d, unsigned long addr)
+{
+	u32 slot;
+
+	return d->fn && lookup(d, addr, &slot) >= 0;
+}
+
+/* The function this CPU found last, if it contains @addr: -1 otherwise.
+ * A hint only: a stale or torn one (another CPU's, after a migration in
+ * preemptible callers) is checked against the published table. */
+static int recent(const struct kjit_deep *d, unsigned long addr)
+{
+	u32 v = READ_ONCE(d->recent[raw_smp_processor_id()]);
+
+	if (!v || v > smp_load_acquire(&d->n))
+		return -1;
+	return addr >= d->fn[v - 1].start && addr < d->fn[v - 1].end
+		   ? (int)v - 1
+		   : -1;
+}
+
+static void set_recent(struct kjit_deep *d, int idx)
+{
+	if (idx >= 0)
+		WRITE_ONCE(d->recent[raw_smp_processor_id()], idx + 1);
+}
+
 bool kjit_deep_contains(struct kjit_deep *d, unsigned long addr)
 {
 	unsigned long size = 0, off = 0;
@@ -169,17 +199,21 @@ int kjit_deep_func_of(struct kjit_deep *d, unsigned long addr)
 	u32 slot;
 	int idx;
 
-	if (!d->fn ||
-	    !kjit_kapi.kallsyms_lookup_size_offset(addr, &size, &off) || !size)
+	if (!d->fn)
+		return -1;
+	idx = recent(d, addr);
+	if (idx >= 0)
+		return idx;
+	if (!kjit_kapi.kallsyms_lookup_size_offset(addr, &size, &off) || !size)
 		return -1;
 	start = addr - off;
 	idx = lookup(d, start, &slot);
-	if (idx >= 0)
-		return idx;
-	if (!allowed(d, start))
-		return -1;
-	mod = kjit_module_pin(start);
-	if (IS_ERR(mod))
-		return -1;
-	return insert(d, start, start + size, mod);
+	if (idx < 0 && allowed(d, start)) {
+		mod = kjit_module_pin(start);
+		if (IS_ERR(mod))
+			return -1;
+		idx = insert(d, start, start + size, mod);
+	}
+	set_recent(d, idx);
+	return idx;
 }

@@ -14,6 +14,10 @@
  *   deep table: fn[0..n)   start/end of each deep function, append-only
  *               map        start -> index+1 (open addressing, 2x slots)
  *               over       starts refused for lack of room (same size)
+ *               recent[c]  index+1 of the function CPU c found last: the
+ *                          next address asked about is usually in it, and
+ *                          answering without kallsyms saves ~2 us a
+ *                          question under QEMU TCG
  *
  * Invariants:
  *  - Any context (called from the dispatcher): no sleeping; inserts take a
@@ -52,6 +56,7 @@ struct kjit_deep {
 	u32 mask; /* map has mask+1 slots */
 	struct kjit_deep_fn *fn;
 	u32 *map;
+	u32 *recent;	     /* [nr_cpu_ids], see above; only a hint */
 	unsigned long *deny; /* function starts that are never followed */
 	unsigned int n_deny;
 	atomic64_t over_budget; /* callees run natively: table full */
@@ -70,6 +75,9 @@ void kjit_deep_unpin(struct kjit_deep *d);
 /* Index of @addr's function in the deep table (added if allowed and room
  * is left), or -1 if it must run natively. Any context. */
 int kjit_deep_func_of(struct kjit_deep *d, unsigned long addr);
+/* Does a callee followed so far start at @addr? Adds nothing. Any
+ * context. */
+bool kjit_deep_is_start(const struct kjit_deep *d, unsigned long addr);
 /* Is @addr inside a callee followed so far? Adds nothing. Any context. */
 bool kjit_deep_contains(struct kjit_deep *d, unsigned long addr);
 

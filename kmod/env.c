@@ -9,6 +9,7 @@
  * kjit_env_init() (process context, at module load).
  */
 #include <linux/kernel.h>
+#include <linux/extable.h>
 #include <linux/module.h>
 #include <linux/uaccess.h>
 #include "env.h"
@@ -20,6 +21,8 @@
 static unsigned long fentry_addr, return_thunk_addr;
 /* The core kernel's text: code that is never freed. */
 static unsigned long stext_addr, etext_addr;
+/* The core kernel's exception table, sorted by instruction at boot. */
+static const struct exception_table_entry *ex_start, *ex_stop;
 /* ftrace's own trampolines: a traced function's __fentry__ site calls one. */
 static unsigned long ftrace_caller_addr, ftrace_regs_caller_addr;
 /* __x86_indirect_thunk_<reg>, indexed by register number (rsp has none). */
@@ -29,6 +32,55 @@ static const char *const reg_names[16] = {
     "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
     "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15",
 };
+
+/* x86 exception tables are relative: each field is an offset from itself. */
+static unsigned long ex_insn(const struct exception_table_entry *e)
+{
+	return (unsigned long)&e->insn + e->insn;
+}
+
+/* Has the core kernel's table an entry for @addr? A binary search of our
+ * own: search_exception_tables() also walks the module tree and the BPF
+ * programs' latch tree before it says no, and no is the answer for nearly
+ * every instruction (~0.8 us a question under QEMU TCG). */
+static bool core_fixup(unsigned long addr)
+{
+	const struct exception_table_entry *lo = ex_start, *hi = ex_stop, *mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (ex_insn(mid) < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ex_stop && ex_insn(lo) == addr;
+}
+
+/* Use our own search of the core exception table (core_fixup()) only if
+ * the table reads the way it assumes: relative entries, sorted, and the
+ * kernel's own search finds what it finds. Otherwise every question goes
+ * to search_exception_tables(). Process context, at load. */
+static void probe_ex_table(void)
+{
+	const struct exception_table_entry *e;
+	size_t n;
+
+	n = ex_start && ex_stop > ex_start ? ex_stop - ex_start : 0;
+	for (e = ex_start; n && e + 1 < ex_stop; e++)
+		if (ex_insn(e) > ex_insn(e + 1))
+			n = 0;
+	if (n &&
+	    (kjit_kapi.search_exception_tables(ex_insn(ex_start)) != ex_start ||
+	     kjit_kapi.search_exception_tables(ex_insn(ex_stop - 1)) !=
+		 ex_stop - 1))
+		n = 0;
+	if (!n) {
+		pr_info("kjit: exception table not as expected: fixups are "
+			"looked up with search_exception_tables()\n");
+		ex_start = ex_stop = NULL;
+	}
+}
 
 int kjit_env_init(void)
 {
@@ -40,6 +92,9 @@ int kjit_env_init(void)
 	ftrace_regs_caller_addr = kjit_lookup_name("ftrace_regs_caller");
 	return_thunk_addr = kjit_lookup_name("__x86_return_thunk");
 	stext_addr = kjit_lookup_name("_stext");
+	ex_start = (const void *)kjit_lookup_name("__start___ex_table");
+	ex_stop = (const void *)kjit_lookup_name("__stop___ex_table");
+	probe_ex_table();
 	etext_addr = kjit_lookup_name("_etext");
 	for (i = 0; i < 16; i++) {
 		snprintf(name, sizeof(name), "__x86_indirect_thunk_%s",
@@ -141,7 +196,11 @@ static bool env_ftrace_site(void *opaque, u64 addr)
 
 static bool env_has_fixup(void *opaque, u64 addr)
 {
-	return kjit_kapi.search_exception_tables((unsigned long)addr) != NULL;
+	unsigned long a = (unsigned long)addr;
+
+	if (ex_start && a >= stext_addr && a < etext_addr)
+		return core_fixup(a);
+	return kjit_kapi.search_exception_tables(a) != NULL;
 }
 
 /*
@@ -200,12 +259,17 @@ static bool env_static_call(void *opaque, u64 addr, u64 *tramp, bool *tail)
 /* Deep mode enters a followed callee from the cache, so its __fentry__
  * site, which the kernel may enable at any time, needs an entry guard.
  * Attached functions do not: their site is kjit's own ftrace direct call,
- * which other ftrace users share through ftrace's list (they run first). */
+ * which other ftrace users share through ftrace's list (they run first).
+ * The dispatcher adds a callee to the deep table before it translates any
+ * of its blocks, so a block that starts no followed callee needs no guard,
+ * and the table (a hash lookup) says so without ftrace_location(). */
 static bool env_entry_guard(void *opaque, u64 addr)
 {
 	const struct kjit_session *s = ((struct kjit_cpu *)opaque)->session;
 
-	return s->deep && kjit_fentry_site((unsigned long)addr) &&
+	return s->deep &&
+	       kjit_deep_is_start(&s->deep_tab, (unsigned long)addr) &&
+	       kjit_fentry_site((unsigned long)addr) &&
 	       kjit_session_attached_of(s, (unsigned long)addr) < 0;
 }
 

@@ -28,6 +28,7 @@
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
+#include <linux/percpu.h>
 #include <linux/sort.h>
 #include <linux/static_call.h>
 #include <linux/vmalloc.h>
@@ -56,11 +57,31 @@ static int cmp_site(const void *a, const void *b)
 	return x->code < y->code ? -1 : x->code > y->code;
 }
 
-/* The core kernel's site of @kind at @addr, or NULL. */
-static const struct site *find_site(unsigned long addr, enum site_kind kind)
-{
-	size_t lo = 0, hi = n_sites, mid;
+/* Where this CPU's last search ended: the translator asks about the
+ * instructions of a block in address order, so the next answer is almost
+ * always at that index or the one after it, and a binary search over tens
+ * of thousands of sites (~0.4 us a question under QEMU TCG, two questions
+ * an instruction) is left for the first instruction of a block. A hint
+ * only, checked before use: any CPU may read or write it (raw_cpu_*). */
+static DEFINE_PER_CPU(size_t, site_hint);
 
+/* Is index @i the first site at or after @addr? */
+static bool lower_bound_at(size_t i, unsigned long addr)
+{
+	return i <= n_sites && (i == n_sites || sites[i].code >= addr) &&
+	       (i == 0 || sites[i - 1].code < addr);
+}
+
+/* The first site at or after @addr (n_sites if none). */
+static size_t lower_bound(unsigned long addr)
+{
+	size_t lo = raw_cpu_read(site_hint), hi = n_sites, mid;
+
+	if (lower_bound_at(lo, addr))
+		return lo;
+	if (lower_bound_at(lo + 1, addr))
+		return lo + 1;
+	lo = 0;
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
 		if (sites[mid].code < addr)
@@ -68,6 +89,15 @@ static const struct site *find_site(unsigned long addr, enum site_kind kind)
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* The core kernel's site of @kind at @addr, or NULL. */
+static const struct site *find_site(unsigned long addr, enum site_kind kind)
+{
+	size_t lo = lower_bound(addr);
+
+	raw_cpu_write(site_hint, lo);
 	return lo < n_sites && sites[lo].code == addr && sites[lo].kind == kind
 		   ? &sites[lo]
 		   : NULL;

@@ -47,7 +47,8 @@ link_dir "$ZYDIS/src" zydis theirs
 	for o in $ours; do echo "CFLAGS_$o := -Werror"; done
 	# Zydis defines some functions without a prototype; 6.12's Kbuild
 	# warns about that (-Wmissing-prototypes).
-	for o in $theirs; do echo "CFLAGS_$o := -Wno-missing-prototypes -Wno-missing-declarations"; done
+	# Their libc stand-ins are byte loops: kmod/zyan_libc.h replaces them.
+	for o in $theirs; do echo "CFLAGS_$o := -Wno-missing-prototypes -Wno-missing-declarations -include $ROOT/kmod/zyan_libc.h"; done
 	# Nothing of kjit is traceable: the dispatcher and the translator must
 	# never enter ftrace (or themselves) while kjit is at work.
 	for o in $ours $theirs; do echo "CFLAGS_REMOVE_$o = \$(CC_FLAGS_FTRACE)"; done

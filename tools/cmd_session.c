@@ -263,8 +263,13 @@ static void print_stats(const struct kjit_session_stats *st)
 		bytes += st->bytes[i];
 	printf("state: %s, %u function(s)\n",
 	       st->attached ? "attached" : "detached", st->n_funcs);
-	printf("blocks translated: %" PRIu64 " (%" PRIu64 " ns translating)\n",
+	printf("blocks translated: %" PRIu64 " (%" PRIu64 " ns translating",
 	       (uint64_t)st->translated, (uint64_t)st->translate_ns);
+	if (st->translated && st->translate_ns)
+		printf(": %.0f blocks/s, %.2f us/block",
+		       st->translated * 1e9 / st->translate_ns,
+		       st->translate_ns / 1e3 / st->translated);
+	printf(")\n");
 	printf("cache bytes: %" PRIu64, bytes);
 	for (i = 0; i < st->ncpus; i++)
 		printf("%s cpu%u=%" PRIu64, i ? "," : " (", i,

@@ -159,6 +159,11 @@ static void bench_translate(void)
 	       "blocks/s, %.0f ns/block\n",
 	       n_blocks, (unsigned long long)ok, best, n_blocks / best,
 	       best * 1e9 / n_blocks);
+	printf("bench.decode: %.2f instructions decoded per block, %.1f%% "
+	       "from the decode memo\n",
+	       (double)tr.stats.decodes / (5.0 * n_blocks),
+	       tr.stats.decodes ? 100.0 * tr.stats.memo_hits / tr.stats.decodes
+				: 0.0);
 	printf("bench.expansion: %.2fx all bytes (incl. exit stubs + "
 	       "literals), %.2fx hot path; "
 	       "orig %.1f bytes/block\n",

@@ -278,8 +278,63 @@ static void test_lasting_refusal_later_exit(void)
 		 (unsigned long long)f.c.stats.native_links);
 }
 
+/* The cache holds exactly what the translator emits for a block (staged,
+ * then copied in words: codecache/cache.h), the area after it stays int3,
+ * and a block that fills the area to its last byte - a size that need not
+ * be a multiple of 8 - is neither refused nor written past. */
+static void test_staged_copy(void)
+{
+	static u8 want[KJIT_MAX_BLOCK_BYTES];
+	struct kjit_block blk;
+	struct fixture f;
+	enum kjit_reason r;
+	u64 run = 0;
+	u32 i, len, bad = 0;
+
+	if (fixture_init(&f, false, false) ||
+	    kjit_translate(&f.tr, ORIG, want, sizeof(want), RUN, &blk) !=
+		KJIT_OK) {
+		kt_fail("cache.stage.bytes", "setup failed");
+		return;
+	}
+	len = blk.len;
+	memset(cache_rw, 0xcc, sizeof(cache_rw));
+	if (fixture_init(&f, false, false) ||
+	    kjit_cache_add(&f.c, &f.tr, ORIG, 0, &run) != KJIT_OK) {
+		kt_fail("cache.stage.bytes", "add failed");
+		return;
+	}
+	kt_check(
+	    "cache.stage.bytes",
+	    run == RUN && f.c.blocks[0].b.len == len &&
+		!memcmp(cache_rw, want, len),
+	    "the cache's %u bytes at %#llx differ from the translator's %u",
+	    f.c.blocks[0].b.len, (unsigned long long)run, len);
+	for (i = len; i < len + 64; i++)
+		bad += cache_rw[i] != 0xcc;
+	kt_check("cache.stage.int3_after", !bad,
+		 "%u of the 64 bytes after the block are not int3", bad);
+
+	memset(cache_rw, 0x5a, sizeof(cache_rw));
+	if (fixture_init(&f, false, false)) {
+		kt_fail("cache.stage.exact_fit", "setup failed");
+		return;
+	}
+	f.c.code_size = len; /* the block fills the area exactly */
+	r = kjit_cache_add(&f.c, &f.tr, ORIG, 0, &run);
+	bad = 0;
+	for (i = len; i < len + 16; i++)
+		bad += cache_rw[i] != 0x5a;
+	kt_check("cache.stage.exact_fit",
+		 r == KJIT_OK && !memcmp(cache_rw, want, len) && !bad,
+		 "a %u-byte block in a %u-byte area: not added, wrong bytes, "
+		 "or %u bytes written past the area",
+		 len, len, bad);
+}
+
 int main(void)
 {
+	test_staged_copy();
 	test_return_site_exact(false);
 	test_return_site_exact(true);
 	test_ibt_entries();

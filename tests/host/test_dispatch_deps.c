@@ -75,6 +75,8 @@ static const struct {
      * call through one into the indirect call it stands for. */
     {"__x86_indirect_thunk_*", NOTRACE,
      "retpoline thunk: asm, no __fentry__ site"},
+    /* Zydis clears its structures with it (kmod/zyan_libc.h). */
+    {"memset", NOTRACE, "asm (memset_64.S): no __fentry__ site"},
     /* Only when a stack canary was overwritten: it panics. */
     {"__stack_chk_fail", NOTRACE, "noinstr text"},
     /* Deep mode looks up every target's function with it. Left

@@ -754,6 +754,132 @@ static void test_ftrace_site(void)
 	henv.n_sym--;
 }
 
+/* Every state text_poke_bp() leaves an __fentry__ site in, between any two
+ * of nop5, call and jmp (int3 over the first byte, the other four, the new
+ * first byte), is a candidate for kjit_env.ftrace_site; common instructions
+ * are not, and the translator asks about candidates only. */
+static unsigned ftrace_asked;
+
+static bool counting_ftrace_site(void *opaque, u64 addr)
+{
+	ftrace_asked++;
+	return addr == ORIG;
+}
+
+static void test_fentry_candidates(void)
+{
+	static const u8 forms[3][5] = {
+	    KX86_NOP5, {0xe8, 0xfb, 0xef, 0x0f, 0x00}, {0xe9, 0x10, 0, 0, 0}};
+	static const char *const others[] = {"31c0",   "0fb6c0", "0f8410000000",
+					     "4889e5", "55",	 "c3"};
+	unsigned from, to, step, i, bad = 0;
+	u8 b[5];
+	struct kjit_block blk;
+	enum kjit_reason r;
+
+	for (from = 0; from < 3; from++)
+		for (to = 0; to < 3; to++)
+			for (step = 0; step < 4; step++) {
+				memcpy(b, forms[from], 5);
+				if (step >= 1)
+					b[0] = KX86_OP_INT3;
+				if (step >= 2)
+					memcpy(b + 1, forms[to] + 1, 4);
+				if (step >= 3)
+					b[0] = forms[to][0];
+				bad += !kx86_may_be_fentry_site(b, 5);
+			}
+	kt_check("jit.fentry_site.every_patch_state", !bad,
+		 "%u text_poke_bp states not taken for a possible site", bad);
+	for (i = 0, bad = 0; i < KJIT_ARRAY_SIZE(others); i++)
+		bad += kx86_may_be_fentry_site(b, kt_unhex(others[i], b));
+	kt_check("jit.fentry_site.others", !bad,
+		 "%u ordinary instructions taken for a possible site", bad);
+
+	henv.env.ftrace_site = counting_ftrace_site;
+	memset(code, 0xcc, sizeof(code));
+	kt_unhex("31c0 0fb6c0 4889e5 c3", code);
+	ftrace_asked = 0;
+	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &blk);
+	kt_check("jit.ftrace_site.asked_for_candidates_only",
+		 r == KJIT_OK && ftrace_asked == 0,
+		 "r=%s, asked %u times about a block with no candidate",
+		 kjit_reason_name(r), ftrace_asked);
+	kt_unhex("0f1f440000 31c0 c3", code);
+	ftrace_asked = 0;
+	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &blk);
+	kt_check("jit.ftrace_site.asked_for_nop5",
+		 r == KJIT_OK && ftrace_asked == 1 && blk.insn_off[0] == 0xffff,
+		 "r=%s, asked %u times, site %s", kjit_reason_name(r),
+		 ftrace_asked,
+		 blk.insn_off[0] == 0xffff ? "dropped" : "copied");
+	henv.env.ftrace_site = NULL;
+}
+
+/* The decode memo (translate.h) changes nothing: a warm translator, whose
+ * decodes come from the memo, emits what a cold one does - also for
+ * instructions that share their first three bytes (one memo set) and
+ * differ in displacement or length, decoded in turn. */
+static void test_decode_memo(void)
+{
+	static const char *const blocks[] = {
+	    "488b4708 c3",
+	    "488b4710 c3",
+	    "488b8710010000 c3",
+	    "488b4708 488b4710 c3",
+	    "4889e5 4889e5 31c0 c3",
+	    "488b8710010000 488b4708 7402 c3 c3",
+	    /* same first three bytes, other lengths */
+	    "660f1f440000 c3",
+	    "660f1f00 c3",
+	    "488b0424 c3",
+	    "488b042510000000 c3",
+	    /* same shape, other displacement or immediate (by shape) */
+	    "e810000000 c3",
+	    "e820000000 c3",
+	    "7402 c3 c3",
+	    "7401 c3 c3",
+	    "c7470801000000 c3",
+	    "c74710ffffffff c3",
+	    "c20800",
+	    "c21000",
+	    "4883c008 c3",
+	    "4883c0f8 c3",
+	};
+	static struct kjit_translator cold;
+	static u8 want[KJIT_MAX_BLOCK_BYTES];
+	struct kjit_block b, bc;
+	unsigned pass, i, bad = 0;
+	u64 hits = tr.stats.memo_hits;
+	char first[200] = "";
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < KJIT_ARRAY_SIZE(blocks); i++) {
+			enum kjit_reason r, rc;
+
+			memset(code, 0xcc, sizeof(code));
+			kt_unhex(blocks[i], code);
+			kjit_translator_init(&cold, &henv.env, &tr.cfg);
+			rc = kjit_translate(&cold, ORIG, want, sizeof(want),
+					    RUN, &bc);
+			r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN,
+					   &b);
+			if (r == rc && (r || (b.len == bc.len &&
+					      !memcmp(out, want, b.len))))
+				continue;
+			if (!bad++)
+				snprintf(first, sizeof(first),
+					 "pass %u, %s: warm %s/%u bytes, cold "
+					 "%s/%u",
+					 pass, blocks[i], kjit_reason_name(r),
+					 b.len, kjit_reason_name(rc), bc.len);
+		}
+	kt_check("jit.memo.same_translation", !bad, "%u differ; first: %s", bad,
+		 first);
+	kt_check("jit.memo.used", tr.stats.memo_hits > hits,
+		 "no decode came from the memo");
+}
+
 static void test_entry_guard(void)
 {
 	static const struct {
@@ -837,6 +963,8 @@ int main(void)
 	test_static_call();
 	test_entry_guard();
 	test_ftrace_site();
+	test_fentry_candidates();
+	test_decode_memo();
 	test_irq_shadow();
 	test_sequences_run();
 	return kt_exit();

@@ -46,6 +46,11 @@ static struct kjit_translator tr;
 static struct vfy vfy;
 static struct ibtc ibtc; /* with tr.cfg.ibt: the IBT proof of each block */
 static u8 outbuf[KJIT_MAX_BLOCK_BYTES];
+/* With check_memo, each block is translated a second time by a translator
+ * whose decode memo is empty (translate.h): the bytes must not differ. */
+static struct kjit_translator cold;
+static u8 coldbuf[KJIT_MAX_BLOCK_BYTES];
+static bool check_memo;
 
 static u64 seen_addr[MAX_FN_BLOCKS * 2];
 static unsigned seen_gen[MAX_FN_BLOCKS * 2], gen;
@@ -53,8 +58,8 @@ static u64 work[MAX_FN_BLOCKS];
 
 static struct {
 	u64 fns, fns_ok, blocks, blocks_ok, vfy_fail, in_bytes, out_bytes;
-	u64 ibt_fail;
-	char first_ibt[400];
+	u64 ibt_fail, memo_diff;
+	char first_ibt[400], first_memo[200];
 	u64 reason[KJIT_R_COUNT];
 	u64 trap_kind[3];
 	char first_vfy[400];
@@ -101,6 +106,19 @@ static int do_block(u64 a, u64 lo, u64 hi, unsigned *nw)
 	}
 	st.blocks_ok++;
 	st.in_bytes += b.orig_len, st.out_bytes += b.len;
+	if (check_memo) {
+		struct kjit_block bc;
+
+		kjit_translator_init(&cold, &henv.env, &tr.cfg);
+		if ((kjit_translate(&cold, a, coldbuf, sizeof(coldbuf), run,
+				    &bc) ||
+		     bc.len != b.len || memcmp(coldbuf, outbuf, b.len)) &&
+		    !st.memo_diff++)
+			snprintf(st.first_memo, sizeof(st.first_memo),
+				 "block %#llx: %u bytes from the memo, %u "
+				 "without",
+				 (unsigned long long)a, b.len, bc.len);
+	}
 	d = kjit_last_desc(&tr);
 	if (vfy_block(&vfy, d, &b, outbuf, run) && !st.vfy_fail++)
 		snprintf(st.first_vfy, sizeof(st.first_vfy),
@@ -387,11 +405,18 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	report("", (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	kernel_config();
+	check_memo = true;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	sweep();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	check_memo = false;
 	report("kcfg.",
 	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	kt_check("jit.vmlinux.kcfg.memo_equivalent", !st.memo_diff,
+		 "%llu of %llu blocks translate differently with the decode "
+		 "memo; first: %s",
+		 (unsigned long long)st.memo_diff,
+		 (unsigned long long)st.blocks_ok, st.first_memo);
 	for (follow = 0; follow < 2; follow++) {
 		const char *pfx = follow ? "ibt_deep." : "ibt.";
 
