@@ -10,6 +10,7 @@
 #include "disasm.h"
 #include "format.h"
 #include "names.h"
+#include "oracle.h"
 
 static const struct session *cmp_s;
 static enum report_sort cmp_key;
@@ -324,6 +325,8 @@ void report_print(const struct session *s, const struct report_opts *o,
 		text_header(s, o, out);
 		text_functions(s, fx, out);
 		text_blocks(s, o, bx, out);
+		if (s->oracle)
+			oracle_report(s->oracle, s, out);
 	}
 	free(fx);
 	free(bx);

@@ -30,9 +30,15 @@ $(TT_DIR)/test_eligible: tests/tool/test_eligible.c tools/eligible.c tools/symta
 # format.c pulls in session.c (coverage: cfg, kenv, kcore) and the jit core.
 TT_REPORT_SRC := tools/format.c tools/datafile.c tools/names.c tools/session.c \
 	tools/cfg.c tools/kenv.c tools/kcore.c tools/disasm.c tools/symtab.c \
-	tools/sysfiles.c tools/progress.c $(wildcard jit/*.c)
+	tools/sysfiles.c tools/progress.c tools/oracle.c $(wildcard jit/*.c)
 HOST_TESTS += $(TT_DIR)/test_format
 $(TT_DIR)/test_format: tests/tool/test_format.c $(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore -lelf
+
+HOST_TESTS += $(TT_DIR)/test_oracle
+$(TT_DIR)/test_oracle: tests/tool/test_oracle.c $(TT_REPORT_SRC) $(TT_DEPS) \
+		$(wildcard jit/*.h) $(wildcard tests/tool/fixtures/fgraph/*)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore -lelf
 
