@@ -1,7 +1,7 @@
 /* args.h - command-line parsing shared by attach, record and compare.
  *
  *   attach  [--best-effort] [--no-count] [--deep] [--depth N] FUNC...
- *   record  [--deep] [--depth N] -f FUNC... [-o FILE] -- COMMAND [ARGS]
+ *   record  [--deep [--oracle]] [--depth N] -f FUNC... [-o FILE] -- COMMAND
  *   compare [--deep] [--icount] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
  *
  * `-f` takes every following word up to the next option or `--`; it may be
@@ -20,6 +20,7 @@
 #define ARG_RUNS	(1u << 4) /* -n RUNS */
 #define ARG_COMMAND	(1u << 5) /* -- COMMAND required */
 #define ARG_ICOUNT	(1u << 6) /* --icount: the clock counts instructions */
+#define ARG_ORACLE	(1u << 7) /* --oracle: function_graph run first */
 
 #define ARGS_MAX_FUNCS 64
 
@@ -28,6 +29,7 @@ struct args {
 	int n_funcs;
 	char **cmd; /* NULL-terminated, from argv */
 	int best_effort, deep, depth, runs, no_count, icount;
+	int oracle;
 	const char *output;
 };
 
