@@ -82,7 +82,9 @@ static void fixture_612(void)
 	      !err && o.n > 20 && has(&o, "__x64_sys_read", "-", 0) &&
 		  has(&o, "ksys_read", "__x64_sys_read", 0) &&
 		  has(&o, "vfs_read", "ksys_read", 0) &&
-		  has(&o, "pipe_read", "vfs_read", 0),
+		  has(&o, "pipe_read", "vfs_read", 0) &&
+		  has(&o, "fdget_pos", "ksys_read", 0) &&
+		  has(&o, "__cond_resched", "mutex_lock", 0),
 	      "6.12 fixture");
 	oracle_free(&o);
 }
