@@ -9,6 +9,8 @@
  *    error, never overridden.
  *  - Every tracefs setting written is read first and written back on every
  *    exit path after it (current_tracer first, so tracing has stopped).
+ *    ^C and ^\ go to the command, as in runcmd.c; a kjit killed by another
+ *    signal mid-run leaves the settings (current_tracer shows it).
  *  - Only COMMAND and its children are traced: set_ftrace_pid holds the
  *    child's pid (stopped before exec) with options/function-fork on.
  */

@@ -85,7 +85,8 @@ int main(void)
 	       "kjit: nope: no such kernel function\n");
 	expect("help", "--help", 0, "  compare   counts and overhead");
 	expect("help_sub", "help record", 0,
-	       "usage: kjit record [--deep] -f FUNC... [-o FILE] -- COMMAND");
+	       "usage: kjit record [--deep [--oracle]] -f FUNC... [-o FILE] -- "
+	       "COMMAND");
 	expect("help_flag", "report --help", 0, "--sort count|addr|func");
 	expect("help_unknown", "help nosuch", 2, "unknown subcommand 'nosuch'");
 	expect("unknown_sub", "nosuch", 2,
