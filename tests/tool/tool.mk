@@ -42,6 +42,13 @@ $(TT_DIR)/test_oracle: tests/tool/test_oracle.c $(TT_REPORT_SRC) $(TT_DEPS) \
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore -lelf
 
+# record --oracle's tracer run against a fake tracefs (a sysroot copy).
+HOST_TESTS += $(TT_DIR)/test_fgraph
+$(TT_DIR)/test_fgraph: tests/tool/test_fgraph.c tools/fgraph.c tools/attach.c \
+		tools/target.c tools/eligible.c $(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore -lelf
+
 HOST_TESTS += $(TT_DIR)/test_cfg
 $(TT_DIR)/test_cfg: tests/tool/test_cfg.c tools/cfg.c $(wildcard jit/*.c) $(TT_DEPS) \
 		$(wildcard jit/*.h)
