@@ -295,6 +295,14 @@ static void report(void)
 			"(notrace or inlined callees, or another path in the "
 			"other run): notrace_x\n") != NULL,
 	      r);
+	check("report_no_lost", !strstr(r, "lost"), r);
+	free(r);
+	o.lost = 3;
+	r = render(&s);
+	check("report_lost",
+	      strstr(r, "warning: the tracer lost 3 event(s) (its buffer "
+			"overflowed): its set may miss functions\n") != NULL,
+	      r);
 	free(r);
 }
 
