@@ -8,18 +8,12 @@
 #include <linux/vmalloc.h>
 #include "deep.h"
 #include "env.h"
+#include "kjit_refusals.h"
 #include "ksyms.h"
 #include "refuse.h"
 
-/* Never followed, whatever else says: they end the task or switch stacks,
- * or run with the task in a state translated code must not be in. */
-static const char *const deny_names[] = {
-    "schedule",	       "preempt_schedule_irq",
-    "do_exit",	       "do_group_exit",
-    "make_task_dead",  "rewind_stack_and_make_dead",
-    "__switch_to",     "panic",
-    "machine_restart", "kernel_restart",
-};
+/* Never followed, whatever else says (kjit_refusals.h). */
+static const char *const deny_names[] = {KJIT_DEEP_DENY};
 
 static u32 hash_start(unsigned long a)
 {

@@ -46,6 +46,16 @@
 		    "cpuidle text (runs while RCU is not watching)"            \
 	}
 
+/* Deep mode never follows these, whatever else says: they end the task or
+ * switch stacks, or run with the task in a state translated code must not
+ * be in (kmod/deep.c; the tool's eligible_deep_why()). */
+#define KJIT_DEEP_DENY                                                         \
+	"schedule", "preempt_schedule_irq", "do_exit", "do_group_exit",        \
+	    "make_task_dead", "rewind_stack_and_make_dead", "__switch_to",     \
+	    "panic", "machine_restart", "kernel_restart"
+#define KJIT_DEEP_DENY_WHY                                                     \
+	"on deep mode's deny list (ends or switches the task)"
+
 #define KJIT_IDLE_PATH_WHY "idle path (run by the idle task)"
 
 /* CONFIG_CALL_PADDING (6.2+): the 16 bytes of NOPs before each function

@@ -88,6 +88,8 @@ static int option(struct parser *p, struct args *a)
 		a->deep = 1;
 	else if (!strcmp(o, "--icount") && (al & ARG_ICOUNT))
 		a->icount = 1;
+	else if (!strcmp(o, "--oracle") && (al & ARG_ORACLE))
+		a->oracle = 1;
 	else if (!strcmp(o, "--no-count") && (al & ARG_BEST_EFFORT))
 		a->no_count = 1;
 	else if (!strcmp(o, "--depth") && (al & ARG_DEEP))
@@ -124,6 +126,8 @@ static int check(struct parser *p, struct args *a)
 		return bad(p, "--depth only makes sense with --deep", NULL);
 	if (a->deep_max && !a->deep)
 		return bad(p, "--deep-max only makes sense with --deep", NULL);
+	if (a->oracle && !a->deep)
+		return bad(p, "--oracle checks deep mode: add --deep", NULL);
 	return 0;
 }
 

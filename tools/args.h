@@ -1,7 +1,8 @@
 /* args.h - command-line parsing shared by attach, record and compare.
  *
  *   attach  [--best-effort] [--no-count] [--deep] [--depth N] [LIMITS] FUNC...
- *   record  [--deep] [--depth N] [LIMITS] -f FUNC... [-o FILE] -- COMMAND
+ *   record  [--deep [--oracle]] [--depth N] [LIMITS] -f FUNC... [-o FILE] --
+ *           COMMAND
  *   compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
  *   LIMITS: [--deep-max N] [--cache-kb N] [--max-blocks N] (0: the
  *           module's default; ranges as kjit_attach in kmod/kjit_ioctl.h)
@@ -23,6 +24,7 @@
 #define ARG_COMMAND	(1u << 5) /* -- COMMAND required */
 #define ARG_ICOUNT	(1u << 6) /* --icount: the clock counts instructions */
 #define ARG_LIMITS	(1u << 7) /* --deep-max, --cache-kb, --max-blocks */
+#define ARG_ORACLE	(1u << 8) /* --oracle: function_graph run first */
 
 #define ARGS_MAX_FUNCS 64
 
@@ -32,6 +34,7 @@ struct args {
 	char **cmd; /* NULL-terminated, from argv */
 	int best_effort, deep, depth, runs, no_count, icount;
 	int deep_max, cache_kb, max_blocks; /* 0: the module's default */
+	int oracle;
 	const char *output;
 };
 

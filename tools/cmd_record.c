@@ -4,12 +4,17 @@
  * kjit.data; format in datafile.h) with static coverage computed while the
  * recording kernel is at hand.
  *
+ * --oracle (with --deep) first runs COMMAND once under ftrace's
+ * function_graph tracer (fgraph.h) and stores the functions it saw under
+ * the FUNCs, for the report's completeness section (oracle.h).
+ *
  * Invariants: the session is always detached before the command returns,
  * whatever happened to COMMAND; the file is written to FILE.tmp and
  * renamed, so a FILE that exists is complete.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -20,6 +25,7 @@
 #include "datafile.h"
 #include "device.h"
 #include "limits.h"
+#include "fgraph.h"
 #include "runcmd.h"
 #include "session.h"
 
@@ -72,28 +78,53 @@ static int run_and_collect(int fd, const struct args *a, struct session *s)
 	return 0;
 }
 
+/* The function_graph run before kjit's; 0, or 1 after saying why. */
+static int record_oracle(const struct args *a, struct oracle **out)
+{
+	struct oracle *o = calloc(1, sizeof(*o));
+
+	*out = o;
+	if (!o) {
+		fprintf(stderr, "kjit: record: out of memory\n");
+		return 1;
+	}
+	fprintf(stderr,
+		"kjit: record: running %s under function_graph "
+		"first (--oracle)\n",
+		a->cmd[0]);
+	return fgraph_run(o, a->funcs, a->n_funcs, a->cmd);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	const char *path;
+	struct oracle *orc = NULL;
 	struct session s;
 	struct args a;
 	int fd, rc;
 
 	if (args_parse(argc, argv,
 		       ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND |
-			   ARG_LIMITS,
+			   ARG_LIMITS | ARG_ORACLE,
 		       "record", &a, stderr))
 		return 2;
 	path = a.output ? a.output : "kjit.data";
 	fd = kjit_device_open();
 	if (fd < 0)
 		return 1;
-	rc = attach_funcs(fd, &a, "record");
+	rc = a.oracle ? record_oracle(&a, &orc) : 0;
+	if (!rc)
+		rc = attach_funcs(fd, &a, "record");
 	if (!rc)
 		rc = run_and_collect(fd, &a, &s);
 	close(fd);
-	if (rc)
+	if (rc) {
+		if (orc)
+			oracle_free(orc);
+		free(orc);
 		return rc;
+	}
+	s.oracle = orc;
 	command_line(a.cmd, s.command, sizeof(s.command));
 	s.live = 0;
 	session_coverage(&s);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "datafile.h"
 #include "names.h"
+#include "oracle.h"
 
 struct stat_key {
 	const char *key;
@@ -107,6 +108,8 @@ int datafile_write(const struct session *s, FILE *f)
 			b->addr, b->func, b->count, b->len, b->insns, b->cpus,
 			b->flags);
 	}
+	if (s->oracle)
+		oracle_write(s->oracle, f);
 	fprintf(f, "end\n");
 	return ferror(f) ? -1 : 0;
 }
@@ -193,6 +196,16 @@ static int read_stat(struct session *s, const char *rest)
 	return 0;
 }
 
+/* An oracle_* line (the set is allocated on the first one). */
+static int read_oracle(struct session *s, const char *key, const char *rest)
+{
+	if (!s->oracle)
+		s->oracle = calloc(1, sizeof(*s->oracle));
+	if (!s->oracle)
+		return -1;
+	return oracle_read_line(s->oracle, key, rest) < 0 ? -1 : 0;
+}
+
 /* One line: 1 at "end", 0 ok, -1 malformed. */
 static int read_line(struct session *s, char *line, unsigned int *cap)
 {
@@ -222,6 +235,8 @@ static int read_line(struct session *s, char *line, unsigned int *cap)
 		return set_entry(s, rest);
 	else if (!strcmp(line, "block"))
 		return add_block(s, rest, cap);
+	else if (!strncmp(line, "oracle", 6))
+		return read_oracle(s, line, rest);
 	return 0;
 }
 

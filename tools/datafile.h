@@ -19,6 +19,10 @@
  *                                        kjit_func_info.entry); absent
  *                                        (version 1): start + 5
  *   block <addr> <func index> <count> <len> <insns> <cpus>
+ *   oracle_root <name>                   record --oracle (tools/oracle.h):
+ *   oracle_lost <events>                 the function_graph run's roots,
+ *   oracle <name> <parent> <root> <irq> <why>   lost events and functions
+ *                                        (why: deep mode's refusal, or -)
  *   end                                  (last: a file without it is cut)
  *
  * Invariants: func lines come before the blocks that index them; unknown

@@ -14,6 +14,7 @@
 /* The module's own list (one source for both). */
 static const char *const dispatch_deps[] = {KJIT_DISPATCH_DEPS};
 static const char *const idle_path[] = {KJIT_IDLE_PATH};
+static const char *const deep_deny[] = {KJIT_DEEP_DENY};
 static const struct {
 	const char *start, *end, *why;
 } section_names[] = {KJIT_REFUSED_SECTIONS};
@@ -225,6 +226,27 @@ const char *eligible_why(const struct eligible *e, const struct ksym *s)
 		return "unknown: cannot read the kprobe blacklist (debugfs)";
 	if (blacklisted(e, s->addr))
 		return "on the kprobe blacklist";
+	if (!e->have_traceable)
+		return "unknown: cannot read available_filter_functions "
+		       "(tracefs)";
+	if (!traceable(e, s))
+		return "not traceable (no __fentry__ site at its start)";
+	return NULL;
+}
+
+const char *eligible_deep_why(const struct eligible *e, const struct ksym *s)
+{
+	size_t i;
+
+	if (!strcmp(s->module, "kjit"))
+		return "part of kjit";
+	for (i = 0; i < N_SECTIONS; i++)
+		if (in_range(e->sections[i], s->addr))
+			return section_names[i].why;
+	if (in_list(s, idle_path, sizeof(idle_path) / sizeof(idle_path[0])))
+		return KJIT_IDLE_PATH_WHY;
+	if (in_list(s, deep_deny, sizeof(deep_deny) / sizeof(deep_deny[0])))
+		return KJIT_DEEP_DENY_WHY;
 	if (!e->have_traceable)
 		return "unknown: cannot read available_filter_functions "
 		       "(tracefs)";

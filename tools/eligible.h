@@ -35,4 +35,10 @@ void eligible_free(struct eligible *e);
 /* NULL if kjit.ko should accept @s, else the reason (a static string). */
 const char *eligible_why(const struct eligible *e, const struct ksym *s);
 
+/* NULL if deep mode would follow a call to @s (kmod/deep.c's allowed():
+ * part of kjit, refused sections, idle path, deep deny list, no ftrace
+ * site), else the reason. Deep mode does not apply the kprobe blacklist
+ * or the dispatcher's list, so this is not eligible_why(). */
+const char *eligible_deep_why(const struct eligible *e, const struct ksym *s);
+
 #endif

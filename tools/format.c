@@ -11,6 +11,7 @@
 #include "format.h"
 #include "limits.h"
 #include "names.h"
+#include "oracle.h"
 
 static const struct session *cmp_s;
 static enum report_sort cmp_key;
@@ -329,6 +330,8 @@ void report_print(const struct session *s, const struct report_opts *o,
 		text_header(s, o, out);
 		text_functions(s, fx, out);
 		text_blocks(s, o, bx, out);
+		if (s->oracle)
+			oracle_report(s->oracle, s, out);
 	}
 	free(fx);
 	free(bx);

@@ -56,12 +56,19 @@ static const struct subcommand subcommands[] = {
     {"detach", cmd_detach, "detach", "stop diversion (results stay readable)",
      "Stops every diversion; report and stat still read the results.\n"},
     {"record", cmd_record,
-     "record [--deep] [LIMITS] -f FUNC... [-o FILE] -- COMMAND [ARGS...]",
+     "record [--deep [--oracle]] [LIMITS] -f FUNC... [-o FILE] -- COMMAND "
+     "[ARGS...]",
      "attach, run COMMAND, detach, save the results (kjit.data)",
      "Attaches the FUNCs, runs COMMAND to completion, detaches and\n"
      "writes functions, blocks with counts, statistics, coverage,\n"
      "kernel, boot id, time and command line to FILE (default\n"
-     "kjit.data; the format is in docs/usage.md).\n"},
+     "kjit.data; the format is in docs/usage.md).\n"
+     "--oracle (with --deep) first runs COMMAND once under ftrace's\n"
+     "function_graph tracer with set_graph_function = the FUNCs, and\n"
+     "stores the functions it saw under them; report then prints how\n"
+     "many of them kjit counted and why each other one was not. Needs\n"
+     "tracefs and a free tracer (current_tracer nop); every tracer\n"
+     "setting it changes is put back.\n"},
     {"report", cmd_report,
      "report [-i FILE | --live] [--sort count|addr|func] [--top N] "
      "[--json|--csv]",
@@ -72,7 +79,8 @@ static const struct subcommand subcommands[] = {
      "and coverage; then the blocks sorted by --sort (default count).\n"
      "--top N keeps N blocks and disassembles them (only while the\n"
      "recording kernel runs). --json and --csv are for programs\n"
-     "(schemas in docs/usage.md).\n"},
+     "(schemas in docs/usage.md). A file recorded with --oracle ends\n"
+     "the text report with a completeness section.\n"},
     {"compare", cmd_compare,
      "compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND "
      "[ARGS...]",

@@ -15,6 +15,7 @@
 #include "cfg.h"
 #include "kenv.h"
 #include "names.h"
+#include "oracle.h"
 #include "progress.h"
 #include "session.h"
 #include "symtab.h"
@@ -160,6 +161,10 @@ void session_free(struct session *s)
 {
 	free(s->funcs);
 	free(s->blocks);
+	if (s->oracle)
+		oracle_free(s->oracle);
+	free(s->oracle);
+	s->oracle = NULL;
 	s->funcs = NULL;
 	s->blocks = NULL;
 	s->n_funcs = s->n_blocks = 0;

@@ -49,6 +49,8 @@ struct sess_stats {
 	int attached;
 };
 
+struct oracle;
+
 struct session {
 	char kernel[128], boot_id[64], time[32], command[1024];
 	struct sess_func *funcs;
@@ -56,7 +58,8 @@ struct session {
 	struct sess_block *blocks;
 	unsigned int n_blocks;
 	struct sess_stats st;
-	int live; /* read from /dev/kjit, not a file */
+	int live;	       /* read from /dev/kjit, not a file */
+	struct oracle *oracle; /* record --oracle's set (oracle.h), or NULL */
 };
 
 /* Copies the module's statistics @k into @o (fields the tool keeps). */

@@ -36,7 +36,9 @@ static int run(const char *cmdline, unsigned int allowed, struct args *a,
 }
 
 #define ATTACH (ARG_BEST_EFFORT | ARG_DEEP | ARG_LIMITS)
-#define RECORD (ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND | ARG_LIMITS)
+#define RECORD                                                                 \
+	(ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND | ARG_LIMITS |     \
+	 ARG_ORACLE)
 #define COMPARE                                                                \
 	(ARG_DEEP | ARG_FUNC_OPT | ARG_RUNS | ARG_COMMAND | ARG_LIMITS |       \
 	 ARG_ICOUNT)
@@ -85,6 +87,14 @@ int main(void)
 	check("record_repeat_f",
 	      !rc && a.n_funcs == 2 && a.deep && !strcmp(a.cmd[1], "-l"), err);
 	free(err);
+	rc = run("record --deep --oracle -f __x64_sys_read -- true", RECORD, &a,
+		 &err);
+	check("record_oracle", !rc && a.oracle && a.deep, err);
+	free(err);
+	expect_error("oracle_without_deep", "record --oracle -f a -- ls",
+		     RECORD, "--oracle checks deep mode: add --deep");
+	expect_error("oracle_not_compare", "compare --deep --oracle -f a -- ls",
+		     COMPARE, "unknown option --oracle");
 	rc = run("compare -f ksys_read -n 5 -- workload getpid 3", COMPARE, &a,
 		 &err);
 	check("compare",

@@ -31,7 +31,7 @@ $(TT_DIR)/test_eligible: tests/tool/test_eligible.c tools/eligible.c tools/symta
 TT_REPORT_SRC := tools/format.c tools/datafile.c tools/names.c tools/session.c \
 	tools/limits.c \
 	tools/cfg.c tools/kenv.c tools/kcore.c tools/disasm.c tools/symtab.c \
-	tools/sysfiles.c tools/progress.c $(wildcard jit/*.c)
+	tools/sysfiles.c tools/progress.c tools/oracle.c $(wildcard jit/*.c)
 HOST_TESTS += $(TT_DIR)/test_format
 $(TT_DIR)/test_format: tests/tool/test_format.c $(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)
 	@mkdir -p $(dir $@)
@@ -39,6 +39,19 @@ $(TT_DIR)/test_format: tests/tool/test_format.c $(TT_REPORT_SRC) $(TT_DEPS) $(wi
 
 HOST_TESTS += $(TT_DIR)/test_limits
 $(TT_DIR)/test_limits: tests/tool/test_limits.c $(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore -lelf
+
+HOST_TESTS += $(TT_DIR)/test_oracle
+$(TT_DIR)/test_oracle: tests/tool/test_oracle.c $(TT_REPORT_SRC) $(TT_DEPS) \
+		$(wildcard jit/*.h) $(wildcard tests/tool/fixtures/fgraph/*)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore -lelf
+
+# record --oracle's tracer run against a fake tracefs (a sysroot copy).
+HOST_TESTS += $(TT_DIR)/test_fgraph
+$(TT_DIR)/test_fgraph: tests/tool/test_fgraph.c tools/fgraph.c tools/attach.c \
+		tools/target.c tools/eligible.c $(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore -lelf
 

@@ -1,0 +1,358 @@
+/*
+ * test_oracle.c - host tests of the completeness oracle (tools/oracle.c):
+ * the function_graph parser on output captured in the guests (6.1, 6.12)
+ * and on small cases (two tasks interleaved, interrupt regions, softirq
+ * flags, lost lines, module names, the plain format), the lost-event sum,
+ * the kjit.data round trip, the classifier, a mutant check that a wrong
+ * classification is caught, and the report's completeness section.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include "tools/datafile.h"
+#include "tools/format.h"
+#include "tools/oracle.h"
+#include "check.h"
+
+static int parse_file(struct oracle *o, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	if (!f)
+		return -1;
+	oracle_add_root(o, "__x64_sys_read");
+	err = oracle_parse(o, f);
+	fclose(f);
+	return err;
+}
+
+static int parse_text(struct oracle *o, const char *text)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	oracle_add_root(o, "r");
+	err = oracle_parse(o, f);
+	fclose(f);
+	return err;
+}
+
+/* fn's parent and irq flag, "" if absent. */
+static int has(const struct oracle *o, const char *name, const char *parent,
+	       int irq)
+{
+	const struct oracle_fn *fn = oracle_find(o, name);
+
+	return fn && !strcmp(fn->parent, parent) && fn->irq == irq;
+}
+
+static void fixture_61(void)
+{
+	struct oracle o;
+	int err = parse_file(&o, FIXTURES "/fgraph/read-6.1.trace");
+
+	check("parse_61", !err && o.n == 32, "32 functions");
+	check("parse_61_root", has(&o, "__x64_sys_read", "-", 0), "root");
+	check("parse_61_parents",
+	      has(&o, "pipe_read", "vfs_read", 0) &&
+		  has(&o, "ktime_get_coarse_real_ts64", "current_time", 0) &&
+		  has(&o, "__rcu_read_unlock", "aa_file_perm", 0),
+	      "parents");
+	/* irq entry/exit helpers under the root, not the syscall's calls */
+	check("parse_61_irq",
+	      has(&o, "irq_enter_rcu", "__x64_sys_read", 1) &&
+		  has(&o, "idle_cpu", "__x64_sys_read", 1),
+	      "irq_enter_rcu, idle_cpu");
+	/* called with interrupts off, but by the task */
+	check("parse_61_irqs_off_task",
+	      has(&o, "__wake_up_common", "__wake_up_common_lock", 0),
+	      "__wake_up_common is task context");
+	oracle_free(&o);
+}
+
+static void fixture_612(void)
+{
+	struct oracle o;
+	int err = parse_file(&o, FIXTURES "/fgraph/read-6.12.trace");
+
+	check("parse_612",
+	      !err && o.n > 20 && has(&o, "__x64_sys_read", "-", 0) &&
+		  has(&o, "ksys_read", "__x64_sys_read", 0) &&
+		  has(&o, "vfs_read", "ksys_read", 0) &&
+		  has(&o, "pipe_read", "vfs_read", 0) &&
+		  has(&o, "fdget_pos", "ksys_read", 0) &&
+		  has(&o, "__cond_resched", "mutex_lock", 0),
+	      "6.12 fixture");
+	oracle_free(&o);
+}
+
+/* Two tasks interleaved on two CPUs, an interrupt, a softirq, a cut. */
+static const char mixed[] =
+    "# tracer: function_graph\n"
+    " 0)  a-10   |  ...1. |               |  r() {\n"
+    " 1)  b-11   |  ...1. |               |  r() {\n"
+    " 0)  a-10   |  ...1. |               |    f() {\n"
+    " 1)  b-11   |  ...1. |   1.0 us      |    g();\n"
+    " 0)  a-10   |  d..2. |   1.0 us      |      irq_enter_rcu();\n"
+    " 0)  a-10   |  d..2. |               |      idle_cpu() {\n"
+    " 0)  a-10   |  d..2. |   1.0 us      |        tick_x();\n"
+    " 0)  a-10   |  d..2. |   1.0 us      |      }\n"
+    " 0)  a-10   |  ..s1. |   1.0 us      |      soft_y();\n"
+    " 0)  a-10   |  d..2. |   1.0 us      |      lock_z();\n"
+    " 0)  a-10   |  ...1. |   1.0 us      |      h [mod]();\n"
+    " 0)  a-10   |  ...1. |   1.0 us      |    }\n"
+    " ------------------------------------------\n"
+    " 1)  b-11   =>  a-10\n"
+    " ------------------------------------------\n"
+    " 1)  a-10   |  ...1. |   1.0 us      |          lost_parent();\n"
+    " 1)  a-10   |  ...1. |   1.0 us      |    k();\n"
+    " 1)  a-10   |  ...1. |   1.0 us      |  }\n"
+    " 1)  a-10   |  ...1. |               |  /* a comment() {*/\n";
+
+static void mixed_cases(void)
+{
+	struct oracle o;
+	int err = parse_text(&o, mixed);
+
+	check("mixed_tasks",
+	      !err && has(&o, "f", "r", 0) && has(&o, "g", "r", 0) &&
+		  has(&o, "k", "r", 0),
+	      "per-task stacks");
+	check("mixed_irq_region",
+	      has(&o, "irq_enter_rcu", "f", 1) && has(&o, "idle_cpu", "f", 1) &&
+		  has(&o, "tick_x", "idle_cpu", 1),
+	      "irq region");
+	check("mixed_softirq_flag", has(&o, "soft_y", "f", 1), "softirq 's'");
+	/* the region ends at the first sibling that runs with interrupts
+	 * on (here a softirq, irq by its own flag) */
+	check("mixed_region_end",
+	      has(&o, "lock_z", "f", 0) && has(&o, "h", "f", 0), "region end");
+	check("mixed_module_name", oracle_find(&o, "h") != NULL, "h [mod]");
+	check("mixed_lost_parent", !oracle_find(&o, "lost_parent"),
+	      "a line whose parent is unknown is skipped");
+	check("mixed_comment", !oracle_find(&o, "a comment"), "comment");
+	check("mixed_count", o.n == 10, "10 names");
+	oracle_free(&o);
+}
+
+static void plain_format(void)
+{
+	static const char plain[] =
+	    " 1)  workloa-111   |               |  r() {\n"
+	    " 1)  workloa-111   |   0.8 us      |    a();\n"
+	    " 1)  workloa-111   | + 14.144 us   |  }\n";
+	struct oracle o;
+
+	check("plain_format", !parse_text(&o, plain) && has(&o, "a", "r", 0),
+	      "no latency-format flags");
+	oracle_free(&o);
+}
+
+static void lost(void)
+{
+	static const char stats[] = "entries: 5\noverrun: 3\ncommit overrun: "
+				    "1\nbytes: 9\ndropped events: 2\n";
+	FILE *f = fmemopen((void *)stats, strlen(stats), "r");
+
+	check("stats_lost", oracle_stats_lost(f) == 6, "3 + 1 + 2");
+	fclose(f);
+}
+
+/* ---- classification ------------------------------------------------------ */
+
+static struct sess_func funcs[] = {
+    {.name = "r", .executions = 10},
+    {.name = "f", .executions = 5},
+    {.name = "g", .executions = 0}, /* attached, never ran */
+    {.name = "notrace_x", .executions = 4},
+};
+
+static struct oracle_fn fns[] = {
+    {"r", "-", "r", "", "", 0},
+    {"f", "r", "r", "", "", 0},
+    {"g", "r", "r", "", "", 0},
+    {"deny", "f", "r", "noinstr text", "", 0},
+    {"under_g", "g", "r", "", "", 0},
+    {"irq_enter_rcu", "f", "r", "", "", 1},
+    {"__cond_resched", "f", "r", "", "__SCT__might_resched", 0},
+};
+#define N_FNS (sizeof(fns) / sizeof(fns[0]))
+
+static void make(struct session *s, struct oracle *o)
+{
+	memset(s, 0, sizeof(*s));
+	memset(o, 0, sizeof(*o));
+	s->funcs = funcs;
+	s->n_funcs = sizeof(funcs) / sizeof(funcs[0]);
+	s->st.deep = 1;
+	oracle_add_root(o, "r");
+	o->fn = fns;
+	o->n = o->cap = N_FNS;
+}
+
+static const enum oracle_class expected[N_FNS] = {
+    OC_COUNTED, OC_COUNTED, OC_UNEXPLAINED, OC_REFUSED,
+    OC_CALLER,	OC_IRQ,	    OC_STATIC_CALL};
+
+/* Mismatches between the classifier and @want. */
+static int mismatches(const struct oracle *o, const struct session *s,
+		      const enum oracle_class *want)
+{
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; i < o->n; i++)
+		n += oracle_classify(o, &o->fn[i], s) != want[i];
+	return n;
+}
+
+static void classify(void)
+{
+	struct session s;
+	struct oracle o;
+	struct oracle_fn saved;
+
+	make(&s, &o);
+	check("classify", !mismatches(&o, &s, expected), "expected classes");
+	s.st.deep_over_budget = 3;
+	check("classify_table_full",
+	      oracle_classify(&o, &fns[2], &s) == OC_TABLE_FULL, "g");
+	s.st.deep = 0;
+	check("classify_not_deep",
+	      oracle_classify(&o, &fns[2], &s) == OC_NOT_DEEP, "g");
+	/* mutants: each wrong input must make the expectation fail */
+	make(&s, &o);
+	funcs[2].executions = 1; /* g counted after all */
+	check("mutant_counted", mismatches(&o, &s, expected) == 2,
+	      "g and under_g change");
+	funcs[2].executions = 0;
+	saved = fns[4];
+	snprintf(fns[4].parent, sizeof(fns[4].parent), "f"); /* wrong parent */
+	check("mutant_parent", mismatches(&o, &s, expected) == 1, "under_g");
+	fns[4] = saved;
+	fns[3].why[0] = 0; /* refusal lost */
+	check("mutant_why", mismatches(&o, &s, expected) == 1, "deny");
+	snprintf(fns[3].why, sizeof(fns[3].why), "noinstr text");
+	fns[6].via[0] = 0; /* trampoline unknown */
+	check("mutant_via", mismatches(&o, &s, expected) == 1, "static call");
+	snprintf(fns[6].via, sizeof(fns[6].via), "__SCT__might_resched");
+	fns[5].irq = 0;
+	check("mutant_irq", mismatches(&o, &s, expected) == 1, "irq");
+	fns[5].irq = 1;
+	check("classify_restored", !mismatches(&o, &s, expected), "restored");
+}
+
+static char *render(const struct session *s)
+{
+	struct report_opts ro = {SORT_COUNT, 0, FMT_TEXT, "t", NULL, "none"};
+	struct capture c;
+	char *r;
+
+	report_print(s, &ro, capture_begin(&c));
+	r = strdup(capture_end(&c));
+	free(c.buf);
+	return r;
+}
+
+static void report(void)
+{
+	struct session s;
+	struct oracle o;
+	char *r;
+
+	make(&s, &o);
+	s.oracle = &o;
+	r = render(&s);
+	check("report_line",
+	      strstr(r, "function_graph saw 6 functions under r; kjit counted "
+			"2 of them (33.3%)\n") != NULL,
+	      r);
+	check("report_reasons",
+	      strstr(
+		  r,
+		  "  not counted, by reason: refused 1, caller 1, "
+		  "not_deep 0, static_call 1, table_full 0, unexplained 1\n") !=
+		  NULL,
+	      r);
+	check("report_groups",
+	      strstr(r, "    deny                             called from f: "
+			"noinstr text\n") &&
+		  strstr(r, "unexplained (1):\n    g    ") &&
+		  strstr(r, "    under_g                          called from "
+			    "g\n") &&
+		  strstr(r,
+			 "    __cond_resched                   called from f "
+			 "via __SCT__might_resched\n"),
+	      r);
+	check("report_irq",
+	      strstr(r, "not counted by design (1): irq_enter_rcu\n") != NULL,
+	      r);
+	check("report_unseen",
+	      strstr(r, "kjit counted 1 function(s) the tracer did not see "
+			"(notrace or inlined callees, or another path in the "
+			"other run): notrace_x\n") != NULL,
+	      r);
+	check("report_no_lost", !strstr(r, "lost"), r);
+	free(r);
+	o.lost = 3;
+	r = render(&s);
+	check("report_lost",
+	      strstr(r, "warning: the tracer lost 3 event(s) (its buffer "
+			"overflowed): its set may miss functions\n") != NULL,
+	      r);
+	free(r);
+}
+
+static void round_trip(void)
+{
+	struct session s, b;
+	struct oracle o;
+	char *text = NULL, why[128];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int rc;
+
+	make(&s, &o);
+	s.oracle = &o;
+	o.lost = 7;
+	datafile_write(&s, f);
+	fclose(f);
+	check("write_lines",
+	      strstr(text,
+		     "\noracle_root r\noracle_lost 7\noracle r - r 0 -\n") &&
+		  strstr(text, "\noracle deny f r 0 noinstr text\n") &&
+		  strstr(text, "\noracle irq_enter_rcu f r 1 -\n") &&
+		  strstr(text, "\noracle_via __cond_resched "
+			       "__SCT__might_resched\nend\n"),
+	      text);
+	f = fmemopen(text, len, "r");
+	rc = datafile_read(&b, f, why, sizeof(why));
+	fclose(f);
+	check("read_back",
+	      !rc && b.oracle && b.oracle->n == N_FNS && b.oracle->lost == 7 &&
+		  b.oracle->n_roots == 1 &&
+		  !strcmp(b.oracle->fn[3].why, "noinstr text") &&
+		  !b.oracle->fn[2].why[0] && b.oracle->fn[5].irq == 1 &&
+		  !strcmp(b.oracle->fn[6].via, "__SCT__might_resched"),
+	      rc ? why : "fields");
+	if (!rc)
+		session_free(&b);
+	free(text);
+}
+
+int main(void)
+{
+	area = "tool.oracle";
+	fixture_61();
+	fixture_612();
+	mixed_cases();
+	plain_format();
+	lost();
+	classify();
+	report();
+	round_trip();
+	return failures != 0;
+}

@@ -1,0 +1,65 @@
+# completeness - `kjit record --deep --oracle`: ftrace's function_graph
+# tracer first lists the functions under __x64_sys_read for a pipe-read
+# workload, then kjit counts the same workload deep; the report compares
+# the two. Checks: the completeness line, a percentage > 0, a reason for
+# every missing function, no "unexplained" one, the tracer's settings
+# restored afterwards, and a clear error when the tracer is busy.
+# timeout: 300
+. /tests/lib.sh
+load_kjit
+T=/sys/kernel/tracing
+[ -e $T/current_tracer ] || mount -t tracefs tracefs $T || fail "mount tracefs"
+settings() {
+	for f in current_tracer tracing_on set_ftrace_pid options/funcgraph-irqs \
+		options/funcgraph-proc options/function-fork options/latency-format; do
+		printf '%s=%s ' "$f" "$(cat $T/$f)"
+	done
+	grep -v '^#' $T/set_graph_function | tr '\n' ' '
+}
+before=$(settings)
+kb=$(sed 's/.*expanded: \([0-9]*\).*/\1/' $T/buffer_size_kb)
+cd /tmp || fail "cd"
+kjit record --deep --oracle -f __x64_sys_read -o comp.data -- workload piperead 200 \
+	2> /tmp/e.out || { cat /tmp/e.out; fail "record --oracle"; }
+cat /tmp/e.out
+after=$(settings)
+echo "tracer before: $before"
+echo "tracer after:  $after"
+[ "$(cat $T/current_tracer)" = nop ] || fail "current_tracer not restored"
+grep -v '^#' $T/set_graph_function | grep -q . && fail "set_graph_function not restored"
+[ "$before" = "$after" ] || fail "tracer settings not restored"
+# the kernel rounds the size it is given to whole pages (1408 reads 1410)
+awk -v a="$(cat $T/buffer_size_kb)" -v b="$kb" 'BEGIN { d = a - b; exit !(d >= 0 && d <= 8) }' ||
+	fail "buffer_size_kb $(cat $T/buffer_size_kb), was $kb"
+grep -qx 'oracle_root __x64_sys_read' comp.data || fail "no oracle_root line"
+grep -qx 'oracle_lost 0' comp.data || echo "NOTE: the tracer lost events: $(grep oracle_lost comp.data)"
+
+kjit report -i comp.data > /tmp/r.txt || fail "report"
+sed -n '/^# completeness/,$p' /tmp/r.txt
+line=$(grep '^function_graph saw [0-9]* functions under __x64_sys_read; kjit counted [0-9]* of them' /tmp/r.txt) ||
+	fail "no completeness line"
+set -- $line
+n=$3 m=$9
+pct=$(echo "$line" | sed 's/.*(\([0-9.]*\)%)$/\1/')
+echo "COMPLETENESS $(uname -r) traced=$n counted=$m pct=$pct"
+awk -v p="$pct" 'BEGIN { exit !(p > 0) }' || fail "percentage $pct"
+# every missing function has a reason: the per-reason counts add up
+reasons=$(grep '^  not counted, by reason:' /tmp/r.txt) || fail "no by-reason line"
+sum=$(echo "$reasons" | tr ',' '\n' | awk '{ s += $NF } END { print s + 0 }')
+[ "$sum" = $((n - m)) ] || fail "reasons cover $sum of $((n - m)) missing functions"
+listed=$(sed -n '/^function_graph saw/,/^kjit counted\|^warning/p' /tmp/r.txt | grep -c '^    [^ (]* *called from ')
+[ "$listed" = $((n - m)) ] || fail "$listed of $((n - m)) missing functions listed"
+echo "$reasons" | grep -q 'unexplained 0$' || fail "unexplained missing functions (see above)"
+kjit report -i comp.data --json > /dev/null || fail "json report of an oracle file"
+
+# a busy tracer is an error, and left as it was
+echo function > $T/current_tracer || fail "cannot set the function tracer"
+kjit record --deep --oracle -f __x64_sys_read -o busy.data -- true 2> /tmp/e.out &&
+	fail "record --oracle with a busy tracer"
+cat /tmp/e.out
+grep -q 'the tracer is busy (current_tracer is function)' /tmp/e.out || fail "busy message"
+[ "$(cat $T/current_tracer)" = function ] || fail "busy tracer changed"
+echo nop > $T/current_tracer
+kjit record --oracle -f __x64_sys_read -- true 2> /dev/null; [ $? = 2 ] || fail "--oracle without --deep: usage"
+rm -f comp.data busy.data
+unload_kjit

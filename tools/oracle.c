@@ -1,0 +1,594 @@
+/*
+ * oracle.c - parse function_graph output into the set of functions under
+ * each root, store it in kjit.data, classify what kjit did not count (see
+ * oracle.h).
+ *
+ * Invariants: o->fn[] holds each name once and o->hash indexes it (open
+ * addressing, at most half full); a task's stack[d] is the function open at
+ * depth d of its latest call chain, -1 when unknown (lost or cut lines), so
+ * a line whose parent is unknown is skipped rather than misattributed.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "oracle.h"
+#include "session.h"
+
+#define ORACLE_DEPTH 128
+
+/* Functions the irq entry code calls outside the hardirq count, which
+ * function_graph therefore shows under the interrupted task even with
+ * funcgraph-irqs off. The siblings after one of them that still run with
+ * interrupts off (irq_exit's idle_cpu, tick and softirq work) belong to
+ * the same interrupt. */
+static const char *const irq_entry_names[] = {"irq_enter_rcu", "irq_enter"};
+
+struct task {
+	long key; /* pid, or -1 - cpu without funcgraph-proc */
+	int stack[ORACLE_DEPTH];
+	int irq_depth; /* interrupt region opened at this depth; -1: none */
+};
+
+struct parser {
+	struct oracle *o;
+	struct task *t;
+	unsigned int n_t;
+	unsigned int *hash; /* fn index + 1; 0: empty */
+	unsigned int hcap;
+};
+
+struct tline {
+	long task;
+	int depth, irqs_off, irq_ctx;
+	char name[KJIT_NAME_MAX];
+};
+
+static void set_str(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%s", src);
+}
+
+/* "name [module]" and "module:name" -> "name", in place. */
+static void base_name(char *s)
+{
+	char *c = strchr(s, ':');
+
+	s[strcspn(s, " \t")] = 0;
+	if (c)
+		memmove(s, c + 1, strlen(c + 1) + 1);
+}
+
+int oracle_add_root(struct oracle *o, const char *name)
+{
+	if (o->n_roots == ORACLE_MAX_ROOTS)
+		return -ENOSPC;
+	set_str(o->roots[o->n_roots], KJIT_NAME_MAX, name);
+	base_name(o->roots[o->n_roots]);
+	o->n_roots++;
+	return 0;
+}
+
+void oracle_free(struct oracle *o)
+{
+	free(o->fn);
+	memset(o, 0, sizeof(*o));
+}
+
+struct oracle_fn *oracle_find(const struct oracle *o, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->n; i++)
+		if (!strcmp(o->fn[i].name, name))
+			return &o->fn[i];
+	return NULL;
+}
+
+static int add_fn(struct oracle *o, const struct oracle_fn *fn)
+{
+	struct oracle_fn *v;
+
+	if (o->n == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 256;
+		v = realloc(o->fn, o->cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		o->fn = v;
+	}
+	o->fn[o->n++] = *fn;
+	return 0;
+}
+
+/* ---- parsing ---------------------------------------------------------- */
+
+static unsigned int hash_name(const char *s)
+{
+	unsigned int h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static int rehash(struct parser *p)
+{
+	unsigned int cap = p->hcap ? 2 * p->hcap : 1024, i, h;
+	unsigned int *v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < p->o->n; i++) {
+		for (h = hash_name(p->o->fn[i].name) & (cap - 1); v[h];
+		     h = (h + 1) & (cap - 1))
+			;
+		v[h] = i + 1;
+	}
+	free(p->hash);
+	p->hash = v;
+	p->hcap = cap;
+	return 0;
+}
+
+/* Index of @name in o->fn, adding it if new; -1 out of memory. */
+static int intern(struct parser *p, const struct oracle_fn *fn)
+{
+	unsigned int h;
+
+	if (2 * (p->o->n + 1) > p->hcap && rehash(p))
+		return -1;
+	for (h = hash_name(fn->name) & (p->hcap - 1); p->hash[h];
+	     h = (h + 1) & (p->hcap - 1))
+		if (!strcmp(p->o->fn[p->hash[h] - 1].name, fn->name))
+			return (int)p->hash[h] - 1;
+	if (add_fn(p->o, fn))
+		return -1;
+	p->hash[h] = p->o->n;
+	return (int)p->o->n - 1;
+}
+
+static struct task *task_of(struct parser *p, long key)
+{
+	struct task *v;
+	unsigned int i;
+
+	for (i = 0; i < p->n_t; i++)
+		if (p->t[i].key == key)
+			return &p->t[i];
+	v = realloc(p->t, (p->n_t + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	p->t = v;
+	v = &p->t[p->n_t++];
+	v->key = key;
+	v->irq_depth = -1;
+	for (i = 0; i < ORACLE_DEPTH; i++)
+		v->stack[i] = -1;
+	return v;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n'))
+		*--e = 0;
+	return s;
+}
+
+/* The latency-format context column ("d..2." and the like). */
+static int is_flags(const char *f)
+{
+	size_t n = strlen(f);
+
+	return n >= 4 && n <= 6 && strspn(f, "dDXnNpPbBhHsSzZ.0123456789") == n;
+}
+
+/* "  name() {" or "  name();" after the last bar: depth and name. */
+static int parse_call(char *func, struct tline *t)
+{
+	size_t sp = strspn(func, " ");
+	char *c = func + sp, *paren = strchr(c, '(');
+
+	if (!paren || paren == c ||
+	    (strncmp(paren, "() {", 4) && strncmp(paren, "();", 3)))
+		return 0;
+	if (!(*c == '_' || (*c >= 'a' && *c <= 'z') ||
+	      (*c >= 'A' && *c <= 'Z')))
+		return 0; /* a comment, a closing brace */
+	*paren = 0;
+	set_str(t->name, sizeof(t->name), c);
+	base_name(t->name);
+	t->depth = sp >= 2 ? (int)(sp - 2) / 2 : 0;
+	return t->name[0] != 0;
+}
+
+/* One line of `trace`; 1 if it is a function entry (or leaf), else 0. */
+static int parse_line(char *l, struct tline *t)
+{
+	char *bar[16], *cpu_end = strchr(l, ')'), *f;
+	long cpu;
+	int n = 0, i;
+
+	if (l[0] == '#' || !cpu_end)
+		return 0;
+	cpu = strtol(l, &f, 10);
+	if (f != cpu_end || strspn(l, " 0123456789") != (size_t)(f - l))
+		return 0;
+	for (f = cpu_end; n < 16 && (f = strchr(f + 1, '|'));)
+		bar[n++] = f;
+	if (n < 2)
+		return 0;
+	for (i = 0; i < n; i++)
+		*bar[i] = 0;
+	memset(t, 0, sizeof(*t));
+	f = trim(cpu_end + 1);
+	t->task =
+	    strrchr(f, '-') ? strtol(strrchr(f, '-') + 1, NULL, 10) : -1 - cpu;
+	for (i = 0; i + 1 < n; i++) {
+		f = trim(bar[i] + 1);
+		if (is_flags(f)) {
+			t->irqs_off = f[0] == 'd' || f[0] == 'D';
+			t->irq_ctx = strchr("hHsSzZ", f[2]) != NULL;
+		}
+	}
+	return parse_call(bar[n - 1] + 1, t);
+}
+
+static int is_irq_entry(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(irq_entry_names) / sizeof(*irq_entry_names); i++)
+		if (!strcmp(name, irq_entry_names[i]))
+			return 1;
+	return 0;
+}
+
+/* Interrupt context for line @t of task @ts (updates its region). */
+static int in_irq(struct task *ts, const struct tline *t)
+{
+	if (ts->irq_depth >= 0 && (t->depth < ts->irq_depth ||
+				   (t->depth == ts->irq_depth && !t->irqs_off)))
+		ts->irq_depth = -1;
+	if (ts->irq_depth < 0 && is_irq_entry(t->name))
+		ts->irq_depth = t->depth;
+	return ts->irq_depth >= 0 || t->irq_ctx;
+}
+
+static int take_line(struct parser *p, const struct tline *t)
+{
+	struct task *ts = task_of(p, t->task);
+	struct oracle_fn fn;
+	int idx, irq;
+
+	if (!ts)
+		return -ENOMEM;
+	memset(&fn, 0, sizeof(fn));
+	if (t->depth >= ORACLE_DEPTH - 1)
+		return 0;
+	irq = in_irq(ts, t);
+	set_str(fn.name, sizeof(fn.name), t->name);
+	if (t->depth == 0) {
+		set_str(fn.parent, sizeof(fn.parent), "-");
+		set_str(fn.root, sizeof(fn.root), t->name);
+	} else if (ts->stack[t->depth - 1] >= 0 && ts->stack[0] >= 0) {
+		set_str(fn.parent, sizeof(fn.parent),
+			p->o->fn[ts->stack[t->depth - 1]].name);
+		set_str(fn.root, sizeof(fn.root), p->o->fn[ts->stack[0]].root);
+	} else {
+		ts->stack[t->depth] = ts->stack[t->depth + 1] = -1;
+		return 0; /* parent unknown: lost or cut lines */
+	}
+	fn.irq = irq;
+	idx = intern(p, &fn);
+	if (idx < 0)
+		return -ENOMEM;
+	if (p->o->fn[idx].irq && !irq) /* first seen in task context now */
+		p->o->fn[idx] = fn;
+	ts->stack[t->depth] = idx;
+	ts->stack[t->depth + 1] = -1;
+	p->o->lines++;
+	return 0;
+}
+
+int oracle_parse(struct oracle *o, FILE *trace)
+{
+	struct parser p = {o, NULL, 0, NULL, 0};
+	char line[1024];
+	struct tline t;
+	int err = rehash(&p);
+
+	while (!err && fgets(line, sizeof(line), trace))
+		if (parse_line(line, &t))
+			err = take_line(&p, &t);
+	free(p.t);
+	free(p.hash);
+	return err;
+}
+
+uint64_t oracle_stats_lost(FILE *stats)
+{
+	static const char *const keys[] = {
+	    "overrun:", "commit overrun:", "dropped events:"};
+	char line[256];
+	uint64_t sum = 0;
+	size_t i;
+
+	while (fgets(line, sizeof(line), stats))
+		for (i = 0; i < sizeof(keys) / sizeof(*keys); i++)
+			if (!strncmp(line, keys[i], strlen(keys[i])))
+				sum +=
+				    strtoull(line + strlen(keys[i]), NULL, 10);
+	return sum;
+}
+
+/* ---- kjit.data ---------------------------------------------------------- */
+
+void oracle_write(const struct oracle *o, FILE *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->n_roots; i++)
+		fprintf(f, "oracle_root %s\n", o->roots[i]);
+	fprintf(f, "oracle_lost %" PRIu64 "\n", o->lost);
+	for (i = 0; i < o->n; i++)
+		fprintf(f, "oracle %s %s %s %d %s\n", o->fn[i].name,
+			o->fn[i].parent, o->fn[i].root, o->fn[i].irq,
+			o->fn[i].why[0] ? o->fn[i].why : "-");
+	for (i = 0; i < o->n; i++)
+		if (o->fn[i].via[0])
+			fprintf(f, "oracle_via %s %s\n", o->fn[i].name,
+				o->fn[i].via);
+}
+
+static int read_via(struct oracle *o, const char *rest)
+{
+	char name[KJIT_NAME_MAX], via[KJIT_NAME_MAX];
+	struct oracle_fn *fn;
+
+	if (sscanf(rest, "%127s %127s", name, via) != 2)
+		return -1;
+	fn = oracle_find(o, name);
+	if (fn)
+		set_str(fn->via, sizeof(fn->via), via);
+	return 1;
+}
+
+static int read_fn(struct oracle *o, const char *rest)
+{
+	struct oracle_fn fn;
+	char name[KJIT_NAME_MAX], parent[KJIT_NAME_MAX], root[KJIT_NAME_MAX];
+	int used = 0;
+
+	memset(&fn, 0, sizeof(fn));
+	if (sscanf(rest, "%127s %127s %127s %d %n", name, parent, root, &fn.irq,
+		   &used) < 4 ||
+	    !used || !rest[used])
+		return -1;
+	set_str(fn.name, sizeof(fn.name), name);
+	set_str(fn.parent, sizeof(fn.parent), parent);
+	set_str(fn.root, sizeof(fn.root), root);
+	if (strcmp(rest + used, "-"))
+		set_str(fn.why, sizeof(fn.why), rest + used);
+	return add_fn(o, &fn) ? -1 : 1;
+}
+
+int oracle_read_line(struct oracle *o, const char *key, const char *rest)
+{
+	if (!strcmp(key, "oracle_root"))
+		return oracle_add_root(o, rest) ? -1 : 1;
+	if (!strcmp(key, "oracle_lost"))
+		return sscanf(rest, "%" SCNu64, &o->lost) == 1 ? 1 : -1;
+	if (!strcmp(key, "oracle"))
+		return read_fn(o, rest);
+	if (!strcmp(key, "oracle_via"))
+		return read_via(o, rest);
+	return 0;
+}
+
+/* ---- classification and the report -------------------------------------- */
+
+/* The session function called @name with at least one block counted. */
+static const struct sess_func *counted(const struct session *s,
+				       const char *name)
+{
+	char b[KJIT_NAME_MAX];
+	unsigned int i;
+
+	for (i = 0; i < s->n_funcs; i++) {
+		if (!s->funcs[i].executions)
+			continue;
+		set_str(b, sizeof(b), s->funcs[i].name);
+		base_name(b);
+		if (!strcmp(b, name))
+			return &s->funcs[i];
+	}
+	return NULL;
+}
+
+enum oracle_class oracle_classify(const struct oracle *o,
+				  const struct oracle_fn *fn,
+				  const struct session *s)
+{
+	int root = !strcmp(fn->parent, "-");
+
+	(void)o;
+	if (fn->irq)
+		return OC_IRQ;
+	if (counted(s, fn->name))
+		return OC_COUNTED;
+	if (fn->why[0])
+		return OC_REFUSED;
+	if (!root && !counted(s, fn->parent))
+		return OC_CALLER;
+	if (!root && !s->st.deep)
+		return OC_NOT_DEEP;
+	if (!root && fn->via[0])
+		return OC_STATIC_CALL;
+	if (!root && s->st.deep_over_budget)
+		return OC_TABLE_FULL;
+	return OC_UNEXPLAINED;
+}
+
+const char *oracle_class_name(enum oracle_class c)
+{
+	static const char *const names[OC_COUNT] = {
+	    "counted",	"interrupt",   "refused",    "caller",
+	    "not_deep", "static_call", "table_full", "unexplained"};
+
+	return c < OC_COUNT ? names[c] : "?";
+}
+
+/* Group headings of the report, by class. */
+static const char *heading(enum oracle_class c)
+{
+	switch (c) {
+	case OC_REFUSED:
+		return "refused by kjit (deep mode does not follow them)";
+	case OC_CALLER:
+		return "its caller was not counted either (the cause is there)";
+	case OC_NOT_DEEP:
+		return "callees not followed: recorded without --deep";
+	case OC_STATIC_CALL:
+		return "reached through a static call trampoline, which deep "
+		       "mode does not follow (a kjit gap)";
+	case OC_TABLE_FULL:
+		return "deep table full (callees left native)";
+	case OC_UNEXPLAINED:
+		return "called from counted code but not followed: unexplained";
+	default:
+		return "";
+	}
+}
+
+static void print_group(const struct oracle *o, const struct session *s,
+			const char *root, enum oracle_class c, unsigned int n,
+			FILE *out)
+{
+	unsigned int i;
+	uint64_t refused = 0;
+
+	if (!n)
+		return;
+	fprintf(out, "  %s (%u):\n", heading(c), n);
+	for (i = 0; i < o->n; i++) {
+		const struct oracle_fn *fn = &o->fn[i];
+
+		if (strcmp(fn->root, root) || oracle_classify(o, fn, s) != c)
+			continue;
+		fprintf(out, "    %-32s called from %s", fn->name, fn->parent);
+		if (c == OC_REFUSED)
+			fprintf(out, ": %s", fn->why);
+		if (c == OC_STATIC_CALL)
+			fprintf(out, " via %s", fn->via);
+		fprintf(out, "\n");
+	}
+	for (i = 1; i < KJIT_R_COUNT; i++)
+		refused += s->st.refused[i];
+	if (c == OC_UNEXPLAINED && refused)
+		fprintf(out,
+			"    (this session refused %" PRIu64 " instruction(s), "
+			"kjit stat names them: the code after one runs "
+			"natively and its calls are not followed)\n",
+			refused);
+	if (c == OC_TABLE_FULL)
+		fprintf(out, "    (%" PRIu64 " callee(s) left native)\n",
+			s->st.deep_over_budget);
+}
+
+static void report_root(const struct oracle *o, const struct session *s,
+			const char *root, FILE *out)
+{
+	unsigned int n[OC_COUNT] = {0}, i, total;
+	enum oracle_class c;
+
+	for (i = 0; i < o->n; i++)
+		if (!strcmp(o->fn[i].root, root))
+			n[oracle_classify(o, &o->fn[i], s)]++;
+	total = 0;
+	for (c = OC_COUNTED; c < OC_COUNT; c++)
+		total += c == OC_IRQ ? 0 : n[c];
+	if (!total) {
+		fprintf(out,
+			"function_graph saw 0 functions under %s (the command "
+			"never called it in the oracle run)\n",
+			root);
+		return;
+	}
+	fprintf(out,
+		"function_graph saw %u functions under %s; kjit counted %u "
+		"of them (%.1f%%)\n",
+		total, root, n[OC_COUNTED],
+		100.0 * (double)n[OC_COUNTED] / (double)total);
+	fprintf(out, "  not counted, by reason:");
+	for (c = OC_REFUSED; c < OC_COUNT; c++)
+		fprintf(out, " %s %u%s", oracle_class_name(c), n[c],
+			c + 1 < OC_COUNT ? "," : "\n");
+	for (c = OC_REFUSED; c < OC_COUNT; c++)
+		print_group(o, s, root, c, n[c], out);
+	if (!n[OC_IRQ])
+		return;
+	fprintf(out,
+		"  interrupt context under the root, not counted by "
+		"design (%u):",
+		n[OC_IRQ]);
+	for (i = 0; i < o->n; i++)
+		if (!strcmp(o->fn[i].root, root) && o->fn[i].irq)
+			fprintf(out, " %s", o->fn[i].name);
+	fprintf(out, "\n");
+}
+
+/* Functions kjit counted that the tracer never saw (in task context). */
+static void report_unseen(const struct oracle *o, const struct session *s,
+			  FILE *out)
+{
+	char b[KJIT_NAME_MAX];
+	const struct oracle_fn *fn;
+	unsigned int i, n = 0, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < s->n_funcs; i++) {
+			if (!s->funcs[i].executions)
+				continue;
+			set_str(b, sizeof(b), s->funcs[i].name);
+			base_name(b);
+			fn = oracle_find(o, b);
+			if (fn && !fn->irq)
+				continue;
+			if (pass)
+				fprintf(out, " %s", b);
+			else
+				n++;
+		}
+		if (!pass && !n)
+			return;
+		if (!pass)
+			fprintf(out,
+				"kjit counted %u function(s) the tracer did "
+				"not see (notrace or inlined callees, or "
+				"another path in the other run):",
+				n);
+	}
+	fprintf(out, "\n");
+}
+
+void oracle_report(const struct oracle *o, const struct session *s, FILE *out)
+{
+	unsigned int i;
+
+	fprintf(out, "\n# completeness: ftrace's function_graph tracer (one "
+		     "run of the same command before kjit's) against kjit's "
+		     "counts\n");
+	for (i = 0; i < o->n_roots; i++)
+		report_root(o, s, o->roots[i], out);
+	report_unseen(o, s, out);
+	if (o->lost)
+		fprintf(out,
+			"warning: the tracer lost %" PRIu64 " event(s) (its "
+			"buffer overflowed): its set may miss functions\n",
+			o->lost);
+}
