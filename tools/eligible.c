@@ -208,7 +208,10 @@ static int traceable(const struct eligible *e, const struct ksym *s)
 	return found;
 }
 
-const char *eligible_why(const struct eligible *e, const struct ksym *s)
+/* What attach and deep mode both refuse: kjit itself, the refused sections,
+ * the idle path. NULL if none applies. */
+static const char *refused_everywhere(const struct eligible *e,
+				      const struct ksym *s)
 {
 	size_t i;
 
@@ -219,6 +222,15 @@ const char *eligible_why(const struct eligible *e, const struct ksym *s)
 			return section_names[i].why;
 	if (in_list(s, idle_path, sizeof(idle_path) / sizeof(idle_path[0])))
 		return KJIT_IDLE_PATH_WHY;
+	return NULL;
+}
+
+const char *eligible_why(const struct eligible *e, const struct ksym *s)
+{
+	const char *why = refused_everywhere(e, s);
+
+	if (why)
+		return why;
 	if (in_list(s, dispatch_deps,
 		    sizeof(dispatch_deps) / sizeof(dispatch_deps[0])))
 		return "used by kjit's dispatcher";
@@ -236,15 +248,10 @@ const char *eligible_why(const struct eligible *e, const struct ksym *s)
 
 const char *eligible_deep_why(const struct eligible *e, const struct ksym *s)
 {
-	size_t i;
+	const char *why = refused_everywhere(e, s);
 
-	if (!strcmp(s->module, "kjit"))
-		return "part of kjit";
-	for (i = 0; i < N_SECTIONS; i++)
-		if (in_range(e->sections[i], s->addr))
-			return section_names[i].why;
-	if (in_list(s, idle_path, sizeof(idle_path) / sizeof(idle_path[0])))
-		return KJIT_IDLE_PATH_WHY;
+	if (why)
+		return why;
 	if (in_list(s, deep_deny, sizeof(deep_deny) / sizeof(deep_deny[0])))
 		return KJIT_DEEP_DENY_WHY;
 	if (!e->have_traceable)

@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
+#include "tests/host/bench_stats.h"
 
 #define SLOTS  2048	    /* as KJIT_IBL_SLOTS */
 #define TARGET 0x4000000ull /* the original target the loop branches to */
@@ -156,27 +157,6 @@ static const char *const names[N_V] = {"native jmp *%rax", "ibl (hit)",
  * be a jmp to the return thunk, one more */
 static const char *const insns[N_V] = {"1", "22 (as the module's)", "19", "3"};
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double pct(double *v, unsigned n, double p)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return v[(unsigned)(p * (n - 1) + 0.5)];
-}
-
 static void fill_table(void)
 {
 	unsigned slot = (TARGET >> 4) & (SLOTS - 1);
@@ -224,11 +204,11 @@ int main(int argc, char **argv)
 			bad = 1;
 		}
 	}
-	a = now_ns();
+	a = kb_now_ns();
 	b = __rdtsc();
-	while (now_ns() - a < (smoke ? 1e6 : 5e7))
+	while (kb_now_ns() - a < (smoke ? 1e6 : 5e7))
 		;
-	tsc_per_ns = (double)(__rdtsc() - b) / (now_ns() - a);
+	tsc_per_ns = (double)(__rdtsc() - b) / (kb_now_ns() - a);
 	for (r = 0; r < rounds; r++)
 		for (v = 0; v < N_V; v++) {
 			unsigned w = (v + r) % N_V; /* rotate the order */
@@ -253,10 +233,10 @@ int main(int argc, char **argv)
 	    "added ns over native [p10, p90] |\n");
 	printf("| --- | --- | --- | --- | --- |\n");
 	for (v = 0; v < N_V; v++) {
-		double t = pct(ticks[v], rounds, 0.5);
-		double lo = pct(add[v], rounds, 0.1) / tsc_per_ns;
-		double hi = pct(add[v], rounds, 0.9) / tsc_per_ns;
-		double md = pct(add[v], rounds, 0.5) / tsc_per_ns;
+		double t = kb_pct(ticks[v], rounds, 0.5);
+		double lo = kb_pct(add[v], rounds, 0.1) / tsc_per_ns;
+		double hi = kb_pct(add[v], rounds, 0.9) / tsc_per_ns;
+		double md = kb_pct(add[v], rounds, 0.5) / tsc_per_ns;
 
 		char added[64] = "-";
 

@@ -48,6 +48,7 @@
 #include "jit/translate.h"
 #include "jit/instrument.h"
 #include "tests/host/host_cache.h"
+#include "tests/host/bench_stats.h"
 #include "tests/host/kjit_test.h"
 #include "tests/host/vmlinux.h"
 
@@ -458,14 +459,6 @@ static double fidelity(const struct prog *pg)
 
 /* ---- timing ------------------------------------------------------------ */
 
-static double now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
 static u64 time_run(drv_fn fn, long iters)
 {
 	unsigned aux;
@@ -473,19 +466,6 @@ static u64 time_run(drv_fn fn, long iters)
 
 	fn(iters);
 	return __rdtscp(&aux) - t0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double pct(double *v, unsigned n, double p)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return v[(unsigned)(p * (n - 1) + 0.5)];
 }
 
 struct result {
@@ -518,16 +498,16 @@ static void measure(drv_fn fn[N_CFG], long iters, unsigned rounds, u64 blocks,
 	for (c = 0; c < N_CFG; c++) {
 		for (r = 0; r < rounds; r++)
 			d[r] = t[c][r] - t[C_NATIVE][r];
-		res->add[c][0] = pct(d, rounds, 0.1);
-		res->add[c][1] = pct(d, rounds, 0.5);
-		res->add[c][2] = pct(d, rounds, 0.9);
+		res->add[c][0] = kb_pct(d, rounds, 0.1);
+		res->add[c][1] = kb_pct(d, rounds, 0.5);
+		res->add[c][2] = kb_pct(d, rounds, 0.9);
 		for (r = 0; r < rounds; r++)
 			d[r] = t[c][r] - t[C_NOCOUNT][r];
-		res->only[c][0] = pct(d, rounds, 0.1);
-		res->only[c][1] = pct(d, rounds, 0.5);
-		res->only[c][2] = pct(d, rounds, 0.9);
+		res->only[c][0] = kb_pct(d, rounds, 0.1);
+		res->only[c][1] = kb_pct(d, rounds, 0.5);
+		res->only[c][2] = kb_pct(d, rounds, 0.9);
 	}
-	res->native = pct(t[C_NATIVE], rounds, 0.5);
+	res->native = kb_pct(t[C_NATIVE], rounds, 0.5);
 }
 
 /* ---- main -------------------------------------------------------------- */
@@ -612,7 +592,7 @@ int main(int argc, char **argv)
 		perror("bench_silicon: mmap");
 		return 1;
 	}
-	w0 = now_ns();
+	w0 = kb_now_ns();
 	s0 = __rdtsc();
 	for (k = 0; k < P_COUNT && ok; k++) {
 		drv_fn fn[N_CFG];
@@ -644,12 +624,13 @@ int main(int argc, char **argv)
 		res[k].fid = fidelity(pg);
 		res[k].insns = (double)pg->insns / PROG_BLOCKS;
 		if (!tsc_per_ns) { /* a first estimate for the first table */
-			double a = now_ns();
+			double a = kb_now_ns();
 			u64 b = __rdtsc();
 
-			while (now_ns() - a < 2e7)
+			while (kb_now_ns() - a < 2e7)
 				;
-			tsc_per_ns = (double)(__rdtsc() - b) / (now_ns() - a);
+			tsc_per_ns =
+			    (double)(__rdtsc() - b) / (kb_now_ns() - a);
 		}
 		for (c = 1; c < N_CFG; c++)
 			caches[c].lookups = 0;
@@ -665,7 +646,7 @@ int main(int argc, char **argv)
 			}
 	}
 	henv_set_gs(0);
-	w1 = now_ns();
+	w1 = kb_now_ns();
 	s1 = __rdtsc();
 	tsc_per_ns = (double)(s1 - s0) / (w1 - w0);
 	if (smoke) {

@@ -166,7 +166,7 @@ mutation-check:
 # against a native indirect jump; its smoke form (exact hit counts) is a
 # host test.
 HOST_BENCH += $(HT_DIR)/bench_ibl
-$(HT_DIR)/bench_ibl: $(HT_SRC)/bench_ibl.c
+$(HT_DIR)/bench_ibl: $(HT_SRC)/bench_ibl.c $(HT_SRC)/bench_stats.h
 	@mkdir -p $(dir $@)
 	$(CC) $(HT_CFLAGS) -o $@ $<
 HOST_TESTS += $(HT_DIR)/bench_ibl_smoke

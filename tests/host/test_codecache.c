@@ -196,6 +196,19 @@ static bool exit_linked(const struct fixture *f, u64 orig)
 	return false;
 }
 
+/* The fixture with ref_code and its fixup; 0, or -1 after a FAIL line. */
+static int ref_fixture_init(struct fixture *f)
+{
+	if (fixture_init(f, false, false)) {
+		kt_fail("cache.refusal.setup", "fixture");
+		return -1;
+	}
+	henv_add_region(&f->h, REF, ref_code, sizeof(ref_code));
+	f->h.fixups = ref_fixups;
+	f->h.n_fixups = 1;
+	return 0;
+}
+
 /* A lasting refusal is remembered: translated once, never again, and every
  * exit to it (one waiting before, one added after) linked straight to the
  * original code; a passing one (int3) is tried again. The dispatcher relies
@@ -208,13 +221,8 @@ static void test_lasting_refusal(void)
 	enum kjit_reason r1, r2, rd1, rd2;
 	bool waiting_linked;
 
-	if (fixture_init(&f, false, false)) {
-		kt_fail("cache.refusal.setup", "fixture");
+	if (ref_fixture_init(&f))
 		return;
-	}
-	henv_add_region(&f.h, REF, ref_code, sizeof(ref_code));
-	f.h.fixups = ref_fixups;
-	f.h.n_fixups = 1;
 	/* A first: its exit waits for B */
 	if (kjit_cache_add(&f.c, &f.tr, REF, 0, &run) != KJIT_OK) {
 		kt_fail("cache.refusal.setup", "block A not added");
@@ -258,13 +266,8 @@ static void test_lasting_refusal_later_exit(void)
 	u64 run = 0;
 	u64 links;
 
-	if (fixture_init(&f, false, false)) {
-		kt_fail("cache.refusal.setup", "fixture");
+	if (ref_fixture_init(&f))
 		return;
-	}
-	henv_add_region(&f.h, REF, ref_code, sizeof(ref_code));
-	f.h.fixups = ref_fixups;
-	f.h.n_fixups = 1;
 	kjit_cache_add(&f.c, &f.tr, REF_B, 0, &run);
 	links = f.c.stats.native_links;
 	if (kjit_cache_add(&f.c, &f.tr, REF, 0, &run) != KJIT_OK) {
