@@ -16,10 +16,14 @@
 #  - when the memory section ran (MEMORY=1: one deep session per benchmark
 #    at its own entry points, MEMRUN/STATS lines), per benchmark: blocks
 #    executed per operation, lookup-table hits and dispatcher entries per
-#    operation and per 1,000 blocks, and translator refusals.
+#    operation and per 1,000 blocks, and translator refusals; with
+#    KB_BLOCK_NS and KB_IBL_NS set (what one executed block's counting and
+#    one lookup hit cost on silicon: docs/results/silicon.md, ibl.md), an
+#    estimate of what kjit adds per operation on silicon, from those two
+#    costs alone.
 # Usage: bench/lmbench-icount-report.sh LMBENCH_OUTPUT
 [ $# = 1 ] || { echo "usage: $0 LMBENCH_OUTPUT" >&2; exit 2; }
-awk '
+awk -v bns="${KB_BLOCK_NS:-}" -v ins="${KB_IBL_NS:-}" '
 function kv(line, key) {
 	if (!match(line, " " key "=[^ ]*")) return ""
 	return substr(line, RSTART + length(key) + 2, RLENGTH - length(key) - 2)
@@ -67,15 +71,23 @@ END {
 	print ""
 	print "Per benchmark, one deep session at its own entry points, counters zeroed before a run of as many operations as a 50-ms run made:"
 	print ""
-	print "| benchmark | blocks/op | lookup hits/op | dispatcher entries/op | lookup hits per 1,000 blocks | refusals (dispatcher) |"
-	print "| --- | --- | --- | --- | --- | --- |"
+	sil = bns != "" && ins != ""
+	printf "| benchmark | blocks/op | lookup hits/op | dispatcher entries/op | lookup hits per 1,000 blocks | refusals (dispatcher) |%s\n", (sil ? " silicon estimate: ns added per op |" : "")
+	printf "| --- | --- | --- | --- | --- | --- |%s\n", (sil ? " --- |" : "")
 	for (i = 0; i < nm; i++) {
 		b = mem[i]; o = memops[b]; s = mst[b]
 		if (o <= 0 || s == "") continue
 		e = kv(s, "executions")
-		printf "| %s | %.1f | %.2f | %.3f | %.2f | %s |\n", b, e / o,
+		printf "| %s | %.1f | %.2f | %.3f | %.2f | %s |", b, e / o,
 			kv(s, "lookup_hits") / o, kv(s, "dispatches") / o,
 			(e > 0 ? 1000 * kv(s, "lookup_hits") / e : 0),
 			(b in ref ? substr(ref[b], 2) : "none")
+		if (sil)
+			printf " %.0f |", e / o * bns + kv(s, "lookup_hits") / o * ins
+		printf "\n"
+	}
+	if (sil) {
+		print ""
+		printf "Silicon estimate = blocks/op x %s ns (counting and linking, one executed block: silicon.md, vmlinux mix, per-CPU) + lookup hits/op x %s ns (one hit: ibl.md). It leaves out entering and leaving the cache through the ftrace trampolines, dispatcher entries and cache effects: a lower bound, for scale, not a measurement.\n", bns, ins
 	}
 }' "$1"

@@ -276,7 +276,12 @@ if [ "$ONLY" = lmbench-icount ]; then
 		echo "Kprobes count on the blocks kjit translated (at most 4096, the most"
 		echo "executed). One vCPU, so the two-process benchmarks switch on it."
 		echo
-		sh "$HERE/lmbench-icount-report.sh" "$BUILD/bench-lmicount.txt"
+		# what one block and one lookup hit cost on silicon, for the
+		# report's estimate (from this tree's committed results)
+		KB_BLOCK_NS=$(sed -n 's/^| vmlinux mix | kjit, per-CPU (new) | [0-9.]* | \([0-9.]*\) .*/\1/p' "$ROOT/docs/results/silicon.md")
+		KB_IBL_NS=$(sed -n 's/^| ibl (hit) | [^|]* | [0-9.]* | [0-9.]* | \([0-9.]*\) .*/\1/p' "$ROOT/docs/results/ibl.md")
+		KB_BLOCK_NS=$KB_BLOCK_NS KB_IBL_NS=$KB_IBL_NS \
+			sh "$HERE/lmbench-icount-report.sh" "$BUILD/bench-lmicount.txt"
 		echo
 		echo '```'
 		grep -E '^(SECTION|LM|STATS|KPROBES|SETTLED|SECTION-FAILED)' "$BUILD/bench-lmicount.txt"
