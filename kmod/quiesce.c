@@ -18,7 +18,9 @@
  * stack (preempted inside translated code: that word is its saved IP), is
  * tried again shortly; it leaves the cache by itself. Other cache
  * addresses on a dequeued task's stack are stale data: a sleeping task's
- * IP is in schedule().
+ * IP is in schedule(). The quiescing task's own stack is scanned last,
+ * from its current frame up (it may have entered its ioctl through the
+ * cache), so that the code can be freed before it returns.
  *
  * Invariants: process context, kjit_mutex held, the session detached and
  * kjit_active cleared. Returns only when a full pass found nothing left.
@@ -146,6 +148,39 @@ static void scan_all(struct scan *sc, struct busy *b)
 	rcu_read_unlock();
 }
 
+/* move_word() for the quiescing task itself: its ioctl may have entered
+ * through a deep-attached function (__x64_sys_ioctl), so the callers'
+ * frames above this one hold cache return addresses it will return
+ * through. It is running, so nothing else on its stack is a saved IP:
+ * only exact return addresses are moved. */
+static int move_own_word(unsigned long *p, void *arg)
+{
+	struct scan *sc = arg;
+	unsigned long v = READ_ONCE(*p), orig;
+	const struct kjit_cpu *c = cache_of(sc->s, v);
+
+	if (c && (orig = kjit_cache_return_site(&c->cache, v))) {
+		WRITE_ONCE(*p, orig);
+		sc->rewritten++;
+	}
+	return 0;
+}
+
+/* The calling task's stack, from this frame up, and its return stores.
+ * Only it pushes onto them, and a push below this frame or onto the head
+ * of its rethook list cannot disturb what is walked. */
+static noinline void scan_current(struct scan *sc)
+{
+	unsigned long *p = (unsigned long *)current_stack_pointer;
+	unsigned long *end =
+	    (unsigned long *)(task_stack_page(current) + THREAD_SIZE);
+
+	sc->t = current;
+	for (; p < end; p++)
+		move_own_word(p, sc);
+	kjit_retstores_walk(current, move_own_word, sc);
+}
+
 /* Retry @b from every online CPU in turn: while this task runs on a CPU, no
  * other task is running there, so tasks that only ran (in user mode, say)
  * are seen off the CPU - that CPU's idle task too. Drops the reference of
@@ -198,6 +233,7 @@ void kjit_quiesce(const struct kjit_session *s)
 		scan_all(&sc, b);
 		wait_busy(&sc, b);
 	} while (b->overflow);
+	scan_current(&sc);
 	set_cpus_allowed_ptr(current, saved);
 	free_cpumask_var(saved);
 	kfree(b);

@@ -14,11 +14,12 @@
  *      inside the cache are waited for; idle tasks included;
  *   5. synchronize_rcu_tasks() again: a task preempted in
  *      kjit_dispatch_entry (module text) after step 2 leaves it;
- *   6. clear the lookup tables, unpin modules.
- * The code memory is freed at the next attach or unload, not here: the task
- * that detaches may itself be inside the cache (its ioctl entered through a
- * deep-attached __x64_sys_ioctl) and returns through it after this. The
- * tables and counters stay readable until then.
+ *   6. clear the lookup tables, unpin modules, free the code: every CPU's
+ *      cache and the trampolines. The detaching task's own cache return
+ *      addresses (its ioctl may have entered through a deep-attached
+ *      __x64_sys_ioctl) were moved by step 4 too.
+ * The block tables and counters stay readable until the next attach or
+ * unload.
  *
  * Context: process, kjit_mutex held (the __ functions say so).
  */
@@ -319,6 +320,14 @@ static void seal_cpu(struct kjit_cpu *c)
 	c->cache.code_rw = NULL;
 }
 
+/* Free CPU @c's code: no task can run it any more. Its block table keeps
+ * the translations' addresses, as numbers for reports. */
+static void free_cpu_code(struct kjit_cpu *c)
+{
+	if (c)
+		kjit_region_free(&c->code);
+}
+
 /* __kjit_session_detach - the steps above. kjit_mutex held. */
 void __kjit_session_detach(struct kjit_session *s)
 {
@@ -334,15 +343,15 @@ void __kjit_session_detach(struct kjit_session *s)
 	synchronize_rcu();
 	kjit_quiesce(s);
 	/* No dispatcher runs any more (synchronize_rcu() above), and only the
-	 * dispatcher writes the caches: their writable aliases go. The code
-	 * stays mapped, read-only and executable, for tasks still returning
-	 * through it (see kjit_session_free). */
+	 * dispatcher writes the caches: their writable aliases go. */
 	for_each_possible_cpu(i) seal_cpu(s->cpu[i]);
 	/* A task preempted in kjit_dispatch_entry (module text, not the cache:
 	 * quiesce does not see it) after step 2 came from the cache; let it
 	 * leave before the module can be unloaded. */
 	synchronize_rcu_tasks();
 	kjit_ibl_clear();
+	for_each_possible_cpu(i) free_cpu_code(s->cpu[i]);
+	kjit_region_free(&s->tramps);
 	for (i = 0; i < s->n_funcs; i++) {
 		kjit_module_unpin(s->funcs[i].mod);
 		s->funcs[i].mod = NULL;
