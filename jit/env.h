@@ -106,6 +106,10 @@ struct kjit_env {
 	u64 guard_counter;
 	/* Dispatcher entry: see the contract in jit/exit.h. */
 	u64 dispatch;
+	/* The same for exits where the arithmetic flags are dead (indirect
+	 * calls: a callee never reads them), which may clobber them; 0 =
+	 * use dispatch. */
+	u64 dispatch_nf;
 };
 
 #endif /* KJIT_JIT_ENV_H */

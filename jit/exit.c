@@ -33,8 +33,12 @@ enum kjit_reason kjit_exit_branch(struct kjit_emit *e, struct kjit_block *blk,
 
 /* Indirect exit: the target is already on the stack; go to the dispatcher. */
 enum kjit_reason kjit_exit_dispatch(struct kjit_translator *tr,
-				    struct kjit_emit *e, struct kjit_block *blk)
+				    struct kjit_emit *e, struct kjit_block *blk,
+				    bool flags_dead)
 {
+	u64 to = flags_dead && tr->env->dispatch_nf ? tr->env->dispatch_nf
+						     : tr->env->dispatch;
+
 	struct kjit_exit *x;
 
 	if (blk->n_exits >= KJIT_MAX_EXITS)
@@ -44,7 +48,7 @@ enum kjit_reason kjit_exit_dispatch(struct kjit_translator *tr,
 	x->target = 0;
 	x->branch_off = 0;
 	x->stub_off = e->pos;
-	return kjit_emit_jmp_far(e, tr->env->dispatch);
+	return kjit_emit_jmp_far(e, to);
 }
 
 /* Emit the stubs of all direct exits and point their branches at them. */

@@ -131,7 +131,7 @@ static enum kjit_reason emit_ret(struct kjit_translator *tr,
 		kjit_emit_u8(e, 0x24);
 		kjit_emit_u32(e, d);
 	}
-	return kjit_exit_dispatch(tr, e, blk);
+	return kjit_exit_dispatch(tr, e, blk, false);
 }
 
 static void emit_push_reg(struct kjit_emit *e, u8 reg)
@@ -200,7 +200,7 @@ static enum kjit_reason emit_jmp_ind(struct kjit_translator *tr,
 {
 	enum kjit_reason r = emit_push_target(e, in, 0);
 
-	return r ? r : kjit_exit_dispatch(tr, e, blk);
+	return r ? r : kjit_exit_dispatch(tr, e, blk, false);
 }
 
 static enum kjit_reason emit_call_ind(struct kjit_translator *tr,
@@ -212,7 +212,7 @@ static enum kjit_reason emit_call_ind(struct kjit_translator *tr,
 
 	if (!r)
 		r = emit_push_target(e, in, 8);
-	return r ? r : kjit_exit_dispatch(tr, e, blk);
+	return r ? r : kjit_exit_dispatch(tr, e, blk, true);
 }
 
 /*
@@ -260,7 +260,7 @@ static enum kjit_reason emit_followed_call_ind(struct kjit_translator *tr,
 		return r;
 	kjit_emit_put32(e, field, e->pos - (field + 4));
 	r = emit_push_target(e, in, 8);
-	return r ? r : kjit_exit_dispatch(tr, e, blk);
+	return r ? r : kjit_exit_dispatch(tr, e, blk, true);
 }
 
 static enum kjit_reason emit_native_call(struct kjit_translator *tr,

@@ -53,9 +53,11 @@ enum kjit_reason kjit_flow_emit_term(struct kjit_translator *tr,
 /* exit.c helpers used by flow.c and translate.c */
 enum kjit_reason kjit_exit_branch(struct kjit_emit *e, struct kjit_block *blk,
 				  const u8 *op, unsigned oplen, u64 target);
+/* @flags_dead: the arithmetic flags are dead at this exit (an indirect
+ * call), so it may use env->dispatch_nf. */
 enum kjit_reason kjit_exit_dispatch(struct kjit_translator *tr,
 				    struct kjit_emit *e,
-				    struct kjit_block *blk);
+				    struct kjit_block *blk, bool flags_dead);
 enum kjit_reason kjit_exit_emit_stubs(struct kjit_translator *tr,
 				      struct kjit_emit *e,
 				      struct kjit_block *blk);

@@ -13,21 +13,26 @@
  * store that over the target slot, restore everything and `RET` into it.
  *
  * Fast path first: this CPU's indirect branch lookup table (reached
- * through the per-CPU pointer kjit_ibl_tab, a direct-mapped cache of target -> continuation filled by
- * kjit_dispatch()) is probed with rax and rcx saved; a hit continues
- * without entering C. This is what indirect jumps out of translated code
- * (and exits whose target was not linkable) cost in the common case.
+ * through the per-CPU pointer kjit_ibl_tab, a direct-mapped cache of
+ * target -> continuation filled by kjit_dispatch()) is probed with rax and
+ * rcx saved; a hit continues without entering C. This is what indirect
+ * jumps out of translated code (and exits whose target was not linkable)
+ * cost in the common case.
  *
- * The probe compares a slot's target, then loads its continuation: two
- * reads, which must see one entry. Interrupts are off from the compare to
- * the load (popfq restores the program's IF): otherwise an interrupt
- * between them could refill the slot on this CPU, or a preemption move the
- * task to another CPU whose slot holds another target, and the probe would
- * continue at another target's code. The slow path turns interrupts back on
- * (as the program had them) before it saves the rest and enters C.
+ * A slot is one word, read once (layout and why in ibl.h):
  *
- *     slot = (target >> 4) & (KJIT_IBL_SLOTS - 1), 16 bytes each:
- *     +0 target (0: empty)   +8 continuation
+ *     slot = (target >> 4) & (KJIT_IBL_SLOTS - 1), 8 bytes each:
+ *     target[31:0] << 32 | continuation[31:0]
+ *
+ * so neither an interrupt that refills it nor a migration between two
+ * reads can pair a target with another target's continuation: no `cli`.
+ *
+ * Two entries. kjit_dispatch_entry keeps the program's RFLAGS (pushfq ...
+ * popfq around the probe): exits where the translator does not know the
+ * flags dead. kjit_dispatch_entry_nf is for exits where they are dead
+ * (indirect calls: a callee never reads the arithmetic flags, and the
+ * probe leaves DF, IF and AC alone); it skips pushfq/popfq, and on a miss
+ * restores rax and rcx and takes the other entry.
  *
  * Saved frame of the slow path (offsets from rsp after the pushes):
  *
@@ -39,32 +44,42 @@
 #include "compat.h"
 #include "ibl.h"
 
+/* IBL_PROBE off: with rax = target at off(%rsp) loaded by the macro,
+ * leaves the continuation in rcx or jumps to miss; clobbers rax, rcx and
+ * the arithmetic flags. */
+.macro IBL_PROBE off, miss
+	movq	\off(%rsp), %rax		/* the target */
+	movslq	%eax, %rcx
+	cmpq	%rax, %rcx
+	jne	\miss				/* not in the top 2 GiB: never in the table */
+	shrl	$4, %ecx
+	andl	$(KJIT_IBL_SLOTS - 1), %ecx
+	shll	$3, %ecx
+	addq	%gs:kjit_ibl_tab, %rcx		/* this CPU's slot */
+	movq	(%rcx), %rcx			/* the entry: one read */
+	shlq	$32, %rax
+	xorq	%rax, %rcx			/* high half 0: the target's entry */
+	movq	%rcx, %rax
+	shrq	$32, %rax
+	jnz	\miss
+	movslq	%ecx, %rcx			/* the continuation */
+.endm
+
 	.text
 SYM_CODE_START(kjit_dispatch_entry)
 	KJIT_UNWIND_HINT_NONE
 	ENDBR	/* its address is taken (trampolines, exit stubs jump here) */
 	pushfq
-	cli					/* one slot, read whole */
 	pushq	%rax
 	pushq	%rcx
-	movq	24(%rsp), %rax			/* the target */
-	movl	%eax, %ecx
-	shrl	$4, %ecx
-	andl	$(KJIT_IBL_SLOTS - 1), %ecx
-	shll	$4, %ecx
-	addq	%gs:kjit_ibl_tab, %rcx		/* this CPU's slot */
-	cmpq	%rax, (%rcx)
-	jne	.Lslow
-	movq	8(%rcx), %rax			/* hit: the continuation */
-	movq	%rax, 24(%rsp)
+	IBL_PROBE 24, .Lslow
+	movq	%rcx, 24(%rsp)			/* hit: continue there */
 	incq	%gs:kjit_ibl_hits		/* flags are saved: free to clobber */
 	popq	%rcx
 	popq	%rax
 	popfq
 	RET
 .Lslow:
-	pushq	16(%rsp)			/* the program's rflags */
-	popfq					/* interrupts as they were */
 	pushq	%rdx
 	pushq	%rsi
 	pushq	%rdi
@@ -93,3 +108,21 @@ SYM_CODE_START(kjit_dispatch_entry)
 	popfq
 	RET
 SYM_CODE_END(kjit_dispatch_entry)
+
+/* Exits whose arithmetic flags are dead: the probe without pushfq/popfq. */
+SYM_CODE_START(kjit_dispatch_entry_nf)
+	KJIT_UNWIND_HINT_NONE
+	ENDBR	/* its address is taken (exit stubs jump here) */
+	pushq	%rax
+	pushq	%rcx
+	IBL_PROBE 16, .Lslow_nf
+	movq	%rcx, 16(%rsp)			/* hit: continue there */
+	incq	%gs:kjit_ibl_hits
+	popq	%rcx
+	popq	%rax
+	RET
+.Lslow_nf:
+	popq	%rcx
+	popq	%rax
+	jmp	kjit_dispatch_entry
+SYM_CODE_END(kjit_dispatch_entry_nf)

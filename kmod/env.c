@@ -273,7 +273,7 @@ static bool env_entry_guard(void *opaque, u64 addr)
 	       kjit_session_attached_of(s, (unsigned long)addr) < 0;
 }
 
-extern char kjit_dispatch_entry[];
+extern char kjit_dispatch_entry[], kjit_dispatch_entry_nf[];
 
 void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
 {
@@ -290,5 +290,6 @@ void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
 	    .guard_counter = (u64)(unsigned long)(c->cache.counters_run +
 						  c->cache.max_blocks),
 	    .dispatch = (u64)(unsigned long)kjit_dispatch_entry,
+	    .dispatch_nf = (u64)(unsigned long)kjit_dispatch_entry_nf,
 	};
 }

@@ -11,29 +11,54 @@
  * sessions with hundreds of indirect targets missed it often: every miss
  * is a trip through the C dispatcher (docs/results/lmbench-icount.md).
  *
+ * One slot is one 8-byte word that holds both halves of an entry, so the
+ * probe reads it in one load: atomic with respect to an interrupt that
+ * refills the slot on this CPU, and to a migration (the probe then reads
+ * the old CPU's table, whose entries are as valid). It needs no `cli`.
+ * Every address kjit enters or continues at lies in the top 2 GiB of the
+ * address space (kernel text, and the modules area where the code cache,
+ * BPF programs, ftrace and kprobe trampolines live), where an address is
+ * its low 32 bits sign-extended:
+ *
+ *     word = target[31:0] << 32 | continuation[31:0]    (0: empty)
+ *
+ * The probe compares the high half with the target's low half (after
+ * checking the target is such an address) and sign-extends the low half.
+ * A pair outside that range is never put in the table (kjit_ibl_word()
+ * returns 0 and kjit_ibl_fill() leaves the slot alone): the dispatcher
+ * then handles that target every time, correctly.
+ *
  * Invariants:
  *  - Only the owning CPU writes its table, from kjit_dispatch() with
- *    preemption disabled: it clears the target word, writes the
- *    continuation, then the target, so an interrupt on this CPU never sees
- *    a target paired with another target's continuation.
- *  - The probe (dispatch_entry.S) reads target and continuation with
- *    interrupts off, so nothing on this CPU refills the slot between its
- *    two reads and the task cannot move to another CPU's table meanwhile.
+ *    preemption disabled, one word at a time.
  *  - Every CPU's table is cleared before a session is published and after
  *    it is detached, so no entry outlives the code it points into.
  */
 #ifndef KJIT_IBL_H
 #define KJIT_IBL_H
 
-#define KJIT_IBL_SLOTS 2048 /* a power of two */
+#define KJIT_IBL_SLOTS 4096 /* a power of two; 8 bytes each */
 
 #ifndef __ASSEMBLY__
 #include <linux/percpu.h>
 
 struct kjit_ibl_entry {
-	unsigned long target;
-	unsigned long run;
+	u64 word; /* target[31:0] << 32 | continuation[31:0], 0: empty */
 };
+
+/* True if @a is its own low 32 bits sign-extended (the top 2 GiB). */
+static inline bool kjit_ibl_addr_ok(unsigned long a)
+{
+	return (unsigned long)(long)(int)a == a;
+}
+
+/* The slot word for @target -> @run, or 0 if either cannot be encoded. */
+static inline u64 kjit_ibl_word(unsigned long target, unsigned long run)
+{
+	if (!kjit_ibl_addr_ok(target) || !kjit_ibl_addr_ok(run))
+		return 0;
+	return (u64)(u32)target << 32 | (u32)run;
+}
 
 /* This CPU's table, KJIT_IBL_SLOTS entries (set at load, never changed). */
 DECLARE_PER_CPU(struct kjit_ibl_entry *, kjit_ibl_tab);
@@ -50,12 +75,10 @@ static inline void kjit_ibl_fill(unsigned long target, unsigned long run)
 {
 	struct kjit_ibl_entry *e = this_cpu_read(kjit_ibl_tab) +
 				   ((target >> 4) & (KJIT_IBL_SLOTS - 1));
+	u64 w = kjit_ibl_word(target, run);
 
-	WRITE_ONCE(e->target, 0);
-	barrier();
-	WRITE_ONCE(e->run, run);
-	barrier();
-	WRITE_ONCE(e->target, target);
+	if (w)
+		WRITE_ONCE(e->word, w);
 }
 
 /* Empty every CPU's table. Process context, no session running code. */

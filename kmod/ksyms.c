@@ -128,7 +128,7 @@ void *kjit_gate(unsigned long addr)
 	return kjit_gates + used++ * KJIT_GATE_SIZE;
 }
 
-extern char kjit_dispatch_entry[];
+extern char kjit_dispatch_entry[], kjit_dispatch_entry_nf[];
 
 /* On an IBT kernel, does @p start with endbr64? (Always true elsewhere.) */
 static bool ibt_entry_ok(const void *p)
@@ -148,8 +148,9 @@ int kjit_gates_check(void)
 			       i);
 			return -ENOEXEC;
 		}
-	if (!ibt_entry_ok(kjit_dispatch_entry)) {
-		pr_err("kjit: kjit_dispatch_entry does not start with endbr64 "
+	if (!ibt_entry_ok(kjit_dispatch_entry) ||
+	    !ibt_entry_ok(kjit_dispatch_entry_nf)) {
+		pr_err("kjit: a kjit_dispatch_entry does not start with endbr64 "
 		       "on an IBT kernel; cannot load\n");
 		return -ENOEXEC;
 	}

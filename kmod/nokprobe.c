@@ -10,7 +10,8 @@
 #include <linux/kprobes.h>
 
 unsigned long kjit_dispatch(unsigned long target);
-extern char kjit_dispatch_entry[];
+extern char kjit_dispatch_entry[], kjit_dispatch_entry_nf[];
 
 NOKPROBE_SYMBOL(kjit_dispatch);
 NOKPROBE_SYMBOL(kjit_dispatch_entry);
+NOKPROBE_SYMBOL(kjit_dispatch_entry_nf);

@@ -96,6 +96,8 @@ static const struct {
     {"kjit_exit", "module exit (the loader, through __this_module)"},
     {"scan_task", "task_call_func()'s callback in detach's quiesce"},
     {"move_word", "kjit_retstores_walk()'s callback in detach's quiesce"},
+    {"move_own_word",
+     "kjit_retstores_walk()'s callback for the detaching task (quiesce)"},
     {"cmp_site", "sort() at load (sites.c)"},
     {"cmp_func", "sort() at attach (session.c)"},
     {"cmp_block", "sort() in the BLOCKS ioctl (report.c)"},
@@ -302,8 +304,8 @@ static void reach_ref(void *ctx, int from, const struct mg_ref *r)
 /* Roots, then everything they reach (breadth first). */
 static int walk(struct an *a)
 {
-	static const char *const roots[] = {"kjit_dispatch_entry",
-					    "kjit_dispatch"};
+	static const char *const roots[] = {
+	    "kjit_dispatch_entry", "kjit_dispatch_entry_nf", "kjit_dispatch"};
 	size_t i;
 	int n;
 

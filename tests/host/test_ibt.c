@@ -38,6 +38,7 @@ static void setup(bool ibt, bool native, bool follow, bool edges)
 	int r;
 
 	henv_init(&henv, KJIT_MEM_GS, NULL, NULL, DISP);
+	henv.env.dispatch_nf = DISP + 0x40; /* the flags-dead entry */
 	henv_add_region(&henv, ORIG, code, sizeof(code));
 	henv_add_sym(&henv, FENTRY, KJIT_SYM_FENTRY, -1);
 	henv_add_sym(&henv, RETTHUNK, KJIT_SYM_RETURN_THUNK, -1);
@@ -225,7 +226,7 @@ static void test_far(void)
 	enum kjit_reason r;
 
 	setup(true, false, false, false);
-	henv.env.dispatch = FAR_DISP;
+	henv.env.dispatch = henv.env.dispatch_nf = FAR_DISP;
 	r = xlate("31c0 c3", &b, why);
 	kt_check("jit.ibt.far_dispatcher_refused", r == KJIT_R_BRANCH_FAR,
 		 "got %s", kjit_reason_name(r));
@@ -235,7 +236,7 @@ static void test_far(void)
 	/* without ibt: translated at RUN + 4 behind an endbr64 put there by
 	 * hand, so that only the literal jmp is left for the proof to find */
 	setup(false, false, false, false);
-	henv.env.dispatch = FAR_DISP;
+	henv.env.dispatch = henv.env.dispatch_nf = FAR_DISP;
 	memset(code, 0xcc, sizeof(code));
 	kt_unhex("31c0 c3", code);
 	r = kjit_translate(&tr, ORIG, out + 4, sizeof(out) - 4, RUN + 4, &b);
@@ -369,6 +370,49 @@ static void test_entry_guard(void)
 	}
 }
 
+/* Indirect calls (the flags are dead at a callee's entry) exit through the
+ * dispatcher's flags-dead entry, indirect jumps through the one that keeps
+ * RFLAGS: the verifier checks which (verify.c, check_dispatch_jmp). */
+static void test_dispatch_entries(void)
+{
+	static const struct {
+		const char *name, *hex;
+		bool native, follow;
+	} cases[] = {
+	    {"jit.dispatch_nf.call_reg", "ffd0", false, false},
+	    {"jit.dispatch_nf.call_mem", "ff5008", false, false},
+	    {"jit.dispatch_nf.followed_call_reg", "ffd0", true, true},
+	    {"jit.dispatch_nf.jmp_reg_keeps_flags", "ffe0", true, true},
+	};
+	struct kjit_block b;
+	char why[256];
+	unsigned i;
+
+	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
+		enum kjit_reason r;
+
+		setup(false, cases[i].native, cases[i].follow, false);
+		r = xlate(cases[i].hex, &b, why);
+		kt_check(cases[i].name, !r && !why[0], "%s %s",
+			 kjit_reason_name(r), why);
+	}
+	/* the verifier can tell: told the entries the other way round, it
+	 * must object to the same translation */
+	setup(false, true, true, false);
+	{
+		struct kjit_env swapped = henv.env;
+		enum kjit_reason r;
+
+		swapped.dispatch = henv.env.dispatch_nf;
+		swapped.dispatch_nf = henv.env.dispatch;
+		vfy.env = &swapped;
+		r = xlate("ffd0", &b, why);
+		kt_check("jit.dispatch_nf.verifier_catches_wrong_entry",
+			 !r && strstr(why, "not the dispatcher's"), "%s \"%s\"",
+			 kjit_reason_name(r), why);
+	}
+}
+
 int main(void)
 {
 	test_arch_facts();
@@ -377,5 +421,6 @@ int main(void)
 	test_far();
 	test_proof_selftest();
 	test_entry_guard();
+	test_dispatch_entries();
 	return kt_exit();
 }

@@ -216,6 +216,7 @@ static int setup_env(void)
 	u64 a;
 
 	henv_init(&henv, KJIT_MEM_GS, NULL, NULL, DISPATCH);
+	henv.env.dispatch_nf = DISPATCH + 0x40; /* the flags-dead entry */
 	henv_add_region(&henv, vml.text_addr, vml.text, vml.text_size);
 	henv.fixups = vml.fixups, henv.n_fixups = vml.n_fixups;
 	if (!(a = vml_sym(&vml, "__fentry__")))

@@ -103,20 +103,25 @@ static int pushed_const(struct vfy *v, const struct dinsn *x, u64 *val)
 		     (unsigned long long)x->addr);
 }
 
-/* x must be `jmp dispatcher` (rel32 or via literal) */
-static int check_dispatch_jmp(struct vfy *v, const struct dinsn *x)
+/* x must be `jmp dispatcher` (rel32 or via literal): the flags-dead entry
+ * (env->dispatch_nf, when set) exactly where the flags are dead at the
+ * exit (@flags_dead: an indirect call), the other one everywhere else */
+static int check_dispatch_jmp(struct vfy *v, const struct dinsn *x,
+			      bool flags_dead)
 {
-	u64 t;
+	u64 t, want = flags_dead && v->env->dispatch_nf ? v->env->dispatch_nf
+							 : v->env->dispatch;
 
 	if (x->i.mnemonic != ZYDIS_MNEMONIC_JMP || abs_of(x, 0, &t))
 		return FAILF("expected jmp to dispatcher at %#llx",
 			     (unsigned long long)x->addr);
 	if (x->op[0].type == ZYDIS_OPERAND_TYPE_MEMORY && read_lit(v, t, &t))
 		return -1;
-	if (t != v->env->dispatch)
-		return FAILF("jmp at %#llx goes to %#llx, not the dispatcher",
-			     (unsigned long long)x->addr,
-			     (unsigned long long)t);
+	if (t != want)
+		return FAILF("jmp at %#llx goes to %#llx, not the dispatcher's "
+			     "%s entry",
+			     (unsigned long long)x->addr, (unsigned long long)t,
+			     flags_dead ? "flags-dead" : "flags-saving");
 	return 0;
 }
 
@@ -139,7 +144,7 @@ static int check_exit_branch(struct vfy *v, const struct dinsn *x, u64 want)
 		return FAILF("exit at %#llx targets %#llx, want %#llx",
 			     (unsigned long long)x->addr,
 			     (unsigned long long)val, (unsigned long long)want);
-	if (dec_out(v, stub + s.i.length, &s) || check_dispatch_jmp(v, &s))
+	if (dec_out(v, stub + s.i.length, &s) || check_dispatch_jmp(v, &s, false))
 		return -1;
 	for (k = 0; k < v->b->n_exits; k++)
 		if (v->b->exit[k].kind == KJIT_EXIT_DIRECT &&
@@ -645,7 +650,7 @@ static int check_ret(struct vfy *v, const struct dinsn *o, u64 a)
 	}
 	if (dec_out(v, a, &x))
 		return -1;
-	return check_dispatch_jmp(v, &x);
+	return check_dispatch_jmp(v, &x, false);
 }
 
 /* Skip an optional counter sequence (edge point) at @a. */
@@ -728,7 +733,7 @@ static int check_followed_call(struct vfy *v, const struct dinsn *o, u64 a,
 			     (unsigned long long)o->addr,
 			     (unsigned long long)(l - v->run));
 	return check_push_target(v, o, l, reg, 8, &next) ||
-	       dec_out(v, next, &x) || check_dispatch_jmp(v, &x);
+	       dec_out(v, next, &x) || check_dispatch_jmp(v, &x, true);
 }
 
 /* native-call mode: call stays a call (to T), then an exit to the return
@@ -810,17 +815,17 @@ static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 			}
 			if (s == KJIT_SYM_RETURN_THUNK)
 				return dec_out(v, a, &x) ||
-				       check_dispatch_jmp(v, &x);
+				       check_dispatch_jmp(v, &x, false);
 			if (s == KJIT_SYM_INDIRECT_THUNK)
 				return check_push_target(v, &o, a, reg, 0,
 							 &next) ||
 				       dec_out(v, next, &x) ||
-				       check_dispatch_jmp(v, &x);
+				       check_dispatch_jmp(v, &x, false);
 			return dec_exit(v, a, &x) ||
 			       check_exit_branch(v, &x, t);
 		}
 		return check_push_target(v, &o, a, -1, 0, &next) ||
-		       dec_out(v, next, &x) || check_dispatch_jmp(v, &x);
+		       dec_out(v, next, &x) || check_dispatch_jmp(v, &x, false);
 	case ZYDIS_CATEGORY_CALL:
 		if (v->native_calls)
 			return check_native_call(v, &o, a, fall);
@@ -832,12 +837,12 @@ static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 				return check_push_target(v, &o, next, reg, 0,
 							 &next) ||
 				       dec_out(v, next, &x) ||
-				       check_dispatch_jmp(v, &x);
+				       check_dispatch_jmp(v, &x, true);
 			return dec_exit(v, next, &x) ||
 			       check_exit_branch(v, &x, t);
 		}
 		return check_push_target(v, &o, next, -1, 8, &next) ||
-		       dec_out(v, next, &x) || check_dispatch_jmp(v, &x);
+		       dec_out(v, next, &x) || check_dispatch_jmp(v, &x, true);
 	case ZYDIS_CATEGORY_RET:
 		if (v->native_calls)
 			return dec_out(v, a, &x) || same_insn(v, &o, &x);
