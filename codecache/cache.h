@@ -72,6 +72,7 @@ struct kjit_cache_stats {
 	u64 native;	  /* of which remembered (kjit_reason_lasts) */
 	u64 full;	  /* refusals for lack of space or table room */
 	u64 table_full;	  /* of which for lack of block table or map room */
+	u64 predicted;	  /* inline predictions set (kjit_cache_predict) */
 };
 
 /* Room for any block (KJIT_MAX_BLOCK_BYTES), in whole 8-byte words. */
@@ -155,6 +156,23 @@ enum kjit_reason kjit_cache_add(struct kjit_cache *c,
  * published blocks.
  */
 u64 kjit_cache_return_site(const struct kjit_cache *c, u64 a);
+
+/*
+ * kjit_cache_predict - a followed indirect call whose return address in
+ * this cache is exactly @ret (so [rsp+8] at the dispatcher, when the exit
+ * was that call's) went to @target, whose continuation is @dest: set the
+ * call's inline prediction (jit/flow.c) to it, once - the site's first
+ * target wins for good, so a CPU never sees one prediction's immediate
+ * with another's jump. The jump's rel32 is written first, then the
+ * immediate, each a 4-aligned 4-byte store through the writable alias:
+ * a CPU running the site meanwhile sees the old immediate (and takes the
+ * dispatcher path), or the new one with either jump, the old of which
+ * also leads to the dispatcher path. Nothing is set unless @target fits
+ * the sign-extended imm32 and @dest is in rel32 reach. @ret may be any
+ * word: only an exact return address of a block with a prediction site
+ * counts. True if set now. Owning CPU only.
+ */
+bool kjit_cache_predict(struct kjit_cache *c, u64 ret, u64 target, u64 dest);
 
 /* Published block count (acquire): for readers on any CPU. */
 static inline u32 kjit_cache_count(const struct kjit_cache *c)

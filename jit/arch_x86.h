@@ -62,6 +62,9 @@ enum kx86_reg {
 
 /* One-byte opcodes */
 #define KX86_OP_JCC8	  0x70 /* 70+cc rel8 */
+#define KX86_OP_JNE8	  0x75 /* jne rel8 */
+#define KX86_OP_GRP1_IMM32 0x81 /* group 1 r/m, imm32: /7 is cmp */
+#define KX86_GRP1_CMP	  7
 #define KX86_OP_ADD_AL_IB 0x04 /* add al, imm8 */
 #define KX86_OP_PUSH_R	  0x50 /* 50+r */
 #define KX86_OP_POP_R	  0x58 /* 58+r */

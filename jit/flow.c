@@ -236,10 +236,45 @@ static enum kjit_reason emit_op_rel32(struct kjit_emit *e, u8 op, u64 target)
 }
 
 /*
+ * Inline prediction of a followed indirect call through %reg
+ * (predict_indirect_calls; the arithmetic flags are dead at a call):
+ *       cmp $P, %reg    [REX.W|B] 81 /7 imm32, the imm32 4-aligned: P = 0
+ *                       until kjit_cache_predict() sets it, once
+ *       jne M           75 rel8
+ *       jmp C           e9 rel32, 4-aligned: M until set, then P's
+ *                       continuation (set before P, so any mix a CPU may
+ *                       see of old and new is right: a new P with the old
+ *                       jmp still goes to M)
+ *   M:                  (the dispatcher path follows)
+ */
+static void emit_prediction(struct kjit_emit *e, int reg,
+			    struct kjit_block *blk)
+{
+	u32 jne_at;
+
+	kjit_emit_align_rel32(e, 3);
+	kjit_emit_u8(e, (u8)(KX86_REX | KX86_REX_W | (reg >= 8 ? KX86_REX_B : 0)));
+	kjit_emit_u8(e, KX86_OP_GRP1_IMM32);
+	kjit_emit_u8(e, KX86_MODRM(3, KX86_GRP1_CMP, reg & 7));
+	blk->pred_imm_off = (u16)e->pos;
+	kjit_emit_u32(e, 0);
+	kjit_emit_u8(e, KX86_OP_JNE8);
+	jne_at = e->pos;
+	kjit_emit_u8(e, 0);
+	kjit_emit_align_rel32(e, 1);
+	kjit_emit_u8(e, KX86_OP_JMP32);
+	blk->pred_jmp_off = (u16)e->pos;
+	kjit_emit_u32(e, 0); /* rel 0: M */
+	if (jne_at < e->cap) /* else e->overflow is set already */
+		e->buf[jne_at] = (u8)(e->pos - (jne_at + 1));
+}
+
+/*
  * Followed indirect call (native_calls + follow_indirect_calls):
  *       call L          e8 rel32: pushes the return address (the jmp below)
  *       jmp exit(fall)  where the callee returns to
- *   L:  push target     the call's operand, [rsp]-relative ones adjusted by 8
+ *   L:  [prediction]    through a register, with predict_indirect_calls
+ *       push target     the call's operand, [rsp]-relative ones adjusted by 8
  *       jmp dispatcher  (an indirect exit: [rsp] = target, [rsp+8] = return)
  */
 static enum kjit_reason emit_followed_call_ind(struct kjit_translator *tr,
@@ -259,6 +294,8 @@ static enum kjit_reason emit_followed_call_ind(struct kjit_translator *tr,
 	if (r)
 		return r;
 	kjit_emit_put32(e, field, e->pos - (field + 4));
+	if (tr->cfg.predict_indirect_calls && in->reg != KJIT_IND_MEM)
+		emit_prediction(e, in->reg, blk);
 	r = emit_push_target(e, in, 8);
 	return r ? r : kjit_exit_dispatch(tr, e, blk, true);
 }

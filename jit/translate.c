@@ -23,6 +23,7 @@ void kjit_config_default(struct kjit_config *cfg)
 	cfg->ctr_reg = KJIT_REG_DEAD;
 	cfg->native_calls = false;
 	cfg->follow_indirect_calls = false;
+	cfg->predict_indirect_calls = false;
 	cfg->ibt = false;
 }
 
@@ -74,6 +75,7 @@ static void block_reset(struct kjit_block *blk, u64 orig)
 	blk->ctr_reg = 0xff;
 	blk->live_in = 0;
 	blk->ret_off = 0;
+	blk->pred_imm_off = blk->pred_jmp_off = 0;
 	blk->reason = KJIT_OK;
 	blk->reason_addr = 0;
 }

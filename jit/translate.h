@@ -103,6 +103,12 @@ struct kjit_config {
 	 * (`call` to a stub that pushes the target), so a deep session can
 	 * follow them; off, they are copied and run the callee natively. */
 	bool follow_indirect_calls;
+	/* With follow_indirect_calls: a followed indirect call through a
+	 * register first compares the target with an inline prediction (an
+	 * immediate, 0 until the cache sets it once, to the first target
+	 * that site sees) and jumps straight to that target's continuation
+	 * on a match; see jit/flow.c and kjit_cache_predict(). */
+	bool predict_indirect_calls;
 	/* The kernel enforces indirect branch tracking (default off; the
 	 * module sets it when the running kernel has CONFIG_X86_KERNEL_IBT):
 	 * every address of the cache that an indirect jmp/call may reach
@@ -147,6 +153,10 @@ struct kjit_block {
 	 * address that call pushes (where the callee returns into the cache);
 	 * 0: the block ends in no such call */
 	u16 ret_off;
+	/* a followed indirect call's inline prediction (predict_indirect_calls):
+	 * offsets of the cmp's imm32 and of the jmp's rel32 (both 4-aligned);
+	 * 0: the block has none */
+	u16 pred_imm_off, pred_jmp_off;
 	enum kjit_reason reason;
 	u64 reason_addr;
 	struct kjit_exit exit[KJIT_MAX_EXITS];

@@ -25,7 +25,7 @@
 #include "ibl.h"
 #include "session.h"
 
-unsigned long kjit_dispatch(unsigned long target);
+unsigned long kjit_dispatch(unsigned long target, unsigned long ret);
 
 /* The entry block of function @fi now has a translation on this CPU: let
  * the function's trampoline jump straight to it from now on. */
@@ -36,6 +36,17 @@ static void set_entry_slot(const struct kjit_session *s, int fi,
 		this_cpu_write(kjit_entry_slot[fi], run);
 }
 
+/* @target continues at @run from now on, on this CPU: fill the lookup
+ * table, and if the exit was a followed indirect call (@ret, the word above
+ * the target on the stack, is its exact return address in this CPU's
+ * cache) give the call site an inline prediction of @target. */
+static void remember(struct kjit_cpu *c, unsigned long target,
+		     unsigned long run, unsigned long ret)
+{
+	kjit_ibl_fill(target, run);
+	kjit_cache_predict(&c->cache, ret, target, run);
+}
+
 /* Timed with sched_clock() (a TSC read), never ktime_get*(): those read
  * the clocksource, and read_hpet() takes a lock that translated code can be
  * holding right now - a block of a followed read_hpet() that exits to the
@@ -43,7 +54,7 @@ static void set_entry_slot(const struct kjit_session *s, int fi,
  * with TCP over loopback deep-attached; bench/lmbench). The dispatcher may
  * call nothing that takes a lock kernel code can hold. */
 static unsigned long translate(struct kjit_session *s, struct kjit_cpu *c,
-			       unsigned long target, int fi)
+			       unsigned long target, int fi, unsigned long ret)
 {
 	u64 t0 = sched_clock(), run, table_full = c->cache.stats.table_full;
 	enum kjit_reason r;
@@ -63,7 +74,7 @@ static unsigned long translate(struct kjit_session *s, struct kjit_cpu *c,
 		c->fallback[KJIT_FB_REFUSED]++;
 		c->refused[r]++;
 		if (kjit_reason_lasts(r))
-			kjit_ibl_fill(target, target);
+			remember(c, target, target, ret);
 		return target;
 	}
 	return run;
@@ -73,33 +84,34 @@ static unsigned long translate(struct kjit_session *s, struct kjit_cpu *c,
  * is to run natively. Preemption disabled, c->busy held. */
 static unsigned long lookup_or_translate(struct kjit_session *s,
 					 struct kjit_cpu *c,
-					 unsigned long target)
+					 unsigned long target,
+					 unsigned long ret)
 {
 	unsigned long run;
 	int fi = kjit_session_func_of(s, target);
 
 	if (fi < 0) {
 		c->native_exits++;
-		kjit_ibl_fill(target, target);
+		remember(c, target, target, ret);
 		return target;
 	}
 	run = kjit_cache_lookup(&c->cache, target);
 	if (!run && kjit_cache_native(&c->cache, target)) {
 		/* refused for good: an indirect branch whose lookup table slot
 		 * was taken by another target since */
-		kjit_ibl_fill(target, target);
+		remember(c, target, target, ret);
 		return target;
 	}
 	if (!run)
-		run = translate(s, c, target, fi);
+		run = translate(s, c, target, fi, ret);
 	if (run != target) {
 		set_entry_slot(s, fi, target, run);
-		kjit_ibl_fill(target, run);
+		remember(c, target, run, ret);
 	}
 	return run;
 }
 
-unsigned long notrace kjit_dispatch(unsigned long target)
+unsigned long notrace kjit_dispatch(unsigned long target, unsigned long ret)
 {
 	struct kjit_session *s;
 	unsigned long run = target;
@@ -130,7 +142,7 @@ unsigned long notrace kjit_dispatch(unsigned long target)
 		goto out;
 	}
 	c->busy = 1;
-	run = lookup_or_translate(s, c, target);
+	run = lookup_or_translate(s, c, target, ret);
 	c->busy = 0;
 out:
 	preempt_enable_notrace();

@@ -10,6 +10,8 @@
  * and every register and RFLAGS as the program left them. We save what the
  * C calling convention may clobber, call kjit_dispatch(target), which returns
  * where to continue (a translation, or the target itself to run natively),
+ * given also the word above the target (a followed indirect call's return
+ * address when the exit was that call: kjit_cache_predict()),
  * store that over the target slot, restore everything and `RET` into it.
  *
  * Fast path first: this CPU's indirect branch lookup table (reached
@@ -87,7 +89,9 @@ SYM_CODE_START(kjit_dispatch_entry)
 	pushq	%r9
 	pushq	%r10
 	pushq	%r11
-	movq	80(%rsp), %rdi
+	movq	80(%rsp), %rdi			/* the target */
+	movq	88(%rsp), %rsi			/* the word above it: a followed
+						 * call's return address, maybe */
 	pushq	%rbp
 	movq	%rsp, %rbp
 	andq	$-16, %rsp

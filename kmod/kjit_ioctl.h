@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #define KJIT_DEVICE	 "/dev/kjit"
-#define KJIT_ABI_VERSION 5
+#define KJIT_ABI_VERSION 6
 #define KJIT_IOC_MAGIC	 0xB7
 
 #define KJIT_NAME_MAX	  128 /* symbol names, including the NUL */
@@ -232,6 +232,8 @@ struct kjit_session_stats {
 	 * [kjit_ctr_form][kjit_flagsave], named by kjit_ctr_form_name() and
 	 * kjit_seq_name() (jit/instrument.h) */
 	__u64 counters[KJIT_COUNTER_FORMS][KJIT_COUNTER_SEQS];
+	__u64 predicted; /* followed indirect call sites given an inline
+			  * prediction of their target (ABI 6) */
 };
 
 #define KJIT_IOC_VERSION _IOWR(KJIT_IOC_MAGIC, 0x00, struct kjit_version)

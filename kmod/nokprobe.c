@@ -9,7 +9,7 @@
  */
 #include <linux/kprobes.h>
 
-unsigned long kjit_dispatch(unsigned long target);
+unsigned long kjit_dispatch(unsigned long target, unsigned long ret);
 extern char kjit_dispatch_entry[], kjit_dispatch_entry_nf[];
 
 NOKPROBE_SYMBOL(kjit_dispatch);

@@ -232,6 +232,7 @@ static void add_cpu_stats(struct kjit_session_stats *st,
 	st->exits_native += READ_ONCE(c->native_exits);
 	st->dispatches += READ_ONCE(c->dispatches);
 	st->native_links += READ_ONCE(c->cache.stats.native_links);
+	st->predicted += READ_ONCE(c->cache.stats.predicted);
 	st->translate_ns += READ_ONCE(c->translate_ns);
 	if (cpu < KJIT_STAT_CPUS)
 		st->bytes[cpu] = READ_ONCE(c->cache.code_used);

@@ -59,6 +59,13 @@ MODULE_PARM_DESC(lock_counters,
 		 "count with lock incq in shared counters (the old form), not "
 		 "per-CPU incq %gs:; read at attach (default off)");
 
+static bool predict = true;
+module_param(predict, bool, 0644);
+MODULE_PARM_DESC(predict,
+		 "deep mode: give each followed indirect call through a "
+		 "register an inline prediction of its first target; read at "
+		 "attach (default on)");
+
 static unsigned int deep_max = 4096;
 module_param(deep_max, uint, 0444);
 MODULE_PARM_DESC(deep_max,
@@ -183,6 +190,7 @@ static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 	kjit_config_default(&cfg);
 	cfg.native_calls = true;
 	cfg.follow_indirect_calls = s->deep;
+	cfg.predict_indirect_calls = s->deep && predict;
 	cfg.instr = s->count;
 	/* every translation may be the target of the trampoline's jmp *%r11 */
 	cfg.ibt = IS_ENABLED(CONFIG_X86_KERNEL_IBT);

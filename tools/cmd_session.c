@@ -279,9 +279,10 @@ static void print_stats(const struct kjit_session_stats *st)
 	       (uint64_t)st->links, (uint64_t)st->native_links);
 	printf("dispatcher entries: %" PRIu64 " in C (%" PRIu64
 	       " left the attached code),"
-	       " %" PRIu64 " served by the lookup table\n",
+	       " %" PRIu64 " served by the lookup table; %" PRIu64
+	       " indirect call site(s) predicted inline\n",
 	       (uint64_t)st->dispatches, (uint64_t)st->exits_native,
-	       (uint64_t)st->lookup_hits);
+	       (uint64_t)st->lookup_hits, (uint64_t)st->predicted);
 	print_counters(st);
 	if (st->deep)
 		printf("deep mode: %u callee(s) followed of at most %u, %u "

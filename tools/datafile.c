@@ -25,6 +25,7 @@ static const struct stat_key stat_keys[] = {
     SK(exits_native),
     SK(dispatches),
     SK(lookup_hits),
+    SK(predicted),
     SK(translate_ns),
     SK(cache_bytes),
     SK(deep),

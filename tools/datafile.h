@@ -8,6 +8,7 @@
  *   command <the command line>           rest of the line
  *   stat <key> <value>                   translated links native_links
  *                                        exits_native dispatches lookup_hits
+ *                                        predicted
  *                                        translate_ns cache_bytes deep
  *                                        deep_funcs deep_over_budget
  *                                        fallback.<nmi|nested|refused|full>

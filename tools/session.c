@@ -99,6 +99,7 @@ void sess_stats_from(struct sess_stats *o, const struct kjit_session_stats *k)
 	o->exits_native = k->exits_native;
 	o->dispatches = k->dispatches;
 	o->lookup_hits = k->lookup_hits;
+	o->predicted = k->predicted;
 	o->translate_ns = k->translate_ns;
 	o->attached = (int)k->attached;
 	o->deep = k->deep;

@@ -37,6 +37,7 @@ struct sess_block {
 struct sess_stats {
 	uint64_t translated, links, native_links, exits_native, dispatches;
 	uint64_t lookup_hits, translate_ns, cache_bytes;
+	uint64_t predicted; /* indirect call sites predicted inline */
 	uint64_t deep, deep_funcs, deep_over_budget; /* deep mode */
 	uint64_t watched, patched, patched_addr;     /* code patched under us */
 	/* limits in force and how full each got (kjit_session_stats; 0 in

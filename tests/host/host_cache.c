@@ -30,7 +30,10 @@ __asm__(".text\n.globl host_dispatch\nhost_dispatch:\n"
 	"  sub $512,%rsp\n fxsave64 (%rsp)\n"
 	"  mov 88(%rbp),%rsi\n mov hc_cur(%rip),%rdi\n call hc_lookup\n"
 	"  fxrstor64 (%rsp)\n"
-	"1: mov %rbp,%rsp\n pop %rbp\n"
+	"1: mov 88(%rbp),%rsi\n mov 96(%rbp),%rdx\n mov %rax,%rcx\n"
+	"  mov hc_cur(%rip),%rdi\n push %rax\n push %rax\n call hc_predict\n"
+	"  pop %rax\n pop %rax\n"
+	"  mov %rbp,%rsp\n pop %rbp\n"
 	"  mov %rax,80(%rsp)\n"
 	"  pop %r11\n pop %r10\n pop %r9\n pop %r8\n pop %rdi\n pop %rsi\n"
 	"  pop %rdx\n pop %rcx\n pop %rax\n popfq\n"
@@ -125,6 +128,43 @@ static void link_new(struct hc *c, struct hc_block *nb)
 }
 
 /* Dispatcher fast path: the translation of @orig, or 0 (slow path). */
+/* The word above the target (@ret) is the exact return address of a
+ * followed indirect call with a prediction site: give it @target ->
+ * @dest, once, as kjit_cache_predict() does for the module's cache
+ * (codecache/cache.c): the jmp's rel32 first, then the immediate. */
+GPR_ONLY void hc_predict(struct hc *c, u64 target, u64 ret, u64 dest);
+GPR_ONLY void hc_predict(struct hc *c, u64 target, u64 ret, u64 dest)
+{
+	unsigned lo = 0, hi = c->n_blk, mid;
+	const struct hc_block *b;
+	u32 *imm, *jmp;
+	s64 rel;
+
+	while (lo < hi) { /* blocks lie in the cache in the order made */
+		mid = lo + (hi - lo) / 2;
+		if (c->blk[mid].run <= ret)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || !c->tr.cfg.predict_indirect_calls)
+		return;
+	b = &c->blk[lo - 1];
+	if (!b->meta.pred_imm_off || ret != b->run + b->meta.ret_off ||
+	    (u64)(s64)(s32)target != target || !(u32)target)
+		return;
+	rel = (s64)(dest - (b->run + b->meta.pred_jmp_off + 4));
+	imm = (u32 *)(c->rw + (b->run - (u64)(uintptr_t)c->rx) +
+		      b->meta.pred_imm_off);
+	jmp = (u32 *)(c->rw + (b->run - (u64)(uintptr_t)c->rx) +
+		      b->meta.pred_jmp_off);
+	if (rel != (s32)rel || *imm)
+		return;
+	__atomic_store_n(jmp, (u32)rel, __ATOMIC_RELEASE);
+	__atomic_store_n(imm, (u32)target, __ATOMIC_RELEASE);
+	c->predicted++;
+}
+
 GPR_ONLY u64 hc_lookup_fast(struct hc *c, u64 orig);
 GPR_ONLY u64 hc_lookup_fast(struct hc *c, u64 orig)
 {
@@ -201,7 +241,7 @@ void hc_reset(struct hc *c)
 {
 	c->n_blk = 0;
 	c->used = 0;
-	c->refusals = c->links = c->bad_links = 0;
+	c->refusals = c->links = c->bad_links = c->predicted = 0;
 	memset(c->hash, 0xff, sizeof(c->hash));
 	memset(c->rw, 0xcc, c->size);
 	memset(hc_ctr[c->slot], 0, sizeof(hc_ctr[0]));

@@ -50,6 +50,7 @@ struct hc {
 	unsigned bad_links; /* patches that missed their target (undone) */
 	char bad_link_msg[160];
 	u64 lookups;	/* dispatcher entries */
+	u64 predicted;	/* prediction sites set (hc_predict) */
 	struct vfy vfy; /* every new block is decode-back verified */
 	unsigned vfy_failed;
 	char vfy_msg[300];

@@ -21,6 +21,10 @@
 static const u8 code[] = {0x55, 0xe8, 0x02, 0x00, 0x00, 0x00, 0x5d, 0xc3, 0xc3};
 #define CALL_END (ORIG + 6) /* original return address of the call */
 
+/* push %rbp; call *%rax; pop %rbp; ret: a followed indirect call */
+#define ORIG_IND 0x500000ull
+static const u8 code_ind[] = {0x55, 0xff, 0xd0, 0x5d, 0xc3};
+
 static u8 cache_rw[1 << 16];
 static u64 counters[NBLK + 1];
 static struct kjit_cblock blocks[NBLK];
@@ -55,9 +59,11 @@ static int fixture_init(struct fixture *f, bool follow_indirect, bool ibt)
 	memset(pending, 0, sizeof(pending));
 	henv_init(&f->h, KJIT_MEM_GS, NULL, NULL, DISPATCH);
 	henv_add_region(&f->h, ORIG, code, sizeof(code));
+	henv_add_region(&f->h, ORIG_IND, code_ind, sizeof(code_ind));
 	kjit_config_default(&cfg);
 	cfg.native_calls = true; /* as kmod/session.c configures it */
 	cfg.follow_indirect_calls = follow_indirect;
+	cfg.predict_indirect_calls = follow_indirect; /* deep mode */
 	cfg.ibt = ibt;
 	if (kjit_translator_init(&f->tr, &f->h.env, &cfg) != KJIT_OK)
 		return -1;
@@ -335,6 +341,81 @@ static void test_staged_copy(void)
 		 len, len, bad);
 }
 
+/* The two patched fields of block 0's prediction site. */
+static void pred_fields(const struct fixture *f, u32 *imm, s32 *rel)
+{
+	const struct kjit_cblock *cb = &f->c.blocks[0];
+	const u8 *rw = cache_rw + (cb->run - RUN);
+
+	memcpy(imm, rw + cb->b.pred_imm_off, 4);
+	memcpy(rel, rw + cb->b.pred_jmp_off, 4);
+}
+
+/* kjit_cache_predict: only at the exact return address of a block with a
+ * prediction site, only a target that fits the sign-extended imm32 and a
+ * continuation in rel32 reach, and once: the first target stays. */
+static void test_predict(void)
+{
+	const u64 t = 0x12345670, d = RUN + 0x1000;
+	struct fixture f;
+	u64 run = 0, ret;
+	const struct kjit_cblock *cb;
+	u32 imm;
+	s32 rel;
+
+	if (fixture_init(&f, true, false) ||
+	    kjit_cache_add(&f.c, &f.tr, ORIG_IND, 0, &run) != KJIT_OK) {
+		kt_fail("cache.predict.site", "setup failed");
+		return;
+	}
+	cb = &f.c.blocks[0];
+	ret = run + cb->b.ret_off;
+	kt_check("cache.predict.site",
+		 cb->b.pred_imm_off && cb->b.pred_jmp_off && cb->b.ret_off,
+		 "imm +%u jmp +%u ret +%u", cb->b.pred_imm_off,
+		 cb->b.pred_jmp_off, cb->b.ret_off);
+	kt_check("cache.predict.not_exact_return",
+		 !kjit_cache_predict(&f.c, ret + 1, t, d) &&
+		     !kjit_cache_predict(&f.c, ret - 1, t, d),
+		 "set from an address next to the return address");
+	kt_check("cache.predict.target_not_imm32",
+		 !kjit_cache_predict(&f.c, ret, t | 1ull << 32, d) &&
+		     !kjit_cache_predict(&f.c, ret, 0x80000000ull, d) &&
+		     !kjit_cache_predict(&f.c, ret, 0, d),
+		 "set for a target a sign-extended imm32 cannot hold");
+	kt_check("cache.predict.out_of_reach",
+		 !kjit_cache_predict(&f.c, ret, t, RUN + (1ull << 33)),
+		 "set with a continuation out of rel32 reach");
+	pred_fields(&f, &imm, &rel);
+	kt_check("cache.predict.untouched", imm == 0 && rel == 0,
+		 "refused calls wrote imm %#x rel %d", imm, rel);
+	kt_check("cache.predict.set", kjit_cache_predict(&f.c, ret, t, d),
+		 "refused");
+	pred_fields(&f, &imm, &rel);
+	kt_check("cache.predict.fields",
+		 imm == (u32)t &&
+		     run + cb->b.pred_jmp_off + 4 + (s64)rel == d,
+		 "imm %#x, jmp lands at %#llx", imm,
+		 (unsigned long long)(run + cb->b.pred_jmp_off + 4 + rel));
+	kt_check("cache.predict.first_target_stays",
+		 !kjit_cache_predict(&f.c, ret, t + 0x40, d + 0x40),
+		 "a second target replaced the first");
+	pred_fields(&f, &imm, &rel);
+	kt_check("cache.predict.first_target_fields",
+		 imm == (u32)t && run + cb->b.pred_jmp_off + 4 + (s64)rel == d,
+		 "fields changed: imm %#x", imm);
+	kt_check("cache.predict.counted", f.c.stats.predicted == 1,
+		 "predicted %llu", (unsigned long long)f.c.stats.predicted);
+	/* a block without a prediction site (a direct call) */
+	if (fixture_init(&f, true, false) ||
+	    kjit_cache_add(&f.c, &f.tr, ORIG, 0, &run) != KJIT_OK)
+		return;
+	kt_check("cache.predict.no_site",
+		 !kjit_cache_predict(&f.c, run + f.c.blocks[0].b.ret_off, t,
+				     d),
+		 "set in a block with no prediction site");
+}
+
 int main(void)
 {
 	test_staged_copy();
@@ -343,5 +424,6 @@ int main(void)
 	test_ibt_entries();
 	test_lasting_refusal();
 	test_lasting_refusal_later_exit();
+	test_predict();
 	return kt_exit();
 }

@@ -538,6 +538,7 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm,
 		cfg.instr |= KJIT_INSTR_EDGE_COUNT;
 	cfg.native_calls = (flags & MODE_NATIVE_CALL) != 0;
 	cfg.follow_indirect_calls = (flags & MODE_FOLLOW_IND) != 0;
+	cfg.predict_indirect_calls = cfg.follow_indirect_calls;
 	cfg.ibt = (flags & MODE_IBT) != 0;
 	cfg.ctr_reg = flags & MODE_SAVE_REG ? KJIT_REG_SAVE : KJIT_REG_DEAD;
 	cfg.ctr_move = !(flags & MODE_NO_MOVE);
@@ -553,6 +554,7 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm,
 	}
 	cache.vfy.native_calls = cfg.native_calls;
 	cache.vfy.follow_indirect_calls = cfg.follow_indirect_calls;
+	cache.vfy.predict_indirect_calls = cfg.predict_indirect_calls;
 	cache.vfy.ibt = cfg.ibt;
 	cache.henv.ctr_lock = (flags & MODE_LOCK_CTR) != 0;
 	if (flags & MODE_NATIVE_CALLEES) {
@@ -582,13 +584,22 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm,
 		kt_check(name, cache.links > cache.n_blk / 2,
 			 "only %u exits linked", cache.links);
 	}
+	if (cfg.predict_indirect_calls) { /* the results above went through
+					   * set predictions too */
+		char name[96];
+
+		snprintf(name, sizeof(name), "jit.diff.%s.predicted", mode);
+		kt_check(name, cache.predicted > 0,
+			 "no indirect call site was given a prediction");
+	}
 	if (cfg.ibt)
 		check_ibt(mode);
 	print_forms(mode);
 	henv_set_gs(0);
-	printf("mode %s: %u blocks, %u links, %ld oracle steps, seq "
-	       "inc/lahf/pushf/moved %llu/%llu/%llu/%llu\n",
-	       mode, cache.n_blk, cache.links, steps,
+	printf("mode %s: %u blocks, %u links, %llu predictions, %ld oracle "
+	       "steps, seq inc/lahf/pushf/moved %llu/%llu/%llu/%llu\n",
+	       mode, cache.n_blk, cache.links,
+	       (unsigned long long)cache.predicted, steps,
 	       (unsigned long long)cache.tr.stats.seq[KJIT_SEQ_INC],
 	       (unsigned long long)cache.tr.stats.seq[KJIT_SEQ_LAHF],
 	       (unsigned long long)cache.tr.stats.seq[KJIT_SEQ_PUSHF],

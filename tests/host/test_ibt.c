@@ -48,12 +48,14 @@ static void setup(bool ibt, bool native, bool follow, bool edges)
 	cfg.ibt = ibt;
 	cfg.native_calls = native;
 	cfg.follow_indirect_calls = follow;
+	cfg.predict_indirect_calls = follow;
 	if (edges)
 		cfg.instr |= KJIT_INSTR_EDGE_COUNT;
 	kjit_translator_init(&tr, &henv.env, &cfg);
 	vfy_init(&vfy, &henv.env);
 	vfy.native_calls = native;
 	vfy.follow_indirect_calls = follow;
+	vfy.predict_indirect_calls = follow;
 	vfy.ibt = ibt;
 	ibtc_init(&ibtc);
 }

@@ -249,14 +249,16 @@ static void kernel_config(void)
 	kjit_config_default(&cfg);
 	cfg.native_calls = true;
 	cfg.follow_indirect_calls = true;
+	cfg.predict_indirect_calls = true;
 	cfg.instr |= KJIT_INSTR_EDGE_COUNT;
 	henv.ctr_mode = KJIT_MEM_GS;
 	henv.gs_fake = 0xffffe8c000010000ull; /* like a percpu chunk's */
 	kjit_translator_init(&tr, &henv.env, &cfg);
 	vfy.native_calls = true;
 	vfy.follow_indirect_calls = true;
+	vfy.predict_indirect_calls = true;
 	printf("vmlinux sweep: kernel configuration (native calls, followed "
-	       "indirect calls, per-CPU %%gs counters at 64-bit offsets, "
+	       "and inline-predicted indirect calls, per-CPU %%gs counters at 64-bit offsets, "
 	       "edge counters)\n");
 }
 
@@ -269,9 +271,11 @@ static void ibt_config(bool follow)
 	memset(&st, 0, sizeof(st));
 	tr.cfg.ibt = true;
 	tr.cfg.follow_indirect_calls = follow;
+	tr.cfg.predict_indirect_calls = follow;
 	kjit_translator_init(&tr, &henv.env, &tr.cfg);
 	vfy.ibt = true;
 	vfy.follow_indirect_calls = follow;
+	vfy.predict_indirect_calls = follow;
 	ibtc_init(&ibtc);
 	printf("vmlinux sweep: kernel configuration with kjit_config.ibt (a "
 	       "kernel enforcing IBT), indirect calls %s\n",

@@ -712,12 +712,55 @@ static int check_jcc(struct vfy *v, const struct dinsn *o, u64 a, u64 t,
 	return dec_exit(v, skip, &x) || check_exit_branch(v, &x, fall);
 }
 
+/* The inline prediction at @a of a followed call through @zreg, as emitted
+ * (jit/flow.c): [nops] cmp $0,%zreg (imm32 4-aligned); jne M; [nops]
+ * jmp M (rel32 4-aligned); M. The block's pred_imm_off/pred_jmp_off name
+ * those fields. @next: M. */
+static int check_prediction(struct vfy *v, u64 a, ZydisRegister zreg,
+			    u64 *next)
+{
+	struct dinsn c, j, k;
+	u64 m, t, imm_at, rel_at;
+
+	if (dec_skip_nops(v, a, &c) || c.i.mnemonic != ZYDIS_MNEMONIC_CMP ||
+	    c.op[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+	    c.op[0].reg.value != zreg ||
+	    c.op[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+	    c.op[1].imm.value.u != 0 || c.i.raw.imm[0].size != 32)
+		return FAILF("prediction at %#llx: not cmp $0 (imm32), %%reg",
+			     (unsigned long long)a);
+	imm_at = c.addr + c.i.raw.imm[0].offset;
+	if (dec_out(v, c.addr + c.i.length, &j) ||
+	    j.i.mnemonic != ZYDIS_MNEMONIC_JNZ || abs_of(&j, 0, &m))
+		return FAILF("prediction: no jne after the cmp");
+	if (dec_skip_nops(v, j.addr + j.i.length, &k) ||
+	    k.i.mnemonic != ZYDIS_MNEMONIC_JMP || k.i.length != 5 ||
+	    abs_of(&k, 0, &t))
+		return FAILF("prediction: no jmp rel32 after the jne");
+	rel_at = k.addr + 1;
+	if (t != m || m != k.addr + k.i.length)
+		return FAILF("prediction: jne and jmp must both lead to the "
+			     "dispatcher path right after the jmp");
+	if ((imm_at | rel_at) & 3 || imm_at - v->run != v->b->pred_imm_off ||
+	    rel_at - v->run != v->b->pred_jmp_off)
+		return FAILF("prediction: fields unaligned or not where the "
+			     "block says (imm +%#llx/%#x, rel +%#llx/%#x)",
+			     (unsigned long long)(imm_at - v->run),
+			     v->b->pred_imm_off,
+			     (unsigned long long)(rel_at - v->run),
+			     v->b->pred_jmp_off);
+	*next = m;
+	return 0;
+}
+
 /* followed indirect call (call thunk, call *reg, call *mem):
- *   call L; jmp exit(fall); L: push target (rsp-based +8); jmp dispatcher */
+ *   call L; jmp exit(fall); L: [prediction: through a register, with
+ *   predict_indirect_calls] push target (rsp-based +8); jmp dispatcher */
 static int check_followed_call(struct vfy *v, const struct dinsn *o, u64 a,
 			       int reg, u64 fall)
 {
 	struct dinsn x, j;
+	ZydisRegister zreg;
 	u64 l, next;
 
 	if (dec_out(v, a, &x) || x.i.mnemonic != ZYDIS_MNEMONIC_CALL ||
@@ -732,6 +775,18 @@ static int check_followed_call(struct vfy *v, const struct dinsn *o, u64 a,
 			     "not after the return exit",
 			     (unsigned long long)o->addr,
 			     (unsigned long long)(l - v->run));
+	zreg = reg >= 0 ? (ZydisRegister)(ZYDIS_REGISTER_RAX + reg)
+	       : o->op[0].type == ZYDIS_OPERAND_TYPE_REGISTER
+		   ? o->op[0].reg.value
+		   : ZYDIS_REGISTER_NONE;
+	if (v->predict_indirect_calls && zreg != ZYDIS_REGISTER_NONE) {
+		if (check_prediction(v, l, zreg, &l))
+			return -1;
+	} else if (v->b->pred_imm_off) {
+		return FAILF("followed call at %#llx: a prediction site where "
+			     "none belongs",
+			     (unsigned long long)o->addr);
+	}
 	return check_push_target(v, o, l, reg, 8, &next) ||
 	       dec_out(v, next, &x) || check_dispatch_jmp(v, &x, true);
 }

@@ -102,7 +102,7 @@ static const char json_top1[] =
     "  ],\n"
     "  \"stats\": {\"translated\": 3, \"links\": 0, \"native_links\": 0, "
     "\"exits_native\": 0, "
-    "\"dispatches\": 0, \"lookup_hits\": 0, \"translate_ns\": 0, "
+    "\"dispatches\": 0, \"lookup_hits\": 0, \"predicted\": 0, \"translate_ns\": 0, "
     "\"cache_bytes\": 0,\n"
     "    \"deep\": true, \"deep_funcs\": 1, \"deep_over_budget\": 2,\n"
     "    \"fallback\": {\"nmi\": 0, \"nested\": 0, \"refused\": 1, \"full\": "
