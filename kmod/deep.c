@@ -66,7 +66,11 @@ void kjit_deep_free(struct kjit_deep *d)
 	d->recent = NULL;
 }
 
-/* May the function starting at @start be translated? Any context. */
+/* May the function starting at @start be translated? A callee without an
+ * __fentry__ site (notrace, an outlined inline function, asm) is followed
+ * too, if it is lasting code (core kernel text or a live module's core:
+ * not a BPF program or a trampoline) and not one of the notrace
+ * refusals. Any context. */
 static bool allowed(const struct kjit_deep *d, unsigned long start)
 {
 	unsigned int i;
@@ -76,7 +80,9 @@ static bool allowed(const struct kjit_deep *d, unsigned long start)
 	for (i = 0; i < d->n_deny; i++)
 		if (d->deny[i] == start)
 			return false;
-	return kjit_fentry_site(start) != 0;
+	if (kjit_fentry_site(start))
+		return true;
+	return kjit_lasting_code(start) && !kjit_refuse_notrace(start);
 }
 
 /* Lock-free lookup of @start; returns the index or -1. */

@@ -146,7 +146,7 @@ static bool is_fentry_call(const struct kjit_cpu *c, u64 target)
 /* Code that lives as long as a translation can: the core kernel's text,
  * or a module's (kept by kjit_module_pin). Not kprobe instruction slots,
  * ftrace or BPF trampolines, which their users free. Preemption disabled. */
-static bool lasting_code(unsigned long a)
+bool kjit_lasting_code(unsigned long a)
 {
 	struct module *mod;
 
@@ -170,7 +170,7 @@ static enum kjit_sym env_classify(void *opaque, u64 target, int *reg)
 			return KJIT_SYM_INDIRECT_THUNK;
 		}
 	}
-	return lasting_code((unsigned long)target) ? KJIT_SYM_NONE
+	return kjit_lasting_code((unsigned long)target) ? KJIT_SYM_NONE
 						   : KJIT_SYM_TRANSIENT;
 }
 

@@ -15,6 +15,11 @@ void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c);
  * or @start + 4 behind its endbr64 (or the NOP that sealed it) on an IBT
  * kernel; 0 if it has none. Any context. */
 unsigned long kjit_fentry_site(unsigned long start);
+/* Code that lives as long as kjit may use it: core kernel text, or a
+ * module's core text (kept by kjit_module_pin); not kprobe instruction
+ * slots, ftrace or BPF trampolines or BPF programs, which their users
+ * free. Preemption disabled. */
+bool kjit_lasting_code(unsigned long a);
 /* The kernel's retpoline thunk for register @reg (0 = rax .. 15 = r15),
  * or 0 when it has none (built without retpolines). */
 unsigned long kjit_env_indirect_thunk(int reg);

@@ -41,10 +41,41 @@
 #define KJIT_REFUSED_SECTIONS                                                  \
 	{"__entry_text_start", "__entry_text_end", "entry text"},              \
 	    {"__noinstr_text_start", "__noinstr_text_end", "noinstr text"},    \
+	{"__cpuidle_text_start", "__cpuidle_text_end",                         \
+	 "cpuidle text (runs while RCU is not watching)"},                     \
 	{                                                                      \
-		"__cpuidle_text_start", "__cpuidle_text_end",                  \
-		    "cpuidle text (runs while RCU is not watching)"            \
+		"__kprobes_text_start", "__kprobes_text_end",                  \
+		    ".kprobes.text (Kprobes' own code)"                        \
 	}
+
+/* Deep mode follows callees without an __fentry__ site too (notrace and
+ * outlined inline functions, asm in .text), but not in these sections... */
+#define KJIT_DEEP_NOTRACE_SECTIONS                                             \
+	{"__sched_text_start", "__sched_text_end",                             \
+	 "scheduler code without an ftrace site (__schedule, "                 \
+	 "preempt_schedule: they switch tasks)"},                              \
+	{"__static_call_text_start", "__static_call_text_end",                 \
+	 KJIT_STATIC_CALL_TRAMP_WHY},                                          \
+	{                                                                      \
+		"__indirect_thunk_start", "__indirect_thunk_end",              \
+		    "retpoline or return thunk"                                \
+	}
+/* ... and never these: ftrace's own trampolines, the stack switch, the
+ * speculation thunks (their section has no bounds on every kernel). */
+#define KJIT_DEEP_NOTRACE_DENY                                                 \
+	"__fentry__", "ftrace_caller", "ftrace_regs_caller", "ftrace_stub",    \
+	    "ftrace_stub_graph", "ftrace_graph_caller", "return_to_handler",   \
+	    "__switch_to_asm", "__x86_return_thunk", "srso_return_thunk",      \
+	    "srso_alias_return_thunk", "retbleed_return_thunk",                \
+	    "zen_untrain_ret", "srso_untrain_ret", "srso_alias_untrain_ret",   \
+	    "entry_untrain_ret", "entry_ibpb", "preempt_schedule_thunk",      \
+	    "preempt_schedule_notrace_thunk", "__preempt_schedule",            \
+	    "__preempt_schedule_notrace"
+#define KJIT_STATIC_CALL_TRAMP_WHY                                             \
+	"static call trampoline (the kernel rewrites it at run time)"
+#define KJIT_DEEP_NOTRACE_WHY                                                  \
+	"no __fentry__ site, and kept native (ftrace, stack switch or "        \
+	"speculation thunk)"
 
 /* Deep mode never follows these, whatever else says: they end the task or
  * switch stacks, or run with the task in a state translated code must not

@@ -12,5 +12,9 @@ void kjit_refuse_init(void);
 /* Why the function starting at @start must never run from the cache, or
  * NULL. Any context: takes no lock and looks up no symbol. */
 const char *kjit_refuse_text(unsigned long start);
+/* Deep mode, a callee with no __fentry__ site at @start: why it stays
+ * native (KJIT_DEEP_NOTRACE_SECTIONS, KJIT_DEEP_NOTRACE_DENY), or NULL.
+ * On top of kjit_refuse_text(). Any context. */
+const char *kjit_refuse_notrace(unsigned long start);
 
 #endif

@@ -19,6 +19,16 @@ static const struct {
 	const char *start, *end, *why;
 } section_names[] = {KJIT_REFUSED_SECTIONS};
 #define N_SECTIONS (sizeof(section_names) / sizeof(section_names[0]))
+static const struct {
+	const char *start, *end, *why;
+} notrace_section_names[] = {KJIT_DEEP_NOTRACE_SECTIONS};
+#define N_NOTRACE_SECTIONS                                                     \
+	(sizeof(notrace_section_names) / sizeof(notrace_section_names[0]))
+_Static_assert(N_NOTRACE_SECTIONS ==
+		   sizeof(((struct eligible *)0)->notrace_sections) /
+		       sizeof(((struct eligible *)0)->notrace_sections[0]),
+	       "one bound pair per notrace section");
+static const char *const notrace_deny[] = {KJIT_DEEP_NOTRACE_DENY};
 _Static_assert(N_SECTIONS == sizeof(((struct eligible *)0)->sections) /
 				 sizeof(((struct eligible *)0)->sections[0]),
 	       "one bound pair per refused section");
@@ -118,6 +128,12 @@ int eligible_load(struct eligible *e, const struct symtab *syms)
 	for (i = 0; i < N_SECTIONS; i++) {
 		e->sections[i][0] = symtab_addr(syms, section_names[i].start);
 		e->sections[i][1] = symtab_addr(syms, section_names[i].end);
+	}
+	for (i = 0; i < N_NOTRACE_SECTIONS; i++) {
+		e->notrace_sections[i][0] =
+		    symtab_addr(syms, notrace_section_names[i].start);
+		e->notrace_sections[i][1] =
+		    symtab_addr(syms, notrace_section_names[i].end);
 	}
 	err = load_file(sysfile_tracing("available_filter_functions"), e,
 			load_traceable, &e->have_traceable);
@@ -249,6 +265,7 @@ const char *eligible_why(const struct eligible *e, const struct ksym *s)
 const char *eligible_deep_why(const struct eligible *e, const struct ksym *s)
 {
 	const char *why = refused_everywhere(e, s);
+	size_t i;
 
 	if (why)
 		return why;
@@ -257,7 +274,18 @@ const char *eligible_deep_why(const struct eligible *e, const struct ksym *s)
 	if (!e->have_traceable)
 		return "unknown: cannot read available_filter_functions "
 		       "(tracefs)";
-	if (!traceable(e, s))
-		return "not traceable (no __fentry__ site at its start)";
+	if (traceable(e, s))
+		return NULL;
+	/* no ftrace site: followed too, but for these */
+	if (s->module && !strcmp(s->module, "bpf"))
+		return "a BPF program (no ftrace site; freed by its user)";
+	for (i = 0; i < N_NOTRACE_SECTIONS; i++)
+		if (in_range(e->notrace_sections[i], s->addr))
+			return notrace_section_names[i].why;
+	if (in_list(s, notrace_deny,
+		    sizeof(notrace_deny) / sizeof(notrace_deny[0])))
+		return KJIT_DEEP_NOTRACE_WHY;
+	if (!strncmp(s->name, "__SCT__", 7)) /* a module's: no section */
+		return KJIT_STATIC_CALL_TRAMP_WHY;
 	return NULL;
 }

@@ -18,7 +18,8 @@
 
 struct eligible {
 	const struct symtab *syms;
-	uint64_t sections[3][2]; /* KJIT_REFUSED_SECTIONS bounds, 0: unknown */
+	uint64_t sections[4][2]; /* KJIT_REFUSED_SECTIONS bounds, 0: unknown */
+	uint64_t notrace_sections[3][2]; /* KJIT_DEEP_NOTRACE_SECTIONS */
 	char **traceable;	 /* sorted "name\tmodule" */
 	size_t n_traceable;
 	uint64_t (*black)[2]; /* kprobe blacklist ranges */
@@ -36,8 +37,9 @@ void eligible_free(struct eligible *e);
 const char *eligible_why(const struct eligible *e, const struct ksym *s);
 
 /* NULL if deep mode would follow a call to @s (kmod/deep.c's allowed():
- * part of kjit, refused sections, idle path, deep deny list, no ftrace
- * site), else the reason. Deep mode does not apply the kprobe blacklist
+ * part of kjit, refused sections, idle path, deep deny list; without an
+ * ftrace site: a BPF program, KJIT_DEEP_NOTRACE_SECTIONS or _DENY), else
+ * the reason. Deep mode does not apply the kprobe blacklist
  * or the dispatcher's list, so this is not eligible_why(). */
 const char *eligible_deep_why(const struct eligible *e, const struct ksym *s);
 

@@ -51,6 +51,16 @@ static inline int op_fstat(long n)
 	return 0;
 }
 
+static inline int op_stat(long n)
+{
+	struct stat st;
+
+	while (n--)
+		if (syscall(SYS_stat, "/", &st))
+			return -1;
+	return 0;
+}
+
 static inline int op_openclose(long n)
 {
 	int fd;
@@ -275,7 +285,7 @@ static const struct {
     {"pipe", op_pipe},	       {"nanosleep", op_nanosleep},
     {"piperead", op_piperead}, {"forkexit", op_forkexit},
     {"efault", op_efault},     {"modioctl", op_modioctl},
-    {"migrate", op_migrate},
+    {"migrate", op_migrate},   {"stat", op_stat},
 };
 
 static inline int run_op(const char *name, long n)

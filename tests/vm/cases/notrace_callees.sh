@@ -1,0 +1,45 @@
+# notrace_callees - deep mode follows callees that have no __fentry__ site
+# (notrace and outlined inline functions, asm in .text): under the stat
+# system call's entry point (stat("/") in a loop), at least one function the report counts is
+# absent from ftrace's available_filter_functions, and each such function
+# reached only from there counts exactly what a Kprobe on each of its
+# blocks counts (kjitcount -C). Before, deep mode left every one of them
+# native (`allowed()` in kmod/deep.c wanted an ftrace site).
+# timeout: 400
+. /tests/lib.sh
+T=/sys/kernel/tracing
+[ -e $T/available_filter_functions ] || mount -t tracefs tracefs $T || fail "mount tracefs"
+entry=$(first_func __x64_sys_newstat __x64_sys_stat)
+[ -n "$entry" ] || fail "no stat entry point in kallsyms"
+load_kjit
+kjit attach --deep "$entry" > /dev/null || fail "deep attach $entry"
+workload -c 0 stat 300 || fail "stat"
+kjit report --live --csv > /tmp/r.csv || fail "report"
+kjit detach || fail "detach"
+unload_kjit
+# functions with a counted block, and which of them have no ftrace site
+awk -F, 'NR > 1 && $4 > 0 { n = $1; sub(/ \[.*\]$/, "", n); sub(/^.*:/, "", n); print n }' /tmp/r.csv |
+	sort -u > /tmp/funcs
+sed 's/ .*//' $T/available_filter_functions | sort -u > /tmp/traceable
+awk 'NR == FNR { t[$1] = 1; next } !($1 in t)' /tmp/traceable /tmp/funcs > /tmp/notrace
+echo "functions counted under $entry: $(wc -l < /tmp/funcs); without an ftrace site: $(tr '\n' ' ' < /tmp/notrace)"
+grep -q '^__SCT__' /tmp/notrace && fail "a static call trampoline was translated (the kernel rewrites them)"
+[ -s /tmp/notrace ] || fail "no function without an ftrace site was followed"
+# each of them that only stat reaches here: exact against Kprobes
+args=""
+for f in $(cat /tmp/notrace); do
+	case $f in *stat*) args="$args -C $f" ;; esac
+done
+[ -n "$args" ] || { echo "no stat-only notrace callee to cross-check"; exit 0; }
+load_kjit
+insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
+kjitcount -c 0 -d -e -x $args stat 300 "$entry" > /tmp/d.out 2>&1
+rc=$?
+grep -E '^(ENTRY|SUMMARY|MISSING)|MISMATCH' /tmp/d.out
+rmmod kjit_kprobes
+unload_kjit
+[ $rc = 0 ] || { cat /tmp/d.out; fail "counts of notrace callees disagree with Kprobes"; }
+for f in $args; do
+	[ "$f" = -C ] && continue
+	grep -q "^BLOCK $f+0x.* OK$" /tmp/d.out || fail "no $f block matched a Kprobe exactly"
+done
