@@ -101,6 +101,13 @@ struct kjit_env {
 	 * it is anything else the function runs natively from @addr, through
 	 * whatever the kernel put there. Optional. */
 	bool (*entry_guard)(void *opaque, u64 addr);
+	/* If @addr is a static call trampoline (__SCT__x) the cache enters
+	 * itself (deep mode), the address of its key's func pointer
+	 * (__SCK__x.func), else 0. Its block then begins with a static call
+	 * guard (jit/flow.c): while the key still holds the target the
+	 * trampoline jumps to, the translation runs, which continues in that
+	 * target's; otherwise the trampoline runs natively. Optional. */
+	u64 (*static_call_key)(void *opaque, u64 addr);
 	/* Counter (u64, `lock incq` RIP-relative, within rel32 reach of the
 	 * code) of entry guards that sent a function native; 0 = none. */
 	u64 guard_counter;

@@ -434,6 +434,62 @@ enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 	return KJIT_OK;
 }
 
+/*
+ * Static call guard (kjit_flow_emit_static_call_guard), before the counter
+ * of a followed static call trampoline whose code is `jmp F`:
+ *       [9c]                   pushfq                 if flags are live
+ *       48 81 3d <key> <F>     cmpq $F, key(%rip)     ; key->func still F?
+ *       74 <ok>                je ok
+ *       [9d]                   popfq
+ *       e9 <tramp>             jmp tramp              ; native: whatever the
+ *                                                     ; kernel made it now
+ *   ok: [9d]                   popfq
+ * then the block (jmp F: an exit, linked to F's translation). The kernel
+ * sets key->func before it rewrites the trampoline and its sites
+ * (__static_call_update), so a call that passes sees F as the current
+ * target, or the one being replaced: either is what a native caller may
+ * run during an update.
+ */
+enum kjit_reason kjit_flow_emit_static_call_guard(struct kjit_translator *tr,
+						  struct kjit_emit *e,
+						  u64 tramp, u64 key, u64 f,
+						  u16 live)
+{
+	enum kjit_reason r;
+	s64 rel;
+	u32 je, ok;
+
+	if ((u64)(s64)(s32)f != f)
+		return KJIT_R_BRANCH_FAR;
+	if (live)
+		kjit_emit_u8(e, KX86_OP_PUSHF);
+	/* cmpq $imm32, disp32(%rip): REX.W 81 /7, modrm 00 111 101 */
+	kjit_emit_u8(e, KX86_REX | KX86_REX_W);
+	kjit_emit_u8(e, KX86_OP_GRP1_IMM32);
+	kjit_emit_u8(e, KX86_MODRM(0, KX86_GRP1_CMP, 5));
+	rel = (s64)(key - (kjit_emit_here(e) + 8)); /* disp32, imm32 follow */
+	if (rel != (s32)rel)
+		return KJIT_R_RIP_FAR;
+	kjit_emit_u32(e, (u32)rel);
+	kjit_emit_u32(e, (u32)f);
+	kjit_emit_u8(e, KX86_OP_JCC8 + 4); /* je rel8 */
+	je = e->pos;
+	kjit_emit_u8(e, 0);
+	if (live)
+		kjit_emit_u8(e, KX86_OP_POPF);
+	r = kjit_emit_jmp_far(e, tramp);
+	if (r)
+		return r;
+	ok = e->pos;
+	if (ok - (je + 1) > 127)
+		return KJIT_R_BRANCH_FAR;
+	if (je < e->cap)
+		e->buf[je] = (u8)(ok - (je + 1));
+	if (live)
+		kjit_emit_u8(e, KX86_OP_POPF);
+	return KJIT_OK;
+}
+
 typedef enum kjit_reason (*term_fn)(struct kjit_translator *tr,
 				    struct kjit_emit *e,
 				    const struct kjit_insn *in,

@@ -43,6 +43,13 @@ enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 					    struct kjit_emit *e, u64 fn,
 					    u64 site, u16 live);
 
+/* The guard of a followed static call trampoline at @tramp whose code is
+ * `jmp @f`, against its key's func pointer at @key (flow.c). */
+enum kjit_reason kjit_flow_emit_static_call_guard(struct kjit_translator *tr,
+						  struct kjit_emit *e,
+						  u64 tramp, u64 key, u64 f,
+						  u16 live);
+
 /* Emit the translation of terminator @in (last insn of the block) and
  * record the block's exits in @blk. Stubs are emitted later. */
 enum kjit_reason kjit_flow_emit_term(struct kjit_translator *tr,

@@ -24,6 +24,7 @@ static const char *const reason_names[KJIT_R_COUNT] = {
     [KJIT_R_STATIC_CALL_PATCHING] = "static_call_patching",
     [KJIT_R_IRQ_SHADOW] = "irq_shadow",
     [KJIT_R_TRANSIENT_TARGET] = "transient_target",
+    [KJIT_R_STATIC_CALL_TRAMP] = "static_call_tramp",
     [KJIT_R_NO_SPACE] = "no_space",
     [KJIT_R_COUNTER] = "counter",
     [KJIT_R_BAD_ARG] = "bad_arg",
@@ -34,6 +35,7 @@ bool kjit_reason_lasts(enum kjit_reason r)
 	return r != KJIT_OK && r != KJIT_R_TRAP && r != KJIT_R_DECODE &&
 	       r != KJIT_R_UNREADABLE && r != KJIT_R_STATIC_CALL_PATCHING &&
 	       r != KJIT_R_TRANSIENT_TARGET && r != KJIT_R_NO_SPACE &&
+	       r != KJIT_R_STATIC_CALL_TRAMP &&
 	       r != KJIT_R_COUNTER && r != KJIT_R_BAD_ARG &&
 	       (unsigned)r < KJIT_R_COUNT;
 }

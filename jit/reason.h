@@ -37,6 +37,9 @@ enum kjit_reason {
 			      another block (sti; hlt): both run natively */
 	KJIT_R_TRANSIENT_TARGET, /* direct branch into code the kernel may free
 				    (kprobe slot, ftrace or BPF trampoline) */
+	KJIT_R_STATIC_CALL_TRAMP, /* a followed static call trampoline that is
+				     not `jmp F` now (a NULL or return-0
+				     static call): tried again next time */
 	KJIT_R_COUNT
 };
 

@@ -128,6 +128,7 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 	struct kjit_point_info pi = {KJIT_POINT_ENTRY, blk->orig, 0, 0, 0, 0};
 	enum kjit_reason r;
 	bool guard;
+	u64 sc_key;
 
 	r = kjit_decode_block(tr, blk->orig, d);
 	if (r) {
@@ -138,12 +139,26 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 	blk->orig_len = (u32)(d->end - d->start);
 	guard = tr->env->entry_guard &&
 		tr->env->entry_guard(tr->env->opaque, blk->orig);
-	if (tr->cfg.instr || guard) {
-		pi.live = kjit_live_in_block(tr, d);
+	sc_key = tr->env->static_call_key
+		     ? tr->env->static_call_key(tr->env->opaque, blk->orig)
+		     : 0;
+	if (tr->cfg.instr || guard || sc_key) {
+		/* a static call trampoline is only ever called (or tail
+		 * called): the arithmetic flags are dead at its entry */
+		pi.live = sc_key ? 0 : kjit_live_in_block(tr, d);
 		blk->live_in = pi.live;
 	}
 	if (tr->cfg.ibt)
 		kjit_emit_endbr64(e);
+	if (sc_key) {
+		/* a followed static call trampoline: `jmp F` alone, or not now */
+		if (d->n != 1 || d->insn[0].kind != KJIT_I_JMP)
+			return KJIT_R_STATIC_CALL_TRAMP;
+		r = kjit_flow_emit_static_call_guard(
+		    tr, e, blk->orig, sc_key, d->insn[0].target, pi.live);
+		if (r)
+			return r;
+	}
 	if (guard) {
 		/* the site follows the function's endbr64 on IBT kernels */
 		u64 site = blk->orig +

@@ -11,6 +11,7 @@
 #include "kjit_refusals.h"
 #include "ksyms.h"
 #include "refuse.h"
+#include "sites.h"
 
 /* Never followed, whatever else says (kjit_refusals.h). */
 static const char *const deny_names[] = {KJIT_DEEP_DENY};
@@ -80,8 +81,8 @@ static bool allowed(const struct kjit_deep *d, unsigned long start)
 	for (i = 0; i < d->n_deny; i++)
 		if (d->deny[i] == start)
 			return false;
-	if (kjit_fentry_site(start))
-		return true;
+	if (kjit_fentry_site(start) || kjit_static_call_key(start))
+		return true; /* a trampoline gets a guard (env.c) */
 	return kjit_lasting_code(start) && !kjit_refuse_notrace(start);
 }
 

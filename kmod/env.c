@@ -273,6 +273,17 @@ static bool env_entry_guard(void *opaque, u64 addr)
 	       kjit_session_attached_of(s, (unsigned long)addr) < 0;
 }
 
+/* A followed static call trampoline gets a guard on its key (jit/flow.c):
+ * deep sessions only, and only one the deep table holds. */
+static u64 env_static_call_key(void *opaque, u64 addr)
+{
+	const struct kjit_session *s = ((struct kjit_cpu *)opaque)->session;
+
+	if (!s->deep || !kjit_deep_is_start(&s->deep_tab, (unsigned long)addr))
+		return 0;
+	return kjit_static_call_key((unsigned long)addr);
+}
+
 extern char kjit_dispatch_entry[], kjit_dispatch_entry_nf[];
 
 void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
@@ -287,6 +298,7 @@ void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
 	    .patch_site = env_patch_site,
 	    .static_call = env_static_call,
 	    .entry_guard = env_entry_guard,
+	    .static_call_key = env_static_call_key,
 	    .guard_counter = (u64)(unsigned long)(c->cache.counters_run +
 						  c->cache.max_blocks),
 	    .dispatch = (u64)(unsigned long)kjit_dispatch_entry,

@@ -50,6 +50,21 @@ static size_t n_sites;
 /* Trampolines of the preempt_schedule{,_notrace} static calls (0: none). */
 static unsigned long preempt_tramp[2];
 
+/* The core kernel's static call trampolines with inline sites, each with
+ * its key, sorted by trampoline (kjit_static_call_key). */
+struct tramp_key {
+	unsigned long tramp, key;
+};
+static struct tramp_key *tramps;
+static size_t n_tramps;
+
+static int cmp_tramp(const void *a, const void *b)
+{
+	const struct tramp_key *x = a, *y = b;
+
+	return x->tramp < y->tramp ? -1 : x->tramp > y->tramp;
+}
+
 static int cmp_site(const void *a, const void *b)
 {
 	const struct site *x = a, *y = b;
@@ -155,6 +170,9 @@ static size_t add_static_calls(const struct static_call_site *start,
 		if ((key & ~STATIC_CALL_SITE_FLAGS) != last_key) {
 			last_key = key & ~STATIC_CALL_SITE_FLAGS;
 			tramp = tramp_of_key(last_key);
+			if (tramp && tramps)
+				tramps[n_tramps++] =
+				    (struct tramp_key){tramp, last_key};
 		}
 		unknown += !tramp;
 		out[n++] = (struct site){static_call_site_addr(e), tramp,
@@ -187,12 +205,17 @@ int kjit_sites_init(void)
 		sc = sc_end = NULL; /* no inline static calls in this kernel */
 	sites = vmalloc(
 	    array_size((jl_end - jl) + (sc_end - sc) + 1, sizeof(*sites)));
-	if (!sites)
+	tramps = vmalloc(array_size((sc_end - sc) + 1, sizeof(*tramps)));
+	if (!sites || !tramps) {
+		kjit_sites_exit();
 		return -ENOMEM;
+	}
+	n_tramps = 0;
 	n = add_jump_labels(jl, jl_end, sites);
 	n += add_static_calls(sc, sc_end, sites + n);
 	sort(sites, n, sizeof(*sites), cmp_site, NULL);
 	n_sites = n;
+	sort(tramps, n_tramps, sizeof(*tramps), cmp_tramp, NULL);
 	preempt_tramp[0] = kjit_lookup_name("__SCT__preempt_schedule");
 	preempt_tramp[1] = kjit_lookup_name("__SCT__preempt_schedule_notrace");
 	return 0;
@@ -203,6 +226,26 @@ void kjit_sites_exit(void)
 	vfree(sites);
 	sites = NULL;
 	n_sites = 0;
+	vfree(tramps);
+	tramps = NULL;
+	n_tramps = 0;
+}
+
+unsigned long kjit_static_call_key(unsigned long tramp)
+{
+	size_t lo = 0, hi = n_tramps, mid;
+
+	/* the guard compares the key's first word (jit/flow.c) */
+	BUILD_BUG_ON(offsetof(struct static_call_key, func) != 0);
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (tramps[mid].tramp < tramp)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n_tramps && tramps[lo].tramp == tramp ? tramps[lo].key
+							  : 0;
 }
 
 /* A jump label site of module @mod (linear: modules have few). */

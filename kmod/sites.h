@@ -18,5 +18,9 @@ bool kjit_static_call_site(unsigned long addr, unsigned long *tramp,
 /* Is @addr a call site of the preempt_schedule or preempt_schedule_notrace
  * static call (core kernel)? Any context. */
 bool kjit_preempt_site(unsigned long addr);
+/* The key (struct static_call_key, whose first field is the func pointer)
+ * of the core kernel's static call whose trampoline starts at @tramp, or
+ * 0: not a trampoline, or one with no inline site. Any context. */
+unsigned long kjit_static_call_key(unsigned long tramp);
 
 #endif

@@ -279,13 +279,17 @@ const char *eligible_deep_why(const struct eligible *e, const struct ksym *s)
 	/* no ftrace site: followed too, but for these */
 	if (s->module && !strcmp(s->module, "bpf"))
 		return "a BPF program (no ftrace site; freed by its user)";
+	/* the core kernel's trampolines are followed behind a guard on
+	 * their key (kmod/sites.c keeps those with inline sites) */
+	if (!strncmp(s->name, "__SCT__", 7) && !s->module)
+		return NULL;
 	for (i = 0; i < N_NOTRACE_SECTIONS; i++)
 		if (in_range(e->notrace_sections[i], s->addr))
 			return notrace_section_names[i].why;
 	if (in_list(s, notrace_deny,
 		    sizeof(notrace_deny) / sizeof(notrace_deny[0])))
 		return KJIT_DEEP_NOTRACE_WHY;
-	if (!strncmp(s->name, "__SCT__", 7)) /* a module's: no section */
+	if (!strncmp(s->name, "__SCT__", 7) && s->module) /* a module's */
 		return KJIT_STATIC_CALL_TRAMP_WHY;
 	return NULL;
 }

@@ -48,6 +48,8 @@ static const char *const reason_texts[KJIT_R_COUNT] = {
 	"sti or mov ss whose next instruction must follow it (sti; hlt)",
     [KJIT_R_TRANSIENT_TARGET] = "branch into code the kernel may free "
 				"(kprobe slot, ftrace or BPF trampoline)",
+    [KJIT_R_STATIC_CALL_TRAMP] =
+	"static call trampoline that is not a jmp now (NULL or return-0)",
 };
 
 const char *fallback_key(unsigned int i)

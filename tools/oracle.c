@@ -454,8 +454,10 @@ static const char *heading(enum oracle_class c)
 	case OC_NOT_DEEP:
 		return "callees not followed: recorded without --deep";
 	case OC_STATIC_CALL:
-		return "reached through a static call trampoline, which deep "
-		       "mode does not follow (a kjit gap)";
+		return "reached through a static call trampoline that ran "
+		       "natively (a module's, which has no guard; one "
+		       "retargeted since it was translated; or one that was "
+		       "NULL or return-0 when first reached)";
 	case OC_TABLE_FULL:
 		return "deep table full (callees left native)";
 	case OC_UNEXPLAINED:

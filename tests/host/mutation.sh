@@ -22,7 +22,7 @@ results=0
 export KJIT_BUILD="${KJIT_BUILD:-$root/build}"
 
 # name | file | sed expression (the edit must change the file) | what it breaks
-mutants='liveness_dead|jit/translate.c|s/pi.live = kjit_live_in_block(tr, d);/pi.live = 0;/|flags liveness says everything is dead at every entry
+mutants='liveness_dead|jit/translate.c|s/pi.live = sc_key ? 0 : kjit_live_in_block(tr, d);/pi.live = 0;/|flags liveness says everything is dead at every entry
 lookahead_dead|jit/liveness.c|/if (depth == 0)/{n;s/return KX86_FLAGS_ARITH;/return 0;/}|the liveness look-ahead treats an unexplored successor as dead
 link_wrong_exit|jit/exit.c|s/x = &b->exit\[idx\];/x = \&b->exit[0];/|a link patch rewrites exit 0 instead of the exit asked for
 count_skipped|jit/instrument.c|s/return kjit_emit_inc_mem(e, p.mem, p.reg, p.save);/return KJIT_OK;/|the bare counter increment is not emitted

@@ -372,6 +372,68 @@ static void test_entry_guard(void)
 	}
 }
 
+#define SC_KEY  0xffffffff82400000ull /* a static call key's func pointer */
+#define SC_FUNC 0xffffffff81234560ull /* the trampoline's target */
+
+static u64 key_at_orig(void *opaque, u64 addr)
+{
+	(void)opaque;
+	return addr == ORIG ? SC_KEY : 0;
+}
+
+/* A followed static call trampoline (env->static_call_key): `jmp F` gets a
+ * guard, cmpq $F, key(%rip); je ok; jmp trampoline (native); ok: ..., and
+ * then its exit to F; a trampoline that is not a jmp now (NULL: ret,
+ * return-0: xor; ret) is refused with a reason that does not last. */
+static void test_static_call_guard(void)
+{
+	static const char *const jmp_f = "e95b452300 0fb9cc"; /* jmp SC_FUNC */
+	struct kjit_block b;
+	enum kjit_reason r;
+	s32 disp, rel;
+	u32 imm;
+	u64 at;
+	u8 *p;
+
+	setup(true, true, true, false);
+	henv.env.static_call_key = key_at_orig;
+	memset(code, 0xcc, sizeof(code));
+	kt_unhex(jmp_f, code);
+	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
+	p = out + KX86_ENDBR64_LEN; /* ibt on: the block's endbr64 first */
+	memcpy(&disp, p + 3, 4);
+	memcpy(&imm, p + 7, 4);
+	at = RUN + KX86_ENDBR64_LEN + 11; /* after the cmp */
+	kt_check("jit.static_call_guard.cmp",
+		 !r && p[0] == 0x48 && p[1] == 0x81 && p[2] == 0x3d &&
+		     at + disp == SC_KEY && imm == (u32)SC_FUNC,
+		 "r=%s bytes %02x %02x %02x, key %#llx imm %#x",
+		 kjit_reason_name(r), p[0], p[1], p[2],
+		 (unsigned long long)(at + disp), imm);
+	memcpy(&rel, p + 14, 4);
+	kt_check("jit.static_call_guard.native_trampoline",
+		 !r && p[11] == 0x74 && p[13] == 0xe9 &&
+		     at + 2 + 5 + rel == ORIG && p[12] == 5,
+		 "je %02x +%u, jmp %02x to %#llx", p[11], p[12], p[13],
+		 (unsigned long long)(at + 7 + rel));
+	kt_check("jit.static_call_guard.exit_to_target",
+		 !r && b.n_exits == 1 && b.exit[0].target == SC_FUNC,
+		 "%u exits, first to %#llx", b.n_exits,
+		 (unsigned long long)b.exit[0].target);
+	kt_check("jit.static_call_guard.ibt_proof",
+		 !r && !ibtc_block(&ibtc, kjit_last_desc(&tr), &b, out, RUN),
+		 "%s", ibtc.msg);
+	kt_unhex("c3cccccccc 0fb9cc", code); /* NULL: ret */
+	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
+	kt_check("jit.static_call_guard.null_refused",
+		 r == KJIT_R_STATIC_CALL_TRAMP && !kjit_reason_lasts(r),
+		 "got %s", kjit_reason_name(r));
+	kt_unhex("31c0c3cccc 0fb9cc", code); /* return 0 */
+	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
+	kt_check("jit.static_call_guard.ret0_refused",
+		 r == KJIT_R_STATIC_CALL_TRAMP, "got %s", kjit_reason_name(r));
+}
+
 /* Indirect calls (the flags are dead at a callee's entry) exit through the
  * dispatcher's flags-dead entry, indirect jumps through the one that keeps
  * RFLAGS: the verifier checks which (verify.c, check_dispatch_jmp). */
@@ -424,5 +486,6 @@ int main(void)
 	test_proof_selftest();
 	test_entry_guard();
 	test_dispatch_entries();
+	test_static_call_guard();
 	return kt_exit();
 }
