@@ -5,7 +5,7 @@
 #   make module       build/mod/KERNEL/kmod/kjit.ko (Zydis and jit/ compiled
 #                     in) and the test modules, for one kernel
 #   make modules      the same for every kernel of scripts/kernels
-#   make tool         build/tools/kjit (user tool: libZydis, libelf)
+#   make tool         build/tools/kjit (user tool: libZydis, libdw, libelf)
 #   make host-test    host unit/differential tests (no VM)
 #   make vm-test      boot each kernel under QEMU/TCG, run tests/vm/cases
 #                     (VM_KERNELS="6.12" for one; VM_CASES="..." for some cases)
@@ -46,7 +46,7 @@ RESULTS := $(BUILD)/results
 CC      ?= gcc
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 HOST_CFLAGS := -O2 -g $(WARN) -I$(ROOT)
-TOOL_LIBS   := -lZydis -lZycore -lelf
+TOOL_LIBS   := -lZydis -lZycore -ldw -lelf
 
 .PHONY: all deps module modules tool guest-progs stress host-test vm-test test demo rig-selftest \
 	format-check bench bench-deps clean

@@ -89,6 +89,8 @@ int datafile_write(const struct session *s, FILE *f)
 
 	fprintf(f, "kjit-data %d\nkernel %s\nboot_id %s\ntime %s\ncommand %s\n",
 		KJIT_DATA_VERSION, s->kernel, s->boot_id, s->time, s->command);
+	if (s->build_id[0])
+		fprintf(f, "build_id %s\n", s->build_id);
 	write_stats(&s->st, f);
 	for (i = 0; i < s->n_funcs; i++) {
 		const struct sess_func *fn = &s->funcs[i];
@@ -222,6 +224,8 @@ static int read_line(struct session *s, char *line, unsigned int *cap)
 		copy_rest(s->kernel, sizeof(s->kernel), rest);
 	else if (!strcmp(line, "boot_id"))
 		copy_rest(s->boot_id, sizeof(s->boot_id), rest);
+	else if (!strcmp(line, "build_id"))
+		copy_rest(s->build_id, sizeof(s->build_id), rest);
 	else if (!strcmp(line, "time"))
 		copy_rest(s->time, sizeof(s->time), rest);
 	else if (!strcmp(line, "command"))

@@ -19,6 +19,7 @@
 #include "progress.h"
 #include "session.h"
 #include "symtab.h"
+#include "buildid.h"
 #include "sysfiles.h"
 
 static int read_funcs(struct session *s, int fd)
@@ -190,6 +191,9 @@ void session_stamp(struct session *s)
 	if (!uname(&u))
 		snprintf(s->kernel, sizeof(s->kernel), "%s", u.release);
 	read_boot_id(s->boot_id, sizeof(s->boot_id));
+	if (buildid_read_notes(sysfile(3, "/sys/kernel/notes"), s->build_id,
+			       sizeof(s->build_id)))
+		s->build_id[0] = 0;
 	strftime(s->time, sizeof(s->time), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 }
 

@@ -54,6 +54,7 @@ struct oracle;
 
 struct session {
 	char kernel[128], boot_id[64], time[32], command[1024];
+	char build_id[72]; /* the kernel's GNU build-id (hex), or "" */
 	struct sess_func *funcs;
 	unsigned int n_funcs;
 	struct sess_block *blocks;
