@@ -72,6 +72,15 @@ kbuild = { $(MAKE) -s -C $(KHDR) M=$(1) CONFIG_DEBUG_INFO_BTF_MODULES= \
 	modules > $(1)/kbuild.log 2>&1; \
 	rc=$$?; grep -v '^Skipping BTF' $(1)/kbuild.log; test $$rc = 0; }
 
+# line_module: kjit_linetest.ko, with -g and the line fixture compiled in
+# (tests/vm/cases/lines.sh; run.sh keeps an unstripped copy for --debuginfo).
+line_module = d=$(MODS)/kjit_linetest; mkdir -p $$d && \
+	ln -sfn $(ROOT)/tests/vm/linetest/kjit_linetest.c $$d/ && \
+	ln -sfn $(ROOT)/tests/tool/fixtures/lines/linemod.c $$d/ && \
+	ln -sfn $(ROOT)/tests/tool/fixtures/lines/linemod.h $$d/ && \
+	printf 'obj-m := kjit_linetest.o\nccflags-y := -g -I$$(src)\n' > $$d/Kbuild && \
+	$(call kbuild,$$d)
+
 module: deps
 	@test -n "$(KHDR)" || { echo "no kernel '$(KERNEL)' in $(KERNELS_FILE)"; exit 1; }
 	@sh scripts/kbuild-tree.sh $(ROOT) $(BUILD) $(MODS)/kmod
@@ -79,6 +88,7 @@ module: deps
 	@$(call one_file_module,tests/vm/rigtest/kjit_rigtest.c)
 	@$(call one_file_module,kmod/companion/kjit_kprobes.c)
 	@$(call one_file_module,tests/vm/rigtest/kjit_ipmodify.c)
+	@$(call line_module)
 	@echo "  built $(MODS)/kmod/kjit.ko ($(KERNEL))"
 
 modules: deps

@@ -162,8 +162,11 @@ static void collect(struct lc *c, const struct session *s,
 			continue;
 		}
 		t->funcs_mapped++;
-		c->fn[c->n_fn++] = (struct lc_fn){fr[0].file, f->name,
-						   fr[0].line, f->calls};
+		/* FN names the symbol: "MOD:func" without "MOD:" */
+		c->fn[c->n_fn++] = (struct lc_fn){
+			fr[0].file,
+			strchr(f->name, ':') ? strchr(f->name, ':') + 1 : f->name,
+			fr[0].line, f->calls};
 		if (f->end > f->start && f->end - f->start < (1u << 20))
 			rows_hit(c, sl, base[i], f->end - f->start, 0);
 	}

@@ -71,8 +71,10 @@ uint64_t srcline_addr(struct srcline *s, const char *func, uint64_t off)
 	int i, n = dwfl_module_getsymtab(s->mod);
 	GElf_Sym sym;
 	GElf_Addr addr;
-	const char *name;
+	const char *name, *colon = strchr(func, ':');
 
+	if (colon) /* a module's function as kjit names it: MOD:func */
+		func = colon + 1;
 	for (i = 1; i < n; i++) {
 		name = dwfl_module_getsym_info(s->mod, i, &sym, &addr, NULL,
 					       NULL, NULL);

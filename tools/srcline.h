@@ -34,7 +34,8 @@ struct srcline *srcline_open(const char *path, char *why, size_t size);
 void srcline_close(struct srcline *s);
 
 /* Address of @func+@off in the debug file's address space, or 0 when the
- * file has no function symbol of that name. */
+ * file has no function symbol of that name. "MOD:func" (a module's function
+ * as kjit names it) looks up func. */
 uint64_t srcline_addr(struct srcline *s, const char *func, uint64_t off);
 
 /* The inline chain at @addr (a debug-file address): up to @max frames.

@@ -32,7 +32,7 @@ objdump -d --no-show-raw-insn "$t/linemod.o" |
 		off[n] = o; ins[n] = $2; tgt[n] = $3; n++ }
 	END {
 		print "kjit-data 2\nkernel 6.1.0-lines\nboot_id x\ntime 2026-01-01T00:00:00Z\ncommand linetest"
-		printf "func 0xffffffffc%07x 0xffffffffc%07x 0 0 linemod_outer\n", base, base + size
+		printf "func 0xffffffffc%07x 0xffffffffc%07x 0 0 kjit_linetest:linemod_outer\n", base, base + size
 		skip_from = -1
 		for (i = 0; i < n; i++) if (ins[i] == "jne" && skip_from < 0) {
 			skip_from = off[i + 1]; skip_to = hex(tgt[i]) }
