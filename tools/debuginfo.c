@@ -47,7 +47,15 @@ static void search(struct debuginfo *d, const struct session *s)
 	for (i = 0; i < 3; i++)
 		if (cand[i][0] && access(cand[i], R_OK) == 0 &&
 		    add(d, cand[i]) == 0)
-			return;
+			break;
+	for (i = 0; i < (int)s->n_mods; i++) {
+		buildid_debug_path(dir, s->mods[i].build_id, cand[0],
+				   sizeof(cand[0]));
+		if (access(cand[0], R_OK) == 0)
+			add(d, cand[0]);
+	}
+	if (d->n)
+		return;
 	snprintf(d->why, sizeof(d->why),
 		 "no debug info for kernel %s (build-id %s) under %s; install "
 		 "linux-image-%s-dbg or give --debuginfo PATH",

@@ -1,7 +1,8 @@
 /* debuginfo.h - which debug files give a report its source lines: the
  * --debuginfo PATHs, else the recording kernel's vmlinux found under the
  * debug directory (/usr/lib/debug, or $KJIT_DEBUG_DIR) by the build-id in
- * the data file, then by release (boot/vmlinux-REL, lib/modules/REL/vmlinux).
+ * the data file, then by release (boot/vmlinux-REL, lib/modules/REL/vmlinux),
+ * and each recorded module's .ko by its build-id (.build-id/xx/rest.debug).
  *
  * Invariant: n == 0 means no lines, and why says so in one sentence.
  */

@@ -85,7 +85,8 @@ static const struct subcommand subcommands[] = {
      "file:line and inline chain, from --debuginfo PATH (a vmlinux or .ko\n"
      "with DWARF; repeatable) or the recording kernel's vmlinux under\n"
      "/usr/lib/debug ($KJIT_DEBUG_DIR) found by the recorded build-id or\n"
-     "release (Debian's linux-image-REL-dbg), else one line says why not.\n"
+     "release (Debian's linux-image-REL-dbg), and each counted module's\n"
+     ".ko by its recorded build-id there; else one line says why not.\n"
      "--lcov writes an lcov tracefile (genhtml's input) to stdout and\n"
      "kjit's line and branch totals to stderr; it needs debug info.\n"},
     {"compare", cmd_compare,

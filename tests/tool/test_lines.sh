@@ -101,4 +101,7 @@ cp "$t/linemod.o" "$t/dbg/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | c
 sed "s/^boot_id x/boot_id x\nbuild_id $bid/" "$t/kjit.data" > "$t/bid.data"
 KJIT_DEBUG_DIR=$t/dbg "$kjit" report -i "$t/bid.data" > "$t/bidr" 2>&1
 res build_id_lookup "$(grep -q "^source lines (.*/.build-id/" "$t/bidr" && echo 1)" "$(grep '^source' "$t/bidr")"
+sed "s/^boot_id x/boot_id x\nmodule_build_id kjit_linetest $bid/" "$t/kjit.data" > "$t/mbid.data"
+KJIT_DEBUG_DIR=$t/dbg "$kjit" report -i "$t/mbid.data" > "$t/mbidr" 2>&1
+res module_build_id_lookup "$(grep -q "^source lines (.*/.build-id/" "$t/mbidr" && echo 1)" "$(grep '^source' "$t/mbidr")"
 exit $fail

@@ -97,6 +97,7 @@ line_debug() {
 	[ -e "$ko" ] || return 0
 	mkdir -p "$IRD/lib/kjit/debug"
 	cp "$ko" "$IRD/lib/kjit/debug/"
+	readelf -n "$ko" | sed -n 's/.*Build ID: //p' > "$IRD/tests/linetest.buildid"
 	sec=$(readelf -sW "$ko" | awk '$8 == "linemod_outer" { print $7 }')
 	sec=$(readelf -SW "$ko" | sed -n "s/^ *\[ *$sec\] \([^ ]*\) .*/\1/p")
 	val=$(readelf -sW "$ko" | awk '$8 == "linemod_outer" { print $2 }')

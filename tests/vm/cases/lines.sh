@@ -7,7 +7,8 @@
 # chain included. File names are not compared: binutils 2.40 names the
 # wrong file of a DWARF 5 CU that includes another .c (llvm-symbolizer and
 # libdw agree with each other there). Then --lcov: exit 0 with lines found;
-# the data file carries the kernel's build-id; without debug info the report
+# the data file carries the kernel's and the module's build-ids, and the
+# module's finds its .ko under KJIT_DEBUG_DIR; without debug info the report
 # says why once.
 # timeout: 120
 . /tests/lib.sh
@@ -21,6 +22,14 @@ kjit record -f linemod_outer -o /tmp/l.data -- \
 	{ cat /tmp/e; fail "record"; }
 grep -q '^build_id [0-9a-f]\{40\}$' /tmp/l.data || fail "no kernel build_id in the data file"
 dbg=/lib/kjit/debug/kjit_linetest.ko
+bid=$(cat /tests/linetest.buildid)
+grep -qx "module_build_id kjit_linetest $bid" /tmp/l.data ||
+	fail "module build-id: want $bid, data file: $(grep module_build_id /tmp/l.data)"
+# found by that build-id under a debug directory, with no --debuginfo
+mkdir -p /tmp/dbg/.build-id/${bid%${bid#??}}
+cp $dbg /tmp/dbg/.build-id/${bid%${bid#??}}/${bid#??}.debug
+KJIT_DEBUG_DIR=/tmp/dbg kjit report -i /tmp/l.data | grep -q '^  kjit_linetest:linemod_outer+0x[0-9a-f]* [0-9]*  .*linemod.c:[0-9]* linemod_helper$' ||
+	fail "no lines through the module's build-id"
 kjit report -i /tmp/l.data --debuginfo $dbg > /tmp/r || fail "report --debuginfo"
 # "  FUNC+0xOFF COUNT  FILE:LINE FN" / "      inlined in FN at FILE:LINE"
 # -> "OFF FN LINE FN LINE ..."
