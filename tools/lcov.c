@@ -66,8 +66,8 @@ static void line_hit(struct lc *c, const char *file, int line, uint64_t count)
 static void rows_hit(struct lc *c, struct srcline *sl, uint64_t a,
 		     uint64_t len, uint64_t count)
 {
-	struct srcrow rows[512];
-	int i, n = srcline_rows(sl, a, len, rows, 512);
+	static struct srcrow rows[8192]; /* a function's rows (big ones too) */
+	int i, n = srcline_rows(sl, a, len, rows, 8192);
 
 	for (i = 0; i < n; i++)
 		line_hit(c, rows[i].file, rows[i].line, count);

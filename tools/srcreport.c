@@ -18,8 +18,16 @@ static struct srcline *find(struct debuginfo *d, const char *name,
 	return NULL;
 }
 
+/* The last function looked up (blocks come in address order, so a
+ * function's blocks are together): a symbol-table scan per function. */
+struct found {
+	unsigned int func;
+	struct srcline *sl;
+	uint64_t base;
+};
+
 static void print_block(const struct session *s, struct debuginfo *d,
-			const struct sess_block *b, FILE *out)
+			const struct sess_block *b, struct found *c, FILE *out)
 {
 	const struct sess_func *f = &s->funcs[b->func];
 	struct srcframe fr[16];
@@ -29,7 +37,12 @@ static void print_block(const struct session *s, struct debuginfo *d,
 
 	fprintf(out, "  %s+0x%" PRIx64 " %" PRIu64 "  ", f->name, off,
 		b->count);
-	sl = find(d, f->name, &base);
+	if (c->func != b->func) {
+		c->func = b->func;
+		c->sl = find(d, f->name, &c->base);
+	}
+	sl = c->sl;
+	base = c->base;
 	if (!sl) {
 		fprintf(out, "unmapped: no symbol %s in the debug file(s)\n",
 			f->name);
@@ -49,6 +62,7 @@ static void print_block(const struct session *s, struct debuginfo *d,
 void srcreport_print(const struct session *s, struct debuginfo *d,
 		     FILE *out)
 {
+	struct found c = {.func = ~0u};
 	unsigned int i;
 	int k;
 
@@ -62,5 +76,5 @@ void srcreport_print(const struct session *s, struct debuginfo *d,
 	fprintf(out, "):\n");
 	for (i = 0; i < s->n_blocks; i++)
 		if (s->blocks[i].func < s->n_funcs)
-			print_block(s, d, &s->blocks[i], out);
+			print_block(s, d, &s->blocks[i], &c, out);
 }
