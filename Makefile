@@ -5,7 +5,7 @@
 #   make module       build/mod/KERNEL/kmod/kjit.ko (Zydis and jit/ compiled
 #                     in) and the test modules, for one kernel
 #   make modules      the same for every kernel of scripts/kernels
-#   make tool         build/tools/kjit (user tool: libZydis, libelf)
+#   make tool         build/tools/kjit (user tool: libZydis, libdw, libelf)
 #   make host-test    host unit/differential tests (no VM)
 #   make vm-test      boot each kernel under QEMU/TCG, run tests/vm/cases
 #                     (VM_KERNELS="6.12" for one; VM_CASES="..." for some cases)
@@ -46,7 +46,7 @@ RESULTS := $(BUILD)/results
 CC      ?= gcc
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 HOST_CFLAGS := -O2 -g $(WARN) -I$(ROOT)
-TOOL_LIBS   := -lZydis -lZycore -lelf
+TOOL_LIBS   := -lZydis -lZycore -ldw -lelf
 
 .PHONY: all deps module modules tool guest-progs stress host-test vm-test test demo rig-selftest \
 	format-check bench bench-deps clean
@@ -72,6 +72,15 @@ kbuild = { $(MAKE) -s -C $(KHDR) M=$(1) CONFIG_DEBUG_INFO_BTF_MODULES= \
 	modules > $(1)/kbuild.log 2>&1; \
 	rc=$$?; grep -v '^Skipping BTF' $(1)/kbuild.log; test $$rc = 0; }
 
+# line_module: kjit_linetest.ko, with -g and the line fixture compiled in
+# (tests/vm/cases/lines.sh; run.sh keeps an unstripped copy for --debuginfo).
+line_module = d=$(MODS)/kjit_linetest; mkdir -p $$d && \
+	ln -sfn $(ROOT)/tests/vm/linetest/kjit_linetest.c $$d/ && \
+	ln -sfn $(ROOT)/tests/tool/fixtures/lines/linemod.c $$d/ && \
+	ln -sfn $(ROOT)/tests/tool/fixtures/lines/linemod.h $$d/ && \
+	printf 'obj-m := kjit_linetest.o\nccflags-y := -g -I$$(src)\n' > $$d/Kbuild && \
+	$(call kbuild,$$d)
+
 module: deps
 	@test -n "$(KHDR)" || { echo "no kernel '$(KERNEL)' in $(KERNELS_FILE)"; exit 1; }
 	@sh scripts/kbuild-tree.sh $(ROOT) $(BUILD) $(MODS)/kmod
@@ -79,6 +88,7 @@ module: deps
 	@$(call one_file_module,tests/vm/rigtest/kjit_rigtest.c)
 	@$(call one_file_module,kmod/companion/kjit_kprobes.c)
 	@$(call one_file_module,tests/vm/rigtest/kjit_ipmodify.c)
+	@$(call line_module)
 	@echo "  built $(MODS)/kmod/kjit.ko ($(KERNEL))"
 
 modules: deps

@@ -35,7 +35,7 @@ if [ "${2:-}" = --bench ]; then
 fi
 
 # qemu-system-x86 is not here: it comes from bookworm-backports (below).
-PKGS="gcc make clang libelf-dev libzydis-dev libzycore-dev \
+PKGS="gcc make clang libelf-dev libdw-dev lcov libzydis-dev libzycore-dev \
 busybox-static cpio linux-headers-amd64 dpkg-dev xz-utils zstd gzip kmod"
 QEMU_MIN=10 # tests/vm/run.sh checks the same for multi-threaded TCG
 

@@ -18,11 +18,14 @@
 #include "attach.h"
 #include "commands.h"
 #include "datafile.h"
+#include "debuginfo.h"
 #include "device.h"
 #include "format.h"
+#include "lcov.h"
 #include "limits.h"
 #include "names.h"
 #include "session.h"
+#include "srcreport.h"
 #include "sysfiles.h"
 
 int cmd_attach(int argc, char **argv)
@@ -135,7 +138,9 @@ static int read_file(struct session *s, const char *path)
 struct report_args {
 	struct report_opts o;
 	const char *input;
-	int live;
+	int live, lcov;
+	const char *dbg[DEBUGINFO_MAX];
+	int n_dbg;
 };
 
 static int parse_report(int argc, char **argv, struct report_args *r)
@@ -152,6 +157,11 @@ static int parse_report(int argc, char **argv, struct report_args *r)
 			r->o.fmt = FMT_CSV;
 		else if (!strcmp(a, "--live"))
 			r->live = 1;
+		else if (!strcmp(a, "--lcov"))
+			r->lcov = 1;
+		else if (!strcmp(a, "--debuginfo") && v &&
+			 r->n_dbg < DEBUGINFO_MAX)
+			r->dbg[r->n_dbg++] = argv[++i];
 		else if ((!strcmp(a, "-i") || !strcmp(a, "--input")) && v)
 			r->input = argv[++i];
 		else if (!strcmp(a, "--top") && v &&
@@ -168,11 +178,17 @@ static int parse_report(int argc, char **argv, struct report_args *r)
 				a,
 				v && a[0] == '-' && strcmp(a, "--json") &&
 					strcmp(a, "--csv") &&
-					strcmp(a, "--live")
+					strcmp(a, "--live") &&
+					strcmp(a, "--lcov")
 				    ? " or its value"
 				    : "");
 			return -1;
 		}
+	}
+	if (r->lcov && r->o.fmt != FMT_TEXT) {
+		fprintf(stderr, "kjit report: --lcov excludes --json and "
+				"--csv\n");
+		return -1;
 	}
 	if (r->live && r->input) {
 		fprintf(stderr,
@@ -204,9 +220,30 @@ static void attach_disasm(struct report_args *r, const struct session *s)
 	}
 }
 
+/* --lcov: the tracefile on stdout, kjit's totals on stderr. */
+static int report_lcov(const struct session *s, struct debuginfo *d)
+{
+	struct lcov_totals t;
+
+	if (!d->n) {
+		fprintf(stderr, "kjit: report: --lcov needs source lines: %s\n",
+			d->why);
+		return 1;
+	}
+	lcov_write(s, d->sl, d->n, stdout, &t);
+	fflush(stdout);
+	fprintf(stderr,
+		"kjit: lcov: lines %lu of %lu hit, branches %lu of %lu hit, "
+		"%lu of %lu function(s) mapped, %lu block(s) unmapped\n",
+		t.lines_hit, t.lines, t.branches_hit, t.branches,
+		t.funcs_mapped, t.funcs, t.blocks_unmapped);
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args r;
+	struct debuginfo di;
 	struct session s;
 	int rc;
 
@@ -220,12 +257,28 @@ int cmd_report(int argc, char **argv)
 	r.o.source = r.input;
 	if (s.live)
 		session_coverage(&s); /* best effort: '-' where unknown */
+	memset(&di, 0, sizeof(di)); /* JSON and CSV carry no lines */
+	if ((r.lcov || r.o.fmt == FMT_TEXT) &&
+	    debuginfo_open(&di, &s, r.dbg, r.n_dbg)) {
+		fprintf(stderr, "kjit: report: %s\n", di.why);
+		session_free(&s);
+		return 1;
+	}
+	if (r.lcov) {
+		rc = report_lcov(&s, &di);
+		debuginfo_close(&di);
+		session_free(&s);
+		return rc;
+	}
 	attach_disasm(&r, &s);
 	if (!s.n_blocks)
 		fprintf(stderr,
 			"kjit: report: no block was executed: the functions "
 			"never ran while attached\n");
 	report_print(&s, &r.o, stdout);
+	if (r.o.fmt == FMT_TEXT)
+		srcreport_print(&s, &di, stdout);
+	debuginfo_close(&di);
 	if (r.o.fmt == FMT_CSV && limits_hit(&s.st)) /* rows only on stdout */
 		limits_print(&s.st, "kjit: report: ", stderr);
 	kcore_close(r.o.kc);

@@ -89,6 +89,11 @@ int datafile_write(const struct session *s, FILE *f)
 
 	fprintf(f, "kjit-data %d\nkernel %s\nboot_id %s\ntime %s\ncommand %s\n",
 		KJIT_DATA_VERSION, s->kernel, s->boot_id, s->time, s->command);
+	if (s->build_id[0])
+		fprintf(f, "build_id %s\n", s->build_id);
+	for (i = 0; i < s->n_mods; i++)
+		fprintf(f, "module_build_id %s %s\n", s->mods[i].name,
+			s->mods[i].build_id);
 	write_stats(&s->st, f);
 	for (i = 0; i < s->n_funcs; i++) {
 		const struct sess_func *fn = &s->funcs[i];
@@ -119,6 +124,19 @@ static void copy_rest(char *dst, size_t size, const char *rest)
 {
 	snprintf(dst, size, "%s", rest);
 	dst[strcspn(dst, "\n")] = 0;
+}
+
+/* "MOD HEX": a module's build-id; past SESSION_MODS they are dropped. */
+static int add_module_build_id(struct session *s, const char *rest)
+{
+	struct sess_mod *m = &s->mods[s->n_mods];
+
+	if (s->n_mods >= SESSION_MODS)
+		return 0;
+	if (sscanf(rest, "%63s %71s", m->name, m->build_id) != 2)
+		return -1;
+	s->n_mods++;
+	return 0;
 }
 
 static int add_func(struct session *s, const char *rest)
@@ -222,6 +240,10 @@ static int read_line(struct session *s, char *line, unsigned int *cap)
 		copy_rest(s->kernel, sizeof(s->kernel), rest);
 	else if (!strcmp(line, "boot_id"))
 		copy_rest(s->boot_id, sizeof(s->boot_id), rest);
+	else if (!strcmp(line, "build_id"))
+		copy_rest(s->build_id, sizeof(s->build_id), rest);
+	else if (!strcmp(line, "module_build_id"))
+		return add_module_build_id(s, rest);
 	else if (!strcmp(line, "time"))
 		copy_rest(s->time, sizeof(s->time), rest);
 	else if (!strcmp(line, "command"))

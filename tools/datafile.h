@@ -4,6 +4,10 @@
  *   kjit-data 1                          magic and format version (first)
  *   kernel <release>                     uname -r of the recording kernel
  *   boot_id <id>                         /proc/sys/kernel/random/boot_id
+ *   build_id <hex>                       the kernel's GNU build-id
+ *                                        (/sys/kernel/notes); optional
+ *   module_build_id <mod> <hex>          a module of MOD:func functions
+ *                                        (/sys/module/MOD/notes); optional
  *   time <YYYY-MM-DDTHH:MM:SSZ>          when the recording ended (UTC)
  *   command <the command line>           rest of the line
  *   stat <key> <value>                   translated links native_links

@@ -71,8 +71,8 @@ static const struct subcommand subcommands[] = {
      "setting it changes is put back.\n"},
     {"report", cmd_report,
      "report [-i FILE | --live] [--sort count|addr|func] [--top N] "
-     "[--json|--csv]",
-     "per-function and per-block counts, coverage, hottest blocks",
+     "[--json|--csv|--lcov] [--debuginfo PATH]...",
+     "per-function and per-block counts, coverage, hottest blocks, lines",
      "Reads -i FILE, else ./kjit.data if present, else the live\n"
      "session of /dev/kjit (--live forces it). Text: per function the\n"
      "calls (entry block count), executions, blocks run, static blocks\n"
@@ -80,7 +80,15 @@ static const struct subcommand subcommands[] = {
      "--top N keeps N blocks and disassembles them (only while the\n"
      "recording kernel runs). --json and --csv are for programs\n"
      "(schemas in docs/usage.md). A file recorded with --oracle ends\n"
-     "the text report with a completeness section.\n"},
+     "the text report with a completeness section.\n"
+     "Source lines (libdw): the text report ends with each counted block's\n"
+     "file:line and inline chain, from --debuginfo PATH (a vmlinux or .ko\n"
+     "with DWARF; repeatable) or the recording kernel's vmlinux under\n"
+     "/usr/lib/debug ($KJIT_DEBUG_DIR) found by the recorded build-id or\n"
+     "release (Debian's linux-image-REL-dbg), and each counted module's\n"
+     ".ko by its recorded build-id there; else one line says why not.\n"
+     "--lcov writes an lcov tracefile (genhtml's input) to stdout and\n"
+     "kjit's line and branch totals to stderr; it needs debug info.\n"},
     {"compare", cmd_compare,
      "compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND "
      "[ARGS...]",

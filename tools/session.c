@@ -19,6 +19,7 @@
 #include "progress.h"
 #include "session.h"
 #include "symtab.h"
+#include "buildid.h"
 #include "sysfiles.h"
 
 static int read_funcs(struct session *s, int fd)
@@ -182,6 +183,37 @@ static void read_boot_id(char *buf, size_t size)
 		fclose(f);
 }
 
+/* The build-id of every module that owns a counted function (MOD:func),
+ * from /sys/module/MOD/notes, so that reports find its .ko later. */
+static void stamp_modules(struct session *s)
+{
+	char path[160];
+	unsigned int i, k;
+
+	s->n_mods = 0;
+	for (i = 0; i < s->n_funcs && s->n_mods < SESSION_MODS; i++) {
+		const char *name = s->funcs[i].name, *c = strchr(name, ':');
+		struct sess_mod *m = &s->mods[s->n_mods];
+		size_t len = c ? (size_t)(c - name) : 0;
+
+		if (!len || len >= sizeof(m->name))
+			continue;
+		for (k = 0; k < s->n_mods; k++)
+			if (strlen(s->mods[k].name) == len &&
+			    !strncmp(s->mods[k].name, name, len))
+				break;
+		if (k < s->n_mods)
+			continue;
+		memcpy(m->name, name, len);
+		m->name[len] = 0;
+		snprintf(path, sizeof(path),
+			 "/sys/module/%s/notes/.note.gnu.build-id", m->name);
+		if (!buildid_read_notes(sysfile(3, path), m->build_id,
+					sizeof(m->build_id)))
+			s->n_mods++;
+	}
+}
+
 void session_stamp(struct session *s)
 {
 	struct utsname u;
@@ -190,6 +222,10 @@ void session_stamp(struct session *s)
 	if (!uname(&u))
 		snprintf(s->kernel, sizeof(s->kernel), "%s", u.release);
 	read_boot_id(s->boot_id, sizeof(s->boot_id));
+	if (buildid_read_notes(sysfile(3, "/sys/kernel/notes"), s->build_id,
+			       sizeof(s->build_id)))
+		s->build_id[0] = 0;
+	stamp_modules(s);
 	strftime(s->time, sizeof(s->time), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 }
 

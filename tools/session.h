@@ -28,6 +28,8 @@ struct sess_func {
 	unsigned int blocks_run;     /* derived */
 };
 
+#define SESSION_MODS 16
+
 struct sess_block {
 	uint64_t addr, count;
 	unsigned int func, len, insns, cpus;
@@ -54,6 +56,12 @@ struct oracle;
 
 struct session {
 	char kernel[128], boot_id[64], time[32], command[1024];
+	char build_id[72]; /* the kernel's GNU build-id (hex), or "" */
+	/* modules of MOD:func functions and their build-ids (record time) */
+	struct sess_mod {
+		char name[64], build_id[72];
+	} mods[SESSION_MODS];
+	unsigned int n_mods;
 	struct sess_func *funcs;
 	unsigned int n_funcs;
 	struct sess_block *blocks;

@@ -29,7 +29,7 @@ $(TT_DIR)/test_eligible: tests/tool/test_eligible.c tools/eligible.c tools/symta
 
 # format.c pulls in session.c (coverage: cfg, kenv, kcore) and the jit core.
 TT_REPORT_SRC := tools/format.c tools/datafile.c tools/names.c tools/session.c \
-	tools/limits.c \
+	tools/limits.c tools/buildid.c \
 	tools/cfg.c tools/kenv.c tools/kcore.c tools/disasm.c tools/symtab.c \
 	tools/sysfiles.c tools/progress.c tools/oracle.c $(wildcard jit/*.c)
 HOST_TESTS += $(TT_DIR)/test_format
@@ -87,4 +87,12 @@ $(TT_DIR)/test_icount_report: tests/tool/test_icount_report.sh bench/icount-repo
 		tests/tool/fixtures/icount-c.out
 	@mkdir -p $(dir $@)
 	printf '#!/bin/sh\nexec sh %s %s\n' $(ROOT)/tests/tool/test_icount_report.sh $(ROOT) > $@
+	chmod +x $@
+
+# Source lines (libdw) and report --lcov on a -g object (a shell test).
+HOST_TESTS += $(TT_DIR)/test_lines
+$(TT_DIR)/test_lines: tests/tool/test_lines.sh $(BUILD)/tools/kjit \
+		tests/tool/fixtures/lines/linemod.c
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s %s %s\n' $(ROOT)/tests/tool/test_lines.sh $(ROOT) $(BUILD)/tools/kjit > $@
 	chmod +x $@

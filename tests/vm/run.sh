@@ -88,6 +88,30 @@ copy_with_libs() {
 	done
 }
 
+# line_debug: for tests/vm/cases/lines.sh, the unstripped kjit_linetest.ko
+# (lib/kjit/debug/) and what binutils' addr2line -i -f says for every
+# instruction of linemod_outer (tests/linetest.expect: "OFF FUNC FILE:LINE
+# [FUNC FILE:LINE]..." per offset, the case's independent oracle).
+line_debug() {
+	ko=$MODS/kjit_linetest/kjit_linetest.ko
+	[ -e "$ko" ] || return 0
+	mkdir -p "$IRD/lib/kjit/debug"
+	cp "$ko" "$IRD/lib/kjit/debug/"
+	readelf -n "$ko" | sed -n 's/.*Build ID: //p' > "$IRD/tests/linetest.buildid"
+	sec=$(readelf -sW "$ko" | awk '$8 == "linemod_outer" { print $7 }')
+	sec=$(readelf -SW "$ko" | sed -n "s/^ *\[ *$sec\] \([^ ]*\) .*/\1/p")
+	val=$(readelf -sW "$ko" | awk '$8 == "linemod_outer" { print $2 }')
+	objdump -d -j "$sec" --no-show-raw-insn "$ko" |
+		awk '/<linemod_outer>:/ { on = 1; next } /^$/ { on = 0 }
+			on && /^ +[0-9a-f]+:/ { sub(":", "", $1); print $1 }' |
+	while read -r a; do
+		off=$(printf '%x' $((0x$a - 0x$val)))
+		echo "$off $(addr2line -i -f -j "$sec" -e "$ko" "0x$a" |
+			sed 's/ (discriminator [0-9]*)//' | paste -d' ' - - |
+			tr '\n' ' ' | sed 's/ $//')"
+	done > "$IRD/tests/linetest.expect"
+}
+
 pack_initramfs() {
 	rm -rf "$IRD"
 	mkdir -p "$IRD/bin" "$IRD/proc" "$IRD/sys" "$IRD/dev" "$IRD/tmp" \
@@ -104,6 +128,7 @@ pack_initramfs() {
 	for ko in "$MODS"/kjit_*/kjit_*.ko; do
 		[ -e "$ko" ] && cp "$ko" "$IRD/lib/kjit/"
 	done
+	line_debug
 	strip --strip-debug "$IRD"/lib/kjit/*.ko
 	copy_with_libs "$BUILD/tools/kjit" bin
 	for p in "$BUILD"/guest/*; do
