@@ -35,7 +35,6 @@ bool kjit_reason_lasts(enum kjit_reason r)
 	return r != KJIT_OK && r != KJIT_R_TRAP && r != KJIT_R_DECODE &&
 	       r != KJIT_R_UNREADABLE && r != KJIT_R_STATIC_CALL_PATCHING &&
 	       r != KJIT_R_TRANSIENT_TARGET && r != KJIT_R_NO_SPACE &&
-	       r != KJIT_R_STATIC_CALL_TRAMP &&
 	       r != KJIT_R_COUNTER && r != KJIT_R_BAD_ARG &&
 	       (unsigned)r < KJIT_R_COUNT;
 }

@@ -38,8 +38,9 @@ enum kjit_reason {
 	KJIT_R_TRANSIENT_TARGET, /* direct branch into code the kernel may free
 				    (kprobe slot, ftrace or BPF trampoline) */
 	KJIT_R_STATIC_CALL_TRAMP, /* a followed static call trampoline that is
-				     not `jmp F` now (a NULL or return-0
-				     static call): tried again next time */
+				     not `jmp F` when first reached (a NULL
+				     or return-0 static call): it runs
+				     natively for the session */
 	KJIT_R_COUNT
 };
 

@@ -384,7 +384,10 @@ static u64 key_at_orig(void *opaque, u64 addr)
 /* A followed static call trampoline (env->static_call_key): `jmp F` gets a
  * guard, cmpq $F, key(%rip); je ok; jmp trampoline (native); ok: ..., and
  * then its exit to F; a trampoline that is not a jmp now (NULL: ret,
- * return-0: xor; ret) is refused with a reason that does not last. */
+ * return-0: xor; ret) is refused for good: it runs natively, and an exit
+ * to it is linked straight to it (retrying made every call through a NULL
+ * trampoline a translation attempt: lat_pipe entered the dispatcher 8.2
+ * times per operation on 6.12, against 0.65). */
 static void test_static_call_guard(void)
 {
 	static const char *const jmp_f = "e95b452300 0fb9cc"; /* jmp SC_FUNC */
@@ -426,7 +429,7 @@ static void test_static_call_guard(void)
 	kt_unhex("c3cccccccc 0fb9cc", code); /* NULL: ret */
 	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
 	kt_check("jit.static_call_guard.null_refused",
-		 r == KJIT_R_STATIC_CALL_TRAMP && !kjit_reason_lasts(r),
+		 r == KJIT_R_STATIC_CALL_TRAMP && kjit_reason_lasts(r),
 		 "got %s", kjit_reason_name(r));
 	kt_unhex("31c0c3cccc 0fb9cc", code); /* return 0 */
 	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
