@@ -90,6 +90,13 @@ static int option(struct parser *p, struct args *a)
 		a->icount = 1;
 	else if (!strcmp(o, "--oracle") && (al & ARG_ORACLE))
 		a->oracle = 1;
+	else if ((!strcmp(o, "-a") || !strcmp(o, "--all")) && (al & ARG_SCOPE))
+		a->all = 1;
+	else if ((!strcmp(o, "-p") || !strcmp(o, "-C")) && (al & ARG_SCOPE))
+		return bad(p,
+			   "only the system-wide scope (-a) is supported yet, "
+			   "not",
+			   o);
 	else if (!strcmp(o, "--no-count") && (al & ARG_BEST_EFFORT))
 		a->no_count = 1;
 	else if (!strcmp(o, "--depth") && (al & ARG_DEEP))

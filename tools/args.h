@@ -1,7 +1,7 @@
 /* args.h - command-line parsing shared by attach, record and compare.
  *
- *   attach  [--best-effort] [--no-count] [--deep] [--depth N] [LIMITS] FUNC...
- *   record  [--deep [--oracle]] [--depth N] [LIMITS] -f FUNC... [-o FILE] --
+ *   attach  [-a] [--best-effort] [--no-count] [--deep] [--depth N] [LIMITS] FUNC...
+ *   record  [-a] [--deep [--oracle]] [--depth N] [LIMITS] -f FUNC... [-o FILE] --
  *           COMMAND
  *   compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
  *   LIMITS: [--deep-max N] [--cache-kb N] [--max-blocks N] (0: the
@@ -25,6 +25,7 @@
 #define ARG_ICOUNT	(1u << 6) /* --icount: the clock counts instructions */
 #define ARG_LIMITS	(1u << 7) /* --deep-max, --cache-kb, --max-blocks */
 #define ARG_ORACLE	(1u << 8) /* --oracle: function_graph run first */
+#define ARG_SCOPE	(1u << 9) /* -a; -p and -C are refused for now */
 
 #define ARGS_MAX_FUNCS 64
 
@@ -35,6 +36,7 @@ struct args {
 	int best_effort, deep, depth, runs, no_count, icount;
 	int deep_max, cache_kb, max_blocks; /* 0: the module's default */
 	int oracle;
+	int all; /* -a given: system-wide (the only scope today) */
 	const char *output;
 };
 

@@ -105,7 +105,7 @@ int cmd_record(int argc, char **argv)
 
 	if (args_parse(argc, argv,
 		       ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND |
-			   ARG_LIMITS | ARG_ORACLE,
+			   ARG_LIMITS | ARG_ORACLE | ARG_SCOPE,
 		       "record", &a, stderr))
 		return 2;
 	path = a.output ? a.output : "kjit.data";
@@ -126,6 +126,7 @@ int cmd_record(int argc, char **argv)
 	}
 	s.oracle = orc;
 	command_line(a.cmd, s.command, sizeof(s.command));
+	snprintf(s.scope, sizeof(s.scope), "system-wide");
 	s.live = 0;
 	session_coverage(&s);
 	rc = save(&s, path);

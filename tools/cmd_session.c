@@ -33,7 +33,7 @@ int cmd_attach(int argc, char **argv)
 	struct args a;
 	int fd, rc;
 
-	if (args_parse(argc, argv, ARG_BEST_EFFORT | ARG_DEEP | ARG_LIMITS,
+	if (args_parse(argc, argv, ARG_BEST_EFFORT | ARG_DEEP | ARG_LIMITS | ARG_SCOPE,
 		       "attach", &a, stderr))
 		return 2;
 	fd = kjit_device_open();

@@ -87,8 +87,10 @@ int datafile_write(const struct session *s, FILE *f)
 {
 	unsigned int i;
 
-	fprintf(f, "kjit-data %d\nkernel %s\nboot_id %s\ntime %s\ncommand %s\n",
-		KJIT_DATA_VERSION, s->kernel, s->boot_id, s->time, s->command);
+	fprintf(f, "kjit-data %d\nkernel %s\nboot_id %s\ntime %s\ncommand %s\n"
+		"scope %s\n",
+		KJIT_DATA_VERSION, s->kernel, s->boot_id, s->time, s->command,
+		session_scope(s));
 	if (s->build_id[0])
 		fprintf(f, "build_id %s\n", s->build_id);
 	for (i = 0; i < s->n_mods; i++)
@@ -248,6 +250,8 @@ static int read_line(struct session *s, char *line, unsigned int *cap)
 		copy_rest(s->time, sizeof(s->time), rest);
 	else if (!strcmp(line, "command"))
 		copy_rest(s->command, sizeof(s->command), rest);
+	else if (!strcmp(line, "scope"))
+		copy_rest(s->scope, sizeof(s->scope), rest);
 	else if (!strcmp(line, "stat"))
 		return read_stat(s, rest);
 	else if (!strcmp(line, "func"))

@@ -221,6 +221,7 @@ static void print_json(const struct session *s, const struct report_opts *o,
 	json_kv_str(out, "boot_id", s->boot_id, 1);
 	json_kv_str(out, "time", s->time, 1);
 	json_kv_str(out, "command", s->command, 1);
+	json_kv_str(out, "scope", session_scope(s), 1);
 	fprintf(out, "  \"attached\": %s,\n",
 		s->st.attached ? "true" : "false");
 	fprintf(out, "  \"functions\": [\n");
@@ -255,6 +256,10 @@ static void text_header(const struct session *s, const struct report_opts *o,
 			"# kjit report: %s, recorded %s on %s\n# command: %s\n",
 			o->source ? o->source : "file", s->time, s->kernel,
 			s->command[0] ? s->command : "-");
+	fprintf(out, "# scope: %s%s\n", session_scope(s),
+		strcmp(session_scope(s), "system-wide")
+		    ? ""
+		    : " (every task on every CPU, not only the command)");
 	fprintf(out,
 		"# %u functions, %u blocks, %" PRIu64 " block executions\n",
 		s->n_funcs, s->n_blocks, session_executions(s));

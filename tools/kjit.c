@@ -39,7 +39,7 @@ static const struct subcommand subcommands[] = {
      "have no known targets). Prints each block disassembled, with its\n"
      "outgoing edges.\n"},
     {"attach", cmd_attach,
-     "attach [--best-effort] [--no-count] [--deep [--depth N]] [LIMITS] "
+     "attach [-a] [--best-effort] [--no-count] [--deep [--depth N]] [LIMITS] "
      "FUNC...",
      "divert FUNCs into the code cache and count their blocks",
      "FUNC is name, module:name, name+0xOFF (OFF must be 0) or\n"
@@ -56,13 +56,15 @@ static const struct subcommand subcommands[] = {
     {"detach", cmd_detach, "detach", "stop diversion (results stay readable)",
      "Stops every diversion; report and stat still read the results.\n"},
     {"record", cmd_record,
-     "record [--deep [--oracle]] [LIMITS] -f FUNC... [-o FILE] -- COMMAND "
+     "record [-a] [--deep [--oracle]] [LIMITS] -f FUNC... [-o FILE] -- COMMAND "
      "[ARGS...]",
      "attach, run COMMAND, detach, save the results (kjit.data)",
      "Attaches the FUNCs, runs COMMAND to completion, detaches and\n"
      "writes functions, blocks with counts, statistics, coverage,\n"
      "kernel, boot id, time and command line to FILE (default\n"
      "kjit.data; the format is in docs/usage.md).\n"
+     "Counts are system-wide: every task on every CPU, not only\n"
+     "COMMAND (-a; -p and -C are not supported yet). Reports say so.\n"
      "--oracle (with --deep) first runs COMMAND once under ftrace's\n"
      "function_graph tracer with set_graph_function = the FUNCs, and\n"
      "stores the functions it saw under them; report then prints how\n"

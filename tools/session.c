@@ -229,6 +229,11 @@ void session_stamp(struct session *s)
 	strftime(s->time, sizeof(s->time), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 }
 
+const char *session_scope(const struct session *s)
+{
+	return s->scope[0] ? s->scope : "system-wide";
+}
+
 void session_derive(struct session *s)
 {
 	unsigned int i;

@@ -62,6 +62,10 @@ struct session {
 		char name[64], build_id[72];
 	} mods[SESSION_MODS];
 	unsigned int n_mods;
+	/* Which tasks were counted: "system-wide" (every task, every CPU) is
+	 * the only scope the module has today (issue 16); files without a
+	 * scope line were recorded system-wide. */
+	char scope[64];
 	struct sess_func *funcs;
 	unsigned int n_funcs;
 	struct sess_block *blocks;
@@ -86,6 +90,9 @@ void session_stamp(struct session *s);
 
 /* Recomputes the derived per-function fields from the blocks. */
 void session_derive(struct session *s);
+
+/* The scope the session counted (s->scope, or "system-wide" when unset). */
+const char *session_scope(const struct session *s);
 
 /* Static blocks and covered blocks of every function, from the CFG of the
  * running kernel (progress on a terminal). Returns 0, or -errno if

@@ -35,10 +35,10 @@ static int run(const char *cmdline, unsigned int allowed, struct args *a,
 	return rc;
 }
 
-#define ATTACH (ARG_BEST_EFFORT | ARG_DEEP | ARG_LIMITS)
+#define ATTACH (ARG_BEST_EFFORT | ARG_DEEP | ARG_LIMITS | ARG_SCOPE)
 #define RECORD                                                                 \
 	(ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND | ARG_LIMITS |     \
-	 ARG_ORACLE)
+	 ARG_ORACLE | ARG_SCOPE)
 #define COMPARE                                                                \
 	(ARG_DEEP | ARG_FUNC_OPT | ARG_RUNS | ARG_COMMAND | ARG_LIMITS |       \
 	 ARG_ICOUNT)
@@ -75,6 +75,17 @@ int main(void)
 	      !rc && a.best_effort && a.deep && a.depth == 3 && a.n_funcs == 1,
 	      err);
 	free(err);
+	rc = run("record -a -f vfs_read -- workload read 10", RECORD, &a, &err);
+	check("record_all", !rc && a.all && a.n_funcs == 1, err);
+	free(err);
+	rc = run("attach vfs_read", ATTACH, &a, &err);
+	check("attach_default_all", !rc && !a.all, err);
+	free(err);
+	expect_error("record_pid_refused", "record -p 1 -f vfs_read -- true",
+		     RECORD, "only the system-wide scope (-a) is supported yet, "
+			     "not -p");
+	expect_error("attach_cpu_refused", "attach -C 0 vfs_read", ATTACH,
+		     "not -C");
 	rc = run("record -f vfs_read ksys_read -o out.data -- workload read 10",
 		 RECORD, &a, &err);
 	check("record",

@@ -85,7 +85,7 @@ int main(void)
 	       "kjit: nope: no such kernel function\n");
 	expect("help", "--help", 0, "  compare   counts and overhead");
 	expect("help_sub", "help record", 0,
-	       "usage: kjit record [--deep [--oracle]] [LIMITS] -f FUNC... [-o "
+	       "usage: kjit record [-a] [--deep [--oracle]] [LIMITS] -f FUNC... [-o "
 	       "FILE] -- "
 	       "COMMAND");
 	expect("help_flag", "report --help", 0, "--sort count|addr|func");

@@ -82,6 +82,7 @@ static const char json_top1[] =
     "  \"boot_id\": \"boot-1\",\n"
     "  \"time\": \"2026-01-01T00:00:00Z\",\n"
     "  \"command\": \"workload \\\"read\\\" 10\",\n"
+    "  \"scope\": \"system-wide\",\n"
     "  \"attached\": false,\n"
     "  \"functions\": [\n"
     "    {\"name\": \"vfs_read\", \"start\": \"0xffffffff81001000\", \"end\": "
@@ -141,6 +142,8 @@ static void formats(const struct session *s)
 	      strstr(r, "# kjit report: test.data, recorded "
 			"2026-01-01T00:00:00Z on 6.1.0-test\n") &&
 		  strstr(r, "# 2 functions, 3 blocks, 19 block executions\n") &&
+		  strstr(r, "# scope: system-wide (every task on every CPU, "
+			    "not only the command)\n") &&
 		  strstr(r, "vfs_read                                  7       "
 			    "    16       2      10     40.0%\n") &&
 		  strstr(r, "ksys,read (deep)                          3       "
@@ -165,6 +168,7 @@ static int old_block(void)
 	fclose(f);
 	check("data_block_without_flags",
 	      !rc && b.n_blocks == 1 && b.blocks[0].count == 3 &&
+		  !strcmp(session_scope(&b), "system-wide") &&
 		  !b.blocks[0].flags,
 	      rc ? why : "fields differ");
 	if (!rc)
@@ -202,7 +206,9 @@ static int roundtrip(const struct session *s)
 		  b.st.refused[KJIT_R_TRAP] == 1 &&
 		  !strcmp(b.command, s->command) && b.funcs[0].calls == 7 &&
 		  b.funcs[1].deep && !b.funcs[0].deep && b.st.deep_funcs == 1 &&
-		  b.st.deep_over_budget == 2 && !b.live,
+		  b.st.deep_over_budget == 2 && !b.live &&
+		  strstr(text, "\nscope system-wide\n") &&
+		  !strcmp(b.scope, "system-wide"),
 	      rc ? why : "fields differ");
 	if (!rc)
 		session_free(&b);
