@@ -1,7 +1,8 @@
 /* args.h - command-line parsing shared by attach, record and compare.
  *
  *   attach  [--best-effort] [--no-count] [--deep] [--depth N] [LIMITS] FUNC...
- *   record  [--deep [--oracle]] [--depth N] [LIMITS] -f FUNC... [-o FILE] --
+ *   record  [--deep [--oracle]] [--depth N] [LIMITS] -f FUNC... [-o FILE]
+ *           [--force] --
  *           COMMAND
  *   compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
  *   LIMITS: [--deep-max N] [--cache-kb N] [--max-blocks N] (0: the
@@ -35,6 +36,7 @@ struct args {
 	int best_effort, deep, depth, runs, no_count, icount;
 	int deep_max, cache_kb, max_blocks; /* 0: the module's default */
 	int oracle;
+	int force; /* record --force: a failed command may overwrite */
 	const char *output;
 };
 

@@ -13,6 +13,7 @@
 #include "symtab.h"
 #include "sysfiles.h"
 #include "target.h"
+#include "plural.h"
 
 int load_symbols(struct symtab *t)
 {
@@ -167,7 +168,8 @@ static int do_attach(int fd, const struct args *a, struct kjit_target *t,
 		}
 	if (!rc) {
 		if (!strcmp(who, "attach")) {
-			printf("attached %u function(s)\n", req.attached);
+			printf("attached %u function%s\n", req.attached,
+			       plural_s(req.attached));
 			print_reserved(fd, "");
 		}
 	} else if (!told) { /* else each refusal said why */
