@@ -77,7 +77,7 @@ static int show(const struct symtab *t, const struct ksym *fn)
 	int err;
 
 	if (!env) {
-		fprintf(stderr, "kjit: blocks: cannot read %s: %s%s\n",
+		fprintf(stderr, "kjit blocks: cannot read %s: %s%s\n",
 			sysfile(2, "/proc/kcore"), strerror(errno),
 			errno == ENOENT ? " (kernel without CONFIG_PROC_KCORE)"
 			: errno == EACCES || errno == EPERM
@@ -87,7 +87,7 @@ static int show(const struct symtab *t, const struct ksym *fn)
 	}
 	err = cfg_build(&g, fn->addr, fn->end, &env->env);
 	if (err) {
-		fprintf(stderr, "kjit: blocks: %s: %s\n", fn->name,
+		fprintf(stderr, "kjit blocks: %s: %s\n", fn->name,
 			err == -EIO
 			    ? "its code cannot be read through /proc/kcore"
 			    : strerror(-err));

@@ -41,7 +41,7 @@ static int save(const struct session *s, const char *path)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "w");
 	if (!f) {
-		fprintf(stderr, "kjit: record: cannot write %s: %s\n", tmp,
+		fprintf(stderr, "kjit record: cannot write %s: %s\n", tmp,
 			strerror(errno));
 		return 1;
 	}
@@ -50,7 +50,7 @@ static int save(const struct session *s, const char *path)
 	if (!err)
 		err = rename(tmp, path);
 	if (err) {
-		fprintf(stderr, "kjit: record: cannot write %s: %s\n", path,
+		fprintf(stderr, "kjit record: cannot write %s: %s\n", path,
 			strerror(errno));
 		unlink(tmp);
 		return 1;
@@ -70,7 +70,7 @@ static int run_and_collect(int fd, const struct args *a, struct session *s,
 	*status_out = status;
 
 	if (ioctl(fd, KJIT_IOC_DETACH, 0))
-		fprintf(stderr, "kjit: record: detach: %s\n", strerror(errno));
+		fprintf(stderr, "kjit record: detach: %s\n", strerror(errno));
 	if (status < 0)
 		return 1;
 	if (status)
@@ -78,7 +78,7 @@ static int run_and_collect(int fd, const struct args *a, struct session *s,
 			a->cmd[0], status);
 	err = session_read_device(s, fd);
 	if (err) {
-		fprintf(stderr, "kjit: record: cannot read the results: %s\n",
+		fprintf(stderr, "kjit record: cannot read the results: %s\n",
 			strerror(-err));
 		return 1;
 	}
@@ -92,11 +92,11 @@ static int record_oracle(const struct args *a, struct oracle **out)
 
 	*out = o;
 	if (!o) {
-		fprintf(stderr, "kjit: record: out of memory\n");
+		fprintf(stderr, "kjit record: out of memory\n");
 		return 1;
 	}
 	fprintf(stderr,
-		"kjit: record: running %s under function_graph "
+		"kjit record: running %s under function_graph "
 		"first (--oracle)\n",
 		a->cmd[0]);
 	return fgraph_run(o, a->funcs, a->n_funcs, a->cmd);
@@ -155,7 +155,7 @@ int cmd_record(int argc, char **argv)
 	rc = save(&s, path);
 	if (!rc && !s.n_blocks)
 		fprintf(stderr,
-			"kjit: record: warning: no block was executed: "
+			"kjit record: warning: no block was executed: "
 			"%s never ran the functions\n",
 			a.cmd[0]);
 	if (!rc)

@@ -83,7 +83,7 @@ int cmd_detach(int argc, char **argv)
 		return 1;
 	rc = ioctl(fd, KJIT_IOC_DETACH, 0);
 	if (rc)
-		fprintf(stderr, "kjit: detach: %s\n",
+		fprintf(stderr, "kjit detach: %s\n",
 			errno == ENOENT ? "nothing is attached"
 					: strerror(errno));
 	else
@@ -367,7 +367,7 @@ int cmd_stat(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 	if (ioctl(fd, KJIT_IOC_STATS, &st)) {
-		fprintf(stderr, "kjit: stat: %s\n",
+		fprintf(stderr, "kjit stat: %s\n",
 			errno == ENOENT ? "no session (kjit attach first)"
 					: strerror(errno));
 		close(fd);
