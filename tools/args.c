@@ -104,8 +104,7 @@ static int option(struct parser *p, struct args *a)
 		a->output = p->argv[++p->i];
 	} else if (!strcmp(o, "--force") && (al & ARG_OUTPUT))
 		a->force = 1;
-	else if ((!strcmp(o, "-n") || !strcmp(o, "--runs")) &&
-		   (al & ARG_RUNS))
+	else if ((!strcmp(o, "-n") || !strcmp(o, "--runs")) && (al & ARG_RUNS))
 		return number(p, o, 1, &a->runs);
 	else if ((r = limit_option(p, a, o)) != 1)
 		return r;

@@ -128,8 +128,7 @@ static int kjit_run(int fd, const struct args *a, struct session *s, double *t,
 		return -1;
 	err = session_read_device(s, fd);
 	if (err) {
-		fprintf(stderr,
-			"kjit compare: cannot read kjit's counts: %s\n",
+		fprintf(stderr, "kjit compare: cannot read kjit's counts: %s\n",
 			strerror(-err));
 		return -1;
 	}
@@ -164,8 +163,7 @@ static int kprobe_run(int kfd, const struct args *a, struct probes *p,
 	if (!err)
 		err = run_all(a, "kprobes", t, sp);
 	if (!err && ioctl(kfd, KJITKP_IOC_READ, &rd)) {
-		fprintf(stderr,
-			"kjit compare: cannot read Kprobe counts: %s\n",
+		fprintf(stderr, "kjit compare: cannot read Kprobe counts: %s\n",
 			strerror(errno));
 		err = -1;
 	}

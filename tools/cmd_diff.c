@@ -264,8 +264,9 @@ static void text_changes(FILE *out, const char *what, struct delta *v,
 		funcs ? "FUNCTION" : "BLOCK", "A", "B", "CHANGE", "REL");
 	for (i = 0; i < shown; i++) {
 		label(&v[i], funcs, buf, sizeof(buf));
-		fprintf(out, "  %-*s %14" PRIu64 " %14" PRIu64 " %+15" PRId64
-			     " %8s\n",
+		fprintf(out,
+			"  %-*s %14" PRIu64 " %14" PRIu64 " %+15" PRId64
+			" %8s\n",
 			w, buf, v[i].a, v[i].b, (int64_t)(v[i].b - v[i].a),
 			relative(&v[i], rel, sizeof(rel)));
 	}
@@ -281,8 +282,7 @@ static void text_only(FILE *out, const struct diff *d, int side,
 	for (i = 0; i < d->n_bl; i++)
 		n += side ? (!d->bl[i].a && d->bl[i].b)
 			  : (d->bl[i].a && !d->bl[i].b);
-	fprintf(out, "\nBlocks covered in %s only: %u\n", side ? "B" : "A",
-		n);
+	fprintf(out, "\nBlocks covered in %s only: %u\n", side ? "B" : "A", n);
 	for (i = 0; i < d->n_bl && shown < top; i++) {
 		const struct delta *x = &d->bl[i];
 		uint64_t c = side ? x->b : x->a;
@@ -340,8 +340,9 @@ static void json_rows(FILE *out, const char *key, const struct delta *v,
 		json_string(out, x->name);
 		if (funcs != 1)
 			fprintf(out, ", \"offset\": \"0x%" PRIx64 "\"", x->off);
-		fprintf(out, ", \"a\": %" PRIu64 ", \"b\": %" PRIu64
-			     ", \"change\": %" PRId64 ", \"relative\": ",
+		fprintf(out,
+			", \"a\": %" PRIu64 ", \"b\": %" PRIu64
+			", \"change\": %" PRId64 ", \"relative\": ",
 			x->a, x->b, (int64_t)(x->b - x->a));
 		if (x->a)
 			fprintf(out, "%.4f}",

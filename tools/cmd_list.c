@@ -83,8 +83,8 @@ static unsigned int list(const struct symtab *t, const struct eligible *e,
 		       why ? why : "");
 	}
 	if (n)
-		printf("# %u function%s, %u instrumentable\n", n,
-		       plural_s(n), ok);
+		printf("# %u function%s, %u instrumentable\n", n, plural_s(n),
+		       ok);
 	return n;
 }
 

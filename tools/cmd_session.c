@@ -256,8 +256,7 @@ int cmd_report(int argc, char **argv)
 	if (!r.input && !r.live && access("kjit.data", F_OK) == 0)
 		rc = live_or_file(&s, &r);
 	else
-		rc = r.input ? read_file(&s, r.input)
-			     : read_live(&s, "report");
+		rc = r.input ? read_file(&s, r.input) : read_live(&s, "report");
 	if (rc)
 		return rc;
 	r.o.source = r.input;

@@ -273,8 +273,8 @@ static int func_width(const struct session *s)
 	int w = 32;
 
 	for (i = 0; i < s->n_funcs; i++) {
-		int n = (int)strlen(s->funcs[i].name) +
-			(s->funcs[i].deep ? 7 : 0);
+		int n =
+		    (int)strlen(s->funcs[i].name) + (s->funcs[i].deep ? 7 : 0);
 
 		if (n > w)
 			w = n;

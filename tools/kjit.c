@@ -82,7 +82,8 @@ static const struct subcommand subcommands[] = {
      "and coverage; then the blocks sorted by --sort (default count).\n"
      "--top N keeps N blocks and disassembles them (only while the\n"
      "recording kernel runs). --json and --csv are for programs\n"
-     "(schemas in docs/usage.md; they exclude each other). A file recorded with --oracle ends\n"
+     "(schemas in docs/usage.md; they exclude each other). A file recorded "
+     "with --oracle ends\n"
      "the text report with a completeness section.\n"},
     {"compare", cmd_compare,
      "compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND "

@@ -73,9 +73,10 @@ static void diff_tests(void)
 	       "  vfs_read+0x40  10\n");
 	expect("diff_only_b", "diff " FX("a") " " FX("b"), 0,
 	       "Blocks covered in B only: 2\n  vfs_read+0x80  5\n");
-	expect("diff_relative", "diff " FX("a") " " FX("b"), 0,
-	       "  vfs_read+0x5              20             25              +5   "
-	       "+25.0%\n");
+	expect(
+	    "diff_relative", "diff " FX("a") " " FX("b"), 0,
+	    "  vfs_read+0x5              20             25              +5   "
+	    "+25.0%\n");
 	expect("diff_top", "diff -n 1 " FX("a") " " FX("b"), 0,
 	       "  ksys_read+0x5  30\n  ... and 1 more (-n or --json)\n");
 	expect("diff_json", "diff --json " FX("a") " " FX("b"), 0,
@@ -84,8 +85,8 @@ static void diff_tests(void)
 	expect("diff_json_only_b", "diff --json " FX("a") " " FX("b"), 0,
 	       "\"only_b\": [\n    {\"function\": \"vfs_read\", \"offset\": "
 	       "\"0x80\"");
-	expect("diff_same", "diff " FX("a") " " FX("a") " 2>&1 | grep -c warning",
-	       1, "0\n");
+	expect("diff_same",
+	       "diff " FX("a") " " FX("a") " 2>&1 | grep -c warning", 1, "0\n");
 	expect("diff_kernels", "diff " FX("a") " " FX("other-kernel"), 0,
 	       "kjit diff: warning: " FX("a") " is from kernel 6.1.0-test, " FX(
 		   "other-kernel") " from kernel 6.12.0-test");
@@ -94,8 +95,9 @@ static void diff_tests(void)
 	expect("diff_cut", "diff " FX("a") " " FX("cut"), 1,
 	       "kjit diff: " FX("cut") ": file is cut short (ends inside a "
 				       "line) at line 9\n");
-	expect("diff_noend", "diff " FX("noend") " " FX("a"), 1,
-	       "kjit diff: " FX("noend") ": file is cut short (no end record)\n");
+	expect(
+	    "diff_noend", "diff " FX("noend") " " FX("a"), 1,
+	    "kjit diff: " FX("noend") ": file is cut short (no end record)\n");
 	expect("diff_garbage", "diff " FX("a") " " FX("garbage"), 1,
 	       "kjit diff: " FX("garbage") ": not a kjit data file\n");
 	expect("diff_one_file", "diff " FX("a"), 2, "give two data files");
