@@ -77,14 +77,15 @@ static const struct subcommand subcommands[] = {
      "per-function and per-block counts, coverage, hottest blocks",
      "Reads -i FILE; else an attached live session (saying so if\n"
      "./kjit.data exists too); else ./kjit.data if present; else the\n"
-     "live session of /dev/kjit (--live forces it). Text: per function the\n"
-     "calls (entry block count), executions, blocks run, static blocks\n"
-     "and coverage; then the blocks sorted by --sort (default count).\n"
+     "live session of /dev/kjit (--live forces it). Text: per function\n"
+     "the calls (entry block count), executions, blocks run, static\n"
+     "blocks and coverage; then the blocks sorted by --sort (default\n"
+     "count).\n"
      "--top N keeps N blocks and disassembles them (only while the\n"
      "recording kernel runs). --json and --csv are for programs\n"
-     "(schemas in docs/usage.md; they exclude each other). A file recorded "
-     "with --oracle ends\n"
-     "the text report with a completeness section.\n"},
+     "(schemas in docs/usage.md; they exclude each other). A file\n"
+     "recorded with --oracle ends the text report with a completeness\n"
+     "section.\n"},
     {"compare", cmd_compare,
      "compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND "
      "[ARGS...]",
