@@ -109,8 +109,9 @@ static int option(struct parser *p, struct args *a)
 		if (p->i + 1 >= p->argc)
 			return bad(p, "missing file after", o);
 		a->output = p->argv[++p->i];
-	} else if ((!strcmp(o, "-n") || !strcmp(o, "--runs")) &&
-		   (al & ARG_RUNS))
+	} else if (!strcmp(o, "--force") && (al & ARG_OUTPUT))
+		a->force = 1;
+	else if ((!strcmp(o, "-n") || !strcmp(o, "--runs")) && (al & ARG_RUNS))
 		return number(p, o, 1, &a->runs);
 	else if ((r = limit_option(p, a, o)) != 1)
 		return r;

@@ -1,7 +1,8 @@
 /* args.h - command-line parsing shared by attach, record and compare.
  *
  *   attach  [-a] [--best-effort] [--no-count] [--deep] [--depth N] [LIMITS] FUNC...
- *   record  [-a] [--deep [--oracle]] [--depth N] [LIMITS] -f FUNC... [-o FILE] --
+ *   record  [-a] [--deep [--oracle]] [--depth N] [LIMITS] -f FUNC... [-o FILE]
+ *           [--force] --
  *           COMMAND
  *   compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
  *   LIMITS: [--deep-max N] [--cache-kb N] [--max-blocks N] (0: the
@@ -37,6 +38,7 @@ struct args {
 	int deep_max, cache_kb, max_blocks; /* 0: the module's default */
 	int oracle;
 	int all; /* -a given: system-wide (the only scope today) */
+	int force; /* record --force: a failed command may overwrite */
 	const char *output;
 };
 

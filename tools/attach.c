@@ -13,6 +13,7 @@
 #include "symtab.h"
 #include "sysfiles.h"
 #include "target.h"
+#include "plural.h"
 
 int load_symbols(struct symtab *t)
 {
@@ -112,17 +113,17 @@ static void explain_failure(int err, const struct args *a, const char *who)
 				     "--deep (deep mode: following callees)");
 	else if (err == ENOMEM)
 		fprintf(stderr,
-			"kjit: %s: nothing attached: not enough memory for "
+			"kjit %s: nothing attached: not enough memory for "
 			"the session's tables (--cache-kb, --max-blocks and "
 			"--deep-max set their size)\n",
 			who);
 	else if (err == EALREADY)
 		fprintf(stderr,
-			"kjit: %s: a session is already attached "
+			"kjit %s: a session is already attached "
 			"(kjit detach first)\n",
 			who);
 	else
-		fprintf(stderr, "kjit: %s: nothing attached: %s\n", who,
+		fprintf(stderr, "kjit %s: nothing attached: %s\n", who,
 			strerror(err));
 }
 
@@ -167,7 +168,8 @@ static int do_attach(int fd, const struct args *a, struct kjit_target *t,
 		}
 	if (!rc) {
 		if (!strcmp(who, "attach")) {
-			printf("attached %u function(s)\n", req.attached);
+			printf("attached %u function%s\n", req.attached,
+			       plural_s(req.attached));
 			print_reserved(fd, "");
 		}
 	} else if (!told) { /* else each refusal said why */

@@ -23,6 +23,7 @@
 #include "symtab.h"
 #include "sysfiles.h"
 #include "target.h"
+#include "plural.h"
 
 static const char *const edge_names[] = {"fallthrough", "taken", "jump",
 					 "static key"};
@@ -76,7 +77,7 @@ static int show(const struct symtab *t, const struct ksym *fn)
 	int err;
 
 	if (!env) {
-		fprintf(stderr, "kjit: blocks: cannot read %s: %s%s\n",
+		fprintf(stderr, "kjit blocks: cannot read %s: %s%s\n",
 			sysfile(2, "/proc/kcore"), strerror(errno),
 			errno == ENOENT ? " (kernel without CONFIG_PROC_KCORE)"
 			: errno == EACCES || errno == EPERM
@@ -86,7 +87,7 @@ static int show(const struct symtab *t, const struct ksym *fn)
 	}
 	err = cfg_build(&g, fn->addr, fn->end, &env->env);
 	if (err) {
-		fprintf(stderr, "kjit: blocks: %s: %s\n", fn->name,
+		fprintf(stderr, "kjit blocks: %s: %s\n", fn->name,
 			err == -EIO
 			    ? "its code cannot be read through /proc/kcore"
 			    : strerror(-err));
@@ -94,9 +95,9 @@ static int show(const struct symtab *t, const struct ksym *fn)
 		return 1;
 	}
 	printf("%s 0x%016" PRIx64 "-0x%016" PRIx64 " (%" PRIu64
-	       " bytes): %zu blocks, %zu edges\n",
+	       " bytes): %zu block%s, %zu edge%s\n",
 	       fn->name, fn->addr, fn->end, fn->end - fn->addr, g.n_blk,
-	       g.n_edges);
+	       plural_s(g.n_blk), g.n_edges, plural_s(g.n_edges));
 	for (i = 0; i < g.n_blk; i++)
 		print_block(&g, t, fn, env, i);
 	cfg_free(&g);

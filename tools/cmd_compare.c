@@ -53,7 +53,7 @@ static int open_kprobes(void)
 	int fd = open(KJITKP_DEVICE, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
-		fprintf(stderr, "kjit: compare: %s: %s\n", KJITKP_DEVICE,
+		fprintf(stderr, "kjit compare: %s: %s\n", KJITKP_DEVICE,
 			errno == ENOENT
 			    ? "not found: load the Kprobes companion "
 			      "module first (insmod kjit_kprobes.ko)"
@@ -70,7 +70,7 @@ static int run_once(const struct args *a, const char *mode, double *ns)
 		return -1;
 	if (st)
 		fprintf(stderr,
-			"kjit: compare: warning: %s exited with status %d "
+			"kjit compare: warning: %s exited with status %d "
 			"(%s run)\n",
 			a->cmd[0], st, mode);
 	return 0;
@@ -117,19 +117,18 @@ static int kjit_run(int fd, const struct args *a, struct session *s, double *t,
 		err = -1;
 	*warm_ns = translate_ns_now(fd);
 	if (!err && ioctl(fd, KJIT_IOC_RESET, 0)) {
-		fprintf(stderr, "kjit: compare: reset: %s\n", strerror(errno));
+		fprintf(stderr, "kjit compare: reset: %s\n", strerror(errno));
 		err = -1;
 	}
 	if (!err)
 		err = run_all(a, "kjit", t, sp);
 	if (ioctl(fd, KJIT_IOC_DETACH, 0))
-		fprintf(stderr, "kjit: compare: detach: %s\n", strerror(errno));
+		fprintf(stderr, "kjit compare: detach: %s\n", strerror(errno));
 	if (err)
 		return -1;
 	err = session_read_device(s, fd);
 	if (err) {
-		fprintf(stderr,
-			"kjit: compare: cannot read kjit's counts: %s\n",
+		fprintf(stderr, "kjit compare: cannot read kjit's counts: %s\n",
 			strerror(-err));
 		return -1;
 	}
@@ -150,22 +149,21 @@ static int kprobe_run(int kfd, const struct args *a, struct probes *p,
 	int err = 0;
 
 	if (ioctl(kfd, KJITKP_IOC_ARM, &arm)) {
-		fprintf(stderr, "kjit: compare: cannot arm Kprobes: %s\n",
+		fprintf(stderr, "kjit compare: cannot arm Kprobes: %s\n",
 			strerror(errno));
 		return -1;
 	}
 	if (run_once(a, "kprobes warm-up", &ns))
 		err = -1;
 	if (!err && ioctl(kfd, KJITKP_IOC_RESET, 0)) {
-		fprintf(stderr, "kjit: compare: cannot reset Kprobes: %s\n",
+		fprintf(stderr, "kjit compare: cannot reset Kprobes: %s\n",
 			strerror(errno));
 		err = -1;
 	}
 	if (!err)
 		err = run_all(a, "kprobes", t, sp);
 	if (!err && ioctl(kfd, KJITKP_IOC_READ, &rd)) {
-		fprintf(stderr,
-			"kjit: compare: cannot read Kprobe counts: %s\n",
+		fprintf(stderr, "kjit compare: cannot read Kprobe counts: %s\n",
 			strerror(errno));
 		err = -1;
 	}
@@ -369,7 +367,7 @@ static int compare(int fd, int kfd, const struct args *a)
 		err = kjit_run(fd, a, &s, m[1].t, &m[1].sp, &warm_ns);
 	if (!err && !s.n_blocks) {
 		fprintf(stderr,
-			"kjit: compare: the command never ran the functions "
+			"kjit compare: the command never ran the functions "
 			"(no block counted)\n");
 		err = -1;
 	} else if (!err && probes_alloc(&p, &s)) {

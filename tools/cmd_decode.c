@@ -182,12 +182,12 @@ static int parse_opts(int argc, char **argv, struct decode_opts *o)
 		}
 	}
 	if (!o->count || o->count > KJIT_DECODE_MAX) {
-		fprintf(stderr, "kjit: decode: -n must be 1..%d\n",
+		fprintf(stderr, "kjit decode: -n must be 1..%d\n",
 			KJIT_DECODE_MAX);
 		return -1;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "kjit: decode: name at least one function\n");
+		fprintf(stderr, "kjit decode: name at least one function\n");
 		return -1;
 	}
 	return optind;

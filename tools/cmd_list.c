@@ -17,6 +17,7 @@
 #include "kmod/kjit_refusals.h"
 #include "symtab.h"
 #include "target.h"
+#include "plural.h"
 
 static int match(const struct ksym *s, const char *pat)
 {
@@ -82,7 +83,8 @@ static unsigned int list(const struct symtab *t, const struct eligible *e,
 		       why ? why : "");
 	}
 	if (n)
-		printf("# %u function(s), %u instrumentable\n", n, ok);
+		printf("# %u function%s, %u instrumentable\n", n, plural_s(n),
+		       ok);
 	return n;
 }
 

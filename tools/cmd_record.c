@@ -9,7 +9,9 @@
  * the FUNCs, for the report's completeness section (oracle.h).
  *
  * Invariants: the session is always detached before the command returns,
- * whatever happened to COMMAND; the file is written to FILE.tmp and
+ * whatever happened to COMMAND; the exit status is COMMAND's when it
+ * failed, and then an existing default kjit.data is kept (unless -o or
+ * --force); the file is written to FILE.tmp and
  * renamed, so a FILE that exists is complete.
  */
 #include <errno.h>
@@ -28,6 +30,7 @@
 #include "fgraph.h"
 #include "runcmd.h"
 #include "session.h"
+#include "plural.h"
 
 static int save(const struct session *s, const char *path)
 {
@@ -38,7 +41,7 @@ static int save(const struct session *s, const char *path)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "w");
 	if (!f) {
-		fprintf(stderr, "kjit: record: cannot write %s: %s\n", tmp,
+		fprintf(stderr, "kjit record: cannot write %s: %s\n", tmp,
 			strerror(errno));
 		return 1;
 	}
@@ -47,7 +50,7 @@ static int save(const struct session *s, const char *path)
 	if (!err)
 		err = rename(tmp, path);
 	if (err) {
-		fprintf(stderr, "kjit: record: cannot write %s: %s\n", path,
+		fprintf(stderr, "kjit record: cannot write %s: %s\n", path,
 			strerror(errno));
 		unlink(tmp);
 		return 1;
@@ -56,22 +59,26 @@ static int save(const struct session *s, const char *path)
 }
 
 /* Attached already: run, detach, read. Returns 0 or 1. */
-static int run_and_collect(int fd, const struct args *a, struct session *s)
+/* Runs the command and reads the results; 0, or 1 after saying why. The
+ * command's exit status goes to *@status. */
+static int run_and_collect(int fd, const struct args *a, struct session *s,
+			   int *status_out)
 {
 	double ns = 0;
 	int status = run_command(a->cmd, &ns), err;
 
+	*status_out = status;
+
 	if (ioctl(fd, KJIT_IOC_DETACH, 0))
-		fprintf(stderr, "kjit: record: detach: %s\n", strerror(errno));
+		fprintf(stderr, "kjit record: detach: %s\n", strerror(errno));
 	if (status < 0)
 		return 1;
 	if (status)
-		fprintf(stderr,
-			"kjit: record: warning: %s exited with status %d\n",
+		fprintf(stderr, "kjit record: %s exited with status %d\n",
 			a->cmd[0], status);
 	err = session_read_device(s, fd);
 	if (err) {
-		fprintf(stderr, "kjit: record: cannot read the results: %s\n",
+		fprintf(stderr, "kjit record: cannot read the results: %s\n",
 			strerror(-err));
 		return 1;
 	}
@@ -85,14 +92,27 @@ static int record_oracle(const struct args *a, struct oracle **out)
 
 	*out = o;
 	if (!o) {
-		fprintf(stderr, "kjit: record: out of memory\n");
+		fprintf(stderr, "kjit record: out of memory\n");
 		return 1;
 	}
 	fprintf(stderr,
-		"kjit: record: running %s under function_graph "
+		"kjit record: running %s under function_graph "
 		"first (--oracle)\n",
 		a->cmd[0]);
 	return fgraph_run(o, a->funcs, a->n_funcs, a->cmd);
+}
+
+/* A failed command does not replace an existing default data file: 1 if
+ * @path is kept (said on stderr), 0 to save. -o FILE or --force saves. */
+static int keep_old(const struct args *a, const char *path, int status)
+{
+	if (!status || a->output || a->force || access(path, F_OK))
+		return 0;
+	fprintf(stderr,
+		"kjit record: kept the existing %s: the command failed "
+		"(--force or -o FILE saves this recording)\n",
+		path);
+	return 1;
 }
 
 int cmd_record(int argc, char **argv)
@@ -101,7 +121,7 @@ int cmd_record(int argc, char **argv)
 	struct oracle *orc = NULL;
 	struct session s;
 	struct args a;
-	int fd, rc;
+	int fd, rc, status = 0;
 
 	if (args_parse(argc, argv,
 		       ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND |
@@ -116,7 +136,7 @@ int cmd_record(int argc, char **argv)
 	if (!rc)
 		rc = attach_funcs(fd, &a, "record");
 	if (!rc)
-		rc = run_and_collect(fd, &a, &s);
+		rc = run_and_collect(fd, &a, &s, &status);
 	close(fd);
 	if (rc) {
 		if (orc)
@@ -129,20 +149,27 @@ int cmd_record(int argc, char **argv)
 	snprintf(s.scope, sizeof(s.scope), "system-wide");
 	s.live = 0;
 	session_coverage(&s);
+	if (keep_old(&a, path, status)) {
+		session_free(&s);
+		return status;
+	}
 	rc = save(&s, path);
 	if (!rc && !s.n_blocks)
 		fprintf(stderr,
-			"kjit: record: warning: no block was executed: "
+			"kjit record: warning: no block was executed: "
 			"%s never ran the functions\n",
 			a.cmd[0]);
 	if (!rc)
 		fprintf(stderr,
-			"kjit: recorded %u block(s) of %u function(s), %llu "
-			"block executions, to %s (kjit report -i %s)\n",
-			s.n_blocks, s.n_funcs,
-			(unsigned long long)session_executions(&s), path, path);
+			"kjit: recorded %u block%s of %u function%s, %llu "
+			"block execution%s, to %s (kjit report -i %s)\n",
+			s.n_blocks, plural_s(s.n_blocks), s.n_funcs,
+			plural_s(s.n_funcs),
+			(unsigned long long)session_executions(&s),
+			plural_s(session_executions(&s)), path, path);
 	if (!rc)
 		limits_print(&s.st, "kjit: ", stderr);
 	session_free(&s);
-	return rc;
+	/* the command's failure is the record's failure */
+	return rc ? rc : status ? (status > 255 ? 1 : status) : 0;
 }

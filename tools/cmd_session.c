@@ -2,7 +2,8 @@
  * cmd_session.c - `kjit attach|detach|report|stat|reset`: drive a session
  * through /dev/kjit and print its results (report formats in format.h).
  *
- * `report` reads -i FILE, else ./kjit.data if it exists, else the live
+ * `report` reads -i FILE; else an attached live session (saying so when
+ * ./kjit.data exists too); else ./kjit.data if it exists; else the live
  * session (--live forces the device). Exit status 0, 1 failure, 2 usage.
  */
 #include <errno.h>
@@ -27,6 +28,7 @@
 #include "session.h"
 #include "srcreport.h"
 #include "sysfiles.h"
+#include "plural.h"
 
 int cmd_attach(int argc, char **argv)
 {
@@ -52,7 +54,7 @@ static int simple_ioctl(unsigned long cmd, const char *what, const char *enoent)
 		return 1;
 	rc = ioctl(fd, cmd, 0);
 	if (rc)
-		fprintf(stderr, "kjit: %s: %s\n", what,
+		fprintf(stderr, "kjit %s: %s\n", what,
 			errno == ENOENT ? enoent : strerror(errno));
 	close(fd);
 	return rc ? 1 : 0;
@@ -84,7 +86,7 @@ int cmd_detach(int argc, char **argv)
 		return 1;
 	rc = ioctl(fd, KJIT_IOC_DETACH, 0);
 	if (rc)
-		fprintf(stderr, "kjit: detach: %s\n",
+		fprintf(stderr, "kjit detach: %s\n",
 			errno == ENOENT ? "nothing is attached"
 					: strerror(errno));
 	else
@@ -109,7 +111,7 @@ int read_live(struct session *s, const char *who)
 	err = session_read_device(s, fd);
 	close(fd);
 	if (err)
-		fprintf(stderr, "kjit: %s: %s\n", who,
+		fprintf(stderr, "kjit %s: %s\n", who,
 			err == -ENOENT
 			    ? "no session (kjit attach or kjit record first)"
 			    : strerror(-err));
@@ -123,7 +125,7 @@ static int read_file(struct session *s, const char *path)
 	int err;
 
 	if (!f) {
-		fprintf(stderr, "kjit: report: cannot open %s: %s%s\n", path,
+		fprintf(stderr, "kjit report: cannot open %s: %s%s\n", path,
 			strerror(errno),
 			errno == ENOENT ? " (kjit record writes it)" : "");
 		return 1;
@@ -131,7 +133,7 @@ static int read_file(struct session *s, const char *path)
 	err = datafile_read(s, f, why, sizeof(why));
 	fclose(f);
 	if (err)
-		fprintf(stderr, "kjit: report: %s: %s\n", path, why);
+		fprintf(stderr, "kjit report: %s: %s\n", path, why);
 	return err ? 1 : 0;
 }
 
@@ -143,6 +145,24 @@ struct report_args {
 	int n_dbg;
 };
 
+/* One line naming the bad option or value. */
+static void bad_report_arg(const char *a, const char *v)
+{
+	if (!strcmp(a, "-i") || !strcmp(a, "--input") || !strcmp(a, "--top") ||
+	    !strcmp(a, "--sort") || !strcmp(a, "--debuginfo"))
+		fprintf(stderr,
+			v ? "kjit report: bad value for %s: '%s' (kjit help "
+			    "report)\n"
+			  : "kjit report: %s needs a value (kjit help "
+			    "report)\n",
+			a, v);
+	else
+		fprintf(stderr,
+			"kjit report: unknown argument '%s' (kjit help "
+			"report)\n",
+			a);
+}
+
 static int parse_report(int argc, char **argv, struct report_args *r)
 {
 	int i, k;
@@ -151,11 +171,17 @@ static int parse_report(int argc, char **argv, struct report_args *r)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(a, "--json"))
-			r->o.fmt = FMT_JSON;
-		else if (!strcmp(a, "--csv"))
-			r->o.fmt = FMT_CSV;
-		else if (!strcmp(a, "--live"))
+		if (!strcmp(a, "--json") || !strcmp(a, "--csv")) {
+			enum report_fmt f = a[2] == 'j' ? FMT_JSON : FMT_CSV;
+
+			if (r->o.fmt != FMT_TEXT && r->o.fmt != f) {
+				fprintf(stderr,
+					"kjit report: --json and --csv exclude "
+					"each other\n");
+				return -1;
+			}
+			r->o.fmt = f;
+		} else if (!strcmp(a, "--live"))
 			r->live = 1;
 		else if (!strcmp(a, "--lcov"))
 			r->lcov = 1;
@@ -172,16 +198,7 @@ static int parse_report(int argc, char **argv, struct report_args *r)
 			r->o.sort = (enum report_sort)k;
 			i++;
 		} else {
-			fprintf(stderr,
-				"kjit report: bad argument %s%s (kjit help "
-				"report)\n",
-				a,
-				v && a[0] == '-' && strcmp(a, "--json") &&
-					strcmp(a, "--csv") &&
-					strcmp(a, "--live") &&
-					strcmp(a, "--lcov")
-				    ? " or its value"
-				    : "");
+			bad_report_arg(a, v);
 			return -1;
 		}
 	}
@@ -226,7 +243,7 @@ static int report_lcov(const struct session *s, struct debuginfo *d)
 	struct lcov_totals t;
 
 	if (!d->n) {
-		fprintf(stderr, "kjit: report: --lcov needs source lines: %s\n",
+		fprintf(stderr, "kjit report: --lcov needs source lines: %s\n",
 			d->why);
 		return 1;
 	}
@@ -240,6 +257,29 @@ static int report_lcov(const struct session *s, struct debuginfo *d)
 	return 0;
 }
 
+/* No -i and no --live, and ./kjit.data exists: an attached live session
+ * wins, with a line saying so and how to see the file; else the file (a
+ * detached session is what record just saved). 0 or 1 after saying why. */
+static int live_or_file(struct session *s, struct report_args *r)
+{
+	int fd = access(KJIT_DEVICE, F_OK) ? -1 : kjit_device_open();
+
+	if (fd >= 0 && session_read_device(s, fd) == 0) {
+		if (s->st.attached) {
+			close(fd);
+			fprintf(stderr, "kjit report: showing the attached "
+					"live session; kjit report -i "
+					"kjit.data shows the file\n");
+			return 0;
+		}
+		session_free(s);
+	}
+	if (fd >= 0)
+		close(fd);
+	r->input = "kjit.data";
+	return read_file(s, r->input);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args r;
@@ -250,8 +290,9 @@ int cmd_report(int argc, char **argv)
 	if (parse_report(argc, argv, &r))
 		return 2;
 	if (!r.input && !r.live && access("kjit.data", F_OK) == 0)
-		r.input = "kjit.data";
-	rc = r.input ? read_file(&s, r.input) : read_live(&s, "report");
+		rc = live_or_file(&s, &r);
+	else
+		rc = r.input ? read_file(&s, r.input) : read_live(&s, "report");
 	if (rc)
 		return rc;
 	r.o.source = r.input;
@@ -273,14 +314,14 @@ int cmd_report(int argc, char **argv)
 	attach_disasm(&r, &s);
 	if (!s.n_blocks)
 		fprintf(stderr,
-			"kjit: report: no block was executed: the functions "
+			"kjit report: no block was executed: the functions "
 			"never ran while attached\n");
 	report_print(&s, &r.o, stdout);
 	if (r.o.fmt == FMT_TEXT)
 		srcreport_print(&s, &di, stdout);
 	debuginfo_close(&di);
 	if (r.o.fmt == FMT_CSV && limits_hit(&s.st)) /* rows only on stdout */
-		limits_print(&s.st, "kjit: report: ", stderr);
+		limits_print(&s.st, "kjit report: ", stderr);
 	kcore_close(r.o.kc);
 	session_free(&s);
 	return 0;
@@ -314,8 +355,9 @@ static void print_stats(const struct kjit_session_stats *st)
 
 	for (i = 0; i < st->ncpus; i++)
 		bytes += st->bytes[i];
-	printf("state: %s, %u function(s)\n",
-	       st->attached ? "attached" : "detached", st->n_funcs);
+	printf("state: %s, %u function%s\n",
+	       st->attached ? "attached" : "detached", st->n_funcs,
+	       plural_s(st->n_funcs));
 	printf("blocks translated: %" PRIu64 " (%" PRIu64 " ns translating",
 	       (uint64_t)st->translated, (uint64_t)st->translate_ns);
 	if (st->translated && st->translate_ns)
@@ -376,7 +418,7 @@ int cmd_stat(int argc, char **argv)
 	if (fd < 0)
 		return 1;
 	if (ioctl(fd, KJIT_IOC_STATS, &st)) {
-		fprintf(stderr, "kjit: stat: %s\n",
+		fprintf(stderr, "kjit stat: %s\n",
 			errno == ENOENT ? "no session (kjit attach first)"
 					: strerror(errno));
 		close(fd);

@@ -12,6 +12,7 @@ int cmd_detach(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 

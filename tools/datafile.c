@@ -296,6 +296,10 @@ int datafile_read(struct session *s, FILE *f, char *why, size_t size)
 	}
 	while (r == 0 && fgets(line, sizeof(line), f)) {
 		n++;
+		if (!strchr(line, '\n') && feof(f) && strcmp(line, "end"))
+			return fail(s, why, size,
+				    "file is cut short (ends inside a line)",
+				    n);
 		r = read_line(s, line, &cap);
 	}
 	if (r < 0)

@@ -133,7 +133,7 @@ static int set(struct fgraph *g, const char *name, const char *val)
 	err = write_val(name, val);
 	if (err)
 		fprintf(stderr,
-			"kjit: record: --oracle: cannot write '%s' to "
+			"kjit record: --oracle: cannot write '%s' to "
 			"tracefs %s: %s\n",
 			val, name, strerror(-err));
 	return err;
@@ -149,7 +149,7 @@ static int restore(struct fgraph *g)
 		err = write_val(s->name, s->old);
 		if (err) {
 			fprintf(stderr,
-				"kjit: record: --oracle: cannot restore "
+				"kjit record: --oracle: cannot restore "
 				"tracefs %s: %s\n",
 				s->name, strerror(-err));
 			rc = 1;
@@ -170,7 +170,7 @@ static int check_free(void)
 
 	if (!v) {
 		fprintf(stderr,
-			"kjit: record: --oracle: cannot read tracefs "
+			"kjit record: --oracle: cannot read tracefs "
 			"current_tracer: %s\n",
 			strerror(errno));
 		return 1;
@@ -178,7 +178,7 @@ static int check_free(void)
 	busy = strcmp(v, "nop\n") != 0;
 	if (busy)
 		fprintf(stderr,
-			"kjit: record: --oracle: the tracer is busy "
+			"kjit record: --oracle: the tracer is busy "
 			"(current_tracer is %.*s); stop it or try later\n",
 			(int)strcspn(v, "\n"), v);
 	free(v);
@@ -187,7 +187,7 @@ static int check_free(void)
 		busy = v && v[0] && v[0] != '#';
 		if (busy)
 			fprintf(stderr,
-				"kjit: record: --oracle: tracefs %s is set "
+				"kjit record: --oracle: tracefs %s is set "
 				"and would hide functions; clear it first\n",
 				filters[i]);
 		free(v);
@@ -218,7 +218,7 @@ static int setup(struct fgraph *g, const struct oracle *o)
 	if (!err)
 		err = set(g, "set_graph_function", list);
 	if (err == -EINVAL)
-		fprintf(stderr, "kjit: record: --oracle: function_graph cannot "
+		fprintf(stderr, "kjit record: --oracle: function_graph cannot "
 				"trace a FUNC (not in available_filter_"
 				"functions; give names, not addresses)\n");
 	if (!err)
@@ -293,7 +293,7 @@ static int trace_child(struct fgraph *g, char **cmd)
 	err = write_val("tracing_on", "0");
 	if (st)
 		fprintf(stderr,
-			"kjit: record: warning: %s exited with status %d "
+			"kjit record: warning: %s exited with status %d "
 			"under the tracer\n",
 			cmd[0], st);
 	return err;
@@ -410,7 +410,7 @@ int fgraph_run(struct oracle *o, const char *const *roots, int n_roots,
 	for (i = 0; i < n_roots && !err; i++)
 		err = oracle_add_root(o, roots[i]);
 	if (err || !sysfile_tracing("current_tracer")) {
-		fprintf(stderr, "kjit: record: --oracle: %s\n",
+		fprintf(stderr, "kjit record: --oracle: %s\n",
 			err ? "too many FUNCs" : "cannot find tracefs");
 		return 1;
 	}
@@ -424,14 +424,14 @@ int fgraph_run(struct oracle *o, const char *const *roots, int n_roots,
 	rc = restore(&g);
 	if (err) {
 		fprintf(stderr,
-			"kjit: record: --oracle: function_graph run "
+			"kjit record: --oracle: function_graph run "
 			"failed: %s\n",
 			strerror(-err));
 		return 1;
 	}
 	if (o->lost)
 		fprintf(stderr,
-			"kjit: record: warning: the tracer lost %llu event(s) "
+			"kjit record: warning: the tracer lost %llu event(s) "
 			"(buffer full): the oracle may miss functions; use a "
 			"shorter command\n",
 			(unsigned long long)o->lost);

@@ -12,6 +12,7 @@
 #include "limits.h"
 #include "names.h"
 #include "oracle.h"
+#include "plural.h"
 
 static const struct session *cmp_s;
 static enum report_sort cmp_key;
@@ -261,10 +262,48 @@ static void text_header(const struct session *s, const struct report_opts *o,
 		    ? ""
 		    : " (every task on every CPU, not only the command)");
 	fprintf(out,
-		"# %u functions, %u blocks, %" PRIu64 " block executions\n",
-		s->n_funcs, s->n_blocks, session_executions(s));
+		"# %u function%s, %u block%s, %" PRIu64 " block execution%s\n",
+		s->n_funcs, plural_s(s->n_funcs), s->n_blocks,
+		plural_s(s->n_blocks), session_executions(s),
+		plural_s(session_executions(s)));
 	limits_print(&s->st, "# ", out);
 	fprintf(out, "\n");
+}
+
+/* The name column's width: 32, or wider so that the longest name (with
+ * " (deep)") keeps the columns after it aligned. */
+static int func_width(const struct session *s)
+{
+	unsigned int i;
+	int w = 32;
+
+	for (i = 0; i < s->n_funcs; i++) {
+		int n =
+		    (int)strlen(s->funcs[i].name) + (s->funcs[i].deep ? 7 : 0);
+
+		if (n > w)
+			w = n;
+	}
+	return w;
+}
+
+/* The block column's width: 40, or the longest FUNC+0xOFF shown. */
+static int block_width(const struct session *s, const unsigned int *bx,
+		       unsigned int n)
+{
+	char where[KJIT_NAME_MAX + 24];
+	unsigned int i;
+	int w = 40;
+
+	for (i = 0; i < n; i++) {
+		const struct sess_block *b = &s->blocks[bx[i]];
+		int k = snprintf(where, sizeof(where), "%s+0x%" PRIx64,
+				 fname(s, b->func), foff(s, b));
+
+		if (k > w)
+			w = k;
+	}
+	return w;
 }
 
 static void text_functions(const struct session *s, const unsigned int *fx,
@@ -272,15 +311,16 @@ static void text_functions(const struct session *s, const unsigned int *fx,
 {
 	char name[KJIT_NAME_MAX + 8];
 	unsigned int i;
+	int w = func_width(s);
 
-	fprintf(out, "%-32s %10s %12s %7s %7s %9s\n", "function", "calls",
+	fprintf(out, "%-*s %10s %12s %7s %7s %9s\n", w, "function", "calls",
 		"executions", "blocks", "static", "coverage");
 	for (i = 0; i < s->n_funcs; i++) {
 		const struct sess_func *f = &s->funcs[fx[i]];
 
 		snprintf(name, sizeof(name), "%s%s", f->name,
 			 f->deep ? " (deep)" : "");
-		fprintf(out, "%-32s %10" PRIu64 " %12" PRIu64 " %7u", name,
+		fprintf(out, "%-*s %10" PRIu64 " %12" PRIu64 " %7u", w, name,
 			f->calls, f->executions, f->blocks_run);
 		if (f->static_blocks > 0)
 			fprintf(out, " %7ld %8.1f%%\n", f->static_blocks,
@@ -296,8 +336,9 @@ static void text_blocks(const struct session *s, const struct report_opts *o,
 {
 	unsigned int i;
 	char where[KJIT_NAME_MAX + 24];
+	int w = block_width(s, bx, shown(s, o));
 
-	fprintf(out, "\n%12s  %-40s %-18s %5s %5s %4s\n", "count", "block",
+	fprintf(out, "\n%12s  %-*s %-18s %5s %5s %4s\n", "count", w, "block",
 		"address", "bytes", "insns", "cpus");
 	for (i = 0; i < shown(s, o); i++) {
 		const struct sess_block *b = &s->blocks[bx[i]];
@@ -305,8 +346,8 @@ static void text_blocks(const struct session *s, const struct report_opts *o,
 		snprintf(where, sizeof(where), "%s+0x%" PRIx64,
 			 fname(s, b->func), foff(s, b));
 		fprintf(out,
-			"%12" PRIu64 "  %-40s 0x%016" PRIx64 " %5u %5u %4u\n",
-			b->count, where, b->addr, b->len, b->insns, b->cpus);
+			"%12" PRIu64 "  %-*s 0x%016" PRIx64 " %5u %5u %4u\n",
+			b->count, w, where, b->addr, b->len, b->insns, b->cpus);
 		if (o->top && o->kc &&
 		    disasm_range(o->kc, b->addr, b->len, "              ", out))
 			fprintf(out, "              (cannot read the code)\n");

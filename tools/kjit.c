@@ -56,13 +56,15 @@ static const struct subcommand subcommands[] = {
     {"detach", cmd_detach, "detach", "stop diversion (results stay readable)",
      "Stops every diversion; report and stat still read the results.\n"},
     {"record", cmd_record,
-     "record [-a] [--deep [--oracle]] [LIMITS] -f FUNC... [-o FILE] -- COMMAND "
-     "[ARGS...]",
+     "record [-a] [--deep [--oracle]] [LIMITS] -f FUNC... [-o FILE] [--force] "
+     "-- COMMAND [ARGS...]",
      "attach, run COMMAND, detach, save the results (kjit.data)",
      "Attaches the FUNCs, runs COMMAND to completion, detaches and\n"
      "writes functions, blocks with counts, statistics, coverage,\n"
      "kernel, boot id, time and command line to FILE (default\n"
-     "kjit.data; the format is in docs/usage.md).\n"
+     "kjit.data; the format is in docs/usage.md). If COMMAND fails,\n"
+     "record exits with its status and keeps an existing kjit.data\n"
+     "(-o FILE or --force saves the recording anyway).\n"
      "Counts are system-wide: every task on every CPU, not only\n"
      "COMMAND (-a; -p and -C are not supported yet). Reports say so.\n"
      "--oracle (with --deep) first runs COMMAND once under ftrace's\n"
@@ -75,14 +77,17 @@ static const struct subcommand subcommands[] = {
      "report [-i FILE | --live] [--sort count|addr|func] [--top N] "
      "[--json|--csv|--lcov] [--debuginfo PATH]...",
      "per-function and per-block counts, coverage, hottest blocks, lines",
-     "Reads -i FILE, else ./kjit.data if present, else the live\n"
-     "session of /dev/kjit (--live forces it). Text: per function the\n"
-     "calls (entry block count), executions, blocks run, static blocks\n"
-     "and coverage; then the blocks sorted by --sort (default count).\n"
+     "Reads -i FILE; else an attached live session (saying so if\n"
+     "./kjit.data exists too); else ./kjit.data if present; else the\n"
+     "live session of /dev/kjit (--live forces it). Text: per function\n"
+     "the calls (entry block count), executions, blocks run, static\n"
+     "blocks and coverage; then the blocks sorted by --sort (default\n"
+     "count).\n"
      "--top N keeps N blocks and disassembles them (only while the\n"
      "recording kernel runs). --json and --csv are for programs\n"
-     "(schemas in docs/usage.md). A file recorded with --oracle ends\n"
-     "the text report with a completeness section.\n"
+     "(schemas in docs/usage.md; they exclude each other). A file\n"
+     "recorded with --oracle ends the text report with a completeness\n"
+     "section.\n"
      "Source lines (libdw): the text report ends with each counted block's\n"
      "file:line and inline chain, from --debuginfo PATH (a vmlinux or .ko\n"
      "with DWARF; repeatable) or the recording kernel's vmlinux under\n"
@@ -106,6 +111,15 @@ static const struct subcommand subcommands[] = {
      "KJIT_ICOUNT=1), whose clock counts instructions: print the times\n"
      "as instruction counts.\n"
      "Needs kjit_kprobes.ko loaded.\n"},
+    {"diff", cmd_diff, "diff [--json] [-n N] A.data B.data",
+     "what changed between two recordings (functions, blocks, coverage)",
+     "Compares two kjit.data files: the functions and blocks whose\n"
+     "counts changed most (absolute change, then relative: 'new' or\n"
+     "'gone' where one count is 0), and the blocks covered in one\n"
+     "recording and not the other. Blocks are matched by function and\n"
+     "offset, so recordings of one kernel on two boots compare; files\n"
+     "from two kernels are compared after a warning. -n N rows per list\n"
+     "(default 10); --json prints every row (schema in docs/usage.md).\n"},
     {"stat", cmd_stat, "stat", "cache, link and fallback statistics",
      "Translations, cache bytes, links, dispatcher entries, and every\n"
      "reason code ran natively (fallbacks, translator refusals), named.\n"},
@@ -140,7 +154,8 @@ static void usage(FILE *out)
 	size_t i;
 
 	fprintf(out, "usage: kjit SUBCOMMAND [ARGS]    (kjit help SUBCOMMAND; "
-		     "man kjit)\n\n");
+		     "kjit --version;\n       man -l docs/kjit.1 in the "
+		     "source tree)\n\n");
 	for (i = 0; i < N_SUBCOMMANDS; i++)
 		fprintf(out, "  %-9s %s\n", subcommands[i].name,
 			subcommands[i].summary);
@@ -184,6 +199,11 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("kjit tool, ABI %d (kjit version: the module's too)\n",
+		       KJIT_ABI_VERSION);
+		return 0;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help"))

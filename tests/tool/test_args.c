@@ -102,6 +102,11 @@ int main(void)
 		 &err);
 	check("record_oracle", !rc && a.oracle && a.deep, err);
 	free(err);
+	rc = run("record --force -f a -- false", RECORD, &a, &err);
+	check("record_force", !rc && a.force && !a.output, err);
+	free(err);
+	expect_error("force_compare", "compare --force -f a -- ls", COMPARE,
+		     "unknown option --force");
 	expect_error("oracle_without_deep", "record --oracle -f a -- ls",
 		     RECORD, "--oracle checks deep mode: add --deep");
 	expect_error("oracle_not_compare", "compare --deep --oracle -f a -- ls",

@@ -54,6 +54,59 @@ static const char list_all[] =
     "0xffffffff81001900 no   no_fentry_fn  not traceable (no __fentry__ site "
     "at its start)\n";
 
+#define FX(name) FIXTURES "/diff-" name ".data"
+
+/* kjit diff on synthetic recordings: A reads (vfs_read, ksys_read), B
+ * writes (vfs_read at another address, vfs_write). */
+static void diff_tests(void)
+{
+	expect("diff_text", "diff " FX("a") " " FX("b"), 0,
+	       "Functions that changed most (2 of 3 changed):\n"
+	       "  FUNCTION               A              B          CHANGE      "
+	       "REL\n"
+	       "  vfs_write              0           1000           +1000      "
+	       "new\n"
+	       "  ksys_read             30              0             -30     "
+	       "gone\n");
+	expect("diff_only_a", "diff " FX("a") " " FX("b"), 0,
+	       "Blocks covered in A only: 2\n  ksys_read+0x5  30\n"
+	       "  vfs_read+0x40  10\n");
+	expect("diff_only_b", "diff " FX("a") " " FX("b"), 0,
+	       "Blocks covered in B only: 2\n  vfs_read+0x80  5\n");
+	expect(
+	    "diff_relative", "diff " FX("a") " " FX("b"), 0,
+	    "  vfs_read+0x5              20             25              +5   "
+	    "+25.0%\n");
+	expect("diff_top", "diff -n 1 " FX("a") " " FX("b"), 0,
+	       "  ksys_read+0x5  30\n  ... and 1 more (-n or --json)\n");
+	expect("diff_json", "diff --json " FX("a") " " FX("b"), 0,
+	       "{\"function\": \"vfs_read\", \"offset\": \"0x5\", \"a\": 20, "
+	       "\"b\": 25, \"change\": 5, \"relative\": 0.2500}");
+	expect("diff_json_only_b", "diff --json " FX("a") " " FX("b"), 0,
+	       "\"only_b\": [\n    {\"function\": \"vfs_read\", \"offset\": "
+	       "\"0x80\"");
+	expect("diff_same",
+	       "diff " FX("a") " " FX("a") " 2>&1 | grep -c warning", 1, "0\n");
+	expect("diff_kernels", "diff " FX("a") " " FX("other-kernel"), 0,
+	       "kjit diff: warning: " FX("a") " is from kernel 6.1.0-test, " FX(
+		   "other-kernel") " from kernel 6.12.0-test");
+	expect("diff_missing", "diff " FX("a") " /nonexistent.data", 1,
+	       "kjit diff: cannot open /nonexistent.data: No such file");
+	expect("diff_cut", "diff " FX("a") " " FX("cut"), 1,
+	       "kjit diff: " FX("cut") ": file is cut short (ends inside a "
+				       "line) at line 9\n");
+	expect(
+	    "diff_noend", "diff " FX("noend") " " FX("a"), 1,
+	    "kjit diff: " FX("noend") ": file is cut short (no end record)\n");
+	expect("diff_garbage", "diff " FX("a") " " FX("garbage"), 1,
+	       "kjit diff: " FX("garbage") ": not a kjit data file\n");
+	expect("diff_one_file", "diff " FX("a"), 2, "give two data files");
+	expect("diff_bad_n", "diff -n x " FX("a") " " FX("b"), 2,
+	       "kjit diff: bad value for -n: 'x'");
+	expect("diff_bad_option", "diff --csv " FX("a") " " FX("b"), 2,
+	       "kjit diff: unknown option '--csv'");
+}
+
 int main(void)
 {
 	area = "tool.cli";
@@ -62,7 +115,7 @@ int main(void)
 	expect("list_dispatch", "list bsearch", 0,
 	       "no   bsearch  used by kjit's dispatcher\n");
 	expect("list_summary", "list 'vfs_*' 'ksys_*'", 0,
-	       "# 2 function(s), 2 instrumentable\n");
+	       "# 2 functions, 2 instrumentable\n");
 	expect("list_module", "list 'kjit:*'", 0,
 	       "0xffffffffc0003000 no   kjit:kjit_dispatch  part of kjit\n");
 	expect("list_vmlinux", "list 'vmlinux:pipe*'", 1,
@@ -86,8 +139,7 @@ int main(void)
 	expect("help", "--help", 0, "  compare   counts and overhead");
 	expect("help_sub", "help record", 0,
 	       "usage: kjit record [-a] [--deep [--oracle]] [LIMITS] -f FUNC... [-o "
-	       "FILE] -- "
-	       "COMMAND");
+	       "FILE] [--force] -- COMMAND");
 	expect("help_flag", "report --help", 0, "--sort count|addr|func");
 	expect("help_unknown", "help nosuch", 2, "unknown subcommand 'nosuch'");
 	expect("unknown_sub", "nosuch", 2,
@@ -96,7 +148,22 @@ int main(void)
 	expect("record_usage", "record -f vfs_read", 2,
 	       "give the command to run after --");
 	expect("report_bad_sort", "report --sort size", 2,
-	       "bad argument --sort");
+	       "kjit report: bad value for --sort: 'size'");
+	expect("report_json_csv", "report --json --csv", 2,
+	       "kjit report: --json and --csv exclude each other\n");
+	expect("report_cut_midline", "report -i " FIXTURES "/diff-cut.data", 1,
+	       "diff-cut.data: file is cut short (ends inside a line)");
+	expect("version", "--version", 0, "kjit tool, ABI ");
+	expect("grammar_one", "report -i " FIXTURES "/long-name.data", 0,
+	       "# 1 function, 1 block, 1 block execution\n");
+	expect("long_name_func", "report -i " FIXTURES "/long-name.data", 0,
+	       "__a_very_long_deep_mode_callee_name_that_overflows (deep)"
+	       "          1            1       1      10     10.0%\n");
+	expect("long_name_block", "report -i " FIXTURES "/long-name.data", 0,
+	       "__a_very_long_deep_mode_callee_name_that_overflows+0x5 "
+	       "0xffffffff81001005    20");
+	expect("help_man", "--help", 0, "man -l docs/kjit.1");
+	expect("record_force_help", "help record", 0, "--force");
 	expect("report_missing", "report -i /nonexistent.data", 1,
 	       "cannot open /nonexistent.data");
 	expect("report_data", "report -i " FIXTURES "/sample.data --csv", 0,
@@ -106,5 +173,6 @@ int main(void)
 	expect("report_other_boot",
 	       "report -i " FIXTURES "/sample.data --top 1", 0,
 	       "(no disassembly: recorded on another boot (kernel 6.1.0-test)");
+	diff_tests();
 	return failures ? 1 : 0;
 }

@@ -35,7 +35,7 @@ grep -q "^deep mode: 4 callee(s) followed of at most 4, $n left native (deep tab
 kjit report --live > /tmp/r.out
 grep -qxF "# $line" /tmp/r.out || fail "report does not say it"
 kjit report --live --csv > /dev/null 2> /tmp/csv.err
-grep -qxF "kjit: report: $line" /tmp/csv.err || fail "report --csv does not say it on stderr"
+grep -qxF "kjit report: $line" /tmp/csv.err || fail "report --csv does not say it on stderr"
 [ "$(json hit)" = 1 ] || fail "JSON limits.hit is not 1"
 
 # --- default limits: nothing native for lack of room, and every callee

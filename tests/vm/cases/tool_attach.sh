@@ -7,12 +7,12 @@
 . /tests/lib.sh
 load_kjit
 kjit attach vfs_read ksys_read > /tmp/o.out || fail "attach two"
-grep -qx 'attached 2 function(s)' /tmp/o.out || fail "attach message"
+grep -qx 'attached 2 functions' /tmp/o.out || fail "attach message"
 kjit attach vfs_write 2> /tmp/e.out && fail "second attach must fail"
 grep -q 'already attached (kjit detach first)' /tmp/e.out || fail "busy message"
 kjit detach || fail "detach"
 kjit detach 2> /tmp/e.out && fail "second detach must fail"
-grep -qx 'kjit: detach: nothing is attached' /tmp/e.out || fail "detach message"
+grep -qx 'kjit detach: nothing is attached' /tmp/e.out || fail "detach message"
 
 # an address is the same function
 addr=$(kjit list vfs_read | awk '$3 == "vfs_read" {print $1}')

@@ -7,7 +7,7 @@ load_kjit
 rmmod kjit_kprobes 2> /dev/null
 kjit compare -f ksys_read -- workload read 10 2> /tmp/e.out && fail "compare without kjit_kprobes.ko"
 cat /tmp/e.out
-grep -qx 'kjit: compare: /dev/kjit_kprobes: not found: load the Kprobes companion module first (insmod kjit_kprobes.ko)' /tmp/e.out ||
+grep -qx 'kjit compare: /dev/kjit_kprobes: not found: load the Kprobes companion module first (insmod kjit_kprobes.ko)' /tmp/e.out ||
 	fail "missing companion message"
 insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes"
 kjit compare -f ksys_read vfs_read -n 2 -- workload -c 0 read 100 > /tmp/c.out || fail "compare"

@@ -8,7 +8,7 @@ load_kjit
 mkdir -p /tmp/rec && cd /tmp/rec || fail "mkdir"
 kjit record -f ksys_read vfs_read -- workload read 100 2> /tmp/e.out || { cat /tmp/e.out; fail "record"; }
 cat /tmp/e.out
-grep -q 'recorded [0-9]* block(s) of 2 function(s).* to kjit.data' /tmp/e.out || fail "record summary"
+grep -q 'recorded [0-9]* blocks* of 2 functions.* to kjit.data' /tmp/e.out || fail "record summary"
 kjit stat | grep -q 'state: detached' || fail "record left the session attached"
 head -n 1 kjit.data | grep -qx 'kjit-data 2' || fail "magic line"
 grep -qx "kernel $(uname -r)" kjit.data || fail "kernel line"
@@ -62,7 +62,7 @@ kjit report -i old.data --top 1 | grep -q 'no disassembly: recorded on another b
 kjit report -i old.data | grep -Eq '^ksys_read .*%$' || fail "recorded coverage lost"
 head -n 5 kjit.data > cut.data
 kjit report -i cut.data 2> /tmp/e.out && fail "cut file accepted"
-grep -qx 'kjit: report: cut.data: file is cut short (no end record)' /tmp/e.out || fail "cut message"
+grep -qx 'kjit report: cut.data: file is cut short (no end record)' /tmp/e.out || fail "cut message"
 echo hello > junk.data
 kjit report -i junk.data 2> /tmp/e.out && fail "junk accepted"
 grep -q 'not a kjit data file' /tmp/e.out || fail "junk message"
