@@ -374,6 +374,27 @@ static void mark_static_calls(struct oracle *o, const struct symtab *t)
 	kcore_close(kc);
 }
 
+/* Scheduler functions (in .sched.text) whose context switch goes through
+ * __schedule, a notrace function that deep mode keeps native
+ * (KJIT_DEEP_NOTRACE_SECTIONS): the tracer cannot see it, so what it
+ * calls looks called from these; it runs natively below a counted one. */
+static const char *const sched_core_callers[] = {
+    "__cond_resched",	"preempt_schedule_common", "preempt_schedule",
+    "preempt_schedule_notrace", "schedule", "io_schedule", "yield",
+    "schedule_preempt_disabled", "preempt_schedule_irq"};
+
+static const char *sched_core_why(const char *parent)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(sched_core_callers) / sizeof(*sched_core_callers);
+	     i++)
+		if (!strcmp(parent, sched_core_callers[i]))
+			return "called through the scheduler's notrace core "
+			       "(__schedule), which deep mode keeps native";
+	return NULL;
+}
+
 /* Why deep mode would refuse each function (from the running kernel). */
 static int explain(struct oracle *o)
 {
@@ -392,6 +413,8 @@ static int explain(struct oracle *o)
 		const struct ksym *k = by_name(&syms, o->fn[i].name);
 
 		why = k ? eligible_deep_why(&e, k) : "not in kallsyms";
+		if (!why)
+			why = sched_core_why(o->fn[i].parent);
 		snprintf(o->fn[i].why, sizeof(o->fn[i].why), "%s",
 			 why ? why : "");
 	}

@@ -9,7 +9,7 @@ load_kjit
 kjit list 'vfs_rea*' > /tmp/l.out || fail "list vfs_rea*"
 cat /tmp/l.out
 grep -Eq '^0xffffffff[0-9a-f]{8} yes  vfs_read$' /tmp/l.out || fail "vfs_read not listed as instrumentable"
-tail -n 1 /tmp/l.out | grep -Eq '^# [0-9]+ function\(s\), [0-9]+ instrumentable$' || fail "no summary line"
+tail -n 1 /tmp/l.out | grep -Eq '^# [0-9]+ functions?, [0-9]+ instrumentable$' || fail "no summary line"
 
 kjit list '*' > /tmp/all.out || fail "list *"
 tail -n 1 /tmp/all.out
