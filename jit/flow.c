@@ -390,6 +390,30 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
 	return emit_exit(tr, e, blk, op_jmp32, 1, in->target);
 }
 
+/* The shared end of a guard whose test left a `je ok` (rel8 at @je): the
+ * failing side restores the flags and jumps to @native; ok: restores them
+ * too. */
+static enum kjit_reason emit_guard_exit(struct kjit_emit *e, u32 je,
+					bool live, u64 native)
+{
+	enum kjit_reason r;
+	u32 ok;
+
+	if (live)
+		kjit_emit_u8(e, KX86_OP_POPF);
+	r = kjit_emit_jmp_far(e, native);
+	if (r)
+		return r;
+	ok = e->pos;
+	if (ok - (je + 1) > 127)
+		return KJIT_R_BRANCH_FAR;
+	if (je < e->cap)
+		e->buf[je] = (u8)(ok - (je + 1));
+	if (live)
+		kjit_emit_u8(e, KX86_OP_POPF);
+	return KJIT_OK;
+}
+
 /*
  * Entry guard (kjit_flow_emit_entry_guard), before the block's counter
  * (after its endbr64 with kjit_config.ibt):
@@ -410,7 +434,7 @@ enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 {
 	struct kjit_mem ctr = {KJIT_MEM_RIPREL, tr->env->guard_counter, true};
 	enum kjit_reason r;
-	u32 je, ok;
+	u32 je;
 
 	if (live)
 		kjit_emit_u8(e, KX86_OP_PUSHF);
@@ -418,20 +442,7 @@ enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 	je = e->pos - 1;
 	if (!r && ctr.addr)
 		r = kjit_emit_inc_mem(e, &ctr, KX86_NREGS, false);
-	if (live)
-		kjit_emit_u8(e, KX86_OP_POPF);
-	if (!r)
-		r = kjit_emit_jmp_far(e, fn);
-	if (r)
-		return r;
-	ok = e->pos;
-	if (ok - (je + 1) > 127)
-		return KJIT_R_BRANCH_FAR;
-	if (je < e->cap)
-		e->buf[je] = (u8)(ok - (je + 1));
-	if (live)
-		kjit_emit_u8(e, KX86_OP_POPF);
-	return KJIT_OK;
+	return r ? r : emit_guard_exit(e, je, live, fn);
 }
 
 /*
@@ -455,9 +466,8 @@ enum kjit_reason kjit_flow_emit_static_call_guard(struct kjit_translator *tr,
 						  u64 tramp, u64 key, u64 f,
 						  u16 live)
 {
-	enum kjit_reason r;
 	s64 rel;
-	u32 je, ok;
+	u32 je;
 
 	if ((u64)(s64)(s32)f != f)
 		return KJIT_R_BRANCH_FAR;
@@ -475,19 +485,7 @@ enum kjit_reason kjit_flow_emit_static_call_guard(struct kjit_translator *tr,
 	kjit_emit_u8(e, KX86_OP_JCC8 + 4); /* je rel8 */
 	je = e->pos;
 	kjit_emit_u8(e, 0);
-	if (live)
-		kjit_emit_u8(e, KX86_OP_POPF);
-	r = kjit_emit_jmp_far(e, tramp);
-	if (r)
-		return r;
-	ok = e->pos;
-	if (ok - (je + 1) > 127)
-		return KJIT_R_BRANCH_FAR;
-	if (je < e->cap)
-		e->buf[je] = (u8)(ok - (je + 1));
-	if (live)
-		kjit_emit_u8(e, KX86_OP_POPF);
-	return KJIT_OK;
+	return emit_guard_exit(e, je, live, tramp);
 }
 
 typedef enum kjit_reason (*term_fn)(struct kjit_translator *tr,
