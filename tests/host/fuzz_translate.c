@@ -6,7 +6,9 @@
  * 1..2 a start offset (12 bits) and more configuration (native calls, edge
  * counters, lock prefix, RIP-relative counters; the start's low bit turns
  * kjit_config.ibt on, and every block then gets the IBT proof, whose
- * complaint is a finding too), the rest is
+ * complaint is a finding too; its next three bits the module's deep-mode
+ * options: followed indirect calls, their inline predictions, the
+ * flags-dead dispatcher entry), the rest is
  * code placed at a kernel-like address; a few fake kernel symbols live
  * inside it so branches can hit them. Each output buffer is malloc'ed with
  * exactly its capacity, so ASan reports any write past it. Every block the
@@ -35,7 +37,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	struct kjit_config cfg;
 	struct kjit_block b;
-	u8 sel, more;
+	u8 sel, more, opts;
 	bool ibt;
 	size_t start, len;
 	u32 caps[4] = {KJIT_MAX_BLOCK_BYTES, 64, 23, 200};
@@ -47,7 +49,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		return 0;
 	sel = data[0];
 	start = (data[1] | (size_t)(data[2] & 0x0f) << 8);
-	ibt = (data[1] & 1) != 0;
+	opts = data[1];
+	ibt = (opts & 1) != 0;
 	more = data[2];
 	data += 3, size -= 3;
 	start %= size;
@@ -65,6 +68,13 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	if (sel & 0x80)
 		henv.env.dispatch = 0x7f0000001000ull; /* far: via literals */
 	cfg.native_calls = (more & 0x10) != 0;
+	/* the module's configuration: indirect calls followed (deep mode),
+	 * inline predictions, the flags-dead dispatcher entry */
+	cfg.follow_indirect_calls = cfg.native_calls && (opts & 2);
+	cfg.predict_indirect_calls = cfg.follow_indirect_calls &&
+				     (opts & 4);
+	if (opts & 8)
+		henv.env.dispatch_nf = henv.env.dispatch + 0x40;
 	cfg.ibt = ibt;
 	if (more & 0x20)
 		cfg.instr |= KJIT_INSTR_EDGE_COUNT;
@@ -80,6 +90,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	kjit_translator_init(&tr, &henv.env, &cfg);
 	vfy_init(&vfy, &henv.env);
 	vfy.native_calls = cfg.native_calls;
+	vfy.follow_indirect_calls = cfg.follow_indirect_calls;
+	vfy.predict_indirect_calls = cfg.predict_indirect_calls;
 	vfy.ibt = cfg.ibt;
 	ibtc_init(&ibtc);
 	for (k = 0; k < 3; k++, start = (start * 7 + 13) % size) {

@@ -48,6 +48,22 @@ static void seed(const char *build, const char *dir)
 	printf("seeded %zu inputs from vmlinux\n", n);
 }
 
+/* Print @path's bytes as hex: the input survives in the test log when the
+ * machine that found it (a CI runner) does not. */
+static void print_hex(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	int c, n = 0;
+
+	if (!f)
+		return;
+	printf("finding (%s), hex:\n", path);
+	while ((c = fgetc(f)) != EOF)
+		printf("%02x%s", c, ++n % 32 ? "" : "\n");
+	printf("\n(recreate: echo HEX | xxd -r -p > FILE)\n");
+	fclose(f);
+}
+
 static int empty_dir(const char *d)
 {
 	DIR *dp = opendir(d);
@@ -120,6 +136,7 @@ int main(void)
 	if (st != 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
 		newest(art, found, sizeof(found));
 		printf("fuzzer log: %s\n", log);
+		print_hex(found);
 		kt_fail("jit.fuzz.translate", "finding; reproduce with: %s %s",
 			fuzzer, found);
 		return kt_exit();
