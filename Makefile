@@ -65,10 +65,10 @@ one_file_module = n=$$(basename $(1) .c); d=$(MODS)/$$n; mkdir -p $$d && \
 	for h in $(dir $(ROOT)/$(1))*.h; do [ -e $$h ] && ln -sfn $$h $$d/; done; \
 	echo "obj-m := $$n.o" > $$d/Kbuild && \
 	$(call kbuild,$$d)
-# kbuild DIR: run Kbuild in DIR; keeps make's exit status. No BTF for our
+# kbuild DIR[,ARGS]: run Kbuild in DIR (with ARGS); keeps make's exit status. No BTF for our
 # modules (CONFIG_DEBUG_INFO_BTF_MODULES off): 6.12's headers ship a vmlinux
 # and would need pahole; 6.1's ship none and print "Skipping BTF", hidden.
-kbuild = { $(MAKE) -s -C $(KHDR) M=$(1) CONFIG_DEBUG_INFO_BTF_MODULES= \
+kbuild = { $(MAKE) -s -C $(KHDR) M=$(1) CONFIG_DEBUG_INFO_BTF_MODULES= $(2) \
 	modules > $(1)/kbuild.log 2>&1; \
 	rc=$$?; grep -v '^Skipping BTF' $(1)/kbuild.log; test $$rc = 0; }
 
@@ -81,15 +81,27 @@ line_module = d=$(MODS)/kjit_linetest; mkdir -p $$d && \
 	printf 'obj-m := kjit_linetest.o\nccflags-y := -g -I$$(src)\n' > $$d/Kbuild && \
 	$(call kbuild,$$d)
 
+# pool_module: kjit_pool.ko, the code cache's memory (kmod/pool/kjit_pool.h).
+# Data only, in a NOBITS text section objtool cannot read: objtool skips it.
+KJIT_POOL_MB ?= 16
+pool_module = d=$(MODS)/kjit_pool; mkdir -p $$d && \
+	ln -sfn $(ROOT)/kmod/pool/kjit_pool.c $$d/ && \
+	ln -sfn $(ROOT)/kmod/pool/kjit_pool.h $$d/ && \
+	printf 'obj-m := kjit_pool.o\nOBJECT_FILES_NON_STANDARD := y\nccflags-y := -DKJIT_POOL_MB=$(KJIT_POOL_MB)\n' \
+		> $$d/Kbuild.new && \
+	{ cmp -s $$d/Kbuild.new $$d/Kbuild || mv $$d/Kbuild.new $$d/Kbuild; } && \
+	rm -f $$d/Kbuild.new && $(call kbuild,$$d)
+
 module: deps
 	@test -n "$(KHDR)" || { echo "no kernel '$(KERNEL)' in $(KERNELS_FILE)"; exit 1; }
+	@$(call pool_module)
 	@sh scripts/kbuild-tree.sh $(ROOT) $(BUILD) $(MODS)/kmod
-	@$(call kbuild,$(MODS)/kmod)
+	@$(call kbuild,$(MODS)/kmod,KBUILD_EXTRA_SYMBOLS=$(MODS)/kjit_pool/Module.symvers)
 	@$(call one_file_module,tests/vm/rigtest/kjit_rigtest.c)
 	@$(call one_file_module,kmod/companion/kjit_kprobes.c)
 	@$(call one_file_module,tests/vm/rigtest/kjit_ipmodify.c)
 	@$(call line_module)
-	@echo "  built $(MODS)/kmod/kjit.ko ($(KERNEL))"
+	@echo "  built $(MODS)/kmod/kjit.ko and kjit_pool.ko ($(KERNEL))"
 
 modules: deps
 	@for k in $$(cut -d' ' -f1 $(KERNELS_FILE)); do \

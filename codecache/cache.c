@@ -8,8 +8,8 @@
 
 int kjit_cache_init(struct kjit_cache *c, const struct kjit_cache_mem *m)
 {
-	if (!m->code_run || !m->code_rw || !m->blocks || !m->map ||
-	    !m->pending || !m->counters_run || !m->counters_rw ||
+	if ((m->code_size && (!m->code_run || !m->code_rw)) || !m->blocks ||
+	    !m->map || !m->pending || !m->counters_run || !m->counters_rw ||
 	    !m->max_blocks || m->map_slots < 2 * m->max_blocks ||
 	    (m->map_slots & (m->map_slots - 1)))
 		return -1;
@@ -108,6 +108,23 @@ static u32 align_up(u32 v, u32 a)
 	return (v + a - 1) & ~(a - 1);
 }
 
+/* Move to the next code area (more_code); the rest of the current one
+ * stays int3. False if there is none. */
+static bool next_area(struct kjit_cache *c)
+{
+	u8 *run, *rw;
+	u32 size;
+
+	if (!c->more_code || !c->more_code(c->ctx, &run, &rw, &size) || !size)
+		return false;
+	c->code_run = run;
+	c->code_rw = rw;
+	c->code_size = size;
+	c->code_used = 0;
+	c->stats.areas++;
+	return true;
+}
+
 /* Copy the staged block (@len bytes) to offset @at of the code area in
  * 8-byte stores (at is 16-aligned): the last word is completed with int3,
  * which the code area holds there already; a code area whose size is not a
@@ -128,21 +145,56 @@ static void put_block(struct kjit_cache *c, u32 at, u32 len)
 		*(volatile u8 *)(c->code_rw + at + i) = stage[i];
 }
 
+/* Translate @orig into the current area at the first free aligned offset,
+ * moving once to the next area when the rest of this one cannot hold the
+ * block or its side tables (place). On KJIT_OK *at is where it goes. */
+static enum kjit_reason translate_into_area(struct kjit_cache *c,
+					    struct kjit_translator *tr,
+					    u64 orig, struct kjit_block *b,
+					    u32 *at)
+{
+	enum kjit_reason r = KJIT_R_NO_SPACE;
+	bool moved = false;
+	u32 cap;
+	u64 run;
+
+	for (;;) {
+		*at = align_up(c->code_used, KJIT_BLOCK_ALIGN);
+		cap = *at < c->code_size ? c->code_size - *at : 0;
+		if (cap > KJIT_STAGE_BYTES)
+			cap = KJIT_STAGE_BYTES;
+		if (cap) {
+			run = (u64)(unsigned long)(c->code_run + *at);
+			r = kjit_translate(tr, orig, (u8 *)c->stage, cap, run,
+					   b);
+			if (!r && c->place && !c->place(c->ctx, b, tr, run))
+				r = KJIT_R_NO_SPACE;
+			/* a refusal of its own, or no room in a whole
+			 * stage: another area would not help */
+			if (r != KJIT_R_NO_SPACE ||
+			    (cap == KJIT_STAGE_BYTES && !c->place))
+				return r;
+		}
+		if (moved || !next_area(c))
+			return r;
+		moved = true;
+	}
+}
+
 enum kjit_reason kjit_cache_add(struct kjit_cache *c,
 				struct kjit_translator *tr, u64 orig, u32 func,
 				u64 *run)
 {
-	u32 at = align_up(c->code_used, KJIT_BLOCK_ALIGN), bi = c->n_blocks,
-	    cap;
+	u32 at, bi = c->n_blocks;
 	struct kjit_cblock *cb = &c->blocks[bi];
 	struct kjit_centry *e;
 	enum kjit_reason r;
 	unsigned x;
 
 	e = bi < c->max_blocks ? kjit_map_get(c, orig, &c->map_used) : NULL;
-	if (!e || at >= c->code_size) {
+	if (!e) {
 		c->stats.full++;
-		c->stats.table_full += !e;
+		c->stats.table_full++;
 		return KJIT_R_NO_SPACE;
 	}
 	if (e->block == KJIT_CENTRY_NATIVE)
@@ -151,13 +203,9 @@ enum kjit_reason kjit_cache_add(struct kjit_cache *c,
 		*run = c->blocks[e->block - 1].run;
 		return KJIT_OK;
 	}
-	cap = c->code_size - at;
-	if (cap > KJIT_STAGE_BYTES)
-		cap = KJIT_STAGE_BYTES;
-	r = kjit_translate(tr, orig, (u8 *)c->stage, cap,
-			   (u64)(unsigned long)(c->code_run + at), &cb->b);
+	r = translate_into_area(c, tr, orig, &cb->b, &at);
 	if (r) {
-		c->stats.refused++;
+		c->stats.refused += r != KJIT_R_NO_SPACE || at < c->code_size;
 		c->stats.full += r == KJIT_R_NO_SPACE;
 		if (kjit_reason_lasts(r)) {
 			/* run natively from now on: no exit waits any more,
@@ -174,13 +222,13 @@ enum kjit_reason kjit_cache_add(struct kjit_cache *c,
 	cb->func = func;
 	cb->linked = 0;
 	c->counters_rw[bi] = 0;
+	c->stats.bytes += at + cb->b.len - c->code_used;
 	c->code_used = at + cb->b.len;
 	for (x = 0; x < cb->b.n_exits; x++)
 		link_or_queue(c, bi, x);
 	e->block = bi + 1;
 	link_waiting(c, e, cb->run);
 	c->stats.translated++;
-	c->stats.bytes = c->code_used;
 	__atomic_store_n(&c->n_blocks, bi + 1, __ATOMIC_RELEASE);
 	*run = cb->run;
 	return KJIT_OK;
@@ -220,7 +268,7 @@ bool kjit_cache_predict(struct kjit_cache *c, u64 ret, u64 target, u64 dest)
 	rel = (s64)(dest - (cb->run + cb->b.pred_jmp_off + 4));
 	if (rel != (s32)rel)
 		return false;
-	rw = c->code_rw + (cb->run - (u64)(unsigned long)c->code_run);
+	rw = kjit_cache_rw(c, cb->run);
 	imm = (u32 *)(rw + cb->b.pred_imm_off);
 	jmp = (u32 *)(rw + cb->b.pred_jmp_off);
 	if (__atomic_load_n(imm, __ATOMIC_RELAXED))

@@ -5,7 +5,10 @@
  * host); this file allocates nothing and calls no kernel or libc function.
  *
  *   code area   [run | rw alias]  bump-allocated, 16-aligned blocks,
- *                                 unused bytes stay int3
+ *                                 unused bytes stay int3; when it is full,
+ *                                 the optional more_code() hands out the
+ *                                 next area (kmod/: a chunk of the code
+ *                                 pool in kjit_pool.ko)
  *   counters    u64[max_blocks]   counter i belongs to block i (shared by
  *                                 CPUs: `lock incq`; an env may count
  *                                 elsewhere - kmod/ uses per-CPU memory)
@@ -26,6 +29,13 @@
  *    native, so it is translated once, not at every visit); an unlinked
  *    exit always reaches the dispatcher through its stub.
  *  - A block is never freed or moved while the cache lives.
+ *  - Every code area lies above the areas before it, so blocks lie in
+ *    address order (kjit_cache_return_site() searches them so), and all
+ *    areas share one writable alias: rw - run is the same for each, so
+ *    code_rw + (run - code_run) is the writable address of any block.
+ *  - place(), when set, has accepted a block's side tables (kmod/: its
+ *    ORC and exception-table entries) before its code is written, and a
+ *    block it refuses goes to the next area, translated anew there.
  *  - The translator never writes the code area: it emits into stage
  *    (ordinary memory), and the finished block goes into the code area in
  *    aligned 8-byte stores, the bytes past its end up to the next 8 being
@@ -67,7 +77,8 @@ struct kjit_cache_stats {
 	u64 translated;	  /* blocks */
 	u64 links;	  /* exits linked (to translations or native code) */
 	u64 native_links; /* of which straight to original code */
-	u64 bytes;	  /* code bytes used */
+	u64 bytes;	  /* code bytes used, every area's */
+	u64 areas;	  /* code areas taken from more_code() */
 	u64 refused;	  /* kjit_translate refusals */
 	u64 native;	  /* of which remembered (kjit_reason_lasts) */
 	u64 full;	  /* refusals for lack of space or table room */
@@ -100,6 +111,18 @@ struct kjit_cache {
 	 * a target are linked straight to the original code when their block
 	 * is added, so leaving the instrumented code costs one jmp. */
 	bool (*translatable)(void *ctx, u64 orig);
+	/* Optional: the next code area once the current one is full: *run,
+	 * *rw and *size of an area above every earlier one, seen through the
+	 * same writable alias (invariants); false when there is none. Owning
+	 * CPU, any context. */
+	bool (*more_code)(void *ctx, u8 **run, u8 **rw, u32 *size);
+	/* Optional: accept block @b, translated by @tr to run at @run, before
+	 * its code is written: record what the block needs beside its code
+	 * (kmod/: ORC and exception-table entries in the area's slices).
+	 * false: no room for them in this area - the block goes to the next.
+	 * Owning CPU, any context. */
+	bool (*place)(void *ctx, const struct kjit_block *b,
+		      const struct kjit_translator *tr, u64 run);
 	void *ctx;
 	u64 stage[KJIT_STAGE_BYTES / 8]; /* see invariants */
 };
@@ -117,7 +140,9 @@ struct kjit_cache_mem {
 	u32 max_pending;
 };
 
-/* Returns 0, or -1 if @m is inconsistent. The tables must be zeroed. */
+/* Returns 0, or -1 if @m is inconsistent. The tables must be zeroed. The
+ * code area may be empty (code_size 0) when more_code() is set before the
+ * first kjit_cache_add(). */
 int kjit_cache_init(struct kjit_cache *c, const struct kjit_cache_mem *m);
 
 /* Run-time address of the translation of @orig, or 0. Owning CPU only. */
@@ -178,6 +203,12 @@ bool kjit_cache_predict(struct kjit_cache *c, u64 ret, u64 target, u64 dest);
 static inline u32 kjit_cache_count(const struct kjit_cache *c)
 {
 	return __atomic_load_n(&c->n_blocks, __ATOMIC_ACQUIRE);
+}
+
+/* Writable address of run-time address @run of any block of @c. */
+static inline u8 *kjit_cache_rw(const struct kjit_cache *c, u64 run)
+{
+	return c->code_rw + (run - (u64)(unsigned long)c->code_run);
 }
 
 /*

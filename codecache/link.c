@@ -24,8 +24,7 @@ enum kjit_reason kjit_cache_link(struct kjit_cache *c, u32 bi, unsigned exit,
 			    &old_val);
 	if (r)
 		return r;
-	field = (u32 *)(c->code_rw +
-			(cb->run - (u64)(unsigned long)c->code_run) + off);
+	field = (u32 *)(kjit_cache_rw(c, cb->run) + off);
 	if (!__atomic_compare_exchange_n(field, &old_val, new_val, false,
 					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		return KJIT_R_BAD_ARG;

@@ -7,6 +7,7 @@
  * Unload removes /dev/kjit first.
  */
 #include <linux/module.h>
+#include "cachepool.h"
 #include "chardev.h"
 #include "compat.h"
 #include "control.h"
@@ -30,27 +31,34 @@ static int __init kjit_init(void)
 		err = kjit_gates_check();
 	if (!err)
 		err = kjit_env_init();
-	if (!err)
-		err = kjit_ibl_init();
-	if (!err) {
-		err = kjit_sites_init();
-		if (err)
-			kjit_ibl_exit();
-	}
 	if (err)
 		return err;
+	err = kjit_pool_init();
+	if (err)
+		return err;
+	err = kjit_ibl_init();
+	if (err)
+		goto out_pool;
+	err = kjit_sites_init();
+	if (err)
+		goto out_ibl;
 	kjit_refuse_init();
 	kjit_pcpu_probe();
 	err = kjit_chardev_init();
 	if (err) {
 		pr_err("kjit: cannot register /dev/kjit: %d\n", err);
-		kjit_sites_exit();
-		kjit_ibl_exit();
-		return err;
+		goto out_sites;
 	}
 	pr_info("kjit: loaded (%s, ABI %d)\n", KJIT_BUILD_STRING,
 		KJIT_ABI_VERSION);
 	return 0;
+out_sites:
+	kjit_sites_exit();
+out_ibl:
+	kjit_ibl_exit();
+out_pool:
+	kjit_pool_exit();
+	return err;
 }
 
 static void __exit kjit_exit(void)
@@ -59,6 +67,7 @@ static void __exit kjit_exit(void)
 	kjit_control_exit();
 	kjit_sites_exit();
 	kjit_ibl_exit();
+	kjit_pool_exit();
 	pr_info("kjit: unloaded\n");
 }
 

@@ -32,6 +32,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
+#include "cachepool.h"
 #include "ksyms.h"
 #include "quiesce.h"
 #include "retstores.h"
@@ -43,16 +44,21 @@ struct scan {
 	unsigned long rewritten;
 };
 
-/* Which CPU cache holds @a, or NULL. */
-static const struct kjit_cpu *cache_of(const struct kjit_session *s,
-				       unsigned long a)
+/* The original return address that cache address @a stands for, if it
+ * is exactly one that a translated call pushed, in any CPU's cache. */
+static unsigned long return_site_of(const struct kjit_session *s,
+				    unsigned long a)
 {
+	unsigned long orig;
 	int cpu;
 
-	for_each_possible_cpu(
-	    cpu) if (kjit_region_contains(&s->cpu[cpu]->code,
-					  a)) return s->cpu[cpu];
-	return NULL;
+	for_each_possible_cpu(cpu)
+	{
+		orig = kjit_cache_return_site(&s->cpu[cpu]->cache, a);
+		if (orig)
+			return orig;
+	}
+	return 0;
 }
 
 /* A word of @sc->t's stack, or a slot where another tracer keeps one of
@@ -66,11 +72,10 @@ static int move_word(unsigned long *p, void *arg)
 {
 	struct scan *sc = arg;
 	unsigned long v = READ_ONCE(*p), orig;
-	const struct kjit_cpu *c = cache_of(sc->s, v);
 
-	if (!c)
+	if (!kjit_pool_in_session(v))
 		return 0;
-	orig = kjit_cache_return_site(&c->cache, v);
+	orig = return_site_of(sc->s, v);
 	if (!orig)
 		return READ_ONCE(sc->t->on_rq) ? -EBUSY : 0;
 	WRITE_ONCE(*p, orig);
@@ -157,9 +162,9 @@ static int move_own_word(unsigned long *p, void *arg)
 {
 	struct scan *sc = arg;
 	unsigned long v = READ_ONCE(*p), orig;
-	const struct kjit_cpu *c = cache_of(sc->s, v);
 
-	if (c && (orig = kjit_cache_return_site(&c->cache, v))) {
+	orig = kjit_pool_in_session(v) ? return_site_of(sc->s, v) : 0;
+	if (orig) {
 		WRITE_ONCE(*p, orig);
 		sc->rewritten++;
 	}

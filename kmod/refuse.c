@@ -14,6 +14,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include "kjit_refusals.h"
+#include "kmod/pool/kjit_pool.h"
 #include "ksyms.h"
 #include "refuse.h"
 
@@ -84,7 +85,8 @@ const char *kjit_refuse_text(unsigned long start)
 {
 	size_t i;
 
-	if (within_module(start, THIS_MODULE))
+	if (within_module(start, THIS_MODULE) ||
+	    within_module(start, kjit_pool.mod))
 		return "part of kjit";
 	for (i = 0; i < ARRAY_SIZE(sections); i++)
 		if (sections[i][0] && start >= sections[i][0] &&

@@ -235,7 +235,7 @@ static void add_cpu_stats(struct kjit_session_stats *st,
 	st->predicted += READ_ONCE(c->cache.stats.predicted);
 	st->translate_ns += READ_ONCE(c->translate_ns);
 	if (cpu < KJIT_STAT_CPUS)
-		st->bytes[cpu] = READ_ONCE(c->cache.code_used);
+		st->bytes[cpu] = READ_ONCE(c->cache.stats.bytes);
 	st->blocks_cpu_max =
 	    max(st->blocks_cpu_max, kjit_cache_count(&c->cache));
 	for (i = 0; i < KJIT_FB_COUNT && i < KJIT_FALLBACK_REASONS; i++)

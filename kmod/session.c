@@ -14,10 +14,11 @@
  *      inside the cache are waited for; idle tasks included;
  *   5. synchronize_rcu_tasks() again: a task preempted in
  *      kjit_dispatch_entry (module text) after step 2 leaves it;
- *   6. clear the lookup tables, unpin modules, free the code: every CPU's
- *      cache and the trampolines. The detaching task's own cache return
- *      addresses (its ioctl may have entered through a deep-attached
- *      __x64_sys_ioctl) were moved by step 4 too.
+ *   6. clear the lookup tables, unpin modules, free the code: int3 over
+ *      every chunk of the code pool the caches took, and the trampolines.
+ *      The detaching task's own cache return addresses (its ioctl may have
+ *      entered through a deep-attached __x64_sys_ioctl) were moved by
+ *      step 4 too.
  * The block tables and counters stay readable until the next attach or
  * unload.
  *
@@ -31,6 +32,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
+#include "cachepool.h"
 #include "divert.h"
 #include "env.h"
 #include "ibl.h"
@@ -91,8 +93,7 @@ static size_t cpu_mem_bytes(const struct kjit_limits *l)
 {
 	size_t b = l->max_blocks;
 
-	return PAGE_ALIGN((size_t)l->cache_kb << 10) +
-	       PAGE_ALIGN((b + 1) * sizeof(u64)) +
+	return PAGE_ALIGN((b + 1) * sizeof(u64)) +
 	       b * sizeof(struct kjit_cblock) +
 	       roundup_pow_of_two(2 * b + 1) * sizeof(struct kjit_centry) +
 	       2 * b * sizeof(struct kjit_pending) +
@@ -141,7 +142,6 @@ static void cpu_free(struct kjit_cpu *c)
 {
 	if (!c)
 		return;
-	kjit_region_free(&c->code);
 	kjit_region_free(&c->data);
 	vfree(c->cache.blocks);
 	vfree(c->cache.map);
@@ -152,7 +152,28 @@ static void cpu_free(struct kjit_cpu *c)
 
 static bool translatable(void *ctx, u64 orig)
 {
-	return kjit_session_func_of(ctx, (unsigned long)orig) >= 0;
+	struct kjit_cpu *c = ctx;
+
+	return kjit_session_func_of(c->session, (unsigned long)orig) >= 0;
+}
+
+/* The cache's next code area: a chunk of the pool, cut to what is left
+ * of the session's cache_kb for this CPU (codecache/cache.h). */
+static bool more_code(void *ctx, u8 **run, u8 **rw, u32 *size)
+{
+	struct kjit_cpu *c = ctx;
+	u64 cap = (u64)c->session->lim.cache_kb << 10;
+
+	if (c->code_taken >= cap) {
+		c->code_capped = true;
+		return false;
+	}
+	if (!kjit_pool_take(run, rw, size))
+		return false;
+	if (*size > cap - c->code_taken)
+		*size = cap - c->code_taken;
+	c->code_taken += *size;
+	return true;
 }
 
 static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
@@ -170,14 +191,11 @@ static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 	m.blocks = vzalloc(array_size(max_blocks, sizeof(*m.blocks)));
 	m.map = vzalloc(array_size(m.map_slots, sizeof(*m.map)));
 	m.pending = vzalloc(array_size(m.max_pending, sizeof(*m.pending)));
+	/* no code area yet: chunks of the pool come with use (more_code) */
 	if (!c->tr || !m.blocks || !m.map || !m.pending ||
-	    kjit_region_alloc_code(&c->code, (size_t)s->lim.cache_kb << 10) ||
 	    kjit_region_alloc_data(&c->data,
 				   ((size_t)max_blocks + 1) * sizeof(u64)))
 		goto fail;
-	m.code_run = c->code.exec;
-	m.code_rw = c->code.rw;
-	m.code_size = c->code.size;
 	m.counters_run = (u64 *)c->data.exec;
 	m.counters_rw = (u64 *)c->data.rw;
 	if (kjit_cache_init(&c->cache, &m))
@@ -185,7 +203,8 @@ static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 	c->session = s;
 	c->guard_rw = m.counters_rw + max_blocks; /* after the block counters */
 	c->cache.translatable = translatable;
-	c->cache.ctx = s;
+	c->cache.more_code = more_code;
+	c->cache.ctx = c;
 	kjit_env_fill(&c->env, c);
 	kjit_config_default(&cfg);
 	cfg.native_calls = true;
@@ -299,6 +318,11 @@ int __kjit_session_attach(struct kjit_session *s, unsigned int *failed)
 	unsigned int i;
 	int err;
 
+	err = kjit_pool_open();
+	if (err) {
+		*failed = 0;
+		return err;
+	}
 	kjit_ibl_clear();
 	kjit_ibl_reset_hits();
 	rcu_assign_pointer(kjit_active, s);
@@ -318,22 +342,12 @@ int __kjit_session_attach(struct kjit_session *s, unsigned int *failed)
 	return 0;
 }
 
-/* Remove CPU @c's writable alias of its cache, and the cache's pointer
- * to it: after detach nothing writes translations. */
+/* Drop CPU @c's pointer to the writable alias of its code: after detach
+ * nothing writes translations (the alias itself goes with the pool's). */
 static void seal_cpu(struct kjit_cpu *c)
 {
-	if (!c)
-		return;
-	kjit_region_seal(&c->code);
-	c->cache.code_rw = NULL;
-}
-
-/* Free CPU @c's code: no task can run it any more. Its block table keeps
- * the translations' addresses, as numbers for reports. */
-static void free_cpu_code(struct kjit_cpu *c)
-{
 	if (c)
-		kjit_region_free(&c->code);
+		c->cache.code_rw = NULL;
 }
 
 /* __kjit_session_detach - the steps above. kjit_mutex held. */
@@ -353,12 +367,15 @@ void __kjit_session_detach(struct kjit_session *s)
 	/* No dispatcher runs any more (synchronize_rcu() above), and only the
 	 * dispatcher writes the caches: their writable aliases go. */
 	for_each_possible_cpu(i) seal_cpu(s->cpu[i]);
+	kjit_pool_seal();
 	/* A task preempted in kjit_dispatch_entry (module text, not the cache:
 	 * quiesce does not see it) after step 2 came from the cache; let it
 	 * leave before the module can be unloaded. */
 	synchronize_rcu_tasks();
 	kjit_ibl_clear();
-	for_each_possible_cpu(i) free_cpu_code(s->cpu[i]);
+	/* Every CPU's code goes: its block table keeps the translations'
+	 * addresses, as numbers for reports. */
+	kjit_pool_reset();
 	kjit_region_free(&s->tramps);
 	for (i = 0; i < s->n_funcs; i++) {
 		kjit_module_unpin(s->funcs[i].mod);

@@ -75,7 +75,9 @@ struct kjit_cpu {
 	struct kjit_cache cache;
 	struct kjit_translator *tr;
 	struct kjit_env env;
-	struct kjit_region code, data;
+	struct kjit_region data; /* lock-form counters, guard counter */
+	u64 code_taken;		 /* pool bytes this cache took */
+	bool code_capped;	 /* ... and it wanted more than cache_kb */
 	int busy;
 	u64 fallback[KJIT_FB_COUNT];
 	u64 refused[KJIT_R_COUNT];

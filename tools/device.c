@@ -11,10 +11,10 @@
 static void explain_open_error(int err)
 {
 	if (err == ENOENT)
-		fprintf(
-		    stderr,
-		    "kjit: %s not found: is kjit.ko loaded? (insmod kjit.ko)\n",
-		    KJIT_DEVICE);
+		fprintf(stderr,
+			"kjit: %s not found: is kjit.ko loaded? (insmod "
+			"kjit_pool.ko, then kjit.ko)\n",
+			KJIT_DEVICE);
 	else if (err == EACCES || err == EPERM)
 		fprintf(stderr,
 			"kjit: %s: permission denied: kjit needs root "

@@ -231,7 +231,7 @@ static const char *refused_everywhere(const struct eligible *e,
 {
 	size_t i;
 
-	if (!strcmp(s->module, "kjit"))
+	if (!strcmp(s->module, "kjit") || !strcmp(s->module, "kjit_pool"))
 		return "part of kjit";
 	for (i = 0; i < N_SECTIONS; i++)
 		if (in_range(e->sections[i], s->addr))

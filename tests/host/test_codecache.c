@@ -416,8 +416,103 @@ static void test_predict(void)
 		 "set in a block with no prediction site");
 }
 
+/* Code areas (cache.h): a cache that starts with none takes them from
+ * more_code() as it fills, in address order; blocks stay in address order
+ * and links and return sites work across areas; place() refusing a block
+ * moves it to the next area; with no area left it is full. */
+#define AREA_ORIG  0x600000ull
+#define AREA_BLKS  24
+#define AREA_SIZE  256u
+#define AREA_COUNT 4
+static u8 area_code[3 * AREA_BLKS]; /* nop; jmp .+2 (to the next block) */
+struct area_ctx {
+	unsigned given, placed, refuse_at; /* refuse the refuse_at-th place */
+};
+
+static bool area_more(void *ctx, u8 **run, u8 **rw, u32 *size)
+{
+	struct area_ctx *a = ctx;
+	u64 off = (u64)a->given * 0x1000; /* gaps between areas */
+
+	if (a->given == AREA_COUNT)
+		return false;
+	a->given++;
+	*run = (u8 *)(unsigned long)(RUN + off);
+	*rw = cache_rw + off;
+	*size = AREA_SIZE;
+	return true;
+}
+
+static bool area_place(void *ctx, const struct kjit_block *b,
+		       const struct kjit_translator *tr, u64 run)
+{
+	struct area_ctx *a = ctx;
+
+	return ++a->placed != a->refuse_at;
+}
+
+static void test_areas(void)
+{
+	struct area_ctx a = {.refuse_at = 3};
+	struct fixture f;
+	u64 run = 0, prev = 0;
+	unsigned i, in_order = 1, added = 0;
+	enum kjit_reason r = KJIT_OK;
+
+	for (i = 0; i < AREA_BLKS; i++) {
+		area_code[3 * i] = 0x90;
+		area_code[3 * i + 1] = 0xeb; /* jmp rel8 0: the next block */
+		area_code[3 * i + 2] = 0x00;
+	}
+	if (fixture_init(&f, false, false)) {
+		kt_fail("cache.areas.setup", "fixture");
+		return;
+	}
+	henv_add_region(&f.h, AREA_ORIG, area_code, sizeof(area_code));
+	memset(cache_rw, 0xcc, sizeof(cache_rw));
+	f.c.code_size = f.c.code_used = 0; /* no area until more_code() */
+	f.c.more_code = area_more;
+	f.c.place = area_place;
+	f.c.ctx = &a;
+	for (i = 0; i < AREA_BLKS; i++) {
+		r = kjit_cache_add(&f.c, &f.tr, AREA_ORIG + 3 * i, 0, &run);
+		if (r)
+			break;
+		added++;
+		in_order &= run > prev;
+		prev = run;
+	}
+	kt_check("cache.areas.in_order",
+		 added > 8 && in_order && f.c.stats.areas == AREA_COUNT,
+		 "%u blocks added, in order %u, areas taken %llu", added,
+		 in_order, (unsigned long long)f.c.stats.areas);
+	kt_check("cache.areas.full",
+		 r == KJIT_R_NO_SPACE && f.c.stats.full >= 1 &&
+		     added < AREA_BLKS,
+		 "after %u blocks: %s, full %llu", added, kjit_reason_name(r),
+		 (unsigned long long)f.c.stats.full);
+	/* the 3rd block was refused by place(): it went to area 2 */
+	kt_check("cache.areas.place_refused_moves",
+		 f.c.blocks[2].run >= RUN + 0x1000 &&
+		     f.c.blocks[1].run < RUN + 0x1000,
+		 "block 2 at %#llx, block 1 at %#llx",
+		 (unsigned long long)f.c.blocks[2].run,
+		 (unsigned long long)f.c.blocks[1].run);
+	/* every block's exit to its successor is linked, areas crossed */
+	for (i = 0; i + 1 < added; i++)
+		if (!(f.c.blocks[i].linked & 1))
+			break;
+	kt_check("cache.areas.links_across", i + 1 >= added,
+		 "block %u's exit is not linked", i);
+	kt_check("cache.areas.bytes",
+		 f.c.stats.bytes > AREA_SIZE &&
+		     f.c.stats.bytes <= AREA_COUNT * AREA_SIZE,
+		 "%llu bytes used", (unsigned long long)f.c.stats.bytes);
+}
+
 int main(void)
 {
+	test_areas();
 	test_staged_copy();
 	test_return_site_exact(false);
 	test_return_site_exact(true);

@@ -28,7 +28,7 @@ out() { echo "$*" > /dev/ttyS1; echo "$*" > /dev/console; }
 unload_leftovers() {
 	left=$(sed -n 's/^\(kjit[a-z_]*\) .*/\1/p' /proc/modules | tr '\n' ' ')
 	[ -n "$left" ] || return 0
-	for m in kjit $left; do rmmod "$m" 2> /dev/null; done
+	for m in kjit $left kjit_pool; do rmmod "$m" 2> /dev/null; done
 	echo "${left% }"
 }
 

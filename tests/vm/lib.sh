@@ -6,16 +6,22 @@ fail() { echo "FAIL: $*"; exit 1; }
 # skip REASON: this case cannot apply to this kernel; counted as skipped.
 skip() { echo "SKIP: $*"; echo "$*" > /tmp/skip; exit 77; }
 
-# load_kjit: insmod kjit.ko unless it is loaded already.
+# load_kjit: insmod kjit_pool.ko (the code cache's memory) and kjit.ko,
+# unless they are loaded already.
 load_kjit() {
 	[ -e /dev/kjit ] && return 0
+	grep -q '^kjit_pool ' /proc/modules ||
+		insmod /lib/kjit/kjit_pool.ko || fail "insmod kjit_pool.ko"
 	insmod /lib/kjit/kjit.ko "$@" || fail "insmod kjit.ko"
 	[ -e /dev/kjit ] || fail "/dev/kjit missing after insmod"
 }
 
+# unload_kjit: rmmod kjit.ko, then kjit_pool.ko.
 unload_kjit() {
-	[ -e /dev/kjit ] || return 0
-	rmmod kjit || fail "rmmod kjit"
+	if [ -e /dev/kjit ]; then rmmod kjit || fail "rmmod kjit"; fi
+	if grep -q '^kjit_pool ' /proc/modules; then
+		rmmod kjit_pool || fail "rmmod kjit_pool"
+	fi
 }
 
 # entry_count FUNC / entry_off FUNC: the count / offset of FUNC's entry

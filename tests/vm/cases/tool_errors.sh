@@ -11,7 +11,7 @@ one_line() { [ "$(wc -l < /tmp/e.out)" = 1 ] || { cat /tmp/e.out; fail "$1: not 
 for c in "attach vfs_read" "detach" "stat" "reset" "report --live" "version" \
 	"record -f vfs_read -- true" "compare -f vfs_read -- true"; do
 	kjit $c > /tmp/o.out 2> /tmp/e.out && fail "kjit $c without the module succeeded"
-	grep -q '/dev/kjit not found: is kjit.ko loaded? (insmod kjit.ko)' /tmp/e.out ||
+	grep -q '/dev/kjit not found: is kjit.ko loaded? (insmod kjit_pool.ko, then kjit.ko)' /tmp/e.out ||
 		{ cat /tmp/e.out; fail "kjit $c: module message"; }
 	[ -s /tmp/o.out ] && [ "$c" != version ] && fail "kjit $c printed output"
 done
