@@ -19,6 +19,30 @@ void kjit_emit_init(struct kjit_emit *e, u8 *buf, u32 cap, u64 base)
 	e->overflow = false;
 	e->no_indirect = false;
 	e->n_lit = 0;
+	e->uw = NULL;
+	e->n_uw = 0;
+	e->uw_insn = KJIT_UW_NONE;
+	e->uw_sp = 0;
+}
+
+void kjit_emit_unwind(struct kjit_emit *e, unsigned insn, int sp)
+{
+	struct kjit_uw_point *last = e->n_uw ? &e->uw[e->n_uw - 1] : NULL;
+
+	e->uw_insn = (u8)insn;
+	e->uw_sp = (s8)sp;
+	if (!e->uw || (last && last->insn == insn && last->sp == sp))
+		return;
+	if (last && last->off == e->pos) { /* nothing emitted in between */
+		last->insn = (u8)insn;
+		last->sp = (s8)sp;
+		return;
+	}
+	if (e->n_uw == KJIT_MAX_UW) { /* cannot happen: KJIT_MAX_UW bounds */
+		e->overflow = true;
+		return;
+	}
+	e->uw[e->n_uw++] = (struct kjit_uw_point){(u16)e->pos, (u8)insn, (s8)sp};
 }
 
 void kjit_emit_u32(struct kjit_emit *e, u32 v)

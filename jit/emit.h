@@ -21,6 +21,34 @@
 
 #define KJIT_MAX_LITERALS 8
 
+/*
+ * Unwind map of a block: where its code has which stack layout, for the
+ * module's ORC entries (kmod/orc.c) - an unwinder that stops in the cache
+ * (an interrupt, a sleeping task's return address) must find the caller
+ * where the original would. Point k says: from offset off up to the next
+ * point, the stack is that of original instruction insn (index into the
+ * block's kjit_block_desc, before it runs) plus sp bytes pushed by code the
+ * translator inserted (a saved register, pushfq). insn KJIT_UW_NONE: no
+ * layout known (exit stubs and literals, never run after linking).
+ *
+ *     off  0        insn 0, sp 0    entry: endbr64, guards, counter
+ *          push %r  insn 0, sp 8    (a counter through a saved register)
+ *          pop %r   insn 0, sp 0
+ *          copy 1   insn 1, sp 0    ...one point per copied instruction
+ *          term     insn n-1, sp 0  the terminator's translation
+ *     body_len      NONE            exit stubs, literal pool
+ *
+ * A translated call's return site has the call's layout (a return leaves
+ * the stack as the call found it).
+ */
+#define KJIT_UW_NONE 0xff
+#define KJIT_MAX_UW  (2 * KJIT_MAX_INSNS + 32)
+struct kjit_uw_point {
+	u16 off;
+	u8 insn;
+	s8 sp;
+};
+
 struct kjit_emit {
 	u8 *buf;
 	u64 base; /* run-time address of buf[0] */
@@ -34,6 +62,12 @@ struct kjit_emit {
 		u64 value;
 		u32 field; /* offset of the disp32 that must point at it */
 	} lit[KJIT_MAX_LITERALS];
+	/* the unwind map (above), when uw is set: uw[0..n_uw), room for
+	 * KJIT_MAX_UW; uw_insn/uw_sp: the state at pos */
+	struct kjit_uw_point *uw;
+	unsigned n_uw;
+	u8 uw_insn;
+	s8 uw_sp;
 };
 
 void kjit_emit_init(struct kjit_emit *e, u8 *buf, u32 cap, u64 base);
@@ -61,6 +95,16 @@ void kjit_emit_nops(struct kjit_emit *e, unsigned n);
 void kjit_emit_align_rel32(struct kjit_emit *e, unsigned oplen);
 /* Pad with int3 to @align (power of two) - for non-executed areas. */
 void kjit_emit_align_int3(struct kjit_emit *e, unsigned align);
+
+/* Unwind map (above): the code from here on has original instruction
+ * @insn's stack layout plus @sp bytes (KJIT_UW_NONE: none known). */
+void kjit_emit_unwind(struct kjit_emit *e, unsigned insn, int sp);
+/* ... the same instruction's, with @delta more bytes pushed: call it right
+ * after emitting an inserted push (+8) or pop (-8). */
+static inline void kjit_emit_unwind_sp(struct kjit_emit *e, int delta)
+{
+	kjit_emit_unwind(e, e->uw_insn, e->uw_sp + delta);
+}
 
 /* rel32 field (at current position, ending the instruction) to @target. */
 enum kjit_reason kjit_emit_rel32(struct kjit_emit *e, u64 target);

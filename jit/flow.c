@@ -107,6 +107,7 @@ static enum kjit_reason emit_call(struct kjit_translator *tr,
 {
 	enum kjit_reason r = kjit_emit_push_const(e, in->addr + in->len);
 
+	kjit_emit_unwind_sp(e, 8);
 	return r ? r : emit_exit(tr, e, blk, op_jmp32, 1, in->target);
 }
 
@@ -118,6 +119,7 @@ static enum kjit_reason emit_ret(struct kjit_translator *tr,
 	u32 d = (u32)in->ret_imm - 8;
 
 	if (in->ret_imm) {
+		kjit_emit_unwind(e, KJIT_UW_NONE, 0); /* a frame half gone */
 		/* pop qword [rsp+n-8]: address computed after the pop's rsp +=
 		 * 8 */
 		kjit_emit_u8(e, KX86_OP_POP_RM);
@@ -183,6 +185,7 @@ emit_push_target(struct kjit_emit *e, const struct kjit_insn *in, s32 rsp_adj)
 
 	if (in->reg != KJIT_IND_MEM) {
 		emit_push_reg(e, in->reg);
+		kjit_emit_unwind_sp(e, 8);
 		return KJIT_OK;
 	}
 	c = *in;
@@ -190,7 +193,10 @@ emit_push_target(struct kjit_emit *e, const struct kjit_insn *in, s32 rsp_adj)
 	c.bytes[c.modrm_off] =
 	    (u8)((c.bytes[c.modrm_off] & ~0x38) | (KX86_GRP5_PUSH << 3));
 	r = adjust_rsp_base(&c, rsp_adj);
-	return r ? r : kjit_emit_copy(e, &c);
+	if (!r)
+		r = kjit_emit_copy(e, &c);
+	kjit_emit_unwind_sp(e, 8);
+	return r;
 }
 
 static enum kjit_reason emit_jmp_ind(struct kjit_translator *tr,
@@ -210,6 +216,7 @@ static enum kjit_reason emit_call_ind(struct kjit_translator *tr,
 {
 	enum kjit_reason r = kjit_emit_push_const(e, in->addr + in->len);
 
+	kjit_emit_unwind_sp(e, 8);
 	if (!r)
 		r = emit_push_target(e, in, 8);
 	return r ? r : kjit_exit_dispatch(tr, e, blk, true);
@@ -294,6 +301,7 @@ static enum kjit_reason emit_followed_call_ind(struct kjit_translator *tr,
 	if (r)
 		return r;
 	kjit_emit_put32(e, field, e->pos - (field + 4));
+	kjit_emit_unwind(e, e->uw_insn, 8); /* L: the call's return address */
 	if (tr->cfg.predict_indirect_calls && in->reg != KJIT_IND_MEM)
 		emit_prediction(e, in->reg, blk);
 	r = emit_push_target(e, in, 8);
@@ -369,12 +377,14 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
 	enum kjit_reason r;
 
 	kjit_emit_u8(e, KX86_OP_PUSHF);
+	kjit_emit_unwind_sp(e, 8);
 	r = emit_cmp_site(e, in->addr, KX86_OP_JMP32);
 	je1 = e->pos - 1;
 	if (!r)
 		r = emit_cmp_site(e, in->addr, KX86_OP_JMP8);
 	je2 = e->pos - 1;
 	kjit_emit_u8(e, KX86_OP_POPF);
+	kjit_emit_unwind_sp(e, -8);
 	if (!r)
 		r = emit_exit(tr, e, blk, op_jmp32, 1, in->addr + in->len);
 	if (r)
@@ -386,7 +396,9 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
 		e->buf[je1] = (u8)(j - (je1 + 1));
 		e->buf[je2] = (u8)(j - (je2 + 1));
 	}
+	kjit_emit_unwind_sp(e, 8); /* J: reached with the flags pushed */
 	kjit_emit_u8(e, KX86_OP_POPF);
+	kjit_emit_unwind_sp(e, -8);
 	return emit_exit(tr, e, blk, op_jmp32, 1, in->target);
 }
 
@@ -399,8 +411,10 @@ static enum kjit_reason emit_guard_exit(struct kjit_emit *e, u32 je,
 	enum kjit_reason r;
 	u32 ok;
 
-	if (live)
+	if (live) {
 		kjit_emit_u8(e, KX86_OP_POPF);
+		kjit_emit_unwind_sp(e, -8);
+	}
 	r = kjit_emit_jmp_far(e, native);
 	if (r)
 		return r;
@@ -409,8 +423,11 @@ static enum kjit_reason emit_guard_exit(struct kjit_emit *e, u32 je,
 		return KJIT_R_BRANCH_FAR;
 	if (je < e->cap)
 		e->buf[je] = (u8)(ok - (je + 1));
-	if (live)
+	if (live) {
+		kjit_emit_unwind_sp(e, 8); /* ok: reached with the flags pushed */
 		kjit_emit_u8(e, KX86_OP_POPF);
+		kjit_emit_unwind_sp(e, -8);
+	}
 	return KJIT_OK;
 }
 
@@ -436,8 +453,10 @@ enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 	enum kjit_reason r;
 	u32 je;
 
-	if (live)
+	if (live) {
 		kjit_emit_u8(e, KX86_OP_PUSHF);
+		kjit_emit_unwind_sp(e, 8);
+	}
 	r = emit_cmp_site(e, site, KX86_NOP5_FIRST);
 	je = e->pos - 1;
 	if (!r && ctr.addr)
@@ -471,8 +490,10 @@ enum kjit_reason kjit_flow_emit_static_call_guard(struct kjit_translator *tr,
 
 	if ((u64)(s64)(s32)f != f)
 		return KJIT_R_BRANCH_FAR;
-	if (live)
+	if (live) {
 		kjit_emit_u8(e, KX86_OP_PUSHF);
+		kjit_emit_unwind_sp(e, 8);
+	}
 	/* cmpq $imm32, disp32(%rip): REX.W 81 /7, modrm 00 111 101 */
 	kjit_emit_u8(e, KX86_REX | KX86_REX_W);
 	kjit_emit_u8(e, KX86_OP_GRP1_IMM32);

@@ -103,11 +103,15 @@ enum kjit_reason kjit_emit_inc_mem(struct kjit_emit *e,
 	if (kjit_mem_needs_reg(mem)) {
 		if (reg >= KX86_NREGS || reg == KX86_RSP)
 			return KJIT_R_COUNTER;
-		if (save)
+		if (save) {
 			emit_push_pop(e, KX86_OP_PUSH_R, reg);
+			kjit_emit_unwind_sp(e, 8);
+		}
 		emit_inc_gs_reg(e, mem, reg);
-		if (save)
+		if (save) {
 			emit_push_pop(e, KX86_OP_POP_R, reg);
+			kjit_emit_unwind_sp(e, -8);
+		}
 		return KJIT_OK;
 	}
 	if (mem->lock)
@@ -147,6 +151,7 @@ static enum kjit_reason emit_inc_lahf(struct kjit_emit *e,
 	enum kjit_reason r;
 
 	kjit_emit_u8(e, KX86_OP_PUSH_R + KX86_RAX);
+	kjit_emit_unwind_sp(e, 8);
 	kjit_emit_u8(e, KX86_OP_LAHF);
 	kjit_emit_u8(e, KX86_OP_ESC);
 	kjit_emit_u8(e, KX86_OP2_SETCC + KX86_CC_O);
@@ -156,6 +161,7 @@ static enum kjit_reason emit_inc_lahf(struct kjit_emit *e,
 	kjit_emit_u8(e, 0x7f);
 	kjit_emit_u8(e, KX86_OP_SAHF);
 	kjit_emit_u8(e, KX86_OP_POP_R + KX86_RAX);
+	kjit_emit_unwind_sp(e, -8);
 	return r;
 }
 
@@ -166,8 +172,10 @@ static enum kjit_reason emit_inc_pushf(struct kjit_emit *e,
 	enum kjit_reason r;
 
 	kjit_emit_u8(e, KX86_OP_PUSHF);
+	kjit_emit_unwind_sp(e, 8);
 	r = kjit_emit_inc_mem(e, p->mem, p->reg, p->save);
 	kjit_emit_u8(e, KX86_OP_POPF);
+	kjit_emit_unwind_sp(e, -8);
 	return r;
 }
 

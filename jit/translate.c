@@ -101,6 +101,7 @@ static enum kjit_reason emit_body(struct kjit_translator *tr,
 	unsigned i;
 
 	for (i = 0; i + 1 < d->n; i++) {
+		kjit_emit_unwind(e, i, 0);
 		if (tr->cfg.instr && pi->at && i == pi->at) {
 			r = kjit_instrument_point(tr, e, pi, blk);
 			if (r)
@@ -148,6 +149,7 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 		pi.live = sc_key ? 0 : kjit_live_in_block(tr, d);
 		blk->live_in = pi.live;
 	}
+	kjit_emit_unwind(e, 0, 0);
 	if (tr->cfg.ibt)
 		kjit_emit_endbr64(e);
 	if (sc_key) {
@@ -178,6 +180,7 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 	r = emit_body(tr, e, d, &pi, blk);
 	if (r)
 		return r;
+	kjit_emit_unwind(e, d->n - 1, 0);
 	if (tr->cfg.instr && pi.at && pi.at == d->n - 1) {
 		r = kjit_instrument_point(tr, e, &pi, blk);
 		if (r)
@@ -190,6 +193,7 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 		return r;
 	}
 	blk->body_len = e->pos;
+	kjit_emit_unwind(e, KJIT_UW_NONE, 0);
 	r = kjit_exit_emit_stubs(tr, e, blk);
 	if (!r)
 		r = kjit_emit_literals(e);
@@ -208,6 +212,8 @@ enum kjit_reason kjit_translate(struct kjit_translator *tr, u64 orig, u8 *buf,
 	tr->ctr_ready = false;
 	kjit_emit_init(&e, buf, cap, run);
 	e.no_indirect = tr->cfg.ibt;
+	e.uw = tr->uw;
+	tr->n_uw = 0;
 	r = translate(tr, &e, blk);
 	if (!r && e.overflow)
 		r = KJIT_R_NO_SPACE;
@@ -217,6 +223,7 @@ enum kjit_reason kjit_translate(struct kjit_translator *tr, u64 orig, u8 *buf,
 		return r;
 	}
 	blk->len = e.pos;
+	tr->n_uw = e.n_uw;
 	tr->stats.blocks++;
 	tr->stats.seq[blk->seq]++;
 	tr->stats.ctr[blk->ctr][blk->seq]++;

@@ -39,6 +39,7 @@
 #include "jit/reason.h"
 #include "jit/env.h"
 #include "jit/decode.h"
+#include "jit/emit.h"
 #include "jit/exit.h"
 
 /* Worst-case output bytes for one block (fits any block of KJIT_MAX_INSNS). */
@@ -208,6 +209,9 @@ struct kjit_translator {
 	ZydisDecodedOperand zop[ZYDIS_MAX_OPERAND_COUNT];
 	struct kjit_insn la; /* scratch for liveness look-ahead */
 	struct kjit_block_desc desc;
+	/* the unwind map of the block last translated (emit.h) */
+	struct kjit_uw_point uw[KJIT_MAX_UW];
+	unsigned n_uw;
 	/* the block counter being placed (instrument.c) */
 	struct kjit_mem ctr_mem;
 	u64 ctr_for; /* the block ctr_mem was given for */
@@ -238,6 +242,15 @@ static inline const struct kjit_block_desc *
 kjit_last_desc(const struct kjit_translator *tr)
 {
 	return &tr->desc;
+}
+
+/* The unwind map (jit/emit.h) of the block last translated successfully
+ * by kjit_translate(), *n points; valid until the next call. */
+static inline const struct kjit_uw_point *
+kjit_last_unwind(const struct kjit_translator *tr, unsigned *n)
+{
+	*n = tr->n_uw;
+	return tr->uw;
 }
 
 #endif /* KJIT_JIT_TRANSLATE_H */

@@ -6,7 +6,7 @@
  * 1..2 a start offset (12 bits) and more configuration (native calls, edge
  * counters, lock prefix, RIP-relative counters; the start's low bit turns
  * kjit_config.ibt on, and every block then gets the IBT proof, whose
- * complaint is a finding too; its next three bits the module's deep-mode
+ * complaint is a finding too, as is one of the unwind map check's; its next three bits the module's deep-mode
  * options: followed indirect calls, their inline predictions, the
  * flags-dead dispatcher entry), the rest is
  * code placed at a kernel-like address; a few fake kernel symbols live
@@ -21,6 +21,7 @@
 #include "jit/translate.h"
 #include "tests/host/host_env.h"
 #include "tests/host/ibt_check.h"
+#include "tests/host/unwind_check.h"
 #include "tests/host/verify.h"
 
 #define ORIG 0xffffffff81000000ull
@@ -30,6 +31,7 @@ static struct henv henv;
 static struct kjit_translator tr;
 static struct vfy vfy;
 static struct ibtc ibtc;
+static struct uwc uwc;
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 
@@ -94,6 +96,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	vfy.predict_indirect_calls = cfg.predict_indirect_calls;
 	vfy.ibt = cfg.ibt;
 	ibtc_init(&ibtc);
+	uwc_init(&uwc);
 	for (k = 0; k < 3; k++, start = (start * 7 + 13) % size) {
 		u32 cap = caps[(sel >> 4) & 3];
 		enum kjit_reason r;
@@ -113,6 +116,12 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		    ibtc_block(&ibtc, kjit_last_desc(&tr), &b, out, run)) {
 			fprintf(stderr, "ibt proof: block at +%zu: %s\n", start,
 				ibtc.msg);
+			abort();
+		}
+		if (r == KJIT_OK && uwc_block(&uwc, kjit_last_desc(&tr), &b, out,
+					      run, tr.uw, tr.n_uw)) {
+			fprintf(stderr, "unwind map: block at +%zu: %s\n",
+				start, uwc.msg);
 			abort();
 		}
 		if (r == KJIT_OK && b.len > cap)

@@ -19,7 +19,8 @@ HT_CC_SRC := $(wildcard $(ROOT)/codecache/*.c)
 HT_CC_HDR := $(wildcard $(ROOT)/codecache/*.h)
 HT_CC_OBJ := $(patsubst $(ROOT)/codecache/%.c,$(HT_DIR)/codecache/%.o,$(HT_CC_SRC))
 HT_HDR    += $(HT_CC_HDR)
-HT_COMMON := $(HT_DIR)/verify.o $(HT_DIR)/host_env.o $(HT_DIR)/ibt_check.o
+HT_COMMON := $(HT_DIR)/verify.o $(HT_DIR)/host_env.o $(HT_DIR)/ibt_check.o \
+	$(HT_DIR)/unwind_check.o
 
 $(HT_DIR)/jit/%.o: $(ROOT)/jit/%.c $(HT_JIT_HDR)
 	@mkdir -p $(dir $@)
@@ -93,7 +94,8 @@ HT_FUZZ_CC    := clang-14
 HT_FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address -Wall -Wextra -Werror \
 	-Wno-unused-parameter -I$(ROOT)
 $(HT_DIR)/fuzz_translate: $(HT_SRC)/fuzz_translate.c $(HT_SRC)/verify.c \
-		$(HT_SRC)/host_env.c $(HT_SRC)/ibt_check.c $(HT_JIT_SRC) $(HT_HDR)
+		$(HT_SRC)/host_env.c $(HT_SRC)/ibt_check.c \
+		$(HT_SRC)/unwind_check.c $(HT_JIT_SRC) $(HT_HDR)
 	@mkdir -p $(dir $@)
 	$(HT_FUZZ_CC) $(HT_FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(HT_LIBS)
 

@@ -36,6 +36,8 @@ lahf_no_of|jit/instrument.c|s/kjit_emit_u8(e, 0x7f);/kjit_emit_u8(e, 0x7e);/|the
 ibt_no_endbr|jit/translate.c|s/^\t\tkjit_emit_endbr64(e);/\t\t(void)e;/|with kjit_config.ibt a block does not begin with endbr64
 ibt_far_indirect|jit/emit.c|/if (e->no_indirect)/{N;s/return KJIT_R_BRANCH_FAR;/(void)0;/}|with kjit_config.ibt a far target is still reached through jmp *[rip+lit]
 ibt_guard_site|jit/translate.c|s/r = kjit_flow_emit_entry_guard(tr, e, blk->orig, site, pi.live);/r = kjit_flow_emit_entry_guard(tr, e, blk->orig, blk->orig + 0 * site, pi.live);/|the entry guard tests the function start, not its __fentry__ site behind an endbr64
+uw_push_unrecorded|jit/instrument.c|/emit_push_pop(e, KX86_OP_PUSH_R, reg);/{n;s/kjit_emit_unwind_sp(e, 8);/(void)0;/}|the unwind map misses the push of a saved counter register (ORC would be 8 bytes off)
+uw_call_target|jit/flow.c|s/kjit_emit_unwind(e, e->uw_insn, 8);/(void)0;/|the unwind map misses the return address a followed indirect call pushes
 dispatch_dep_dropped|kmod/kjit_refusals.h|s/"sched_clock", //|KJIT_DISPATCH_DEPS loses sched_clock, which kjit_dispatch calls'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kjit-mutation.XXXXXX") || exit 2

@@ -26,6 +26,7 @@
 #include "tests/host/host_env.h"
 #include "tests/host/kjit_test.h"
 #include "tests/host/verify.h"
+#include "tests/host/unwind_check.h"
 
 #define ORIG	0xffffffff81000000ull
 #define RUN	0xffffffff82000000ull
@@ -36,6 +37,7 @@
 static struct henv henv;
 static struct kjit_translator tr;
 static struct vfy vfy;
+static struct uwc uwc; /* each translation's unwind map (unwind_check.h) */
 static u8 code[4096];
 static u8 out[KJIT_MAX_BLOCK_BYTES];
 
@@ -48,6 +50,7 @@ static void setup(const struct kjit_config *cfg, u64 gs_fake)
 	henv_add_sym(&henv, FENTRY, KJIT_SYM_FENTRY, -1);
 	kjit_translator_init(&tr, &henv.env, cfg);
 	vfy_init(&vfy, &henv.env);
+	uwc_init(&uwc);
 }
 
 static enum kjit_reason xlate(const char *in, struct kjit_block *b, char *why)
@@ -60,6 +63,9 @@ static enum kjit_reason xlate(const char *in, struct kjit_block *b, char *why)
 	why[0] = 0;
 	if (!r && vfy_block(&vfy, kjit_last_desc(&tr), b, out, RUN))
 		snprintf(why, 256, "verifier: %.200s", vfy.msg);
+	else if (!r && uwc_block(&uwc, kjit_last_desc(&tr), b, out, RUN,
+				 tr.uw, tr.n_uw))
+		snprintf(why, 256, "unwind map: %.200s", uwc.msg);
 	return r;
 }
 

@@ -13,6 +13,7 @@
 #include "tests/host/ibt_check.h"
 #include "tests/host/kjit_test.h"
 #include "tests/host/verify.h"
+#include "tests/host/unwind_check.h"
 
 #define ORIG	  0xffffffff81000000ull
 #define RUN	  0xffffffff82000000ull
@@ -26,6 +27,7 @@
 static struct henv henv;
 static struct kjit_translator tr;
 static struct vfy vfy;
+static struct uwc uwc; /* each translation's unwind map (unwind_check.h) */
 static struct ibtc ibtc;
 static u8 code[4096];
 static u8 out[KJIT_MAX_BLOCK_BYTES];
@@ -53,6 +55,7 @@ static void setup(bool ibt, bool native, bool follow, bool edges)
 		cfg.instr |= KJIT_INSTR_EDGE_COUNT;
 	kjit_translator_init(&tr, &henv.env, &cfg);
 	vfy_init(&vfy, &henv.env);
+	uwc_init(&uwc);
 	vfy.native_calls = native;
 	vfy.follow_indirect_calls = follow;
 	vfy.predict_indirect_calls = follow;
@@ -72,6 +75,9 @@ static enum kjit_reason xlate(const char *in, struct kjit_block *b, char *why)
 	why[0] = 0;
 	if (!r && vfy_block(&vfy, kjit_last_desc(&tr), b, out, RUN))
 		snprintf(why, 256, "verifier: %.200s", vfy.msg);
+	else if (!r && uwc_block(&uwc, kjit_last_desc(&tr), b, out, RUN,
+				 tr.uw, tr.n_uw))
+		snprintf(why, 256, "unwind map: %.200s", uwc.msg);
 	else if (!r && tr.cfg.ibt &&
 		 ibtc_block(&ibtc, kjit_last_desc(&tr), b, out, RUN))
 		snprintf(why, 256, "ibt proof: %.200s", ibtc.msg);

@@ -23,6 +23,7 @@
 #include "jit/instrument.h"
 #include "tests/host/host_env.h"
 #include "tests/host/ibt_check.h"
+#include "tests/host/unwind_check.h"
 #include "tests/host/kjit_test.h"
 #include "tests/host/verify.h"
 #include "tests/host/vmlinux.h"
@@ -45,6 +46,7 @@ static struct henv henv;
 static struct kjit_translator tr;
 static struct vfy vfy;
 static struct ibtc ibtc; /* with tr.cfg.ibt: the IBT proof of each block */
+static struct uwc uwc;	 /* every block: its unwind map (unwind_check.h) */
 static u8 outbuf[KJIT_MAX_BLOCK_BYTES];
 /* With check_memo, each block is translated a second time by a translator
  * whose decode memo is empty (translate.h): the bytes must not differ. */
@@ -58,8 +60,8 @@ static u64 work[MAX_FN_BLOCKS];
 
 static struct {
 	u64 fns, fns_ok, blocks, blocks_ok, vfy_fail, in_bytes, out_bytes;
-	u64 ibt_fail, memo_diff;
-	char first_ibt[400], first_memo[200];
+	u64 ibt_fail, memo_diff, uw_fail;
+	char first_ibt[400], first_memo[200], first_uw[400];
 	u64 reason[KJIT_R_COUNT];
 	u64 trap_kind[3];
 	char first_vfy[400];
@@ -123,6 +125,12 @@ static int do_block(u64 a, u64 lo, u64 hi, unsigned *nw)
 	if (vfy_block(&vfy, d, &b, outbuf, run) && !st.vfy_fail++)
 		snprintf(st.first_vfy, sizeof(st.first_vfy),
 			 "block %#llx: %.300s", (unsigned long long)a, vfy.msg);
+	if (uwc_block(&uwc, d, &b, outbuf, run, tr.uw, tr.n_uw) &&
+	    !st.uw_fail++)
+		snprintf(st.first_uw, sizeof(st.first_uw),
+			 "block %#llx at run %#llx: %.300s",
+			 (unsigned long long)a, (unsigned long long)run,
+			 uwc.msg);
 	if (tr.cfg.ibt && ibtc_block(&ibtc, d, &b, outbuf, run) &&
 	    !st.ibt_fail++)
 		snprintf(st.first_ibt, sizeof(st.first_ibt),
@@ -365,6 +373,16 @@ static void report(const char *pfx, double secs)
 	kt_check(name, st.vfy_fail == 0,
 		 "%llu blocks fail decode-back; first: %s",
 		 (unsigned long long)st.vfy_fail, st.first_vfy);
+	snprintf(name, sizeof(name), "jit.vmlinux.%sunwind", pfx);
+	kt_check(name, st.uw_fail == 0 && uwc.blocks == st.blocks_ok,
+		 "%llu of %llu blocks' unwind maps are wrong; first: %s",
+		 (unsigned long long)st.uw_fail,
+		 (unsigned long long)st.blocks_ok, st.first_uw);
+	printf("vmlinux sweep: unwind maps of %llu blocks checked, %llu "
+	       "instructions, %llu of them with inserted bytes pushed\n",
+	       (unsigned long long)uwc.blocks, (unsigned long long)uwc.insns,
+	       (unsigned long long)uwc.pushed);
+	uwc_init(&uwc);
 	snprintf(name, sizeof(name), "jit.vmlinux.%scoverage", pfx);
 	kt_check(name, pct_code >= TARGET_PCT && st.fns > 10000,
 		 "%.3f%% of %llu non-trap blocks translated, target %.0f%%",
@@ -405,6 +423,7 @@ int main(int argc, char **argv)
 	}
 	kt_pass("jit.vmlinux.kallsyms", "%zu symbols, %zu extable entries",
 		vml.n_sym, vml.n_fixups);
+	uwc_init(&uwc);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	sweep();
 	clock_gettime(CLOCK_MONOTONIC, &t1);
