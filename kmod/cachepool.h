@@ -28,7 +28,8 @@
 #define KJIT_POOL_TAIL 16
 
 /* Module init (process context): check kjit_pool.ko's ABI, fill the pool
- * with int3, give the kernel its (empty) tables. Returns 0 or -errno. */
+ * with int3, give the kernel its (empty) side tables (orc.h). Returns 0
+ * or -errno. */
 int kjit_pool_init(void);
 /* Module exit: no session runs: take the tables back, int3 all. */
 void kjit_pool_exit(void);
@@ -42,7 +43,8 @@ bool kjit_pool_take(u8 **run, u8 **rw, u32 *size);
 /* Detach, once no dispatcher runs: remove the writable alias. */
 void kjit_pool_seal(void);
 /* Detach, once no task can run or return into the pool (after quiesce):
- * empty the table slices and int3 the chunks taken. Process context. */
+ * empty the side tables' slices and int3 the chunks taken. Process
+ * context. */
 void kjit_pool_reset(void);
 
 bool kjit_pool_contains(unsigned long addr);

@@ -37,6 +37,7 @@
 #include "env.h"
 #include "ibl.h"
 #include "ksyms.h"
+#include "orc.h"
 #include "quiesce.h"
 #include "session.h"
 #include "watch.h"
@@ -157,6 +158,14 @@ static bool translatable(void *ctx, u64 orig)
 	return kjit_session_func_of(c->session, (unsigned long)orig) >= 0;
 }
 
+/* A block's side tables before its code is written (codecache/cache.h):
+ * its ORC entries. False: no room left in its chunk's slices. */
+static bool place(void *ctx, const struct kjit_block *b,
+		  const struct kjit_translator *tr, u64 run)
+{
+	return kjit_orc_place(b, tr, run);
+}
+
 /* The cache's next code area: a chunk of the pool, cut to what is left
  * of the session's cache_kb for this CPU (codecache/cache.h). */
 static bool more_code(void *ctx, u8 **run, u8 **rw, u32 *size)
@@ -204,6 +213,7 @@ static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 	c->guard_rw = m.counters_rw + max_blocks; /* after the block counters */
 	c->cache.translatable = translatable;
 	c->cache.more_code = more_code;
+	c->cache.place = place;
 	c->cache.ctx = c;
 	kjit_env_fill(&c->env, c);
 	kjit_config_default(&cfg);

