@@ -628,11 +628,35 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 		r = decode_bytes(tr, addr, in, n);
 	if (r)
 		return r;
-	if (check_fixup && env->has_fixup && env->has_fixup(env->opaque, addr))
-		return KJIT_R_FIXUP;
+	in->fixup = KJIT_FIXUP_NONE;
+	if (check_fixup) {
+		if (env->fixup)
+			in->fixup = (u8)env->fixup(env->opaque, addr,
+						   &in->fixup_target);
+		else if (env->has_fixup && env->has_fixup(env->opaque, addr))
+			in->fixup = KJIT_FIXUP_NATIVE;
+		if (in->fixup == KJIT_FIXUP_NATIVE)
+			return KJIT_R_FIXUP;
+	}
 	if (env->patch_site && env->patch_site(env->opaque, addr, &in->target))
-		return classify_site(tr->zi, in);
-	return classify(tr, tr->zi, in);
+		r = classify_site(tr->zi, in);
+	else
+		r = classify(tr, tr->zi, in);
+	if (in->fixup == KJIT_FIXUP_EXIT && in->fixup_target == addr + in->len)
+		in->fixup = KJIT_FIXUP_NEXT; /* no exit needed */
+	/* a fixup is copied only on a plain instruction */
+	return !r && in->fixup && in->kind != KJIT_I_PLAIN ? KJIT_R_FIXUP : r;
+}
+
+/* Has @d an instruction with a copied exception-table entry already? */
+static bool has_fixup_insn(const struct kjit_block_desc *d)
+{
+	unsigned i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->insn[i].fixup)
+			return true;
+	return false;
 }
 
 /* A block about to end with a fall-through exit (length limit, or cut
@@ -674,6 +698,14 @@ enum kjit_reason kjit_decode_block(struct kjit_translator *tr, u64 start,
 		 * effects (look-aheads never do) */
 		if (!r && tr->cfg.instr)
 			set_regs(tr, in);
+		if (!r && in->fixup && has_fixup_insn(d))
+			r = KJIT_R_FIXUP; /* one a block: it starts the next */
+		if (!r && in->fixup == KJIT_FIXUP_EXIT) {
+			/* a fault leaves the block here for its fixup:
+			 * whatever that reads must be intact */
+			in->regs_read = 0xffff;
+			in->flags_read = KX86_FLAGS_ARITH;
+		}
 		if (r && d->n)
 			break; /* end before it: it runs natively, at its own
 				  address */
@@ -703,6 +735,7 @@ enum kjit_reason kjit_decode_block(struct kjit_translator *tr, u64 start,
 		lim->regs_read = lim->regs_kill = 0;
 		lim->disp_off = 0;
 		lim->shadow = 0;
+		lim->fixup = KJIT_FIXUP_NONE;
 	}
 	d->end = addr;
 	return KJIT_OK;

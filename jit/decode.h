@@ -11,6 +11,10 @@
  *  - No block ends (KJIT_I_LIMIT, cut before a refused instruction) right
  *    after sti or mov ss: it ends before them instead, and a block that
  *    would start with one and end right after it is refused (irq_shadow).
+ *  - A block holds at most one instruction with an exception-table entry
+ *    that is copied (kjit_insn.fixup, never its terminator): a second one
+ *    starts the next block. Liveness treats a KJIT_FIXUP_EXIT one as a
+ *    branch out that reads everything (the fault goes to its fixup).
  *  - Decoding never refuses silently: on refusal desc->reason and
  *    desc->reason_addr say which instruction and why.
  *  - Instruction bytes are copied into the descriptor; later stages never
@@ -62,6 +66,9 @@ struct kjit_insn {
 	u8 reg;	      /* indirect register, or KJIT_IND_MEM */
 	u8 shadow;    /* sti / mov ss: the next instruction runs in its
 			 interrupt shadow, so no block ends right after it */
+	u8 fixup;     /* enum kjit_fixup: its exception-table entry's form
+			 (a block holds at most one such instruction) */
+	u64 fixup_target; /* KJIT_FIXUP_EXIT: the original fixup address */
 	u8 bytes[KX86_MAX_INSN_LEN];
 };
 

@@ -26,6 +26,22 @@ enum kjit_sym {
 				    trampoline): a branch to it is refused */
 };
 
+/* How an instruction with an exception-table entry is translated
+ * (kjit_env.fixup). */
+enum kjit_fixup {
+	KJIT_FIXUP_NONE,   /* no entry: an ordinary instruction */
+	KJIT_FIXUP_NATIVE, /* it must fault at its own address: refused
+			      (fixup), the block is cut before it */
+	KJIT_FIXUP_EXIT,   /* copied; its fixup target becomes an exit of
+			      the block (kjit_block.fix_land_off), and the
+			      env gives the copy an entry whose fixup lands
+			      there */
+	KJIT_FIXUP_NEXT,   /* copied; the entry's fixup must be the copy's
+			      next instruction (the kernel's handler checks
+			      fixup - ip == length: zero-padding loads), so
+			      nothing is inserted between them */
+};
+
 /* How an instrumentation counter is addressed. */
 enum kjit_mem_mode {
 	KJIT_MEM_GS,	 /* %gs-relative: .addr is the per-CPU offset (the
@@ -73,8 +89,15 @@ struct kjit_env {
 	 * one (kx86_may_be_fentry_site()). Optional. */
 	bool (*ftrace_site)(void *opaque, u64 addr);
 	/* True if the instruction at @addr has an exception-table fixup (it may
-	 * only fault at its original address). Optional. */
+	 * only fault at its original address). Optional; fixup() is asked
+	 * first. */
 	bool (*has_fixup)(void *opaque, u64 addr);
+	/* How the instruction at @addr is translated for its exception-table
+	 * entry: KJIT_FIXUP_NONE (none), NATIVE, or EXIT with *target where
+	 * the original's fixup goes (the translator makes that NEXT when
+	 * *target is the next instruction). Optional (then has_fixup decides:
+	 * NATIVE). */
+	enum kjit_fixup (*fixup)(void *opaque, u64 addr, u64 *target);
 	/* Give the address of a counter for the block at @block_addr
 	 * (@exit: exit index for edge counters). Returns false if none. */
 	bool (*counter)(void *opaque, u64 block_addr,

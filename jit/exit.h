@@ -40,7 +40,7 @@
 #include "jit/types.h"
 #include "jit/reason.h"
 
-#define KJIT_MAX_EXITS 2
+#define KJIT_MAX_EXITS 3 /* jcc: 2, and a copied fixup's landing */
 
 enum kjit_exit_kind {
 	KJIT_EXIT_DIRECT,   /* linkable; target known */

@@ -329,9 +329,25 @@ bool kjit_instrument_wants(const struct kjit_translator *tr, enum kjit_point p)
 
 /* Can code be inserted before instruction @k of @d? Not into the
  * interrupt shadow of an sti / mov ss (decode.h), nor where a dropped
- * instruction would leave it between two offsets of insn_off[]. */
+ * instruction would leave it between two offsets of insn_off[], nor right
+ * after a KJIT_FIXUP_NEXT instruction (its fixup is its next instruction,
+ * dropped ones aside),
+ * nor after a KJIT_FIXUP_EXIT one: a fault there leaves the block, which
+ * must have been counted. */
 static bool point_ok(const struct kjit_block_desc *d, unsigned k)
 {
+	unsigned i, next = 0; /* after a NEXT one: nothing emitted yet */
+
+	for (i = 0; i < k; i++) {
+		if (d->insn[i].fixup == KJIT_FIXUP_EXIT)
+			return false;
+		if (d->insn[i].fixup == KJIT_FIXUP_NEXT)
+			next = 1;
+		else if (d->insn[i].kind != KJIT_I_DROP)
+			next = 0;
+	}
+	if (next)
+		return false;
 	return k == 0 ||
 	       (!d->insn[k - 1].shadow && d->insn[k].kind != KJIT_I_DROP);
 }

@@ -76,6 +76,9 @@ static void block_reset(struct kjit_block *blk, u64 orig)
 	blk->live_in = 0;
 	blk->ret_off = 0;
 	blk->pred_imm_off = blk->pred_jmp_off = 0;
+	blk->fix_insn = 0xff;
+	blk->fix_kind = KJIT_FIXUP_NONE;
+	blk->fix_off = blk->fix_land_off = 0;
 	blk->reason = KJIT_OK;
 	blk->reason_addr = 0;
 }
@@ -113,6 +116,11 @@ static enum kjit_reason emit_body(struct kjit_translator *tr,
 			continue;
 		}
 		blk->insn_off[i] = (u16)e->pos;
+		if (d->insn[i].fixup) {
+			blk->fix_insn = (u8)i;
+			blk->fix_kind = d->insn[i].fixup;
+			blk->fix_off = (u16)e->pos;
+		}
 		r = kjit_emit_copy(e, &d->insn[i]);
 		if (r) {
 			blk->reason_addr = d->insn[i].addr;
@@ -120,6 +128,24 @@ static enum kjit_reason emit_body(struct kjit_translator *tr,
 		}
 	}
 	return KJIT_OK;
+}
+
+/* A copied KJIT_FIXUP_EXIT instruction's landing: an exit branch to its
+ * original fixup target, with the stack as the instruction had it (the
+ * kernel's fixups keep the frame: objtool checks it). Reached only by a
+ * fault's fixup, never by falling through. */
+static enum kjit_reason emit_fixup_landing(struct kjit_emit *e,
+					   const struct kjit_block_desc *d,
+					   struct kjit_block *blk)
+{
+	static const u8 op_jmp32[] = {KX86_OP_JMP32};
+
+	if (blk->fix_kind != KJIT_FIXUP_EXIT)
+		return KJIT_OK;
+	kjit_emit_unwind(e, blk->fix_insn, 0);
+	blk->fix_land_off = (u16)e->pos;
+	return kjit_exit_branch(e, blk, op_jmp32, 1,
+				d->insn[blk->fix_insn].fixup_target);
 }
 
 static enum kjit_reason translate(struct kjit_translator *tr,
@@ -192,6 +218,9 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 		blk->reason_addr = d->insn[d->n - 1].addr;
 		return r;
 	}
+	r = emit_fixup_landing(e, d, blk);
+	if (r)
+		return r;
 	blk->body_len = e->pos;
 	kjit_emit_unwind(e, KJIT_UW_NONE, 0);
 	r = kjit_exit_emit_stubs(tr, e, blk);

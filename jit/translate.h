@@ -158,6 +158,13 @@ struct kjit_block {
 	 * offsets of the cmp's imm32 and of the jmp's rel32 (both 4-aligned);
 	 * 0: the block has none */
 	u16 pred_imm_off, pred_jmp_off;
+	/* the instruction with a copied exception-table entry (decode.h):
+	 * index, KJIT_FIXUP_* form, offset of its copy and, for
+	 * KJIT_FIXUP_EXIT, of its landing - an exit branch to the original
+	 * fixup target, after the terminator's translation, where the copy's
+	 * entry sends a fault; fix_insn 0xff: none */
+	u8 fix_insn, fix_kind;
+	u16 fix_off, fix_land_off;
 	enum kjit_reason reason;
 	u64 reason_addr;
 	struct kjit_exit exit[KJIT_MAX_EXITS];

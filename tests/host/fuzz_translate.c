@@ -6,14 +6,15 @@
  * 1..2 a start offset (12 bits) and more configuration (native calls, edge
  * counters, lock prefix, RIP-relative counters; the start's low bit turns
  * kjit_config.ibt on, and every block then gets the IBT proof, whose
- * complaint is a finding too, as is one of the unwind map check's; its next three bits the module's deep-mode
- * options: followed indirect calls, their inline predictions, the
- * flags-dead dispatcher entry), the rest is
- * code placed at a kernel-like address; a few fake kernel symbols live
- * inside it so branches can hit them. Each output buffer is malloc'ed with
- * exactly its capacity, so ASan reports any write past it. Every block the
- * translator accepts must pass the independent decode-back verifier; a
- * rejection by the verifier aborts (a finding).
+ * complaint is a finding too, as is one of the unwind map check's; its next
+ * three bits the module's deep-mode options: followed indirect calls, their
+ * inline predictions, the flags-dead dispatcher entry; and more's low bit puts
+ * exception-table entries of several types every 5 bytes), the rest is code
+ * placed at a kernel-like address; a few fake kernel symbols live inside it so
+ * branches can hit them. Each output buffer is malloc'ed with exactly its
+ * capacity, so ASan reports any write past it. Every block the translator
+ * accepts must pass the independent decode-back verifier; a rejection by the
+ * verifier aborts (a finding).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "tests/host/host_env.h"
 #include "tests/host/ibt_check.h"
 #include "tests/host/unwind_check.h"
+#include "kmod/kjit_fixups.h"
 #include "tests/host/verify.h"
 
 #define ORIG 0xffffffff81000000ull
@@ -32,6 +34,9 @@ static struct kjit_translator tr;
 static struct vfy vfy;
 static struct ibtc ibtc;
 static struct uwc uwc;
+#define N_FIX 64
+static u64 fix_at[N_FIX];
+static struct henv_fixup fix[N_FIX];
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 
@@ -88,6 +93,19 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		henv.gs_fake = 0xffffe8c000010000ull;
 	}
 	cfg.ctr_reg = (more & 0x04) ? KJIT_REG_SAVE : KJIT_REG_DEAD;
+	if (more & 0x01) { /* exception-table entries every 5 bytes */
+		henv.fixups = fix_at, henv.n_fixups = N_FIX, henv.fix = fix;
+		for (k = 0; k < N_FIX; k++) {
+			static const u32 types[] = {
+			    KJIT_EX_UACCESS, KJIT_EX_ZEROPAD, KJIT_EX_BPF,
+			    KJIT_EX_DEFAULT};
+			fix_at[k] = ORIG + 5 * k;
+			fix[k] = (struct henv_fixup){
+			    fix_at[k],
+			    (k & 4) ? ORIG + 0x100 : fix_at[k] + (k % 7),
+			    types[k & 3]};
+		}
+	}
 	cfg.ctr_move = !(more & 0x02);
 	kjit_translator_init(&tr, &henv.env, &cfg);
 	vfy_init(&vfy, &henv.env);

@@ -95,7 +95,8 @@ HT_FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address -Wall -Wextra -Werror \
 	-Wno-unused-parameter -I$(ROOT)
 $(HT_DIR)/fuzz_translate: $(HT_SRC)/fuzz_translate.c $(HT_SRC)/verify.c \
 		$(HT_SRC)/host_env.c $(HT_SRC)/ibt_check.c \
-		$(HT_SRC)/unwind_check.c $(HT_JIT_SRC) $(HT_HDR)
+		$(HT_SRC)/unwind_check.c $(HT_JIT_SRC) $(HT_HDR) \
+		$(ROOT)/kmod/kjit_fixups.h
 	@mkdir -p $(dir $@)
 	$(HT_FUZZ_CC) $(HT_FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(HT_LIBS)
 

@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "tests/host/host_env.h"
+#include "kmod/kjit_fixups.h"
 
 static size_t h_read(void *o, u64 addr, u8 *buf, size_t len)
 {
@@ -36,22 +37,41 @@ static enum kjit_sym h_classify(void *o, u64 t, int *reg)
 	return KJIT_SYM_NONE;
 }
 
-static bool h_fixup(void *o, u64 addr)
+/* Index of the entry for @addr in h->fixups, or -1. */
+static long fixup_index(const struct henv *h, u64 addr)
 {
-	struct henv *h = o;
 	size_t lo = 0, hi = h->n_fixups;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
 		if (h->fixups[mid] == addr)
-			return true;
+			return (long)mid;
 		if (h->fixups[mid] < addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return false;
+	return -1;
+}
+
+static bool h_fixup(void *o, u64 addr)
+{
+	return fixup_index(o, addr) >= 0;
+}
+
+/* With whole entries (h->fix): the module's rule, kmod/kjit_fixups.h. */
+static enum kjit_fixup h_fixup_form(void *o, u64 addr, u64 *target)
+{
+	const struct henv *h = o;
+	long i = fixup_index(h, addr);
+
+	if (i < 0)
+		return KJIT_FIXUP_NONE;
+	if (!h->fix || !kjit_fixup_type_ok(h->fix[i].data & KJIT_EX_TYPE_MASK))
+		return KJIT_FIXUP_NATIVE;
+	*target = h->fix[i].fixup;
+	return KJIT_FIXUP_EXIT;
 }
 
 static u64 *slot_of(struct henv *h, u64 block, bool add)
@@ -139,6 +159,7 @@ void henv_init(struct henv *h, enum kjit_mem_mode mode, u64 *ctr, u64 *keys,
 	h->env.read_code = h_read;
 	h->env.classify = h_classify;
 	h->env.has_fixup = h_fixup;
+	h->env.fixup = h_fixup_form;
 	h->env.counter = h_counter;
 	h->env.dispatch = dispatch;
 	h->ctr_mode = mode;

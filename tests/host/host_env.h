@@ -30,6 +30,12 @@ struct henv {
 	unsigned n_sym;
 	const u64 *fixups; /* sorted */
 	size_t n_fixups;
+	/* optional, whole entries (sorted by insn, as fixups): with them the
+	 * env's fixup() says how each is translated (kmod/kjit_fixups.h) */
+	const struct henv_fixup {
+		u64 insn, fixup;
+		u32 data;
+	} * fix;
 	enum kjit_mem_mode ctr_mode;
 	bool ctr_lock;	   /* ask for `lock incq` */
 	u64 fake_ctr_base; /* ABS32/RIPREL without storage: fake addresses */

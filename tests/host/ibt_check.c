@@ -187,6 +187,10 @@ int ibtc_block(struct ibtc *c, const struct kjit_block_desc *d,
 	for (k = 0; k < b->n_exits; k++)
 		if (b->exit[k].kind == KJIT_EXIT_DIRECT)
 			push(&w, run + b->exit[k].stub_off);
+	/* a copied fixup's landing is reached by the kernel's fixup (an
+	 * exception return, which IBT does not check) */
+	if (b->fix_kind == KJIT_FIXUP_EXIT)
+		push(&w, run + b->fix_land_off);
 	while (!r && w.n_todo) {
 		u32 off = todo[--w.n_todo];
 

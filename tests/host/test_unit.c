@@ -14,6 +14,7 @@
 #include "tests/host/kjit_test.h"
 #include "tests/host/verify.h"
 #include "tests/host/unwind_check.h"
+#include "kmod/kjit_fixups.h"
 
 #define ORIG	  0xffffffff81000000ull
 #define RUN	  0xffffffff82000000ull
@@ -222,6 +223,86 @@ static void test_cut_before_native(void)
 		 !r && !why[0] && b.term == KJIT_I_LIMIT && b.n_exits == 1 &&
 		     b.exit[0].target == ORIG + 2 && b.orig_len == 2,
 		 "r=%s term=%u %s", kjit_reason_name(r), b.term, why);
+}
+
+/* Instructions with exception-table entries (kmod/kjit_fixups.h, env.h):
+ * one a block, copied; a fixup elsewhere becomes an exit (the landing),
+ * one to the next instruction keeps it adjacent; a type kept native, or a
+ * fixup on a terminator, is refused; the counter never follows one. */
+static void fixup_case(const char *name, const char *hex, u64 at1, u64 at2,
+		       u32 type, u64 fix, struct kjit_block *b,
+		       enum kjit_reason *r, char *why)
+{
+	static u64 at[2];
+	static struct henv_fixup fx[2];
+
+	at[0] = at1, at[1] = at2;
+	fx[0] = (struct henv_fixup){at1, fix, type};
+	fx[1] = (struct henv_fixup){at2, fix, type};
+	henv.fixups = at, henv.n_fixups = at2 ? 2 : 1, henv.fix = fx;
+	*r = xlate(hex, b, why);
+	henv.fixups = NULL, henv.n_fixups = 0, henv.fix = NULL;
+	if (why[0])
+		kt_fail(name, "%s", why);
+}
+
+static void test_fixups(void)
+{
+	struct kjit_block b;
+	enum kjit_reason r;
+	char why[256];
+	unsigned k, land = 0;
+
+	/* mov (%rsi),%rax; add $1,%rax; ret - a user access, fixup away */
+	fixup_case("jit.fixup.exit", "488b06 4883c001 c3", ORIG, 0,
+		   KJIT_EX_UACCESS, ORIG + 0x40, &b, &r, why);
+	for (k = 0; k < b.n_exits; k++)
+		land += b.exit[k].target == ORIG + 0x40 &&
+			b.exit[k].kind == KJIT_EXIT_DIRECT;
+	kt_check("jit.fixup.exit",
+		 !r && !why[0] && b.fix_kind == KJIT_FIXUP_EXIT &&
+		     b.fix_insn == 0 && b.fix_off == b.insn_off[0] &&
+		     b.fix_land_off > b.insn_off[2] &&
+		     b.fix_land_off < b.body_len && land == 1 && b.ctr_at == 0,
+		 "r=%s kind %u insn %u off %u land %u body %u exits to fixup "
+		 "%u ctr_at %u %s",
+		 kjit_reason_name(r), b.fix_kind, b.fix_insn, b.fix_off,
+		 b.fix_land_off, b.body_len, land, b.ctr_at, why);
+	/* the same with its fixup on the next instruction (rdmsr_safe,
+	 * zero-padding loads): no exit, nothing between the two */
+	fixup_case("jit.fixup.next", "488b06 4883c001 c3", ORIG, 0,
+		   KJIT_EX_ZEROPAD, ORIG + 3, &b, &r, why);
+	kt_check("jit.fixup.next",
+		 !r && !why[0] && b.fix_kind == KJIT_FIXUP_NEXT &&
+		     b.insn_off[1] == b.fix_off + 3 && !b.fix_land_off,
+		 "r=%s kind %u insn_off[1] %u fix_off %u land %u",
+		 kjit_reason_name(r), b.fix_kind, b.insn_off[1], b.fix_off,
+		 b.fix_land_off);
+	/* two user accesses: the second starts the next block */
+	fixup_case("jit.fixup.one_a_block", "488b06 488b0f c3", ORIG, ORIG + 3,
+		   KJIT_EX_UACCESS, ORIG + 0x40, &b, &r, why);
+	kt_check("jit.fixup.one_a_block",
+		 !r && b.orig_len == 3 && b.term == KJIT_I_LIMIT &&
+		     b.fix_insn == 0,
+		 "r=%s orig_len %u term %u", kjit_reason_name(r), b.orig_len,
+		 b.term);
+	/* a type kept native (BPF) is refused as before */
+	fixup_case("jit.fixup.native_type", "488b06 c3", ORIG, 0, KJIT_EX_BPF,
+		   ORIG + 0x40, &b, &r, why);
+	kt_check("jit.fixup.native_type", r == KJIT_R_FIXUP, "r=%s",
+		 kjit_reason_name(r));
+	/* a fixup on a transfer (call *(%rax)) runs natively */
+	fixup_case("jit.fixup.terminator", "ff10 c3", ORIG, 0, KJIT_EX_DEFAULT,
+		   ORIG + 0x40, &b, &r, why);
+	kt_check("jit.fixup.terminator", r == KJIT_R_FIXUP, "r=%s",
+		 kjit_reason_name(r));
+	/* flags live at the entry only through the user access's fault path:
+	 * the counter may not move past it to where they are dead
+	 * (mov (%rsi),%rax; cmp %rcx,%rdx; jz .+0x10) */
+	fixup_case("jit.fixup.counter_first", "488b06 4839ca 7410", ORIG, 0,
+		   KJIT_EX_UACCESS, ORIG + 0x40, &b, &r, why);
+	kt_check("jit.fixup.counter_first", !r && !why[0] && b.ctr_at == 0,
+		 "r=%s ctr_at %u %s", kjit_reason_name(r), b.ctr_at, why);
 }
 
 static void test_reason_names(void)
@@ -961,6 +1042,7 @@ int main(void)
 	test_goldens();
 	test_refusals();
 	test_cut_before_native();
+	test_fixups();
 	test_relocation();
 	test_liveness();
 	test_exit_patch();

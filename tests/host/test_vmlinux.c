@@ -61,6 +61,7 @@ static u64 work[MAX_FN_BLOCKS];
 static struct {
 	u64 fns, fns_ok, blocks, blocks_ok, vfy_fail, in_bytes, out_bytes;
 	u64 ibt_fail, memo_diff, uw_fail;
+	u64 fix[4]; /* blocks by kjit_block.fix_kind */
 	char first_ibt[400], first_memo[200], first_uw[400];
 	u64 reason[KJIT_R_COUNT];
 	u64 trap_kind[3];
@@ -107,6 +108,7 @@ static int do_block(u64 a, u64 lo, u64 hi, unsigned *nw)
 		return 0;
 	}
 	st.blocks_ok++;
+	st.fix[b.fix_kind & 3]++;
 	st.in_bytes += b.orig_len, st.out_bytes += b.len;
 	if (check_memo) {
 		struct kjit_block bc;
@@ -244,16 +246,35 @@ static int setup_env(void)
 	return 0;
 }
 
+/* Whole exception-table entries for the env (host_env.h): instructions
+ * with a fixup are then copied as kjit.ko copies them (kmod/kjit_fixups.h),
+ * not refused. */
+static void use_fixup_entries(void)
+{
+	static struct henv_fixup *fix;
+	size_t i;
+
+	fix = calloc(vml.n_fixups, sizeof(*fix));
+	for (i = 0; fix && i < vml.n_fixups; i++) {
+		fix[i].insn = vml.fix[i].insn;
+		fix[i].fixup = vml.fix[i].fixup;
+		fix[i].data = vml.fix[i].data;
+	}
+	henv.fix = fix;
+}
+
 /* Second pass with the configuration kjit.ko uses in a deep session
  * (kmod/session.c, kmod/env.c): native-call mode, followed indirect calls,
  * per-CPU counters at 64-bit %gs offsets (as alloc_percpu() gives: movabs
  * + incq %gs:(%reg), a dead register or a saved one, moved to where the
- * flags are dead), plus edge counters. */
+ * flags are dead), plus edge counters, and instructions with exception-table
+ * entries copied. */
 static void kernel_config(void)
 {
 	struct kjit_config cfg;
 
 	memset(&st, 0, sizeof(st));
+	use_fixup_entries();
 	kjit_config_default(&cfg);
 	cfg.native_calls = true;
 	cfg.follow_indirect_calls = true;
@@ -361,6 +382,11 @@ static void report(const char *pfx, double secs)
 			       kjit_reason_name(r),
 			       (unsigned long long)st.reason[r],
 			       100.0 * st.reason[r] / st.blocks);
+	printf("vmlinux sweep: instructions with exception-table entries "
+	       "copied: %llu with an exit to their fixup, %llu whose fixup is "
+	       "the next instruction\n",
+	       (unsigned long long)st.fix[KJIT_FIXUP_EXIT],
+	       (unsigned long long)st.fix[KJIT_FIXUP_NEXT]);
 	printf("vmlinux sweep: trap blocks starting with int3 %llu, ud2 "
 	       "(BUG/WARN) %llu, other %llu\n",
 	       (unsigned long long)st.trap_kind[0],

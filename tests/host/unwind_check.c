@@ -53,6 +53,10 @@ static void allowed(const struct walk *w, u32 off, unsigned *lo, unsigned *hi)
 {
 	unsigned i, last = w->d->n - 1;
 
+	if (w->b->fix_kind == KJIT_FIXUP_EXIT && off >= w->b->fix_land_off) {
+		*lo = *hi = w->b->fix_insn; /* the landing */
+		return;
+	}
 	*lo = 0;
 	*hi = last;
 	if (off >= w->b->insn_off[last]) {
@@ -253,6 +257,11 @@ int uwc_block(struct uwc *u, const struct kjit_block_desc *d,
 	if (check_map_shape(u, &w))
 		return -1;
 	if (reach(u, &w, run, 0))
+		return -1;
+	/* a copied fixup's landing: reached from the fault, which left the
+	 * stack as the faulting instruction had it */
+	if (b->fix_kind == KJIT_FIXUP_EXIT &&
+	    reach(u, &w, run + b->fix_land_off, 0))
 		return -1;
 	while (w.n_todo)
 		if (walk_one(u, &w, w.todo[--w.n_todo]))

@@ -17,6 +17,8 @@ struct dinsn {
 
 #define FAILF(...) (snprintf(v->msg, sizeof(v->msg), __VA_ARGS__), -1)
 
+static enum kjit_fixup env_fixup(struct vfy *v, u64 a, u64 *target);
+
 void vfy_init(struct vfy *v, const struct kjit_env *env)
 {
 	ZydisDecoderInit(&v->dec, ZYDIS_MACHINE_MODE_LONG_64,
@@ -385,6 +387,19 @@ static int parse_count(struct vfy *v, u64 a, struct cseq *c)
 	return 0;
 }
 
+/* Can the instruction at @i fault to a fixup outside the block (an
+ * exception-table entry whose fixup is not the next instruction)? Then it
+ * is a way out that reads everything. */
+static bool faults_away(struct vfy *v, unsigned i)
+{
+	const struct kjit_insn *in = &v->d->insn[i];
+	u64 t;
+
+	return in->kind != KJIT_I_LIMIT &&
+	       env_fixup(v, in->addr, &t) == KJIT_FIXUP_EXIT &&
+	       t != in->addr + in->len;
+}
+
 /* Is GPR @reg (0..15) overwritten whole, unread, by the block's own
  * instructions from @k on, before its terminator's successors? */
 static bool reg_dead_from(struct vfy *v, unsigned k, int reg)
@@ -396,7 +411,7 @@ static bool reg_dead_from(struct vfy *v, unsigned k, int reg)
 	for (i = k; i < v->d->n; i++) {
 		bool kill = false;
 
-		if (v->d->insn[i].kind == KJIT_I_LIMIT ||
+		if (v->d->insn[i].kind == KJIT_I_LIMIT || faults_away(v, i) ||
 		    dec_orig(v, &v->d->insn[i], &o))
 			return false;
 		if ((o.i.mnemonic == ZYDIS_MNEMONIC_XOR ||
@@ -474,7 +489,7 @@ static bool flags_dead_from(struct vfy *v, unsigned k)
 	for (i = k; i < v->d->n && killed != clob; i++) {
 		const ZydisAccessedFlags *f;
 
-		if (v->d->insn[i].kind == KJIT_I_LIMIT ||
+		if (v->d->insn[i].kind == KJIT_I_LIMIT || faults_away(v, i) ||
 		    dec_orig(v, &v->d->insn[i], &o))
 			return false;
 		f = o.i.cpu_flags;
@@ -489,6 +504,19 @@ static bool flags_dead_from(struct vfy *v, unsigned k)
 		    (f->modified | f->set_0 | f->set_1 | f->undefined) & clob;
 	}
 	return killed == clob;
+}
+
+/* A block with an instruction that faults away (faults_away): are the
+ * flags written by the block before it, so that its fixup cannot read
+ * them? True for a block without one. */
+static bool fault_path_flags_dead(struct vfy *v)
+{
+	unsigned i;
+
+	for (i = 0; i < v->d->n; i++)
+		if (faults_away(v, i))
+			return flags_dead_from(v, 0);
+	return true;
 }
 
 /* The block counter between @a and @end, before original instruction
@@ -525,6 +553,9 @@ static int check_block_count(struct vfy *v, u64 a, u64 end)
 	if (v->b->seq == KJIT_SEQ_INC &&
 	    (v->b->live_in & (KX86_FLAGS_ARITH & ~KX86_FLAG_CF)))
 		return FAILF("bare inc although flags %#x live", v->b->live_in);
+	if (v->b->seq == KJIT_SEQ_INC && !k && !fault_path_flags_dead(v))
+		return FAILF("bare inc at the entry, but a fault may leave "
+			     "the block before the flags are written");
 	if (k && v->d->insn[k - 1].shadow)
 		return FAILF("counter in the interrupt shadow of insn %u",
 			     k - 1);
@@ -931,6 +962,78 @@ static int check_dropped(struct vfy *v, const struct kjit_insn *in, unsigned i)
 	return 0;
 }
 
+/* The environment's word on the fixup of the instruction at @a. */
+static enum kjit_fixup env_fixup(struct vfy *v, u64 a, u64 *target)
+{
+	*target = 0;
+	if (v->env->fixup)
+		return v->env->fixup(v->env->opaque, a, target);
+	return v->env->has_fixup && v->env->has_fixup(v->env->opaque, a)
+		   ? KJIT_FIXUP_NATIVE
+		   : KJIT_FIXUP_NONE;
+}
+
+/* Instructions with exception-table entries, by the environment: at most
+ * one, copied as a body instruction, the counter before it (EXIT: a fault
+ * leaves the block; NEXT: its fixup is the very next instruction, nothing
+ * may come between), and an EXIT one's landing is an exit to its fixup. */
+static int check_fixups(struct vfy *v, const struct kjit_block_desc *d)
+{
+	const struct kjit_block *b = v->b;
+	enum kjit_fixup k, want_kind = KJIT_FIXUP_NONE;
+	unsigned i, at = 0xff;
+	u64 t, want_t = 0;
+	struct dinsn x;
+
+	for (i = 0; i < d->n; i++) {
+		/* a dropped instruction (checked by check_dropped) never
+		 * runs: its entry, if any, cannot matter */
+		if (d->insn[i].kind == KJIT_I_LIMIT ||
+		    (i + 1 < d->n && b->insn_off[i] == 0xffff))
+			continue;
+		k = env_fixup(v, d->insn[i].addr, &t);
+		if (k == KJIT_FIXUP_NONE)
+			continue;
+		if (k == KJIT_FIXUP_EXIT &&
+		    t == d->insn[i].addr + d->insn[i].len)
+			k = KJIT_FIXUP_NEXT;
+		if (k == KJIT_FIXUP_NATIVE || at != 0xff || i + 1 == d->n)
+			return FAILF(
+			    "instruction at %#llx with a fixup (%d) in "
+			    "the block",
+			    (unsigned long long)d->insn[i].addr, k);
+		at = i, want_kind = k, want_t = t;
+	}
+	if (b->fix_insn != at ||
+	    (at != 0xff &&
+	     (b->fix_kind != want_kind || b->fix_off != b->insn_off[at])))
+		return FAILF("fixup instruction %u (kind %u at +%u), want %u",
+			     b->fix_insn, b->fix_kind, b->fix_off, at);
+	if (at == 0xff)
+		return 0;
+	if (want_kind == KJIT_FIXUP_NEXT) {
+		/* the next instruction that is emitted (dropped ones do
+		 * nothing), with nothing before it */
+		for (i = at + 1; i + 1 < d->n && b->insn_off[i] == 0xffff; i++)
+			;
+		return b->insn_off[i] == b->fix_off + d->insn[at].len &&
+			       (b->ctr_at <= at || b->ctr_at > i)
+			   ? 0
+			   : FAILF("code between insn %u (a fixup to the next "
+				   "instruction, +%u, %u bytes) and insn %u "
+				   "(+%u; counter before insn %u)",
+				   at, b->fix_off, d->insn[at].len, i,
+				   b->insn_off[i], b->ctr_at);
+	}
+	if (b->ctr_at > at)
+		return FAILF("block counter after the fixup instruction");
+	if (dec_skip_nops(v, v->run + b->fix_land_off, &x))
+		return -1;
+	if (x.i.mnemonic != ZYDIS_MNEMONIC_JMP)
+		return FAILF("fixup landing is not a jmp");
+	return check_exit_branch(v, &x, want_t);
+}
+
 int vfy_block(struct vfy *v, const struct kjit_block_desc *d,
 	      const struct kjit_block *b, const u8 *buf, u64 run)
 {
@@ -941,6 +1044,8 @@ int vfy_block(struct vfy *v, const struct kjit_block_desc *d,
 	v->d = d, v->b = b, v->buf = buf, v->run = run, v->msg[0] = 0;
 	if (b->n_insns != d->n || !d->n)
 		return FAILF("instruction count mismatch");
+	if (check_fixups(v, d))
+		return -1;
 	while (first + 1 < d->n && b->insn_off[first] == 0xffff)
 		first++;
 	a = run + b->insn_off[first];

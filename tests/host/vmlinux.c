@@ -64,6 +64,12 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int cmp_fix(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct vfixup *)a)->insn,
+		       &((const struct vfixup *)b)->insn);
+}
+
 static void load_fixups(struct vml *v)
 {
 	const Elf64_Shdr *s = section(v, "__ex_table");
@@ -74,10 +80,18 @@ static void load_fixups(struct vml *v)
 	n = s->sh_size /
 	    12; /* struct exception_table_entry { int insn, fixup, data; } */
 	v->fixups = calloc(n, sizeof(u64));
+	v->fix = calloc(n, sizeof(*v->fix));
+	for (i = 0; i < n; i++) {
+		const u8 *e = v->data + s->sh_offset + i * 12;
+		u64 at = s->sh_addr + i * 12;
+
+		v->fix[i].insn = at + (s64)(s32)rd32(e);
+		v->fix[i].fixup = at + 4 + (s64)(s32)rd32(e + 4);
+		v->fix[i].data = rd32(e + 8);
+	}
+	qsort(v->fix, n, sizeof(*v->fix), cmp_fix);
 	for (i = 0; i < n; i++)
-		v->fixups[i] = s->sh_addr + i * 12 +
-			       (s64)(s32)rd32(v->data + s->sh_offset + i * 12);
-	qsort(v->fixups, n, sizeof(u64), cmp_u64);
+		v->fixups[i] = v->fix[i].insn;
 	v->n_fixups = n;
 }
 

@@ -17,6 +17,12 @@ struct vsym {
 	const char *name;
 };
 
+/* One exception-table entry, absolute (the table's fields are relative). */
+struct vfixup {
+	u64 insn, fixup;
+	u32 data; /* type in bits 0..7 (kmod/kjit_fixups.h) */
+};
+
 struct vml {
 	const u8 *data;
 	size_t size;
@@ -24,6 +30,7 @@ struct vml {
 	const u8 *text;
 	u64 *fixups; /* sorted addresses of instructions with extable entries */
 	size_t n_fixups;
+	struct vfixup *fix; /* the same entries, whole, sorted by insn */
 	struct vsym *sym;
 	size_t n_sym;
 };
