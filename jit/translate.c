@@ -256,6 +256,7 @@ enum kjit_reason kjit_translate(struct kjit_translator *tr, u64 orig, u8 *buf,
 	tr->stats.blocks++;
 	tr->stats.seq[blk->seq]++;
 	tr->stats.ctr[blk->ctr][blk->seq]++;
+	tr->stats.fixups[blk->fix_kind & 3]++;
 	tr->stats.in_bytes += blk->orig_len;
 	tr->stats.out_bytes += blk->len;
 	tr->stats.body_bytes += blk->body_len;

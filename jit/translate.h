@@ -133,6 +133,7 @@ struct kjit_stats {
 	u64 in_bytes, out_bytes, body_bytes;
 	u64 decodes,
 	    memo_hits; /* instructions decoded; of them, from the memo */
+	u64 fixups[4]; /* blocks by kjit_block.fix_kind (enum kjit_fixup) */
 };
 
 /* What one translation produced (metadata; the code is in the buffer). */

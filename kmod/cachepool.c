@@ -18,6 +18,7 @@
 #include <linux/vmalloc.h>
 #include "cachepool.h"
 #include "kmod/pool/kjit_pool.h"
+#include "extable.h"
 #include "orc.h"
 
 #define X86_INT3 0xcc
@@ -78,6 +79,7 @@ int kjit_pool_init(void)
 		return err;
 	}
 	kjit_orc_init();
+	kjit_extable_init();
 	pr_info("kjit: code pool %lu KiB in kjit_pool.ko at %px\n",
 		kjit_pool.code_bytes >> 10, kjit_pool.code);
 	return 0;
@@ -85,6 +87,7 @@ int kjit_pool_init(void)
 
 void kjit_pool_exit(void)
 {
+	kjit_extable_exit();
 	kjit_orc_exit();
 	kjit_pool_seal();
 	fill_int3(pool_chunks);
@@ -132,6 +135,7 @@ void kjit_pool_reset(void)
 	    min_t(unsigned int, atomic_read(&pool_next), pool_chunks);
 
 	kjit_orc_reset(n);
+	kjit_extable_reset(n);
 	if (fill_int3(n))
 		pr_err("kjit: no memory to int3 the code pool after detach\n");
 	atomic_set(&pool_next, 0);

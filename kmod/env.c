@@ -12,8 +12,11 @@
 #include <linux/extable.h>
 #include <linux/module.h>
 #include <linux/uaccess.h>
+#include <asm/extable_fixup_types.h>
 #include "env.h"
+#include "extable.h"
 #include "jit/arch_x86.h"
+#include "kjit_fixups.h"
 #include "ksyms.h"
 #include "session.h"
 #include "sites.h"
@@ -39,11 +42,11 @@ static unsigned long ex_insn(const struct exception_table_entry *e)
 	return (unsigned long)&e->insn + e->insn;
 }
 
-/* Has the core kernel's table an entry for @addr? A binary search of our
+/* The core kernel's entry for @addr, or NULL. A binary search of our
  * own: search_exception_tables() also walks the module tree and the BPF
  * programs' latch tree before it says no, and no is the answer for nearly
  * every instruction (~0.8 us a question under QEMU TCG). */
-static bool core_fixup(unsigned long addr)
+static const struct exception_table_entry *core_entry(unsigned long addr)
 {
 	const struct exception_table_entry *lo = ex_start, *hi = ex_stop, *mid;
 
@@ -54,10 +57,10 @@ static bool core_fixup(unsigned long addr)
 		else
 			hi = mid;
 	}
-	return lo < ex_stop && ex_insn(lo) == addr;
+	return lo < ex_stop && ex_insn(lo) == addr ? lo : NULL;
 }
 
-/* Use our own search of the core exception table (core_fixup()) only if
+/* Use our own search of the core exception table (core_entry()) only if
  * the table reads the way it assumes: relative entries, sorted, and the
  * kernel's own search finds what it finds. Otherwise every question goes
  * to search_exception_tables(). Process context, at load. */
@@ -194,13 +197,42 @@ static bool env_ftrace_site(void *opaque, u64 addr)
 	return kjit_kapi.ftrace_location((unsigned long)addr) == addr;
 }
 
-static bool env_has_fixup(void *opaque, u64 addr)
+const struct exception_table_entry *kjit_env_ex_entry(unsigned long a)
 {
-	unsigned long a = (unsigned long)addr;
-
 	if (ex_start && a >= stext_addr && a < etext_addr)
-		return core_fixup(a);
-	return kjit_kapi.search_exception_tables(a) != NULL;
+		return core_entry(a);
+	return kjit_kapi.search_exception_tables(a);
+}
+
+/* The kernel's numbers for the types kmod/kjit_fixups.h names. */
+static_assert(KJIT_EX_DEFAULT == EX_TYPE_DEFAULT &&
+	      KJIT_EX_UACCESS == EX_TYPE_UACCESS &&
+	      KJIT_EX_BPF == EX_TYPE_BPF &&
+	      KJIT_EX_POP_REG == EX_TYPE_POP_REG &&
+	      KJIT_EX_RDMSR_SAFE == EX_TYPE_RDMSR_SAFE &&
+	      KJIT_EX_WRMSR_IN_MCE == EX_TYPE_WRMSR_IN_MCE &&
+	      KJIT_EX_UCOPY_LEN == EX_TYPE_UCOPY_LEN &&
+	      KJIT_EX_ZEROPAD == EX_TYPE_ZEROPAD &&
+	      KJIT_EX_TYPE_MASK == EX_DATA_TYPE_MASK);
+
+/* An instruction with an entry is copied when its type's handler only
+ * touches registers and the IP (kjit_fixups.h), its fixup is code that
+ * lasts, and the cache's own table can take the copy's entry. */
+static enum kjit_fixup env_fixup(void *opaque, u64 addr, u64 *target)
+{
+	const struct exception_table_entry *e =
+	    kjit_env_ex_entry((unsigned long)addr);
+	unsigned long fix;
+
+	if (!e)
+		return KJIT_FIXUP_NONE;
+	fix = (unsigned long)&e->fixup + e->fixup;
+	if (!kjit_extable_ready() ||
+	    !kjit_fixup_type_ok(e->data & KJIT_EX_TYPE_MASK) ||
+	    !kjit_lasting_code(fix))
+		return KJIT_FIXUP_NATIVE;
+	*target = fix;
+	return KJIT_FIXUP_EXIT;
 }
 
 /*
@@ -293,7 +325,7 @@ void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
 	    .read_code = env_read_code,
 	    .classify = env_classify,
 	    .ftrace_site = env_ftrace_site,
-	    .has_fixup = env_has_fixup,
+	    .fixup = env_fixup,
 	    .counter = env_counter,
 	    .patch_site = env_patch_site,
 	    .static_call = env_static_call,

@@ -20,6 +20,9 @@ unsigned long kjit_fentry_site(unsigned long start);
  * slots, ftrace or BPF trampolines or BPF programs, which their users
  * free. Preemption disabled. */
 bool kjit_lasting_code(unsigned long a);
+/* The exception-table entry of the instruction at @addr (core kernel or
+ * module), or NULL. Preemption disabled. */
+const struct exception_table_entry *kjit_env_ex_entry(unsigned long addr);
 /* The kernel's retpoline thunk for register @reg (0 = rax .. 15 = r15),
  * or 0 when it has none (built without retpolines). */
 unsigned long kjit_env_indirect_thunk(int reg);

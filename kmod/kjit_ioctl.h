@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #define KJIT_DEVICE	 "/dev/kjit"
-#define KJIT_ABI_VERSION 6
+#define KJIT_ABI_VERSION 7
 #define KJIT_IOC_MAGIC	 0xB7
 
 #define KJIT_NAME_MAX	  128 /* symbol names, including the NUL */
@@ -234,6 +234,15 @@ struct kjit_session_stats {
 	__u64 counters[KJIT_COUNTER_FORMS][KJIT_COUNTER_SEQS];
 	__u64 predicted; /* followed indirect call sites given an inline
 			  * prediction of their target (ABI 6) */
+	/* the code pool and the cache's side tables (ABI 7) */
+	__u64 fixups_copied; /* instructions with exception-table entries
+			      * copied into the cache, each with an entry of
+			      * its own (were refused: fixup) */
+	__u64 orc_entries;   /* ORC entries written for translated code */
+	__u64 pool_bytes;    /* the code pool (kjit_pool.ko), all CPUs' */
+	__u64 pool_taken;    /* of it taken by this session's caches */
+	__u64 pool_empty;    /* times a cache wanted room and the pool had
+			      * none left (the block ran natively: full) */
 };
 
 #define KJIT_IOC_VERSION _IOWR(KJIT_IOC_MAGIC, 0x00, struct kjit_version)

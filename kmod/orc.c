@@ -113,8 +113,8 @@ static void put_slot(unsigned int j, unsigned long ip,
 	WRITE_ONCE(*p, (int)(ip - (unsigned long)p));
 }
 
-bool kjit_orc_place(const struct kjit_block *b,
-		    const struct kjit_translator *tr, u64 run)
+int kjit_orc_place(const struct kjit_block *b, const struct kjit_translator *tr,
+		   u64 run)
 {
 	const struct kjit_block_desc *d = kjit_last_desc(tr);
 	const struct kjit_uw_point *uw;
@@ -122,12 +122,12 @@ bool kjit_orc_place(const struct kjit_block *b,
 	struct orc_entry e;
 
 	if (!slots_used || !kjit_pool_contains((unsigned long)run))
-		return false;
+		return -1;
 	uw = kjit_last_unwind(tr, &n_uw);
 	chunk = kjit_pool_chunk((unsigned long)run);
 	/* room for one slot a point: equal neighbours take fewer */
 	if (slots_used[chunk] + n_uw > kjit_pool.orc_per_chunk)
-		return false;
+		return -1;
 	first = slot0(chunk) + slots_used[chunk];
 	for (k = 0; k < n_uw; k++) {
 		point_entry(&uw[k], d, &e);
@@ -137,7 +137,7 @@ bool kjit_orc_place(const struct kjit_block *b,
 	}
 	slots_used[chunk] += n;
 	atomic64_add(n, &entries);
-	return true;
+	return n;
 }
 
 void kjit_orc_reset(unsigned int chunks)

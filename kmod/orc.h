@@ -39,12 +39,13 @@ void kjit_orc_init(void);
 void kjit_orc_exit(void);
 /*
  * kjit_orc_place - record block @b, translated by @tr to run at @run (in
- * the pool), in its chunk's slice. False, writing nothing, when the slice
- * has no room for it: the block goes to the next chunk. The owning CPU
- * of the chunk, any context, preemption disabled.
+ * the pool), in its chunk's slice. Returns the entries written, or -1,
+ * writing nothing, when the slice has no room for it: the block goes to
+ * the next chunk. The owning CPU of the chunk, any context, preemption
+ * disabled.
  */
-bool kjit_orc_place(const struct kjit_block *b,
-		    const struct kjit_translator *tr, u64 run);
+int kjit_orc_place(const struct kjit_block *b, const struct kjit_translator *tr,
+		   u64 run);
 /* Detach, once nothing runs in the pool: empty the slices of the first
  * @chunks chunks. Process context. */
 void kjit_orc_reset(unsigned int chunks);

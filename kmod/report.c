@@ -17,6 +17,7 @@
 #include <linux/vmalloc.h>
 #include "control.h"
 #include "ibl.h"
+#include "cachepool.h"
 #include "session.h"
 #include "sites.h"
 
@@ -233,6 +234,11 @@ static void add_cpu_stats(struct kjit_session_stats *st,
 	st->dispatches += READ_ONCE(c->dispatches);
 	st->native_links += READ_ONCE(c->cache.stats.native_links);
 	st->predicted += READ_ONCE(c->cache.stats.predicted);
+	st->fixups_copied += READ_ONCE(c->tr->stats.fixups[KJIT_FIXUP_EXIT]) +
+			     READ_ONCE(c->tr->stats.fixups[KJIT_FIXUP_NEXT]);
+	st->orc_entries += READ_ONCE(c->orc_entries);
+	st->pool_empty += READ_ONCE(c->pool_empty);
+	st->pool_taken += READ_ONCE(c->code_taken);
 	st->translate_ns += READ_ONCE(c->translate_ns);
 	if (cpu < KJIT_STAT_CPUS)
 		st->bytes[cpu] = READ_ONCE(c->cache.stats.bytes);
@@ -279,6 +285,7 @@ long kjit_ioctl_stats(void __user *uarg)
 		st.cache_kb = s->lim.cache_kb;
 		st.max_blocks = s->lim.max_blocks;
 		st.mem_bytes = s->mem_bytes;
+		st.pool_bytes = kjit_pool_bytes();
 		if (s->pcpu) {
 			st.pcpu_used = (u32)atomic_read(&s->pctr.used);
 			st.pcpu_full = (u64)atomic64_read(&s->pctr.full);

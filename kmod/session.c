@@ -37,6 +37,7 @@
 #include "env.h"
 #include "ibl.h"
 #include "ksyms.h"
+#include "extable.h"
 #include "orc.h"
 #include "quiesce.h"
 #include "session.h"
@@ -159,11 +160,18 @@ static bool translatable(void *ctx, u64 orig)
 }
 
 /* A block's side tables before its code is written (codecache/cache.h):
- * its ORC entries. False: no room left in its chunk's slices. */
+ * its ORC entries and, for a copied instruction with a fixup, its
+ * exception-table entry. False: no room left in its chunk's slices. */
 static bool place(void *ctx, const struct kjit_block *b,
 		  const struct kjit_translator *tr, u64 run)
 {
-	return kjit_orc_place(b, tr, run);
+	struct kjit_cpu *c = ctx;
+	int n = kjit_orc_place(b, tr, run);
+
+	if (n < 0 || !kjit_extable_place(b, tr, run))
+		return false;
+	c->orc_entries += n;
+	return true;
 }
 
 /* The cache's next code area: a chunk of the pool, cut to what is left
@@ -177,8 +185,10 @@ static bool more_code(void *ctx, u8 **run, u8 **rw, u32 *size)
 		c->code_capped = true;
 		return false;
 	}
-	if (!kjit_pool_take(run, rw, size))
+	if (!kjit_pool_take(run, rw, size)) {
+		c->pool_empty++;
 		return false;
+	}
 	if (*size > cap - c->code_taken)
 		*size = cap - c->code_taken;
 	c->code_taken += *size;

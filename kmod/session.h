@@ -78,6 +78,8 @@ struct kjit_cpu {
 	struct kjit_region data; /* lock-form counters, guard counter */
 	u64 code_taken;		 /* pool bytes this cache took */
 	bool code_capped;	 /* ... and it wanted more than cache_kb */
+	u64 pool_empty;		 /* ... or more than the pool had left */
+	u64 orc_entries;	 /* written for its blocks (orc.h) */
 	int busy;
 	u64 fallback[KJIT_FB_COUNT];
 	u64 refused[KJIT_R_COUNT];

@@ -378,6 +378,16 @@ static void print_stats(const struct kjit_session_stats *st)
 	       " indirect call site(s) predicted inline\n",
 	       (uint64_t)st->dispatches, (uint64_t)st->exits_native,
 	       (uint64_t)st->lookup_hits, (uint64_t)st->predicted);
+	printf(
+	    "exception fixups: %" PRIu64 " instruction(s) with an "
+	    "exception-table entry run from the cache; stack traces: %" PRIu64
+	    " ORC entries\n",
+	    (uint64_t)st->fixups_copied, (uint64_t)st->orc_entries);
+	if (st->pool_bytes)
+		printf("code pool: %" PRIu64 " of %" PRIu64
+		       " KiB taken (kjit_pool.ko, all CPUs)\n",
+		       (uint64_t)(st->pool_taken + 1023) / 1024,
+		       (uint64_t)st->pool_bytes / 1024);
 	print_counters(st);
 	if (st->deep)
 		printf("deep mode: %u callee(s) followed of at most %u, %u "

@@ -186,13 +186,17 @@ static void json_stats(FILE *out, const struct sess_stats *st)
 		"  \"stats\": {\"translated\": %" PRIu64 ", \"links\": %" PRIu64
 		", \"native_links\": %" PRIu64 ", \"exits_native\": %" PRIu64
 		", \"dispatches\": %" PRIu64 ", \"lookup_hits\": %" PRIu64
-		", \"predicted\": %" PRIu64
-		", \"translate_ns\": %" PRIu64 ", \"cache_bytes\": %" PRIu64
+		", \"predicted\": %" PRIu64 ", \"fixups_copied\": %" PRIu64
+		", \"orc_entries\": %" PRIu64 ", \"pool_bytes\": %" PRIu64
+		", \"pool_taken\": %" PRIu64 ", \"translate_ns\": %" PRIu64
+		", \"cache_bytes\": %" PRIu64
 		",\n    \"deep\": %s, \"deep_funcs\": %" PRIu64
 		", \"deep_over_budget\": %" PRIu64 ",\n    \"fallback\": {",
 		st->translated, st->links, st->native_links, st->exits_native,
-		st->dispatches, st->lookup_hits, st->predicted, st->translate_ns,
-		st->cache_bytes, st->deep ? "true" : "false", st->deep_funcs,
+		st->dispatches, st->lookup_hits, st->predicted,
+		st->fixups_copied, st->orc_entries, st->pool_bytes,
+		st->pool_taken, st->translate_ns, st->cache_bytes,
+		st->deep ? "true" : "false", st->deep_funcs,
 		st->deep_over_budget);
 	for (i = 0; i < SESSION_FALLBACKS; i++)
 		fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "",

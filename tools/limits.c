@@ -76,7 +76,15 @@ void limits_print(const struct sess_stats *st, const char *prefix, FILE *out)
 	}
 	if (st->deep_over_budget)
 		deep_line(st, prefix, out);
-	if (st->fallback[FB_CODE_FULL])
+	if (st->fallback[FB_CODE_FULL] && st->pool_empty)
+		fprintf(out,
+			"%s%" PRIu64 " block entries ran natively because the "
+			"code pool was used up (limit %" PRIu64 " KiB in "
+			"kjit_pool.ko for all CPUs; make module KJIT_POOL_MB=N "
+			"raises it)\n",
+			prefix, st->fallback[FB_CODE_FULL],
+			st->pool_bytes / 1024);
+	else if (st->fallback[FB_CODE_FULL])
 		fprintf(out,
 			"%s%" PRIu64 " block entries ran natively because the "
 			"code cache was full %s\n",
@@ -113,6 +121,9 @@ void limits_print_reserved(const struct sess_stats *st, const char *prefix,
 		st->cache_kb, st->max_blocks);
 	if (st->pcpu_slots)
 		fprintf(out, ", %" PRIu64 " counter slots", st->pcpu_slots);
+	if (st->pool_bytes)
+		fprintf(out, ", code pool %" PRIu64 " KiB for all CPUs",
+			st->pool_bytes / 1024);
 	fprintf(out, "; %.1f MiB reserved\n",
 		(double)st->mem_bytes / (1024.0 * 1024.0));
 }
@@ -126,9 +137,10 @@ void limits_json(const struct sess_stats *st, FILE *out)
 		", \"deep_over_budget\": %" PRIu64
 		", \"code_cache_full\": %" PRIu64
 		", \"block_map_full\": %" PRIu64 ", \"pcpu_full\": %" PRIu64
+		", \"pool_bytes\": %" PRIu64 ", \"pool_empty\": %" PRIu64
 		", \"hit\": %u}",
 		st->deep_max, st->cache_kb, st->max_blocks, st->pcpu_slots,
 		st->mem_bytes, st->deep_over_funcs, st->deep_over_budget,
 		st->fallback[FB_CODE_FULL], st->fallback[FB_MAP_FULL],
-		st->pcpu_full, limits_hit(st));
+		st->pcpu_full, st->pool_bytes, st->pool_empty, limits_hit(st));
 }

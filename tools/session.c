@@ -101,6 +101,11 @@ void sess_stats_from(struct sess_stats *o, const struct kjit_session_stats *k)
 	o->dispatches = k->dispatches;
 	o->lookup_hits = k->lookup_hits;
 	o->predicted = k->predicted;
+	o->fixups_copied = k->fixups_copied;
+	o->orc_entries = k->orc_entries;
+	o->pool_bytes = k->pool_bytes;
+	o->pool_taken = k->pool_taken;
+	o->pool_empty = k->pool_empty;
 	o->translate_ns = k->translate_ns;
 	o->attached = (int)k->attached;
 	o->deep = k->deep;

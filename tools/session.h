@@ -40,6 +40,9 @@ struct sess_stats {
 	uint64_t translated, links, native_links, exits_native, dispatches;
 	uint64_t lookup_hits, translate_ns, cache_bytes;
 	uint64_t predicted; /* indirect call sites predicted inline */
+	/* the code pool and the cache's side tables (ABI 7; 0 before) */
+	uint64_t fixups_copied, orc_entries;
+	uint64_t pool_bytes, pool_taken, pool_empty;
 	uint64_t deep, deep_funcs, deep_over_budget; /* deep mode */
 	uint64_t watched, patched, patched_addr;     /* code patched under us */
 	/* limits in force and how full each got (kjit_session_stats; 0 in

@@ -39,7 +39,7 @@ ibt_far_indirect|jit/emit.c|/if (e->no_indirect)/{N;s/return KJIT_R_BRANCH_FAR;/
 ibt_guard_site|jit/translate.c|s/r = kjit_flow_emit_entry_guard(tr, e, blk->orig, site, pi.live);/r = kjit_flow_emit_entry_guard(tr, e, blk->orig, blk->orig + 0 * site, pi.live);/|the entry guard tests the function start, not its __fentry__ site behind an endbr64
 uw_push_unrecorded|jit/instrument.c|/emit_push_pop(e, KX86_OP_PUSH_R, reg);/{n;s/kjit_emit_unwind_sp(e, 8);/(void)0;/}|the unwind map misses the push of a saved counter register (ORC would be 8 bytes off)
 uw_call_target|jit/flow.c|s/kjit_emit_unwind(e, e->uw_insn, 8);/(void)0;/|the unwind map misses the return address a followed indirect call pushes
-fixup_counter_moves|jit/instrument.c|s/if (d->insn\[i\].fixup == KJIT_FIXUP_EXIT /if (d->insn[i].fixup == 0xee /|the block counter may move past an instruction whose fault leaves the block
+fixup_counter_moves|jit/instrument.c|s/if (d->insn\[i\].fixup == KJIT_FIXUP_EXIT)/if (d->insn[i].fixup == 0xee)/|the block counter may move past an instruction whose fault leaves the block
 fixup_landing_wrong|jit/translate.c|s/d->insn\[blk->fix_insn\].fixup_target);/d->insn[blk->fix_insn].fixup_target + 1);/|the landing of a copied fixup exits to the wrong address
 fixup_liveness|jit/decode.c|s/in->flags_read = KX86_FLAGS_ARITH;/(void)0;/|the flags the fixup of a fault may read count as dead before it
 dispatch_dep_dropped|kmod/kjit_refusals.h|s/"sched_clock", //|KJIT_DISPATCH_DEPS loses sched_clock, which kjit_dispatch calls'

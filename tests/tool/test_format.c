@@ -103,7 +103,9 @@ static const char json_top1[] =
     "  ],\n"
     "  \"stats\": {\"translated\": 3, \"links\": 0, \"native_links\": 0, "
     "\"exits_native\": 0, "
-    "\"dispatches\": 0, \"lookup_hits\": 0, \"predicted\": 0, \"translate_ns\": 0, "
+    "\"dispatches\": 0, \"lookup_hits\": 0, \"predicted\": 0, "
+    "\"fixups_copied\": 0, \"orc_entries\": 0, \"pool_bytes\": 0, "
+    "\"pool_taken\": 0, \"translate_ns\": 0, "
     "\"cache_bytes\": 0,\n"
     "    \"deep\": true, \"deep_funcs\": 1, \"deep_over_budget\": 2,\n"
     "    \"fallback\": {\"nmi\": 0, \"nested\": 0, \"refused\": 1, \"full\": "
@@ -112,7 +114,8 @@ static const char json_top1[] =
     "    \"limits\": {\"deep_max\": 0, \"cache_kb\": 0, \"max_blocks\": 0, "
     "\"pcpu_slots\": 0, \"mem_bytes\": 0, \"deep_over_funcs\": 0, "
     "\"deep_over_budget\": 2, \"code_cache_full\": 0, "
-    "\"block_map_full\": 0, \"pcpu_full\": 0, \"hit\": 1}}\n"
+    "\"block_map_full\": 0, \"pcpu_full\": 0, \"pool_bytes\": 0, "
+    "\"pool_empty\": 0, \"hit\": 1}}\n"
     "}\n";
 
 static void formats(const struct session *s)

@@ -97,6 +97,22 @@ static void test_each(void)
 		  limits_hit(&st) == 3,
 	      r);
 	free(r);
+
+	/* the code cache was full because the shared pool ran out, not
+	 * for --cache-kb: say which limit, and what raises it */
+	base(&st);
+	st.fallback[3] = 12;
+	st.pool_empty = 3;
+	st.pool_bytes = 16u << 20;
+	r = lines(&st, "");
+	check("pool",
+	      !strcmp(r, "12 block entries ran natively because the code "
+			 "pool was used up (limit 16384 KiB in kjit_pool.ko "
+			 "for all CPUs; make module KJIT_POOL_MB=N raises "
+			 "it)\n") &&
+		  limits_hit(&st) == 1,
+	      r);
+	free(r);
 }
 
 /* A file from a kjit before ABI 5: no limits, no distinct callees. */
@@ -140,7 +156,8 @@ static void test_reserved_json(void)
 			     "65536, \"mem_bytes\": 1572864, "
 			     "\"deep_over_funcs\": 0, \"deep_over_budget\": 0, "
 			     "\"code_cache_full\": 0, \"block_map_full\": 7, "
-			     "\"pcpu_full\": 0, \"hit\": 1}"),
+			     "\"pcpu_full\": 0, \"pool_bytes\": 0, "
+			     "\"pool_empty\": 0, \"hit\": 1}"),
 	      c.buf);
 	free(c.buf);
 }

@@ -112,6 +112,19 @@ line_debug() {
 	done > "$IRD/tests/linetest.expect"
 }
 
+# kernel_module NAME PATH: the booted kernel's own module PATH (under
+# kernel/, .ko or Debian's .ko.xz) as lib/kjit/NAME.ko, uncompressed (for
+# busybox insmod): msr.ko for the faults case's rdmsr_safe. Missing: no
+# copy, and the case that needs it says so.
+kernel_module() {
+	km=$BUILD/cache/kernel-$KVER/lib/modules/$KVER/kernel/$2
+	if [ -e "$km" ]; then
+		cp "$km" "$IRD/lib/kjit/$1.ko"
+	elif [ -e "$km.xz" ]; then
+		xz -dc "$km.xz" > "$IRD/lib/kjit/$1.ko"
+	fi
+}
+
 pack_initramfs() {
 	rm -rf "$IRD"
 	mkdir -p "$IRD/bin" "$IRD/proc" "$IRD/sys" "$IRD/dev" "$IRD/tmp" \
@@ -129,6 +142,7 @@ pack_initramfs() {
 		[ -e "$ko" ] && cp "$ko" "$IRD/lib/kjit/"
 	done
 	line_debug
+	kernel_module msr arch/x86/kernel/msr.ko
 	strip --strip-debug "$IRD"/lib/kjit/*.ko
 	copy_with_libs "$BUILD/tools/kjit" bin
 	for p in "$BUILD"/guest/*; do

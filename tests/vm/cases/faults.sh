@@ -1,8 +1,9 @@
 # faults - page faults and exception-table fixups raised under translated
 # code behave as natively: with kjit attached deep at read, write and
 # nanosleep, every call handed a bad user pointer returns EFAULT (the fault
-# is taken in copy_to_user/copy_from_user, or in an instruction kjit left
-# native because it has a fixup), the pipe keeps its data, nothing oopses.
+# is taken in copy_to_user/copy_from_user, from the cache: the copies have
+# exception-table entries of their own), the pipe keeps its data, nothing
+# oopses. Exact counts around faults: the fixups case.
 # timeout: 200
 . /tests/lib.sh
 workload efault 50 || fail "natively: EFAULT expected"

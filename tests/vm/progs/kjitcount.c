@@ -17,6 +17,10 @@
  *     -C F   (deep) callee F is reached only from the attached functions in
  *            this workload: its blocks must match exactly and its entry
  *            block must have run
+ *     -S F   with -x: also probe the blocks listed in file F ("NAME ADDR"
+ *            lines, ADDR in hex: a function's static blocks from `kjit
+ *            blocks`); each that ran in the Kprobe run must lie in a
+ *            block kjit counted: STATIC <name> kprobe=<n> <verdict>
  *     -c     pin to CPU
  *     -t R   timing (for the benchmarks): time R runs of N operations
  *            natively, under kjit without counting (KJIT_ATTACH_NO_COUNT),
@@ -72,6 +76,12 @@ static int reps;
 static unsigned int attach_flags;
 static const char *exact[16];
 static int n_exact;
+/* -S: static blocks that the Kprobe run also probes */
+static struct {
+	char name[96];
+	unsigned long long addr;
+} statics[1024];
+static unsigned int nstatics;
 
 static int is_exact(const char *name)
 {
@@ -87,6 +97,18 @@ static void die(const char *what)
 {
 	fprintf(stderr, "kjitcount: %s: %s\n", what, strerror(errno));
 	exit(2);
+}
+
+static void read_statics(const char *path)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		die(path);
+	while (nstatics < 1024 && fscanf(f, "%95s %llx", statics[nstatics].name,
+					 &statics[nstatics].addr) == 2)
+		nstatics++;
+	fclose(f);
 }
 
 static double now_ns(void)
@@ -244,13 +266,14 @@ static void time_nocount(int fd, char **names, int n_names, const char *op,
 static void kprobe_counts(const char *op, long n, unsigned long long *cnt,
 			  int *errs)
 {
-	static unsigned long long addrs[8192];
+	static unsigned long long addrs[8192 + 1024];
 	struct kjitkp_arm a = {.size = sizeof(a),
-			       .n = nblocks,
+			       .n = nblocks + nstatics,
 			       .addrs = (uintptr_t)addrs,
 			       .errs = (uintptr_t)errs};
-	struct kjitkp_read r = {
-	    .size = sizeof(r), .n = nblocks, .counts = (uintptr_t)cnt};
+	struct kjitkp_read r = {.size = sizeof(r),
+				.n = nblocks + nstatics,
+				.counts = (uintptr_t)cnt};
 	unsigned int i;
 	int fd = open(KJITKP_DEVICE, O_RDWR);
 
@@ -258,6 +281,8 @@ static void kprobe_counts(const char *op, long n, unsigned long long *cnt,
 		die(KJITKP_DEVICE);
 	for (i = 0; i < nblocks; i++)
 		addrs[i] = blocks[i].orig;
+	for (i = 0; i < nstatics; i++)
+		addrs[nblocks + i] = statics[i].addr;
 	if (ioctl(fd, KJITKP_IOC_ARM, &a))
 		die("arm kprobes");
 	run_load(op, 10);
@@ -388,6 +413,23 @@ static int report(long n, int entry, int cross, const unsigned long long *kc,
 			ebad += !e_ok;
 		}
 	}
+	for (i = 0; cross && i < nstatics; i++) {
+		unsigned long long a = statics[i].addr, c = kc[nblocks + i];
+		unsigned int k, in = 0;
+
+		for (k = 0; k < nblocks; k++)
+			in |= blocks[k].count && blocks[k].orig <= a &&
+			      a < blocks[k].orig + blocks[k].orig_len;
+		if (errs[nblocks + i])
+			printf("STATIC %s kprobe=- NOPROBE(%d)\n",
+			       statics[i].name, errs[nblocks + i]);
+		else
+			printf("STATIC %s kprobe=%llu %s\n", statics[i].name, c,
+			       !c   ? "never ran"
+			       : in ? "counted by kjit"
+				    : "UNCOVERED");
+		bad += c && !in && !errs[nblocks + i];
+	}
 	if (seen_exact != (unsigned int)n_exact) {
 		printf("MISSING: %d callee(s) named with -C never ran under "
 		       "kjit\n",
@@ -443,13 +485,15 @@ static int report_timing(double ops)
 
 int main(int argc, char **argv)
 {
-	static unsigned long long kc[8192];
-	static int errs[8192];
+	static unsigned long long kc[8192 + 1024];
+	static int errs[8192 + 1024];
 	int entry = 0, cross = 0, opt, fd;
 	long n;
 
-	while ((opt = getopt(argc, argv, "c:pexdt:C:I")) != -1) {
-		if (opt == 'I') {
+	while ((opt = getopt(argc, argv, "c:pexdt:C:IS:")) != -1) {
+		if (opt == 'S') {
+			read_statics(optarg);
+		} else if (opt == 'I') {
 			unit = "insns";
 		} else if (opt == 'C' && n_exact < 16) {
 			exact[n_exact++] = optarg;

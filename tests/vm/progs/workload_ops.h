@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -161,6 +162,66 @@ static inline int op_efault(long n)
 	return close(p[1]);
 }
 
+/* A step of op_faults() did not give what it should: say which. */
+static inline int fault_step(const char *what, ssize_t r)
+{
+	fprintf(stderr, "faults: %s returned %zd (%s)\n", what, r,
+		r < 0 ? strerror(errno) : "no error");
+	errno = EINVAL;
+	return -1;
+}
+
+/*
+ * Faults that kernel code fixes up through its exception table, each call
+ * checked for the result the fixup gives (the faults VM case):
+ *  - read() of a pipe into a page that is not mapped: copy_to_user's
+ *    string copy faults at once, EFAULT, the byte stays in the pipe;
+ *  - write() to the pipe of 16 bytes whose last 8 lie on that page: a
+ *    partial copy_from_user across the page boundary, EFAULT, nothing
+ *    added to the pipe;
+ *  - ioctl(FIONBIO) with a bad pointer: get_user faults, EFAULT;
+ *  - with msr.ko loaded (/dev/cpu/0/msr), a read of MSR 0x802, the x2APIC
+ *    id, which raises #GP unless the APIC is in x2APIC mode (the test
+ *    guest's is not; QEMU/TCG reads an unknown MSR as 0 instead):
+ *    rdmsr_safe's fixup, EIO (skipped without the device);
+ *  - the pipe's byte read back.
+ */
+static inline int op_faults(long n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int p[2], msr = open("/dev/cpu/0/msr", O_RDONLY);
+	unsigned long long v;
+	char c = 'x', *m;
+	ssize_t r;
+
+	m = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED || munmap(m + page, page) || pipe(p))
+		return -1;
+	while (n--) {
+		if (write(p[1], &c, 1) != 1)
+			return -1;
+		r = read(p[0], m + page, 1);
+		if (r != -1 || errno != EFAULT)
+			return fault_step("read into an unmapped page", r);
+		r = write(p[1], m + page - 8, 16);
+		if (r != -1 || errno != EFAULT)
+			return fault_step("write across into it", r);
+		r = ioctl(p[0], FIONBIO, (int *)(m + page));
+		if (r != -1 || errno != EFAULT)
+			return fault_step("ioctl FIONBIO", r);
+		r = msr < 0 ? -1 : pread(msr, &v, 8, 0x802);
+		if (msr >= 0 && (r != -1 || errno != EIO))
+			return fault_step("read of MSR 0x802", r);
+		if (read(p[0], &c, 1) != 1)
+			return -1;
+	}
+	if (msr >= 0)
+		close(msr);
+	close(p[0]);
+	return close(p[1]);
+}
+
 /* ioctls into module code: KJITKP_IOC_RESET on kjit_kprobes.ko's device
  * (its handler, kp_ioctl, is the only code run that belongs to a module). */
 static inline int op_modioctl(long n)
@@ -286,6 +347,7 @@ static const struct {
     {"piperead", op_piperead}, {"forkexit", op_forkexit},
     {"efault", op_efault},     {"modioctl", op_modioctl},
     {"migrate", op_migrate},   {"stat", op_stat},
+    {"faults", op_faults},
 };
 
 static inline int run_op(const char *name, long n)
