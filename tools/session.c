@@ -24,7 +24,9 @@
 
 static int read_funcs(struct session *s, int fd)
 {
-	struct kjit_funcs req = {.size = sizeof(req)};
+	struct kjit_funcs req = {.size = sizeof(req),
+				 .info_size = sizeof(struct kjit_func_info)};
+	unsigned int r;
 	struct kjit_func_info *f = NULL;
 	unsigned int i;
 
@@ -50,6 +52,9 @@ static int read_funcs(struct session *s, int fd)
 		s->funcs[i].diverted = f[i].diverted;
 		s->funcs[i].deep = f[i].deep;
 		s->funcs[i].static_blocks = s->funcs[i].covered = -1;
+		s->funcs[i].native_known = 1;
+		for (r = 0; r < SESSION_FALLBACKS; r++)
+			s->funcs[i].native[r] = f[i].native[r];
 	}
 	s->n_funcs = req.written;
 	free(f);

@@ -26,6 +26,12 @@ struct sess_func {
 	long static_blocks, covered; /* -1: unknown */
 	uint64_t calls, executions;  /* derived: entry block, all blocks */
 	unsigned int blocks_run;     /* derived */
+	/* Its code that ran natively instead, by fallback reason
+	 * (kjit_func_info.native, ABI 7; native.h); native_known 0: a data
+	 * file of an older kjit, which has only the session's totals. */
+	uint64_t native[SESSION_FALLBACKS];
+	int native_known;
+	char native_holder[96]; /* who held its ftrace site, or "" */
 };
 
 #define SESSION_MODS 16
