@@ -25,6 +25,7 @@
 #include "lcov.h"
 #include "limits.h"
 #include "names.h"
+#include "native.h"
 #include "session.h"
 #include "srcreport.h"
 #include "sysfiles.h"
@@ -35,7 +36,8 @@ int cmd_attach(int argc, char **argv)
 	struct args a;
 	int fd, rc;
 
-	if (args_parse(argc, argv, ARG_BEST_EFFORT | ARG_DEEP | ARG_LIMITS | ARG_SCOPE,
+	if (args_parse(argc, argv,
+		       ARG_BEST_EFFORT | ARG_DEEP | ARG_LIMITS | ARG_SCOPE,
 		       "attach", &a, stderr))
 		return 2;
 	fd = kjit_device_open();
@@ -280,6 +282,23 @@ static int live_or_file(struct session *s, struct report_args *r)
 	return read_file(s, r->input);
 }
 
+/* What CSV rows cannot carry, on stderr: the limits hit, and each
+ * function's native runs (native.h). */
+static void csv_stderr(const struct session *s)
+{
+	char words[640];
+	unsigned int i;
+
+	if (limits_hit(&s->st))
+		limits_print(&s->st, "kjit report: ", stderr);
+	for (i = 0; i < s->n_funcs; i++)
+		if (native_total(&s->funcs[i]))
+			fprintf(
+			    stderr, "kjit report: %s %s\n", s->funcs[i].name,
+			    native_words(&s->funcs[i], words, sizeof(words)));
+	native_print_other(s, "kjit report: ", stderr);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args r;
@@ -296,8 +315,10 @@ int cmd_report(int argc, char **argv)
 	if (rc)
 		return rc;
 	r.o.source = r.input;
-	if (s.live)
+	if (s.live) {
 		session_coverage(&s); /* best effort: '-' where unknown */
+		native_find_holders(&s);
+	}
 	memset(&di, 0, sizeof(di)); /* JSON and CSV carry no lines */
 	if ((r.lcov || r.o.fmt == FMT_TEXT) &&
 	    debuginfo_open(&di, &s, r.dbg, r.n_dbg)) {
@@ -320,8 +341,8 @@ int cmd_report(int argc, char **argv)
 	if (r.o.fmt == FMT_TEXT)
 		srcreport_print(&s, &di, stdout);
 	debuginfo_close(&di);
-	if (r.o.fmt == FMT_CSV && limits_hit(&s.st)) /* rows only on stdout */
-		limits_print(&s.st, "kjit report: ", stderr);
+	if (r.o.fmt == FMT_CSV) /* rows only on stdout */
+		csv_stderr(&s);
 	kcore_close(r.o.kc);
 	session_free(&s);
 	return 0;

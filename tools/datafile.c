@@ -83,11 +83,32 @@ static void write_stats(const struct sess_stats *st, FILE *f)
 				st->refused[i]);
 }
 
+/* Per-function native runs (native.h): "native_counts yes" says the
+ * counts were recorded (absent ones are 0), then the non-zero ones. */
+static void write_native(const struct session *s, FILE *f)
+{
+	unsigned int i, r;
+
+	if (!s->n_funcs || !s->funcs[0].native_known)
+		return;
+	fprintf(f, "native_counts yes\n");
+	for (i = 0; i < s->n_funcs; i++) {
+		for (r = 0; r < SESSION_FALLBACKS; r++)
+			if (s->funcs[i].native[r])
+				fprintf(f, "native %u %s %" PRIu64 "\n", i,
+					fallback_key(r), s->funcs[i].native[r]);
+		if (s->funcs[i].native_holder[0])
+			fprintf(f, "native_holder %u %s\n", i,
+				s->funcs[i].native_holder);
+	}
+}
+
 int datafile_write(const struct session *s, FILE *f)
 {
 	unsigned int i;
 
-	fprintf(f, "kjit-data %d\nkernel %s\nboot_id %s\ntime %s\ncommand %s\n"
+	fprintf(f,
+		"kjit-data %d\nkernel %s\nboot_id %s\ntime %s\ncommand %s\n"
 		"scope %s\n",
 		KJIT_DATA_VERSION, s->kernel, s->boot_id, s->time, s->command,
 		session_scope(s));
@@ -109,6 +130,7 @@ int datafile_write(const struct session *s, FILE *f)
 			fprintf(f, "deep %u\n", i);
 	for (i = 0; i < s->n_funcs; i++)
 		fprintf(f, "entry %u 0x%" PRIx64 "\n", i, s->funcs[i].entry);
+	write_native(s, f);
 	for (i = 0; i < s->n_blocks; i++) {
 		const struct sess_block *b = &s->blocks[i];
 
@@ -204,6 +226,35 @@ static int set_entry(struct session *s, const char *rest)
 	return 0;
 }
 
+static int read_native(struct session *s, const char *key, const char *rest)
+{
+	char name[32];
+	unsigned int i, r;
+	uint64_t v;
+	int used = 0;
+
+	if (!strcmp(key, "native_counts")) {
+		for (i = 0; i < s->n_funcs; i++)
+			s->funcs[i].native_known = 1;
+		return 0;
+	}
+	if (!strcmp(key, "native_holder")) {
+		if (sscanf(rest, "%u %n", &i, &used) < 1 || !used ||
+		    i >= s->n_funcs)
+			return -1;
+		copy_rest(s->funcs[i].native_holder,
+			  sizeof(s->funcs[i].native_holder), rest + used);
+		return 0;
+	}
+	if (sscanf(rest, "%u %31s %" SCNu64, &i, name, &v) != 3 ||
+	    i >= s->n_funcs)
+		return -1;
+	for (r = 0; r < SESSION_FALLBACKS; r++)
+		if (!strcmp(name, fallback_key(r)))
+			s->funcs[i].native[r] = v;
+	return 0; /* a reason this kjit does not know: skipped */
+}
+
 static int read_stat(struct session *s, const char *rest)
 {
 	char key[64];
@@ -262,6 +313,8 @@ static int read_line(struct session *s, char *line, unsigned int *cap)
 		return set_entry(s, rest);
 	else if (!strcmp(line, "block"))
 		return add_block(s, rest, cap);
+	else if (!strncmp(line, "native", 6))
+		return read_native(s, line, rest);
 	else if (!strncmp(line, "oracle", 6))
 		return read_oracle(s, line, rest);
 	return 0;

@@ -11,6 +11,7 @@
 #include "format.h"
 #include "limits.h"
 #include "names.h"
+#include "native.h"
 #include "oracle.h"
 #include "plural.h"
 
@@ -169,13 +170,14 @@ static void json_func(FILE *out, const struct sess_func *f, int last)
 	if (f->static_blocks > 0)
 		fprintf(out,
 			"\"static_blocks\": %ld, \"covered\": %ld, "
-			"\"coverage\": %.4f}",
+			"\"coverage\": %.4f, ",
 			f->static_blocks, f->covered,
 			(double)f->covered / (double)f->static_blocks);
 	else
 		fprintf(out, "\"static_blocks\": null, \"covered\": null, "
-			     "\"coverage\": null}");
-	fprintf(out, "%s\n", last ? "" : ",");
+			     "\"coverage\": null, ");
+	native_json(f, out);
+	fprintf(out, "}%s\n", last ? "" : ",");
 }
 
 static void json_stats(FILE *out, const struct sess_stats *st)
@@ -186,14 +188,14 @@ static void json_stats(FILE *out, const struct sess_stats *st)
 		"  \"stats\": {\"translated\": %" PRIu64 ", \"links\": %" PRIu64
 		", \"native_links\": %" PRIu64 ", \"exits_native\": %" PRIu64
 		", \"dispatches\": %" PRIu64 ", \"lookup_hits\": %" PRIu64
-		", \"predicted\": %" PRIu64
-		", \"translate_ns\": %" PRIu64 ", \"cache_bytes\": %" PRIu64
+		", \"predicted\": %" PRIu64 ", \"translate_ns\": %" PRIu64
+		", \"cache_bytes\": %" PRIu64
 		",\n    \"deep\": %s, \"deep_funcs\": %" PRIu64
 		", \"deep_over_budget\": %" PRIu64 ",\n    \"fallback\": {",
 		st->translated, st->links, st->native_links, st->exits_native,
-		st->dispatches, st->lookup_hits, st->predicted, st->translate_ns,
-		st->cache_bytes, st->deep ? "true" : "false", st->deep_funcs,
-		st->deep_over_budget);
+		st->dispatches, st->lookup_hits, st->predicted,
+		st->translate_ns, st->cache_bytes, st->deep ? "true" : "false",
+		st->deep_funcs, st->deep_over_budget);
 	for (i = 0; i < SESSION_FALLBACKS; i++)
 		fprintf(out, "%s\"%s\": %" PRIu64, i ? ", " : "",
 			fallback_key(i), st->fallback[i]);
@@ -228,7 +230,9 @@ static void print_json(const struct session *s, const struct report_opts *o,
 	fprintf(out, "  \"functions\": [\n");
 	for (i = 0; i < s->n_funcs; i++)
 		json_func(out, &s->funcs[fx[i]], i + 1 == s->n_funcs);
-	fprintf(out, "  ],\n  \"blocks\": [\n");
+	fprintf(out, "  ],\n  ");
+	native_json_other(s, out);
+	fprintf(out, ",\n  \"blocks\": [\n");
 	for (i = 0; i < n; i++) {
 		const struct sess_block *b = &s->blocks[bx[i]];
 
@@ -309,7 +313,7 @@ static int block_width(const struct session *s, const unsigned int *bx,
 static void text_functions(const struct session *s, const unsigned int *fx,
 			   FILE *out)
 {
-	char name[KJIT_NAME_MAX + 8];
+	char name[KJIT_NAME_MAX + 8], words[640];
 	unsigned int i;
 	int w = func_width(s);
 
@@ -328,7 +332,11 @@ static void text_functions(const struct session *s, const unsigned int *fx,
 				    (double)f->static_blocks);
 		else
 			fprintf(out, " %7s %9s\n", "-", "-");
+		if (native_total(f))
+			fprintf(out, "  %s\n",
+				native_words(f, words, sizeof(words)));
 	}
+	native_print_other(s, "# ", out);
 }
 
 static void text_blocks(const struct session *s, const struct report_opts *o,

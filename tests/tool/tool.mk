@@ -29,7 +29,7 @@ $(TT_DIR)/test_eligible: tests/tool/test_eligible.c tools/eligible.c tools/symta
 
 # format.c pulls in session.c (coverage: cfg, kenv, kcore) and the jit core.
 TT_REPORT_SRC := tools/format.c tools/datafile.c tools/names.c tools/session.c \
-	tools/limits.c tools/buildid.c \
+	tools/limits.c tools/buildid.c tools/native.c \
 	tools/cfg.c tools/kenv.c tools/kcore.c tools/disasm.c tools/symtab.c \
 	tools/sysfiles.c tools/progress.c tools/oracle.c $(wildcard jit/*.c)
 HOST_TESTS += $(TT_DIR)/test_format
