@@ -30,6 +30,11 @@
  *                                        (reason: a fallback key); only
  *                                        non-zero counts
  *   native_holder <func index> <text>    who held its ftrace site
+ *   sym <start> <end> <name>             a text symbol the stored code
+ *                                        reaches (codeenv.h), by address
+ *   keysite <addr> <target>              a static-key site in it
+ *   code <func index> <offset> <hex>     its bytes, in order, 128 a line
+ *                                        (end - start and up to 16 more)
  *   block <addr> <func index> <count> <len> <insns> <cpus>
  *   oracle_root <name>                   record --oracle (tools/oracle.h):
  *   oracle_lost <events>                 the function_graph run's roots,
