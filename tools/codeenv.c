@@ -195,17 +195,13 @@ struct disasm_syms session_syms(const struct session *s)
 
 /* ---- capture from the running kernel ---- */
 
+/* Appends @k (duplicates go at the end: sort_syms()). */
 static int add_sym(struct session *s, unsigned int *cap, const struct ksym *k)
 {
 	struct sess_sym *v;
-	unsigned int i;
 
 	if (!k)
 		return 0;
-	for (i = 0; i < s->n_syms; i++)
-		if (s->syms[i].addr == k->addr &&
-		    !strcmp(s->syms[i].name, k->name))
-			return 0;
 	if (s->n_syms == *cap) {
 		*cap = *cap ? 2 * *cap : 64;
 		v = realloc(s->syms, *cap * sizeof(*v));
@@ -308,7 +304,21 @@ static int by_sym(const void *a, const void *b)
 {
 	const struct sess_sym *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Sorted by address, each once. */
+static void sort_syms(struct session *s)
+{
+	unsigned int i, o = 0;
+
+	qsort(s->syms, s->n_syms, sizeof(*s->syms), by_sym);
+	for (i = 0; i < s->n_syms; i++)
+		if (!o || by_sym(&s->syms[o - 1], &s->syms[i]))
+			s->syms[o++] = s->syms[i];
+	s->n_syms = o;
 }
 
 static int by_site(const void *a, const void *b)
@@ -361,7 +371,7 @@ int session_capture(struct session *s)
 			err = add_keysites(s, e, f);
 	}
 	if (s->syms)
-		qsort(s->syms, s->n_syms, sizeof(*s->syms), by_sym);
+		sort_syms(s);
 	if (s->keysites)
 		sort_sites(s);
 	kenv_close(e);
