@@ -31,6 +31,9 @@ n=$(grep -c '^block [0-9]* pipe_read+0x[0-9a-f]*: never ran' a.txt)
 sed -n 's/^block [0-9]* pipe_read+\(0x[0-9a-f]*\): never ran.*/\1/p' a.txt > never.a
 kjit report -i a.data --uncovered > r.txt || fail "report --uncovered"
 grep -q "^pipe_read: $never of $static static blocks never ran$" r.txt || fail "uncovered summary: $(grep '^pipe_read:' r.txt)"
+awk '/^uncovered:/ { n = 5 } n-- > 0' r.txt
+grep -m1 -A2 ': never ran' a.txt
+tail -n 3 a.txt
 sed -n 's/^  pipe_read+\(0x[0-9a-f]*\) .*/\1/p' r.txt > never.r
 cmp -s never.a never.r || fail "report --uncovered lists other blocks than annotate: $(diff never.a never.r | head -5)"
 # every branch target named, hex in one case, the fentry site labelled
