@@ -203,6 +203,24 @@ found:
 	return line >= 1 && line <= c[k].n ? c[k].lines[line - 1] : NULL;
 }
 
+/* The frames at @i, or 0. A line-table row outside every scope of the
+ * debug info (libdw finds no function there) belongs to the function
+ * being annotated, whose symbol holds it: named so, as addr2line names it
+ * from the symbol table. */
+static int frames_at(const struct afunc *a, const struct ainsn *i,
+		     struct srcframe *fr, int max)
+{
+	const char *name = strchr(a->f->name, ':');
+	int n;
+
+	if (!a->sl)
+		return 0;
+	n = srcline_frames(a->sl, a->base + (i->addr - a->f->start), fr, max);
+	if (n >= 1 && !strcmp(fr[0].func, "??"))
+		fr[0].func = name ? name + 1 : a->f->name;
+	return n;
+}
+
 /* ---- text ---- */
 
 struct lastline {
@@ -219,9 +237,7 @@ static void text_line(const struct afunc *a, const struct ainsn *i,
 	const char *src;
 	int n;
 
-	if (!a->sl)
-		return;
-	n = srcline_frames(a->sl, a->base + (i->addr - a->f->start), fr, 8);
+	n = frames_at(a, i, fr, 8);
 	if (n < 1 ||
 	    (l->file && fr[0].line == l->line && !strcmp(fr[0].file, l->file) &&
 	     !strcmp(fr[0].func, l->func)))
@@ -347,9 +363,7 @@ static void text_header(const struct session *s, const struct annotate_opts *o,
 static void json_line(const struct afunc *a, const struct ainsn *i, FILE *out)
 {
 	struct srcframe fr[8];
-	int n = a->sl ? srcline_frames(a->sl, a->base + (i->addr - a->f->start),
-				       fr, 8)
-		      : 0;
+	int n = frames_at(a, i, fr, 8);
 
 	if (n < 1) {
 		fprintf(out, "null");
