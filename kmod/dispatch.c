@@ -25,6 +25,8 @@
 #include "ibl.h"
 #include "session.h"
 
+static_assert(KJIT_FB_COUNT <= KJIT_FALLBACK_REASONS);
+
 unsigned long kjit_dispatch(unsigned long target, unsigned long ret);
 
 /* The entry block of function @fi now has a translation on this CPU: let
@@ -57,14 +59,22 @@ static unsigned long translate(struct kjit_session *s, struct kjit_cpu *c,
 			       unsigned long target, int fi, unsigned long ret)
 {
 	u64 t0 = sched_clock(), run, table_full = c->cache.stats.table_full;
+	atomic64_t *guard =
+	    kjit_native_ctr(&s->native, fi, KJIT_FB_FTRACE_SITE);
+	enum kjit_fallback fb;
 	enum kjit_reason r;
 
+	/* A translation is of one block of function @fi: an entry guard in it
+	 * (a followed callee's first block) counts into @fi's own row. */
+	if (guard)
+		c->env.guard_counter = (u64)(unsigned long)guard;
 	r = kjit_cache_add(&c->cache, c->tr, target, fi, &run);
 	c->translate_ns += sched_clock() - t0;
 	if (r == KJIT_R_NO_SPACE) { /* the block map, or the code area */
-		c->fallback[c->cache.stats.table_full != table_full
-				? KJIT_FB_MAP_FULL
-				: KJIT_FB_FULL]++;
+		fb = c->cache.stats.table_full != table_full ? KJIT_FB_MAP_FULL
+							     : KJIT_FB_FULL;
+		c->fallback[fb]++;
+		kjit_native_add(&s->native, fi, fb);
 		return target;
 	}
 	if (r) {
@@ -72,6 +82,7 @@ static unsigned long translate(struct kjit_session *s, struct kjit_cpu *c,
 		 * to @target from now on) and in the lookup table; the others
 		 * are tried again next time (jit/reason.h). */
 		c->fallback[KJIT_FB_REFUSED]++;
+		kjit_native_add(&s->native, fi, KJIT_FB_REFUSED);
 		c->refused[r]++;
 		if (kjit_reason_lasts(r))
 			remember(c, target, target, ret);
@@ -111,6 +122,18 @@ static unsigned long lookup_or_translate(struct kjit_session *s,
 	return run;
 }
 
+/* The dispatcher runs @target natively for @fb before it looks anything
+ * up: count it, and for the attached function it lies in (a binary search
+ * that calls nothing) that function's native runs too. A deep callee's
+ * code is not looked up here (that may call kallsyms, itself perhaps
+ * attached): the session total alone has it. */
+static void fall_back(struct kjit_session *s, struct kjit_cpu *c,
+		      unsigned long target, enum kjit_fallback fb)
+{
+	c->fallback[fb]++;
+	kjit_native_add(&s->native, kjit_session_attached_of(s, target), fb);
+}
+
 unsigned long notrace kjit_dispatch(unsigned long target, unsigned long ret)
 {
 	struct kjit_session *s;
@@ -124,13 +147,13 @@ unsigned long notrace kjit_dispatch(unsigned long target, unsigned long ret)
 	c = s->cpu[smp_processor_id()];
 	c->dispatches++;
 	if (in_nmi()) {
-		c->fallback[KJIT_FB_NMI]++;
+		fall_back(s, c, target, KJIT_FB_NMI);
 		goto out;
 	}
 	/* RCU does not see this CPU (the idle loop's low-power window, early
 	 * entry code): detach's synchronize_rcu() would not wait for us. */
 	if (!rcu_is_watching()) {
-		c->fallback[KJIT_FB_RCU_IDLE]++;
+		fall_back(s, c, target, KJIT_FB_RCU_IDLE);
 		goto out;
 	}
 	/* Busy first: everything below may call kernel functions that are
@@ -138,7 +161,7 @@ unsigned long notrace kjit_dispatch(unsigned long target, unsigned long ret)
 	 * deep mode); their diversion re-enters here and must find us busy,
 	 * or it recurses until the stack overflows. */
 	if (c->busy) {
-		c->fallback[KJIT_FB_NESTED]++;
+		fall_back(s, c, target, KJIT_FB_NESTED);
 		goto out;
 	}
 	c->busy = 1;

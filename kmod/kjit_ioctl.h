@@ -155,6 +155,10 @@ struct kjit_blocks {
 	__u32 written; /* out */
 };
 
+/* by enum kjit_fallback: nmi nested refused full ftrace_site rcu_idle
+ * map_full */
+#define KJIT_FALLBACK_REASONS 8
+
 /* An attached function, as KJIT_IOC_FUNCS reports it. */
 struct kjit_func_info {
 	char name[KJIT_NAME_MAX];
@@ -165,21 +169,38 @@ struct kjit_func_info {
 			 * +5 or, behind endbr64, +9; a deep callee: start) */
 	__u32 diverted; /* 1 while attached */
 	__u32 deep;	/* 1: a callee followed in deep mode */
+	/* (ABI 7) its code that ran natively instead of from the cache, by
+	 * reason (the order of kjit_session_stats.fallback[]): ftrace_site
+	 * counts the calls its entry guard sent native whole (a deep callee
+	 * whose __fentry__ site a Kprobe, tracer or livepatch held); the
+	 * others count dispatcher entries at its code that ran natively from
+	 * there (code cache or block map full, a block the translator
+	 * refused - once per CPU for a lasting refusal, whose exits are then
+	 * linked to the original -, NMI, nested, RCU idle: the last three
+	 * for attached functions only; a deep callee's are in the session
+	 * total alone). */
+	__u64 native[KJIT_FALLBACK_REASONS];
 };
 
+/*
+ * KJIT_IOC_FUNCS: the attached functions, then the deep callees followed so
+ * far (attached or after detach). Writes min(max, total) entries. -ENOENT
+ * if no session exists, -EINVAL for a wrong size, info_size or pad.
+ */
 struct kjit_funcs {
 	__u32 size;
 	__u32 max;
-	__u64 buf;     /* in: user pointer to max entries */
-	__u32 total;   /* out */
-	__u32 written; /* out */
+	__u64 buf;	 /* in: user pointer to max entries */
+	__u32 total;	 /* out */
+	__u32 written;	 /* out */
+	__u32 info_size; /* in: sizeof(struct kjit_func_info) (ABI 7) */
+	__u32 pad;	 /* must be 0 */
 };
 
-#define KJIT_STAT_CPUS	      64
-#define KJIT_COUNTER_FORMS    8 /* by enum kjit_ctr_form (jit/translate.h) */
-#define KJIT_COUNTER_SEQS     8 /* by enum kjit_flagsave */
-#define KJIT_FALLBACK_REASONS 8
-#define KJIT_REFUSE_REASONS   32
+#define KJIT_STAT_CPUS	    64
+#define KJIT_COUNTER_FORMS  8 /* by enum kjit_ctr_form (jit/translate.h) */
+#define KJIT_COUNTER_SEQS   8 /* by enum kjit_flagsave */
+#define KJIT_REFUSE_REASONS 32
 
 /* KJIT_IOC_STATS: session statistics (-ENOENT if no session). */
 struct kjit_session_stats {

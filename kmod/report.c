@@ -174,8 +174,14 @@ static void func_info(const struct kjit_session *s, u32 i,
 		      struct kjit_func_info *fi)
 {
 	const struct kjit_deep_fn *d;
+	unsigned int r;
 
 	memset(fi, 0, sizeof(*fi));
+	for (r = 0; r < KJIT_FALLBACK_REASONS; r++) {
+		atomic64_t *c = kjit_native_ctr(&s->native, (int)i, r);
+
+		fi->native[r] = c ? atomic64_read(c) : 0;
+	}
 	if (i < s->n_funcs) {
 		strscpy(fi->name, s->funcs[i].name, sizeof(fi->name));
 		fi->start = s->funcs[i].start;
@@ -198,6 +204,8 @@ static long __funcs(struct kjit_session *s, struct kjit_funcs *req)
 	struct kjit_func_info fi;
 	u32 i, n = s->n_funcs;
 
+	if (req->info_size != sizeof(fi) || req->pad)
+		return -EINVAL;
 	if (s->deep)
 		n += smp_load_acquire(&s->deep_tab.n);
 	req->total = n;
@@ -272,6 +280,9 @@ long kjit_ioctl_stats(void __user *uarg)
 	s = __kjit_current();
 	if (s) {
 		for_each_possible_cpu(cpu) add_cpu_stats(&st, s->cpu[cpu], cpu);
+		/* entry guards count into their function's row (native.h) */
+		st.fallback[KJIT_FB_FTRACE_SITE] +=
+		    kjit_native_total(&s->native, KJIT_FB_FTRACE_SITE);
 		st.ncpus = min_t(u32, nr_cpu_ids, KJIT_STAT_CPUS);
 		for_each_possible_cpu(cpu) st.lookup_hits +=
 		    READ_ONCE(per_cpu(kjit_ibl_hits, cpu));
@@ -328,6 +339,7 @@ long kjit_ioctl_reset(void)
 		}
 		if (s->pcpu)
 			kjit_pcpu_reset(&s->pctr);
+		kjit_native_reset(&s->native);
 	}
 	mutex_unlock(&kjit_mutex);
 	return s ? 0 : -ENOENT;

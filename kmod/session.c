@@ -266,6 +266,7 @@ void kjit_session_free(struct kjit_session *s)
 	kfree(s->cpu);
 	kjit_region_free(&s->tramps);
 	kjit_deep_free(&s->deep_tab);
+	kjit_native_free(&s->native);
 	kjit_pcpu_free(&s->pctr);
 	kvfree(s);
 }
@@ -302,6 +303,10 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 		goto fail;
 	if (s->deep)
 		s->mem_bytes += kjit_deep_mem_bytes(lim->deep_max);
+	i = n + (s->deep ? lim->deep_max : 0); /* function slots */
+	if (kjit_native_init(&s->native, i))
+		goto fail;
+	s->mem_bytes += kjit_native_mem_bytes(i);
 	/* one slot per original block, room for every CPU's full cache of
 	 * distinct blocks twice over; without the memory, the old form */
 	if (s->count && !lock_counters && kjit_pcpu_ok)

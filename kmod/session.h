@@ -30,6 +30,7 @@
 #include "compat.h"
 #include "deep.h"
 #include "kjit_ioctl.h"
+#include "native.h"
 #include "pcpu.h"
 
 #define KJIT_MAX_FUNCS 64 /* functions per attach (per-CPU entry slots) */
@@ -102,6 +103,7 @@ struct kjit_session {
 	size_t mem_bytes; /* what kjit_session_new() reserved */
 	struct kjit_pcpu pctr;
 	struct kjit_deep deep_tab; /* functions n_funcs.. of blocks */
+	struct kjit_native native; /* native runs per function (native.h) */
 	struct kjit_func funcs[KJIT_MAX_FUNCS];
 	struct kjit_region tramps;
 	bool watched;		    /* watch.c saw arch_arm_kprobe for us */

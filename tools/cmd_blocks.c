@@ -53,6 +53,7 @@ static void print_block(const struct cfg *g, const struct symtab *t,
 {
 	const struct cfg_block *b = &g->blk[i];
 	const struct cfg_insn *last = &g->insn[b->first + b->n - 1];
+	struct disasm_syms sy = disasm_syms_of(t);
 	unsigned int k;
 
 	printf("block %zu %s+0x%" PRIx64 " 0x%016" PRIx64 " (%" PRIu64
@@ -63,7 +64,7 @@ static void print_block(const struct cfg *g, const struct symtab *t,
 		printf(" runs natively: %s", reason_text(last->reason));
 	printf("\n");
 	if (disasm_range(env->kc, b->start, (uint32_t)(b->end - b->start),
-			 "    ", stdout))
+			 "    ", &sy, stdout))
 		printf("    (cannot decode the code)\n");
 	for (k = 0; k < b->n_edges; k++)
 		print_edge(g, t, fn, &b->edge[k]);

@@ -28,6 +28,7 @@
 #include "device.h"
 #include "limits.h"
 #include "fgraph.h"
+#include "native.h"
 #include "runcmd.h"
 #include "session.h"
 #include "plural.h"
@@ -117,6 +118,7 @@ static int keep_old(const struct args *a, const char *path, int status)
 
 int cmd_record(int argc, char **argv)
 {
+	char warn[1024];
 	const char *path;
 	struct oracle *orc = NULL;
 	struct session s;
@@ -149,6 +151,7 @@ int cmd_record(int argc, char **argv)
 	snprintf(s.scope, sizeof(s.scope), "system-wide");
 	s.live = 0;
 	session_coverage(&s);
+	native_find_holders(&s);
 	if (keep_old(&a, path, status)) {
 		session_free(&s);
 		return status;
@@ -169,6 +172,8 @@ int cmd_record(int argc, char **argv)
 			plural_s(session_executions(&s)), path, path);
 	if (!rc)
 		limits_print(&s.st, "kjit: ", stderr);
+	if (!rc && native_warning(&s, "kjit record", warn, sizeof(warn)))
+		fprintf(stderr, "%s\n", warn);
 	session_free(&s);
 	/* the command's failure is the record's failure */
 	return rc ? rc : status ? (status > 255 ? 1 : status) : 0;

@@ -17,6 +17,7 @@
 #include "jit/instrument.h"
 #include "args.h"
 #include "attach.h"
+#include "codeenv.h"
 #include "commands.h"
 #include "datafile.h"
 #include "debuginfo.h"
@@ -25,6 +26,7 @@
 #include "lcov.h"
 #include "limits.h"
 #include "names.h"
+#include "native.h"
 #include "session.h"
 #include "srcreport.h"
 #include "sysfiles.h"
@@ -35,7 +37,8 @@ int cmd_attach(int argc, char **argv)
 	struct args a;
 	int fd, rc;
 
-	if (args_parse(argc, argv, ARG_BEST_EFFORT | ARG_DEEP | ARG_LIMITS | ARG_SCOPE,
+	if (args_parse(argc, argv,
+		       ARG_BEST_EFFORT | ARG_DEEP | ARG_LIMITS | ARG_SCOPE,
 		       "attach", &a, stderr))
 		return 2;
 	fd = kjit_device_open();
@@ -102,7 +105,7 @@ int cmd_reset(int argc, char **argv)
 }
 
 /* The live session; 0 or 1 after printing why. */
-int read_live(struct session *s, const char *who)
+static int read_live(struct session *s, const char *who)
 {
 	int fd = kjit_device_open(), err;
 
@@ -118,14 +121,14 @@ int read_live(struct session *s, const char *who)
 	return err ? 1 : 0;
 }
 
-static int read_file(struct session *s, const char *path)
+static int read_file(struct session *s, const char *path, const char *who)
 {
 	FILE *f = fopen(path, "r");
 	char why[128];
 	int err;
 
 	if (!f) {
-		fprintf(stderr, "kjit report: cannot open %s: %s%s\n", path,
+		fprintf(stderr, "kjit %s: cannot open %s: %s%s\n", who, path,
 			strerror(errno),
 			errno == ENOENT ? " (kjit record writes it)" : "");
 		return 1;
@@ -133,7 +136,7 @@ static int read_file(struct session *s, const char *path)
 	err = datafile_read(s, f, why, sizeof(why));
 	fclose(f);
 	if (err)
-		fprintf(stderr, "kjit report: %s: %s\n", path, why);
+		fprintf(stderr, "kjit %s: %s: %s\n", who, path, why);
 	return err ? 1 : 0;
 }
 
@@ -183,6 +186,8 @@ static int parse_report(int argc, char **argv, struct report_args *r)
 			r->o.fmt = f;
 		} else if (!strcmp(a, "--live"))
 			r->live = 1;
+		else if (!strcmp(a, "--uncovered"))
+			r->o.uncovered = 1;
 		else if (!strcmp(a, "--lcov"))
 			r->lcov = 1;
 		else if (!strcmp(a, "--debuginfo") && v &&
@@ -217,10 +222,13 @@ static int parse_report(int argc, char **argv, struct report_args *r)
 
 static void attach_disasm(struct report_args *r, const struct session *s)
 {
+	static struct disasm_syms names;
 	static char why[256];
 
 	if (!r->o.top || r->o.fmt != FMT_TEXT)
 		return;
+	names = session_syms(s); /* the functions, and the stored symbols */
+	r->o.syms = &names;
 	if (!session_is_running_kernel(s)) {
 		snprintf(why, sizeof(why),
 			 "recorded on another boot (kernel %s); "
@@ -260,24 +268,50 @@ static int report_lcov(const struct session *s, struct debuginfo *d)
 /* No -i and no --live, and ./kjit.data exists: an attached live session
  * wins, with a line saying so and how to see the file; else the file (a
  * detached session is what record just saved). 0 or 1 after saying why. */
-static int live_or_file(struct session *s, struct report_args *r)
+static int live_or_file(struct session *s, const char **input, const char *who)
 {
 	int fd = access(KJIT_DEVICE, F_OK) ? -1 : kjit_device_open();
 
 	if (fd >= 0 && session_read_device(s, fd) == 0) {
 		if (s->st.attached) {
 			close(fd);
-			fprintf(stderr, "kjit report: showing the attached "
-					"live session; kjit report -i "
-					"kjit.data shows the file\n");
+			fprintf(stderr,
+				"kjit %s: showing the attached live session; "
+				"kjit %s -i kjit.data shows the file\n",
+				who, who);
 			return 0;
 		}
 		session_free(s);
 	}
 	if (fd >= 0)
 		close(fd);
-	r->input = "kjit.data";
-	return read_file(s, r->input);
+	*input = "kjit.data";
+	return read_file(s, *input, who);
+}
+
+int load_session(struct session *s, const char **input, int live,
+		 const char *who)
+{
+	if (!*input && !live && access("kjit.data", F_OK) == 0)
+		return live_or_file(s, input, who);
+	return *input ? read_file(s, *input, who) : read_live(s, who);
+}
+
+/* What CSV rows cannot carry, on stderr: the limits hit, and each
+ * function's native runs (native.h). */
+static void csv_stderr(const struct session *s)
+{
+	char words[640];
+	unsigned int i;
+
+	if (limits_hit(&s->st))
+		limits_print(&s->st, "kjit report: ", stderr);
+	for (i = 0; i < s->n_funcs; i++)
+		if (native_total(&s->funcs[i]))
+			fprintf(
+			    stderr, "kjit report: %s %s\n", s->funcs[i].name,
+			    native_words(&s->funcs[i], words, sizeof(words)));
+	native_print_other(s, "kjit report: ", stderr);
 }
 
 int cmd_report(int argc, char **argv)
@@ -289,15 +323,17 @@ int cmd_report(int argc, char **argv)
 
 	if (parse_report(argc, argv, &r))
 		return 2;
-	if (!r.input && !r.live && access("kjit.data", F_OK) == 0)
-		rc = live_or_file(&s, &r);
-	else
-		rc = r.input ? read_file(&s, r.input) : read_live(&s, "report");
+	rc = load_session(&s, &r.input, r.live, "report");
 	if (rc)
 		return rc;
 	r.o.source = r.input;
-	if (s.live)
+	if (s.live) {
 		session_coverage(&s); /* best effort: '-' where unknown */
+		native_find_holders(&s);
+	} else if (r.o.uncovered && !session_has_code(&s) &&
+		   session_is_running_kernel(&s)) {
+		session_capture(&s); /* an older kjit's file, this boot */
+	}
 	memset(&di, 0, sizeof(di)); /* JSON and CSV carry no lines */
 	if ((r.lcov || r.o.fmt == FMT_TEXT) &&
 	    debuginfo_open(&di, &s, r.dbg, r.n_dbg)) {
@@ -320,8 +356,8 @@ int cmd_report(int argc, char **argv)
 	if (r.o.fmt == FMT_TEXT)
 		srcreport_print(&s, &di, stdout);
 	debuginfo_close(&di);
-	if (r.o.fmt == FMT_CSV && limits_hit(&s.st)) /* rows only on stdout */
-		limits_print(&s.st, "kjit report: ", stderr);
+	if (r.o.fmt == FMT_CSV) /* rows only on stdout */
+		csv_stderr(&s);
 	kcore_close(r.o.kc);
 	session_free(&s);
 	return 0;

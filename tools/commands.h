@@ -15,5 +15,14 @@ int cmd_compare(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
+
+struct session;
+/* The session report and annotate read: -i FILE (*@input), the live one
+ * (@live), else an attached live session, else ./kjit.data, else the live
+ * session (*@input is set to the file read). 0, or 1 after a line on
+ * stderr starting "kjit @who: ". */
+int load_session(struct session *s, const char **input, int live,
+		 const char *who);
 
 #endif

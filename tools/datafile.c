@@ -88,11 +88,60 @@ static void write_stats(const struct sess_stats *st, FILE *f)
 				st->refused[i]);
 }
 
+/* Per-function native runs (native.h): "native_counts yes" says the
+ * counts were recorded (absent ones are 0), then the non-zero ones. */
+static void write_native(const struct session *s, FILE *f)
+{
+	unsigned int i, r;
+
+	if (!s->n_funcs || !s->funcs[0].native_known)
+		return;
+	fprintf(f, "native_counts yes\n");
+	for (i = 0; i < s->n_funcs; i++) {
+		for (r = 0; r < SESSION_FALLBACKS; r++)
+			if (s->funcs[i].native[r])
+				fprintf(f, "native %u %s %" PRIu64 "\n", i,
+					fallback_key(r), s->funcs[i].native[r]);
+		if (s->funcs[i].native_holder[0])
+			fprintf(f, "native_holder %u %s\n", i,
+				s->funcs[i].native_holder);
+	}
+}
+
+#define CODE_LINE 128 /* bytes of code per line */
+
+/* The stored code (codeenv.h): the symbols, static-key sites and bytes. */
+static void write_code(const struct session *s, FILE *f)
+{
+	unsigned int i, k;
+	uint32_t off;
+
+	for (i = 0; i < s->n_syms; i++)
+		fprintf(f, "sym 0x%" PRIx64 " 0x%" PRIx64 " %s\n",
+			s->syms[i].addr, s->syms[i].end, s->syms[i].name);
+	for (i = 0; i < s->n_keysites; i++)
+		fprintf(f, "keysite 0x%" PRIx64 " 0x%" PRIx64 "\n",
+			s->keysites[i][0], s->keysites[i][1]);
+	for (i = 0; i < s->n_funcs; i++) {
+		const struct sess_func *fn = &s->funcs[i];
+
+		for (off = 0; fn->code && off < fn->code_len;
+		     off += CODE_LINE) {
+			fprintf(f, "code %u 0x%x ", i, off);
+			for (k = off; k < off + CODE_LINE && k < fn->code_len;
+			     k++)
+				fprintf(f, "%02x", fn->code[k]);
+			fputc('\n', f);
+		}
+	}
+}
+
 int datafile_write(const struct session *s, FILE *f)
 {
 	unsigned int i;
 
-	fprintf(f, "kjit-data %d\nkernel %s\nboot_id %s\ntime %s\ncommand %s\n"
+	fprintf(f,
+		"kjit-data %d\nkernel %s\nboot_id %s\ntime %s\ncommand %s\n"
 		"scope %s\n",
 		KJIT_DATA_VERSION, s->kernel, s->boot_id, s->time, s->command,
 		session_scope(s));
@@ -114,6 +163,8 @@ int datafile_write(const struct session *s, FILE *f)
 			fprintf(f, "deep %u\n", i);
 	for (i = 0; i < s->n_funcs; i++)
 		fprintf(f, "entry %u 0x%" PRIx64 "\n", i, s->funcs[i].entry);
+	write_native(s, f);
+	write_code(s, f);
 	for (i = 0; i < s->n_blocks; i++) {
 		const struct sess_block *b = &s->blocks[i];
 
@@ -209,6 +260,109 @@ static int set_entry(struct session *s, const char *rest)
 	return 0;
 }
 
+static int read_native(struct session *s, const char *key, const char *rest)
+{
+	char name[32];
+	unsigned int i, r;
+	uint64_t v;
+	int used = 0;
+
+	if (!strcmp(key, "native_counts")) {
+		for (i = 0; i < s->n_funcs; i++)
+			s->funcs[i].native_known = 1;
+		return 0;
+	}
+	if (!strcmp(key, "native_holder")) {
+		if (sscanf(rest, "%u %n", &i, &used) < 1 || !used ||
+		    i >= s->n_funcs)
+			return -1;
+		copy_rest(s->funcs[i].native_holder,
+			  sizeof(s->funcs[i].native_holder), rest + used);
+		return 0;
+	}
+	if (sscanf(rest, "%u %31s %" SCNu64, &i, name, &v) != 3 ||
+	    i >= s->n_funcs)
+		return -1;
+	for (r = 0; r < SESSION_FALLBACKS; r++)
+		if (!strcmp(name, fallback_key(r)))
+			s->funcs[i].native[r] = v;
+	return 0; /* a reason this kjit does not know: skipped */
+}
+
+/* "FUNC OFF HEX": the next bytes of a function's code, in order. */
+static int read_code(struct session *s, const char *rest)
+{
+	unsigned int i, off, k;
+	struct sess_func *f;
+	size_t n, len;
+	uint8_t *v;
+	int used = 0;
+
+	if (sscanf(rest, "%u %x %n", &i, &off, &used) < 2 || !used ||
+	    i >= s->n_funcs)
+		return -1;
+	f = &s->funcs[i];
+	rest += used;
+	len = strspn(rest, "0123456789abcdef");
+	if (off != f->code_len || !len || len % 2 ||
+	    (rest[len] && rest[len] != '\n'))
+		return -1;
+	n = len / 2;
+	if (f->code_len + n > (f->end - f->start) + 4096)
+		return -1;
+	v = realloc(f->code, f->code_len + n);
+	if (!v)
+		return -1;
+	f->code = v;
+	for (k = 0; k < n; k++) {
+		unsigned int b;
+
+		sscanf(rest + 2 * k, "%2x", &b);
+		f->code[f->code_len + k] = (uint8_t)b;
+	}
+	f->code_len += (uint32_t)n;
+	return 0;
+}
+
+/* "sym ADDR END NAME", kept sorted by address as written. */
+static int read_sym(struct session *s, const char *rest)
+{
+	struct sess_sym y, *v;
+	int used = 0;
+
+	if (sscanf(rest, "%" SCNx64 " %" SCNx64 " %n", &y.addr, &y.end, &used) <
+		2 ||
+	    !used || y.end <= y.addr ||
+	    (s->n_syms && y.addr < s->syms[s->n_syms - 1].addr))
+		return -1;
+	copy_rest(y.name, sizeof(y.name), rest + used);
+	if (!y.name[0] || strchr(y.name, ' '))
+		return -1;
+	v = realloc(s->syms, (s->n_syms + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	s->syms = v;
+	s->syms[s->n_syms++] = y;
+	return 0;
+}
+
+static int read_keysite(struct session *s, const char *rest)
+{
+	uint64_t a, t, (*v)[2];
+
+	if (sscanf(rest, "%" SCNx64 " %" SCNx64, &a, &t) != 2 ||
+	    (s->n_keysites && a <= s->keysites[s->n_keysites - 1][0]))
+		return -1;
+	v = realloc(s->keysites, (s->n_keysites + 1) * sizeof(*v));
+	if (!v)
+		return -1;
+	s->keysites = v;
+	s->keysites[s->n_keysites][0] = a;
+	s->keysites[s->n_keysites][1] = t;
+	s->n_keysites++;
+	return 0;
+}
+
 static int read_stat(struct session *s, const char *rest)
 {
 	char key[64];
@@ -267,6 +421,14 @@ static int read_line(struct session *s, char *line, unsigned int *cap)
 		return set_entry(s, rest);
 	else if (!strcmp(line, "block"))
 		return add_block(s, rest, cap);
+	else if (!strncmp(line, "native", 6))
+		return read_native(s, line, rest);
+	else if (!strcmp(line, "code"))
+		return read_code(s, rest);
+	else if (!strcmp(line, "sym"))
+		return read_sym(s, rest);
+	else if (!strcmp(line, "keysite"))
+		return read_keysite(s, rest);
 	else if (!strncmp(line, "oracle", 6))
 		return read_oracle(s, line, rest);
 	return 0;

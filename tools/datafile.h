@@ -23,6 +23,18 @@
  *   entry <func index> <addr>            its entry block (the module's
  *                                        kjit_func_info.entry); absent
  *                                        (version 1): start + 5
+ *   native_counts yes                    the per-function native runs
+ *                                        were recorded (absent: an older
+ *                                        kjit; the stat lines' totals only)
+ *   native <func index> <reason> <count> its code ran natively instead
+ *                                        (reason: a fallback key); only
+ *                                        non-zero counts
+ *   native_holder <func index> <text>    who held its ftrace site
+ *   sym <start> <end> <name>             a text symbol the stored code
+ *                                        reaches (codeenv.h), by address
+ *   keysite <addr> <target>              a static-key site in it
+ *   code <func index> <offset> <hex>     its bytes, in order, 128 a line
+ *                                        (end - start and up to 16 more)
  *   block <addr> <func index> <count> <len> <insns> <cpus>
  *   oracle_root <name>                   record --oracle (tools/oracle.h):
  *   oracle_lost <events>                 the function_graph run's roots,

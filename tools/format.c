@@ -4,13 +4,16 @@
  * Invariants: the session is not modified; block order is computed into a
  * separate index array, so blocks[].func keeps indexing funcs[].
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "codeenv.h"
 #include "disasm.h"
 #include "format.h"
 #include "limits.h"
 #include "names.h"
+#include "native.h"
 #include "oracle.h"
 #include "plural.h"
 
@@ -169,13 +172,14 @@ static void json_func(FILE *out, const struct sess_func *f, int last)
 	if (f->static_blocks > 0)
 		fprintf(out,
 			"\"static_blocks\": %ld, \"covered\": %ld, "
-			"\"coverage\": %.4f}",
+			"\"coverage\": %.4f, ",
 			f->static_blocks, f->covered,
 			(double)f->covered / (double)f->static_blocks);
 	else
 		fprintf(out, "\"static_blocks\": null, \"covered\": null, "
-			     "\"coverage\": null}");
-	fprintf(out, "%s\n", last ? "" : ",");
+			     "\"coverage\": null, ");
+	native_json(f, out);
+	fprintf(out, "}%s\n", last ? "" : ",");
 }
 
 static void json_stats(FILE *out, const struct sess_stats *st)
@@ -214,6 +218,158 @@ static void json_stats(FILE *out, const struct sess_stats *st)
 	fprintf(out, "}\n");
 }
 
+/* --uncovered: calls @fn for every static block of function @fi that no
+ * executed block overlaps (coverage's rule). -ENOENT when the function's
+ * code is not stored (codeenv.h), else the number of static blocks. */
+static long each_uncovered(const struct session *s, unsigned int fi,
+			   void (*fn)(const struct session *s, unsigned int fi,
+				      const struct cfg *g, size_t k, void *ctx),
+			   void *ctx, long *never)
+{
+	struct cfg g;
+	char *mark;
+	size_t k;
+	long n;
+
+	if (session_cfg(s, fi, &g))
+		return -ENOENT;
+	mark = malloc(g.n_blk ? g.n_blk : 1);
+	if (!mark) {
+		cfg_free(&g);
+		return -ENOMEM;
+	}
+	*never = (long)g.n_blk - session_cover_marks(s, fi, &g, mark);
+	for (k = 0; fn && k < g.n_blk; k++)
+		if (!mark[k])
+			fn(s, fi, &g, k, ctx);
+	n = (long)g.n_blk;
+	free(mark);
+	cfg_free(&g);
+	return n;
+}
+
+static uint8_t blk_reason(const struct cfg *g, size_t k)
+{
+	return g->insn[g->blk[k].first + g->blk[k].n - 1].reason;
+}
+
+static void text_uncovered_one(const struct session *s, unsigned int fi,
+			       const struct cfg *g, size_t k, void *ctx)
+{
+	const struct cfg_block *b = &g->blk[k];
+	FILE *out = ctx;
+
+	fprintf(out,
+		"  %s+0x%" PRIx64 " 0x%016" PRIx64 " %" PRIu64
+		" bytes %zu insns",
+		s->funcs[fi].name, b->start - s->funcs[fi].start, b->start,
+		b->end - b->start, b->n);
+	if (blk_reason(g, k))
+		fprintf(out, " (runs natively: %s)",
+			reason_text(blk_reason(g, k)));
+	fprintf(out, "\n");
+}
+
+static void text_uncovered(const struct session *s, const unsigned int *fx,
+			   FILE *out)
+{
+	unsigned int i;
+	long n, never;
+
+	fprintf(out, "\nuncovered: the static blocks that never ran\n");
+	for (i = 0; i < s->n_funcs; i++) {
+		const struct sess_func *f = &s->funcs[fx[i]];
+
+		n = each_uncovered(s, fx[i], NULL, NULL, &never);
+		if (n < 0) {
+			fprintf(out,
+				"%s: unknown: its code is not in this file "
+				"(an older kjit recorded it)\n",
+				f->name);
+			continue;
+		}
+		if (!never) {
+			fprintf(out, "%s: all %ld static blocks ran\n", f->name,
+				n);
+			continue;
+		}
+		fprintf(out, "%s: %ld of %ld static blocks never ran\n",
+			f->name, never, n);
+		each_uncovered(s, fx[i], text_uncovered_one, out, &never);
+	}
+}
+
+struct json_unc {
+	FILE *out;
+	int first;
+};
+
+static void json_uncovered_one(const struct session *s, unsigned int fi,
+			       const struct cfg *g, size_t k, void *ctx)
+{
+	const struct cfg_block *b = &g->blk[k];
+	struct json_unc *j = ctx;
+
+	fprintf(j->out, "%s    {\"function\": ", j->first ? "" : ",\n");
+	json_string(j->out, s->funcs[fi].name);
+	fprintf(j->out,
+		", \"offset\": %" PRIu64 ", \"address\": \"0x%" PRIx64
+		"\", \"len\": %" PRIu64 ", \"insns\": %zu, \"refused\": ",
+		b->start - s->funcs[fi].start, b->start, b->end - b->start,
+		b->n);
+	if (blk_reason(g, k))
+		json_string(j->out, kjit_reason_name(
+					(enum kjit_reason)blk_reason(g, k)));
+	else
+		fprintf(j->out, "null");
+	fprintf(j->out, "}");
+	j->first = 0;
+}
+
+/* "uncovered": [...], "uncovered_unknown": [names without stored code] */
+static void json_uncovered(const struct session *s, const unsigned int *fx,
+			   FILE *out)
+{
+	struct json_unc j = {out, 1};
+	unsigned int i, first = 1;
+	long never;
+
+	fprintf(out, "  \"uncovered\": [\n");
+	for (i = 0; i < s->n_funcs; i++)
+		each_uncovered(s, fx[i], json_uncovered_one, &j, &never);
+	fprintf(out, "%s  ],\n  \"uncovered_unknown\": [", j.first ? "" : "\n");
+	for (i = 0; i < s->n_funcs; i++) {
+		if (s->funcs[fx[i]].code)
+			continue;
+		fprintf(out, "%s", first ? "" : ", ");
+		json_string(out, s->funcs[fx[i]].name);
+		first = 0;
+	}
+	fprintf(out, "],\n");
+}
+
+static void csv_uncovered_one(const struct session *s, unsigned int fi,
+			      const struct cfg *g, size_t k, void *ctx)
+{
+	const struct cfg_block *b = &g->blk[k];
+	FILE *out = ctx;
+
+	csv_field(out, s->funcs[fi].name);
+	fprintf(out, ",0x%" PRIx64 ",0x%" PRIx64 ",0,%" PRIu64 ",%zu,0,0\n",
+		b->start - s->funcs[fi].start, b->start, b->end - b->start,
+		b->n);
+}
+
+static void csv_uncovered(const struct session *s, const unsigned int *fx,
+			  FILE *out)
+{
+	unsigned int i;
+	long never;
+
+	for (i = 0; i < s->n_funcs; i++)
+		each_uncovered(s, fx[i], csv_uncovered_one, out, &never);
+}
+
 static void print_json(const struct session *s, const struct report_opts *o,
 		       const unsigned int *fx, const unsigned int *bx,
 		       FILE *out)
@@ -232,7 +388,9 @@ static void print_json(const struct session *s, const struct report_opts *o,
 	fprintf(out, "  \"functions\": [\n");
 	for (i = 0; i < s->n_funcs; i++)
 		json_func(out, &s->funcs[fx[i]], i + 1 == s->n_funcs);
-	fprintf(out, "  ],\n  \"blocks\": [\n");
+	fprintf(out, "  ],\n  ");
+	native_json_other(s, out);
+	fprintf(out, ",\n  \"blocks\": [\n");
 	for (i = 0; i < n; i++) {
 		const struct sess_block *b = &s->blocks[bx[i]];
 
@@ -246,6 +404,8 @@ static void print_json(const struct session *s, const struct report_opts *o,
 			b->cpus, i + 1 == n ? "" : ",");
 	}
 	fprintf(out, "  ],\n");
+	if (o->uncovered)
+		json_uncovered(s, fx, out);
 	json_stats(out, &s->st);
 	fprintf(out, "}\n");
 }
@@ -313,7 +473,7 @@ static int block_width(const struct session *s, const unsigned int *bx,
 static void text_functions(const struct session *s, const unsigned int *fx,
 			   FILE *out)
 {
-	char name[KJIT_NAME_MAX + 8];
+	char name[KJIT_NAME_MAX + 8], words[640];
 	unsigned int i;
 	int w = func_width(s);
 
@@ -332,7 +492,11 @@ static void text_functions(const struct session *s, const unsigned int *fx,
 				    (double)f->static_blocks);
 		else
 			fprintf(out, " %7s %9s\n", "-", "-");
+		if (native_total(f))
+			fprintf(out, "  %s\n",
+				native_words(f, words, sizeof(words)));
 	}
+	native_print_other(s, "# ", out);
 }
 
 static void text_blocks(const struct session *s, const struct report_opts *o,
@@ -353,7 +517,8 @@ static void text_blocks(const struct session *s, const struct report_opts *o,
 			"%12" PRIu64 "  %-*s 0x%016" PRIx64 " %5u %5u %4u\n",
 			b->count, w, where, b->addr, b->len, b->insns, b->cpus);
 		if (o->top && o->kc &&
-		    disasm_range(o->kc, b->addr, b->len, "              ", out))
+		    disasm_range(o->kc, b->addr, b->len, "              ",
+				 o->syms, out))
 			fprintf(out, "              (cannot read the code)\n");
 	}
 	if (o->top && !o->kc)
@@ -375,12 +540,16 @@ void report_print(const struct session *s, const struct report_opts *o,
 		fprintf(stderr, "kjit: out of memory\n");
 	} else if (o->fmt == FMT_CSV) {
 		print_csv(s, o, bx, out);
+		if (o->uncovered)
+			csv_uncovered(s, fx, out);
 	} else if (o->fmt == FMT_JSON) {
 		print_json(s, o, fx, bx, out);
 	} else {
 		text_header(s, o, out);
 		text_functions(s, fx, out);
 		text_blocks(s, o, bx, out);
+		if (o->uncovered)
+			text_uncovered(s, fx, out);
 		if (s->oracle)
 			oracle_report(s->oracle, s, out);
 	}

@@ -23,6 +23,7 @@
 #define KJIT_TOOL_FORMAT_H
 
 #include <stdio.h>
+#include "disasm.h"
 #include "kcore.h"
 #include "session.h"
 
@@ -35,7 +36,9 @@ struct report_opts {
 	enum report_fmt fmt;
 	const char *source; /* for the text header: "live session" or a path */
 	struct kcore *kc;   /* text --top disassembly, or NULL ... */
-	const char *no_disasm; /* ... and why not */
+	const char *no_disasm;		/* ... and why not */
+	const struct disasm_syms *syms; /* names in it, or NULL */
+	int uncovered; /* --uncovered: the static blocks that never ran */
 };
 
 /* Parses "count|addr|func"; -1 if none. */

@@ -65,6 +65,10 @@ static const struct subcommand subcommands[] = {
      "kjit.data; the format is in docs/usage.md). If COMMAND fails,\n"
      "record exits with its status and keeps an existing kjit.data\n"
      "(-o FILE or --force saves the recording anyway).\n"
+     "The file keeps each function's code and the symbols it reaches,\n"
+     "so kjit annotate works from it later, elsewhere. record ends with\n"
+     "one warning line when anything ran natively instead of from the\n"
+     "cache (kjit report says what and why per function).\n"
      "Counts are system-wide: every task on every CPU, not only\n"
      "COMMAND (-a; -p and -C are not supported yet). Reports say so.\n"
      "--oracle (with --deep) first runs COMMAND once under ftrace's\n"
@@ -75,7 +79,7 @@ static const struct subcommand subcommands[] = {
      "setting it changes is put back.\n"},
     {"report", cmd_report,
      "report [-i FILE | --live] [--sort count|addr|func] [--top N] "
-     "[--json|--csv|--lcov] [--debuginfo PATH]...",
+     "[--uncovered] [--json|--csv|--lcov] [--debuginfo PATH]...",
      "per-function and per-block counts, coverage, hottest blocks, lines",
      "Reads -i FILE; else an attached live session (saying so if\n"
      "./kjit.data exists too); else ./kjit.data if present; else the\n"
@@ -88,6 +92,13 @@ static const struct subcommand subcommands[] = {
      "(schemas in docs/usage.md; they exclude each other). A file\n"
      "recorded with --oracle ends the text report with a completeness\n"
      "section.\n"
+     "Under each function's row a line says what of it ran natively\n"
+     "instead of from the cache, how often and why ('ran natively 20x:\n"
+     "its ftrace site was held by a Kprobe'; JSON: \"native\"; CSV: on\n"
+     "stderr).\n"
+     "--uncovered lists the static blocks that never ran (those the\n"
+     "coverage column leaves out), per function; in JSON \"uncovered\",\n"
+     "in CSV rows of count 0. kjit annotate shows them in the code.\n"
      "Source lines (libdw): the text report ends with each counted block's\n"
      "file:line and inline chain, from --debuginfo PATH (a vmlinux or .ko\n"
      "with DWARF; repeatable) or the recording kernel's vmlinux under\n"
@@ -96,6 +107,26 @@ static const struct subcommand subcommands[] = {
      ".ko by its recorded build-id there; else one line says why not.\n"
      "--lcov writes an lcov tracefile (genhtml's input) to stdout and\n"
      "kjit's line and branch totals to stderr; it needs debug info.\n"},
+    {"annotate", cmd_annotate,
+     "annotate [-i FILE | --live] [--json] [--debuginfo PATH]... FUNC...",
+     "a function's disassembly with each block's count; what never ran",
+     "Prints FUNC's code as kjit recorded it (kjit.data keeps each\n"
+     "function's bytes), in static blocks (those of kjit blocks), each\n"
+     "with its count and its share of the function's block executions;\n"
+     "every instruction with its own count (the executed blocks holding\n"
+     "it); blocks that never ran are marked 'never ran' (their\n"
+     "instructions '-'). Call and jump targets are named by symbol\n"
+     "(call __x86_indirect_thunk_rax, jmp pipe_read+0x4c), the\n"
+     "__fentry__ site is labelled, and what ran natively instead is said\n"
+     "under the header. Source lines (and their text, where the file is\n"
+     "readable) are interleaved when debug info is found, as for kjit\n"
+     "report: --debuginfo PATH, or the recording kernel's vmlinux under\n"
+     "/usr/lib/debug ($KJIT_DEBUG_DIR). The session is read as report\n"
+     "reads it (-i FILE, --live, else an attached session, else\n"
+     "./kjit.data). FUNC: a recorded function's name (module:name or\n"
+     "name), or an address inside it. --json: the same data (schema in\n"
+     "docs/usage.md). A file of an older kjit holds no code: only the\n"
+     "recording boot can still show it.\n"},
     {"compare", cmd_compare,
      "compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND "
      "[ARGS...]",

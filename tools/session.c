@@ -13,18 +13,19 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include "cfg.h"
-#include "kenv.h"
+#include "codeenv.h"
 #include "names.h"
 #include "oracle.h"
 #include "progress.h"
 #include "session.h"
-#include "symtab.h"
 #include "buildid.h"
 #include "sysfiles.h"
 
 static int read_funcs(struct session *s, int fd)
 {
-	struct kjit_funcs req = {.size = sizeof(req)};
+	struct kjit_funcs req = {.size = sizeof(req),
+				 .info_size = sizeof(struct kjit_func_info)};
+	unsigned int r;
 	struct kjit_func_info *f = NULL;
 	unsigned int i;
 
@@ -50,6 +51,9 @@ static int read_funcs(struct session *s, int fd)
 		s->funcs[i].diverted = f[i].diverted;
 		s->funcs[i].deep = f[i].deep;
 		s->funcs[i].static_blocks = s->funcs[i].covered = -1;
+		s->funcs[i].native_known = 1;
+		for (r = 0; r < SESSION_FALLBACKS; r++)
+			s->funcs[i].native[r] = f[i].native[r];
 	}
 	s->n_funcs = req.written;
 	free(f);
@@ -166,6 +170,15 @@ int session_read_device(struct session *s, int fd)
 
 void session_free(struct session *s)
 {
+	unsigned int i;
+
+	for (i = 0; s->funcs && i < s->n_funcs; i++)
+		free(s->funcs[i].code);
+	free(s->syms);
+	free(s->keysites);
+	s->syms = NULL;
+	s->keysites = NULL;
+	s->n_syms = s->n_keysites = 0;
 	free(s->funcs);
 	free(s->blocks);
 	if (s->oracle)
@@ -274,58 +287,33 @@ int session_is_running_kernel(const struct session *s)
 /* Covered static blocks of function @fi, given its CFG. */
 static void cover_one(struct session *s, unsigned int fi, const struct cfg *g)
 {
-	char *mark = calloc(g->n_blk ? g->n_blk : 1, 1);
-	unsigned int i;
-	long k, n = 0;
+	char *mark = malloc(g->n_blk ? g->n_blk : 1);
 
 	if (!mark)
 		return;
-	for (i = 0; i < s->n_blocks; i++) {
-		const struct sess_block *b = &s->blocks[i];
-
-		if (b->func != fi || !b->count)
-			continue;
-		for (k = 0; k < (long)g->n_blk; k++)
-			if (g->blk[k].start < b->addr + b->len &&
-			    b->addr < g->blk[k].end)
-				mark[k] = 1;
-	}
-	for (k = 0; k < (long)g->n_blk; k++)
-		n += mark[k];
 	s->funcs[fi].static_blocks = (long)g->n_blk;
-	s->funcs[fi].covered = n;
+	s->funcs[fi].covered = session_cover_marks(s, fi, g, mark);
 	free(mark);
 }
 
 int session_coverage(struct session *s)
 {
 	struct progress p;
-	struct symtab t;
-	struct kenv *e;
 	struct cfg g;
 	unsigned int i;
-	int err = symtab_load(&t, sysfile(3, "/proc/kallsyms"));
+	int err = session_capture(s);
 
 	if (err)
 		return err;
-	e = kenv_open(sysfile(3, "/proc/kcore"), &t);
-	if (!e) {
-		err = -errno;
-		symtab_free(&t);
-		return err;
-	}
 	progress_begin(&p, "coverage", s->n_funcs);
 	for (i = 0; i < s->n_funcs; i++) {
 		progress_step(&p, i);
-		if (!cfg_build(&g, s->funcs[i].start, s->funcs[i].end,
-			       &e->env)) {
+		if (!session_cfg(s, i, &g)) {
 			cover_one(s, i, &g);
 			cfg_free(&g);
 		}
 	}
 	progress_end(&p);
-	kenv_close(e);
-	symtab_free(&t);
 	return 0;
 }
 

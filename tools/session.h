@@ -26,6 +26,22 @@ struct sess_func {
 	long static_blocks, covered; /* -1: unknown */
 	uint64_t calls, executions;  /* derived: entry block, all blocks */
 	unsigned int blocks_run;     /* derived */
+	/* Its code that ran natively instead, by fallback reason
+	 * (kjit_func_info.native, ABI 7; native.h); native_known 0: a data
+	 * file of an older kjit, which has only the session's totals. */
+	uint64_t native[SESSION_FALLBACKS];
+	int native_known;
+	char native_holder[96]; /* who held its ftrace site, or "" */
+	/* Its code as it was (codeenv.h): bytes from start, end - start and
+	 * up to CODE_TAIL more; NULL when not stored. */
+	uint8_t *code;
+	uint32_t code_len;
+};
+
+/* A text symbol the stored code reaches (codeenv.h). */
+struct sess_sym {
+	uint64_t addr, end;
+	char name[KJIT_NAME_MAX];
 };
 
 #define SESSION_MODS 16
@@ -76,6 +92,12 @@ struct session {
 	struct sess_stats st;
 	int live;	       /* read from /dev/kjit, not a file */
 	struct oracle *oracle; /* record --oracle's set (oracle.h), or NULL */
+	/* with the stored code (codeenv.h): symbols its branches reach and
+	 * the static-key sites in it, {code, target}; both sorted */
+	struct sess_sym *syms;
+	unsigned int n_syms;
+	uint64_t (*keysites)[2];
+	unsigned int n_keysites;
 };
 
 /* Copies the module's statistics @k into @o (fields the tool keeps). */
@@ -97,8 +119,9 @@ void session_derive(struct session *s);
 /* The scope the session counted (s->scope, or "system-wide" when unset). */
 const char *session_scope(const struct session *s);
 
-/* Static blocks and covered blocks of every function, from the CFG of the
- * running kernel (progress on a terminal). Returns 0, or -errno if
+/* Reads the functions' code from the running kernel (codeenv.h:
+ * session_capture) and sets static blocks and covered blocks of every
+ * function from its CFG (progress on a terminal). Returns 0, or -errno if
  * /proc/kcore or kallsyms cannot be read (the fields stay -1). */
 int session_coverage(struct session *s);
 

@@ -11,6 +11,7 @@
 #include "tools/datafile.h"
 #include "tools/format.h"
 #include "tools/names.h"
+#include "tools/native.h"
 #include "check.h"
 
 static struct sess_func funcs[2] = {
@@ -57,8 +58,11 @@ static void make(struct session *s)
 static char *render(const struct session *s, enum report_fmt fmt,
 		    enum report_sort sort, unsigned int top)
 {
-	struct report_opts o = {sort,	     top,  fmt,
-				"test.data", NULL, "no code in tests"};
+	struct report_opts o = {.sort = sort,
+				.top = top,
+				.fmt = fmt,
+				.source = "test.data",
+				.no_disasm = "no code in tests"};
 	struct capture c;
 	char *r;
 
@@ -89,13 +93,15 @@ static const char json_top1[] =
     "\"0xffffffff81001300\", "
     "\"size\": 768, \"calls\": 7, \"executions\": 16, \"blocks_run\": 2, "
     "\"deep\": false, \"static_blocks\": 10, "
-    "\"covered\": 4, \"coverage\": 0.4000},\n"
+    "\"covered\": 4, \"coverage\": 0.4000, \"native\": null},\n"
     "    {\"name\": \"ksys,read\", \"start\": \"0xffffffff81001300\", \"end\": "
     "\"0xffffffff81001400\", "
     "\"size\": 256, \"calls\": 3, \"executions\": 3, \"blocks_run\": 1, "
     "\"deep\": true, \"static_blocks\": null, "
-    "\"covered\": null, \"coverage\": null}\n"
+    "\"covered\": null, \"coverage\": null, \"native\": null}\n"
     "  ],\n"
+    "  \"native_other\": {\"nmi\": 0, \"nested\": 0, \"refused\": 1, "
+    "\"full\": 0, \"ftrace_site\": 0, \"rcu_idle\": 0, \"map_full\": 0},\n"
     "  \"blocks\": [\n"
     "    {\"function\": \"vfs_read\", \"offset\": 64, \"address\": "
     "\"0xffffffff81001040\", "
@@ -271,6 +277,181 @@ static void ibt_calls(void)
 	free(text);
 }
 
+/* Native runs per function (native.h): the module's counts by reason, in
+ * words under the function's row, in JSON, through the data file, in
+ * record's one warning line; a file of an older kjit says what it lacks
+ * instead of showing a zero. */
+static void native(void)
+{
+	struct sess_func fn[3] = {
+	    {.name = "__x64_sys_read",
+	     .start = 0x1000,
+	     .end = 0x1100,
+	     .entry = 0x1005,
+	     .native_known = 1},
+	    {.name = "pipe_read",
+	     .start = 0x2000,
+	     .end = 0x2400,
+	     .entry = 0x2000,
+	     .deep = 1,
+	     .native_known = 1,
+	     .native = {[FB_FTRACE_SITE] = 20},
+	     .native_holder = "a Kprobe"},
+	    {.name = "vfs_read",
+	     .start = 0x3000,
+	     .end = 0x3100,
+	     .entry = 0x3000,
+	     .deep = 1,
+	     .native_known = 1,
+	     .native = {[2] = 1, [3] = 3}},
+	};
+	struct sess_block bl[1] = {{0x1005, 20, 0, 9, 2, 1, 0}};
+	struct session s = {.funcs = fn,
+			    .n_funcs = 3,
+			    .blocks = bl,
+			    .n_blocks = 1},
+		       b;
+	char why[128] = "", warn[1024], *text, *r;
+	struct capture c;
+	FILE *f;
+	int rc;
+
+	s.st.fallback[FB_FTRACE_SITE] = 20;
+	s.st.fallback[2] = 1;
+	s.st.fallback[3] = 3;
+	s.st.fallback[0] = 2; /* NMI entries tied to no function */
+	session_derive(&s);
+	r = render(&s, FMT_TEXT, SORT_ADDR, 0);
+	check("native.text",
+	      strstr(r, "\npipe_read (deep)                          0       "
+			"     0       0       -         -\n  ran natively 20x: "
+			"its ftrace site was held by a Kprobe\n") &&
+		  strstr(r, "\n  ran natively 3x: the code cache was full "
+			    "(--cache-kb raises it); runs natively from "
+			    "blocks kjit.ko does not translate (1 refusal; "
+			    "kjit stat names the reasons)\n") &&
+		  strstr(r, "\n# also 2 dispatcher entries (nmi 2) ran "
+			    "natively at code the module ties to no function "
+			    "above\n") &&
+		  !strstr(r, "__x64_sys_read                            20 "
+			     "          20       1       -         -\n  ran"),
+	      r);
+	free(r);
+	r = render(&s, FMT_JSON, SORT_ADDR, 0);
+	check("native.json",
+	      strstr(r, "\"name\": \"pipe_read\", ") &&
+		  strstr(r, "\"native\": {\"total\": 20, \"nmi\": 0, "
+			    "\"nested\": 0, \"refused\": 0, \"full\": 0, "
+			    "\"ftrace_site\": 20, \"rcu_idle\": 0, "
+			    "\"map_full\": 0, \"holder\": \"a Kprobe\", "
+			    "\"why\": \"its ftrace site was held by a "
+			    "Kprobe\"}},\n") &&
+		  strstr(r, "\"native\": {\"total\": 0, ") &&
+		  strstr(r, "\"native_other\": {\"nmi\": 2, \"nested\": 0, "
+			    "\"refused\": 0, \"full\": 0, \"ftrace_site\": "
+			    "0, "),
+	      r);
+	free(r);
+	check("native.warning",
+	      native_warning(&s, "kjit record", warn, sizeof(warn)) == 3 &&
+		  !strcmp(warn,
+			  "kjit record: warning: code ran natively instead of "
+			  "from the cache, uncounted: pipe_read 20x (its "
+			  "ftrace site was held by a Kprobe), vfs_read 3x (the "
+			  "code cache was full (--cache-kb raises it)); from "
+			  "blocks kjit.ko does not translate in vfs_read; 2 "
+			  "dispatcher entries tied to no function; kjit report "
+			  "says why per function"),
+	      warn);
+	datafile_write(&s, capture_begin(&c));
+	text = strdup(capture_end(&c));
+	free(c.buf);
+	f = fmemopen(text, strlen(text), "r");
+	rc = datafile_read(&b, f, why, sizeof(why));
+	fclose(f);
+	check("native.data_roundtrip",
+	      !rc && b.funcs[1].native_known &&
+		  b.funcs[1].native[FB_FTRACE_SITE] == 20 &&
+		  !strcmp(b.funcs[1].native_holder, "a Kprobe") &&
+		  b.funcs[2].native[3] == 3 && b.funcs[2].native[2] == 1 &&
+		  native_total(&b.funcs[0]) == 0 && b.funcs[0].native_known &&
+		  strstr(text, "\nnative 1 ftrace_site 20\n") &&
+		  strstr(text, "\nnative_holder 1 a Kprobe\n"),
+	      rc ? why : text);
+	if (!rc)
+		session_free(&b);
+	free(text);
+	/* an older kjit's file: no per-function counts, only the totals */
+	{
+		static char old[] = "kjit-data 2\nstat fallback.ftrace_site "
+				    "20\nfunc 0x2000 0x2400 -1 -1 pipe_read\n"
+				    "deep 0\nend\n";
+
+		f = fmemopen(old, strlen(old), "r");
+		rc = datafile_read(&b, f, why, sizeof(why));
+		fclose(f);
+		r = rc ? strdup(why) : render(&b, FMT_TEXT, SORT_ADDR, 0);
+		check("native.old_file",
+		      !rc && !b.funcs[0].native_known &&
+			  strstr(r, "\n# 20 runs went native instead of "
+				    "through the cache (ftrace_site 20); which "
+				    "functions is not in this file (an older "
+				    "kjit recorded it)\n") &&
+			  !strstr(r, "  ran natively"),
+		      r);
+		free(r);
+		if (!rc) {
+			r = render(&b, FMT_JSON, SORT_ADDR, 0);
+			check("native.old_file_json",
+			      strstr(r, "\"native\": null}") != NULL, r);
+			free(r);
+			session_free(&b);
+		}
+	}
+}
+
+/* Who holds an ftrace site, from fixture copies of debugfs' kprobes/list
+ * and tracefs' enabled_functions (tests/tool/fixtures/holders). */
+static void holders(void)
+{
+	struct sess_func fn[5] = {{.name = "pipe_read"},
+				  {.name = "vfs_read"},
+				  {.name = "pipe_write"},
+				  {.name = "ksys_read"},
+				  {.name = "sys_nothing"}};
+	struct session s = {.funcs = fn, .n_funcs = 5};
+	char w[640];
+	unsigned int i;
+
+	for (i = 0; i < 5; i++) {
+		fn[i].native_known = 1;
+		fn[i].native[FB_FTRACE_SITE] = 1;
+	}
+	setenv("KJIT_SYSROOT", FIXTURES "/holders", 1);
+	native_find_holders(&s);
+	unsetenv("KJIT_SYSROOT");
+	check("native.holder_kprobe", !strcmp(fn[0].native_holder, "a Kprobe"),
+	      fn[0].native_holder);
+	check("native.holder_ipmodify",
+	      !strcmp(fn[1].native_holder,
+		      "an IPMODIFY ftrace user (livepatch or the like)"),
+	      fn[1].native_holder);
+	check("native.holder_tracer",
+	      !strcmp(fn[2].native_holder, "the function tracer"),
+	      fn[2].native_holder);
+	check("native.holder_direct",
+	      !strcmp(fn[3].native_holder,
+		      "a direct call (a BPF trampoline or the like)"),
+	      fn[3].native_holder);
+	check("native.holder_gone",
+	      !fn[4].native_holder[0] &&
+		  !strcmp(native_words(&fn[4], w, sizeof(w)),
+			  "ran natively 1x: its ftrace site was in use (a "
+			  "Kprobe, a tracer, livepatch or a BPF trampoline; "
+			  "gone when kjit looked)"),
+	      w);
+}
+
 static void bad_file(const char *name, const char *text, const char *want)
 {
 	struct session b;
@@ -307,6 +488,8 @@ int main(void)
 	formats(&s);
 	roundtrip(&s);
 	ibt_calls();
+	native();
+	holders();
 	bad_file("data_foreign", "hello\n", "not a kjit data file");
 	bad_file("data_future", "kjit-data 9\nend\n", "version 9");
 	bad_file("data_bad_block", "kjit-data 1\nblock 0x1 0 1 1 1 1\nend\n",

@@ -165,7 +165,10 @@ static void test_reserved_json(void)
 /* The report formats say it too, and kjit.data keeps the numbers. */
 static void test_reports(void)
 {
-	struct report_opts o = {SORT_COUNT, 0, FMT_TEXT, "t.data", NULL, "-"};
+	struct report_opts o = {.sort = SORT_COUNT,
+				.fmt = FMT_TEXT,
+				.source = "t.data",
+				.no_disasm = "-"};
 	struct session s, back;
 	struct capture c;
 	char why[128];

@@ -247,7 +247,10 @@ static void classify(void)
 
 static char *render(const struct session *s)
 {
-	struct report_opts ro = {SORT_COUNT, 0, FMT_TEXT, "t", NULL, "none"};
+	struct report_opts ro = {.sort = SORT_COUNT,
+				 .fmt = FMT_TEXT,
+				 .source = "t",
+				 .no_disasm = "none"};
 	struct capture c;
 	char *r;
 

@@ -29,7 +29,7 @@ $(TT_DIR)/test_eligible: tests/tool/test_eligible.c tools/eligible.c tools/symta
 
 # format.c pulls in session.c (coverage: cfg, kenv, kcore) and the jit core.
 TT_REPORT_SRC := tools/format.c tools/datafile.c tools/names.c tools/session.c \
-	tools/limits.c tools/buildid.c \
+	tools/limits.c tools/buildid.c tools/native.c tools/codeenv.c \
 	tools/cfg.c tools/kenv.c tools/kcore.c tools/disasm.c tools/symtab.c \
 	tools/sysfiles.c tools/progress.c tools/oracle.c $(wildcard jit/*.c)
 HOST_TESTS += $(TT_DIR)/test_format
@@ -95,4 +95,13 @@ $(TT_DIR)/test_lines: tests/tool/test_lines.sh $(BUILD)/tools/kjit \
 		tests/tool/fixtures/lines/linemod.c
 	@mkdir -p $(dir $@)
 	printf '#!/bin/sh\nexec sh %s %s %s\n' $(ROOT)/tests/tool/test_lines.sh $(ROOT) $(BUILD)/tools/kjit > $@
+	chmod +x $@
+
+# kjit annotate and report --uncovered on a kernel-style function built and
+# linked here (a shell test: objdump, addr2line and its own block sums).
+HOST_TESTS += $(TT_DIR)/test_annotate
+$(TT_DIR)/test_annotate: tests/tool/test_annotate.sh $(BUILD)/tools/kjit \
+		tests/tool/fixtures/annotate/annmod.c tests/tool/fixtures/annotate/annstub.S
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s %s %s\n' $(ROOT)/tests/tool/test_annotate.sh $(ROOT) $(BUILD)/tools/kjit > $@
 	chmod +x $@

@@ -9,7 +9,7 @@
 # libdw agree with each other there). Then --lcov: exit 0 with lines found;
 # the data file carries the kernel's and the module's build-ids, and the
 # module's finds its .ko under KJIT_DEBUG_DIR; without debug info the report
-# says why once.
+# says why once. kjit annotate with the .ko interleaves the same lines.
 # timeout: 120
 . /tests/lib.sh
 [ -e /lib/kjit/kjit_linetest.ko ] || skip "kjit_linetest.ko not built"
@@ -50,6 +50,23 @@ sed -n '/^source lines/,$p' /tmp/r | head -12
 [ $n -ge 3 ] || fail "only $n blocks mapped"
 [ $inl -ge 1 ] || fail "no block with an inlined frame"
 [ $bad = 0 ] || fail "$bad block(s) differ from addr2line"
+# kjit annotate interleaves the same lines: above every instruction, the
+# function and line addr2line gives its offset (innermost frame)
+kjit annotate -i /tmp/l.data --debuginfo $dbg linemod_outer > /tmp/a || fail "annotate --debuginfo"
+awk '/^ +; [^ ]+:[0-9]+ / { split($2, fl, ":"); fn = $3; sub(/,$/, "", fn); loc = fn " " fl[2]; next }
+	/^ *[-0-9]* +0x[0-9a-f]+  \+0x/ { for (i = 1; i <= NF; i++) if ($i ~ /^\+0x/) print substr($i, 4), loc }' /tmp/a > /tmp/aloc
+n=0 bad=0
+while read -r off fn line; do
+	n=$((n + 1))
+	want=$(awk -v o=$off '$1 == o { split($3, fl, ":"); print $2, fl[2] }' /tests/linetest.expect)
+	[ -n "$want" ] || { n=$((n - 1)); continue; } # padding past the function
+	[ "$fn $line" = "$want" ] || { bad=$((bad + 1)); echo "annotate +0x$off: '$fn $line', addr2line '$want'"; }
+done < /tmp/aloc
+echo "annotate: $n instructions of linemod_outer, $bad under another line than addr2line's"
+grep -m3 '^ *; ' /tmp/a
+[ $n -ge 10 ] && [ $bad = 0 ] || fail "annotate's source lines differ from addr2line ($bad of $n)"
+grep -Eq '^ +; [^ ]*linemod.c:[0-9]+ linemod_helper, inlined in linemod_outer$' /tmp/a ||
+	fail "annotate: no line of the inlined helper"
 kjit report -i /tmp/l.data --debuginfo $dbg --lcov > /tmp/k.info 2> /tmp/le || { cat /tmp/le; fail "--lcov"; }
 cat /tmp/le
 grep -q 'lines [1-9][0-9]* of [1-9][0-9]* hit' /tmp/le || fail "lcov totals"

@@ -1,5 +1,6 @@
 # tool_blocks - `kjit blocks FUNC`: static basic blocks with disassembly and
-# edges, from /proc/kcore. Every block kjit.ko translates while the function
+# edges, from /proc/kcore; branch targets named by symbol, hex in lower
+# case. Every block kjit.ko translates while the function
 # runs starts where a static block starts (the CFG finds kjit's leaders),
 # and the report's coverage uses these blocks. Errors: unknown and
 # ambiguous names, offsets, usage.
@@ -16,7 +17,11 @@ n=$(head -n 1 /tmp/b.out | sed 's/.*: \([0-9]*\) blocks.*/\1/')
 grep -q '^block 0 ksys_read+0x0 ' /tmp/b.out || fail "block 0 is not the entry"
 grep -Eq '^    -> block [0-9]+ ksys_read\+0x[0-9a-f]+ \(taken\)$' /tmp/b.out || fail "no taken edge"
 grep -Eq '^    -> block [0-9]+ ksys_read\+0x[0-9a-f]+ \(fallthrough\)$' /tmp/b.out || fail "no fallthrough edge"
-grep -Eq '^    0xffffffff[0-9a-f]{8}  (ret|jmp 0x)' /tmp/b.out || fail "no ret/jmp disassembled"
+grep -Eq '^    0xffffffff[0-9a-f]{8}  (ret|jmp [a-z_])' /tmp/b.out || fail "no ret/jmp disassembled"
+# branch targets by symbol (call vfs_read, jmp ksys_read+0x4c), hex in one case
+grep -Eq '^    0xffffffff[0-9a-f]{8}  call vfs_read$' /tmp/b.out || fail "call vfs_read not named"
+grep -Eq '^    0xffffffff[0-9a-f]{8}  (call|j[a-z]+) 0x' /tmp/b.out && fail "a branch target without a name"
+grep -Eq '0x[0-9a-f]*[A-F]' /tmp/b.out && fail "upper-case hex"
 
 # kjit's translated blocks start at static block starts
 kjit attach ksys_read vfs_read > /dev/null || fail "attach"

@@ -45,7 +45,7 @@ grep -q '^# scope: system-wide (every task on every CPU' /tmp/r.txt || fail "tex
 grep -qx 'scope system-wide' kjit.data || fail "kjit.data scope"
 kjit record -p 1 -f vfs_read -- true 2> /tmp/e.out && fail "-p accepted"
 grep -q 'only the system-wide scope (-a) is supported yet, not -p' /tmp/e.out || fail "-p message"
-grep -Eq '"name": "ksys_read", "start": "0x[0-9a-f]+", .*"coverage": 0\.[0-9]+\}' /tmp/r.json ||
+grep -Eq '"name": "ksys_read", "start": "0x[0-9a-f]+", .*"coverage": 0\.[0-9]+, "native": \{"total": [0-9]+, ' /tmp/r.json ||
 	fail "json function"
 [ "$(grep -c '"function": ' /tmp/r.json)" = "$(tail -n +2 /tmp/r.csv | wc -l)" ] || fail "json block count"
 

@@ -204,8 +204,10 @@ static void read_results(int fd)
 {
 	struct kjit_blocks b = {
 	    .size = sizeof(b), .max = 8192, .buf = (uintptr_t)blocks};
-	struct kjit_funcs f = {
-	    .size = sizeof(f), .max = 1024, .buf = (uintptr_t)funcs};
+	struct kjit_funcs f = {.size = sizeof(f),
+			       .max = 1024,
+			       .buf = (uintptr_t)funcs,
+			       .info_size = sizeof(funcs[0])};
 
 	if (ioctl(fd, KJIT_IOC_BLOCKS, &b) || ioctl(fd, KJIT_IOC_FUNCS, &f))
 		die("read results");

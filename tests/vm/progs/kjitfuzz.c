@@ -45,6 +45,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -463,8 +464,10 @@ static void snapshot(const struct call *c, struct snap *s)
 {
 	static struct kjit_func_info fi[KJIT_MAX_TARGETS];
 	struct kjit_session_stats st = {.size = sizeof(st)};
-	struct kjit_funcs f = {
-	    .size = sizeof(f), .max = KJIT_MAX_TARGETS, .buf = (uintptr_t)fi};
+	struct kjit_funcs f = {.size = sizeof(f),
+			       .max = KJIT_MAX_TARGETS,
+			       .buf = (uintptr_t)fi,
+			       .info_size = sizeof(fi[0])};
 	uint32_t i;
 
 	memset(s, 0, sizeof(*s));
@@ -956,15 +959,18 @@ static void fuzz_reset(void)
 	fuzz_noarg(K_RESET);
 }
 
-/* BLOCKS and FUNCS share their layout: size, max, buf, total, written. */
+/* BLOCKS and FUNCS share their first fields: size, max, buf, total,
+ * written; FUNCS adds the size of its entries and a pad (ABI 7). */
 struct listing {
 	uint32_t size, max;
 	uint64_t buf;
 	uint32_t total, written;
+	uint32_t info_size, pad;
 };
-_Static_assert(sizeof(struct listing) == sizeof(struct kjit_blocks) &&
+_Static_assert(offsetof(struct listing, info_size) ==
+		       sizeof(struct kjit_blocks) &&
 		   sizeof(struct listing) == sizeof(struct kjit_funcs),
-	       "BLOCKS and FUNCS requests share one layout");
+	       "BLOCKS and FUNCS requests share their first fields");
 
 static void check_blocks(const struct call *c, const struct listing *l,
 			 const struct kjit_block_info *b)
@@ -1001,21 +1007,26 @@ static void fuzz_listing(enum kind k, size_t entry)
 {
 	struct call c = {.kind = k, .cmd = kinds[k].cmd};
 	uint32_t cap = OUT_ROOM / entry;
+	size_t req_size = k == K_BLOCKS ? sizeof(struct kjit_blocks)
+					: sizeof(struct kjit_funcs);
 	struct obj req, out;
 	struct listing l;
 
-	l.size = pick_size(sizeof(l));
+	l.size = pick_size((uint32_t)req_size);
+	l.info_size = pick_size((uint32_t)entry);
+	l.pad = chance(90) ? 0 : (uint32_t)rnd64();
 	l.max = pick_max(cap);
 	place(&out, OUT_OFF, NULL, (l.max < cap ? l.max : cap) * entry);
 	l.buf = out.addr;
 	l.total = (uint32_t)rnd64();
 	l.written = (uint32_t)rnd64();
-	place(&req, 0, &l, sizeof(l));
-	describe(&c, "size=%u max=%u req=%s buf=%s", l.size, l.max,
-		 ptr_names[req.kind], ptr_names[out.kind]);
+	place(&req, 0, &l, req_size);
+	describe(&c, "size=%u info_size=%u pad=%u max=%u req=%s buf=%s", l.size,
+		 l.info_size, l.pad, l.max, ptr_names[req.kind],
+		 ptr_names[out.kind]);
 	if (issue(&c, req.addr) || !req.view)
 		return;
-	memcpy(&l, req.view, sizeof(l));
+	memcpy(&l, req.view, req_size);
 	if (l.written != (l.max < l.total ? l.max : l.total))
 		bad(&c, "written %u, max %u, total %u", l.written, l.max,
 		    l.total);
