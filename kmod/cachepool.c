@@ -20,6 +20,7 @@
 #include "kmod/pool/kjit_pool.h"
 #include "extable.h"
 #include "orc.h"
+#include "symbols.h"
 
 #define X86_INT3 0xcc
 
@@ -80,6 +81,7 @@ int kjit_pool_init(void)
 	}
 	kjit_orc_init();
 	kjit_extable_init();
+	kjit_symbols_init();
 	pr_info("kjit: code pool %lu KiB in kjit_pool.ko at %px\n",
 		kjit_pool.code_bytes >> 10, kjit_pool.code);
 	return 0;
@@ -87,6 +89,7 @@ int kjit_pool_init(void)
 
 void kjit_pool_exit(void)
 {
+	kjit_symbols_exit();
 	kjit_extable_exit();
 	kjit_orc_exit();
 	kjit_pool_seal();
@@ -134,6 +137,7 @@ void kjit_pool_reset(void)
 	unsigned int n =
 	    min_t(unsigned int, atomic_read(&pool_next), pool_chunks);
 
+	kjit_symbols_reset();
 	kjit_orc_reset(n);
 	kjit_extable_reset(n);
 	if (fill_int3(n))

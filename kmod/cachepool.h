@@ -43,8 +43,8 @@ bool kjit_pool_take(u8 **run, u8 **rw, u32 *size);
 /* Detach, once no dispatcher runs: remove the writable alias. */
 void kjit_pool_seal(void);
 /* Detach, once no task can run or return into the pool (after quiesce):
- * empty the side tables' slices and int3 the chunks taken. Process
- * context. */
+ * drop the blocks' names (symbols.h), empty the side tables' slices and
+ * int3 the chunks taken. Process context. */
 void kjit_pool_reset(void);
 
 bool kjit_pool_contains(unsigned long addr);

@@ -39,6 +39,7 @@
 #include "ksyms.h"
 #include "extable.h"
 #include "orc.h"
+#include "symbols.h"
 #include "quiesce.h"
 #include "session.h"
 #include "watch.h"
@@ -351,6 +352,7 @@ int __kjit_session_attach(struct kjit_session *s, unsigned int *failed)
 	kjit_ibl_clear();
 	kjit_ibl_reset_hits();
 	rcu_assign_pointer(kjit_active, s);
+	kjit_symbols_start(s);
 	kjit_watch_start(s);
 	for (i = 0; i < s->n_funcs; i++) {
 		s->funcs[i].mod = kjit_module_pin(s->funcs[i].start);
@@ -382,6 +384,7 @@ void __kjit_session_detach(struct kjit_session *s)
 
 	if (!s->attached)
 		return;
+	kjit_symbols_stop();
 	for (i = 0; i < s->n_funcs; i++)
 		kjit_divert_off(s, i);
 	synchronize_rcu_tasks();

@@ -25,10 +25,11 @@ out() { echo "$*" > /dev/ttyS1; echo "$*" > /dev/console; }
 
 # unload_leftovers: unload our modules a case left loaded (kjit first: an
 # attached kjit pins the module code it runs); prints their names.
+# kjit_pool.ko (the code cache's memory, no code) may stay between cases.
 unload_leftovers() {
-	left=$(sed -n 's/^\(kjit[a-z_]*\) .*/\1/p' /proc/modules | tr '\n' ' ')
+	left=$(sed -n 's/^\(kjit[a-z_]*\) .*/\1/p' /proc/modules | grep -v '^kjit_pool$' | tr '\n' ' ')
 	[ -n "$left" ] || return 0
-	for m in kjit $left kjit_pool; do rmmod "$m" 2> /dev/null; done
+	for m in kjit $left; do rmmod "$m" 2> /dev/null; done
 	echo "${left% }"
 }
 

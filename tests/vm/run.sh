@@ -163,6 +163,23 @@ pack_initramfs() {
 	echo "$total"
 }
 
+# demo_html: the demo's lcov tracefile (its "KJIT-LCOV " lines on ttyS1)
+# as $BUILD/demo/kjit.info, and genhtml's pages of it in $BUILD/demo/html:
+# the sources it names are this tree's (the test module was built here).
+demo_html() {
+	d=$BUILD/demo
+	mkdir -p "$d"
+	sed -n 's/^KJIT-LCOV //p' "$TTYS1.txt" > "$d/kjit.info"
+	[ -s "$d/kjit.info" ] || return 0
+	if command -v genhtml > /dev/null &&
+		genhtml --quiet --branch-coverage -o "$d/html" "$d/kjit.info" > "$d/genhtml.log" 2>&1; then
+		echo "== HTML coverage of the demo's module: $d/html/index.html"
+		echo "   (lcov tracefile: $d/kjit.info; lcov --summary $d/kjit.info)"
+	else
+		echo "== genhtml could not make HTML of $d/kjit.info (see $d/genhtml.log)"
+	fi
+}
+
 # boot LIMIT ACCEL: run QEMU on $BOOT's initramfs, console appended to $LOG.
 boot() {
 	acc="-accel $2" smp=2
@@ -247,6 +264,7 @@ run_boot() {
 	boot "$tmo_all" "$accel"
 	qrc=$?
 	if [ $DEMO = 1 ]; then
+		demo_html
 		grep -aq '^KJIT-RESULT PASS' "$TTYS1.txt" && return 0
 		echo "demo failed; console log: $LOG" >&2
 		return 1

@@ -30,6 +30,13 @@ n2=$(aliases)
 i2=$(int3s 8)
 workload -c 0 read 50 || fail "reads after detach"
 kjit report --live > /dev/null || fail "report after detach"
+# the pool goes only after kjit.ko, which uses it; and can come back
+rmmod kjit_pool 2> /dev/null && fail "kjit_pool.ko unloaded under kjit.ko"
+unload_kjit
+unload_pool
+grep -q '^kjit_pool ' /proc/modules && fail "kjit_pool.ko still loaded"
+load_kjit
+i4=$(int3s 8)
 unload_kjit
 echo "writable aliases: loaded $n0, attached $n1, detached $n2"
 echo "int3 among the pool's first 8 instructions: loaded $i0, attached $i1, detached $i2"
@@ -39,3 +46,4 @@ echo "int3 among the pool's first 8 instructions: loaded $i0, attached $i1, deta
 [ "$i0" = 8 ] || fail "the pool is not int3 at load"
 [ "$i1" -lt 8 ] || fail "attached: no translation at the pool's start"
 [ "$i2" = 8 ] || fail "detached: translated code still in the pool"
+[ "$i4" = 8 ] || fail "a fresh kjit_pool.ko is not int3 at load"

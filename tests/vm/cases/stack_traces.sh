@@ -3,14 +3,15 @@
 # asleep in pipe_read, natively and with __x64_sys_read deep-attached (its
 # frames then return into the code cache: pipe_read < vfs_read < ksys_read
 # all run translated): /proc/PID/stack has the same frames, the cache's in
-# kjit_pool.ko where the native ones are, down to do_syscall_64; the
+# kjit_pool.ko named after the blocks they stand for, down to
+# do_syscall_64; the
 # kernel's reliable walk (kjit_stackcheck.ko: arch_stack_walk_reliable(),
 # as livepatch uses it) succeeds with the same number of frames. After
 # detach quiesce has rewritten the cache return addresses, and the trace is
 # the native one again. The same for a perf-style callchain: a Kprobe with
 # a stacktrace trigger on pipe_read (a followed callee: its entry guard
-# runs it natively under the Kprobe) shows as many frames below pipe_read
-# natively, attached and after detach.
+# runs it natively under the Kprobe) shows the same functions below
+# pipe_read natively, attached and after detach.
 # timeout: 120
 . /tests/lib.sh
 # start_sleeper OUTFILE: sets s (the sleeper) and p (its child, asleep in
@@ -29,19 +30,19 @@ reliable() {
 	dmesg | grep "kjit_stackcheck: pid $1:" | tail -n 1 > $2
 	sed -n 's/.*: reliable, \([0-9]*\) frames.*/\1/p' $2
 }
-# same_frames NATIVE OTHER: OTHER has NATIVE's frames, a translated one
-# (in kjit_pool) where NATIVE has a function the session translates
+# same_frames NATIVE OTHER: OTHER has NATIVE's frames, function by
+# function (a translated frame is in kjit_pool.ko, named after the block it
+# stands for: "[<0>] pipe_read+0x4c+0x1e/0x40 [kjit_pool]")
 same_frames() {
 	[ "$(wc -l < $1)" = "$(wc -l < $2)" ] || return 1
 	paste -d'|' $1 $2 | while IFS='|' read -r a b; do
 		fa=$(echo "$a" | sed 's/^[^]]*\] //; s/+.*//')
-		case $b in
-		*"$fa+"*) ;;
-		*"[kjit_pool]"*) case $fa in pipe_read|vfs_read|ksys_read) ;; *) exit 1 ;; esac ;;
-		*) exit 1 ;;
-		esac
+		fb=$(echo "$b" | sed 's/^[^]]*\] //; s/+.*//')
+		[ "$fa" = "$fb" ] || exit 1
 	done
 }
+# names FILE: the function of each callchain line ("=> vfs_read+0x5e")
+names() { sed 's/^ *=> //; s/+.*//' $1; }
 load_kjit
 start_sleeper /tmp/s0.out
 cat /proc/$p/stack > /tmp/native.stk
@@ -89,9 +90,9 @@ echo '-:kjit/kjit_stk' >> $T/kprobe_events
 echo "== callchains (native, attached, after detach):"
 cat /tmp/native.cc /tmp/attached.cc /tmp/after.cc
 grep -q '=> vfs_read' /tmp/native.cc || fail "native callchain lacks vfs_read"
-grep -q '=> kjit_pool' /tmp/attached.cc || fail "no translated frame in the attached callchain"
-[ "$(wc -l < /tmp/attached.cc)" = "$(wc -l < /tmp/native.cc)" ] ||
-	fail "the attached callchain has $(wc -l < /tmp/attached.cc) frames, natively $(wc -l < /tmp/native.cc)"
-tail -n 1 /tmp/attached.cc | grep -q 'entry_SYSCALL_64' || fail "the attached callchain does not reach the system call entry"
+grep -q '=> vfs_read+0x' /tmp/attached.cc || fail "no translated frame in the attached callchain"
+names /tmp/native.cc > /tmp/native.names
+names /tmp/attached.cc > /tmp/attached.names
+cmp -s /tmp/native.names /tmp/attached.names || fail "the attached callchain does not have the native functions"
 grep -q '=> vfs_read' /tmp/after.cc || fail "after detach the callchain is not whole again"
 unload_kjit
