@@ -110,7 +110,7 @@ int kjit_pool_open(void)
 bool kjit_pool_take(u8 **run, u8 **rw, u32 *size)
 {
 	u8 *alias = READ_ONCE(pool_rw);
-	unsigned int i;
+	unsigned int i, skip;
 	size_t off;
 
 	if (!alias || atomic_read(&pool_next) >= pool_chunks)
@@ -119,9 +119,12 @@ bool kjit_pool_take(u8 **run, u8 **rw, u32 *size)
 	if (i >= pool_chunks)
 		return false;
 	off = (size_t)i * kjit_pool.chunk_bytes;
-	*run = kjit_pool.code + off;
-	*rw = alias + off;
-	*size = kjit_pool.chunk_bytes - KJIT_POOL_TAIL;
+	/* the pool's first bytes are kjit_pool_code's: no block there,
+	 * whose name that symbol would hide (symbols.h) */
+	skip = i ? 0 : KJIT_POOL_TAIL;
+	*run = kjit_pool.code + off + skip;
+	*rw = alias + off + skip;
+	*size = kjit_pool.chunk_bytes - KJIT_POOL_TAIL - skip;
 	return true;
 }
 

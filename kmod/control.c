@@ -215,6 +215,20 @@ long kjit_ioctl_detach(void)
 	return err;
 }
 
+void kjit_control_step_aside(const char *why)
+{
+	mutex_lock(&kjit_mutex);
+	if (kjit_current && kjit_current->attached) {
+		pr_warn("kjit: detaching: livepatch module %s is loading "
+			"(translated copies would hide old functions from its "
+			"consistency check)\n",
+			why);
+		__kjit_session_detach(kjit_current);
+		kjit_current->stepped_aside = true;
+	}
+	mutex_unlock(&kjit_mutex);
+}
+
 /* Detach and free everything (module unload). */
 void kjit_control_exit(void)
 {

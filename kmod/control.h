@@ -12,6 +12,10 @@ long kjit_ioctl_funcs(void __user *uarg);
 long kjit_ioctl_stats(void __user *uarg);
 long kjit_ioctl_reset(void);
 void kjit_control_exit(void);
+/* Detach the attached session, if any, because livepatch module @why is
+ * loading (livepatch.h); the session's statistics say so. Process
+ * context. */
+void kjit_control_step_aside(const char *why);
 /* The latest session or NULL; kjit_mutex held. */
 struct kjit_session *__kjit_current(void);
 

@@ -264,6 +264,9 @@ struct kjit_session_stats {
 	__u64 pool_taken;    /* of it taken by this session's caches */
 	__u64 pool_empty;    /* times a cache wanted room and the pool had
 			      * none left (the block ran natively: full) */
+	__u32 stepped_aside; /* 1: detached because a livepatch module
+			      * loaded (kmod/livepatch.h) */
+	__u32 pad2;
 };
 
 #define KJIT_IOC_VERSION _IOWR(KJIT_IOC_MAGIC, 0x00, struct kjit_version)

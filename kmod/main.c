@@ -17,6 +17,7 @@
 #include "kjit_ioctl.h"
 #include "ibl.h"
 #include "ksyms.h"
+#include "livepatch.h"
 #include "pcpu.h"
 #include "refuse.h"
 
@@ -44,14 +45,19 @@ static int __init kjit_init(void)
 		goto out_ibl;
 	kjit_refuse_init();
 	kjit_pcpu_probe();
+	err = kjit_livepatch_init();
+	if (err)
+		goto out_sites;
 	err = kjit_chardev_init();
 	if (err) {
 		pr_err("kjit: cannot register /dev/kjit: %d\n", err);
-		goto out_sites;
+		goto out_livepatch;
 	}
 	pr_info("kjit: loaded (%s, ABI %d)\n", KJIT_BUILD_STRING,
 		KJIT_ABI_VERSION);
 	return 0;
+out_livepatch:
+	kjit_livepatch_exit();
 out_sites:
 	kjit_sites_exit();
 out_ibl:
@@ -64,6 +70,7 @@ out_pool:
 static void __exit kjit_exit(void)
 {
 	kjit_chardev_exit();
+	kjit_livepatch_exit();
 	kjit_control_exit();
 	kjit_sites_exit();
 	kjit_ibl_exit();

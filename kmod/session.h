@@ -107,6 +107,7 @@ struct kjit_session {
 	struct kjit_func funcs[KJIT_MAX_FUNCS];
 	struct kjit_region tramps;
 	bool watched;		    /* watch.c saw arch_arm_kprobe for us */
+	bool stepped_aside;	    /* detached for a livepatch (livepatch.h) */
 	atomic64_t patched;	    /* int3 Kprobes armed in translated code */
 	unsigned long patched_addr; /* the first one's address */
 	struct kjit_cpu **cpu;	    /* [nr_cpu_ids] */

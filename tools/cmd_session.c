@@ -391,9 +391,12 @@ static void print_stats(const struct kjit_session_stats *st)
 
 	for (i = 0; i < st->ncpus; i++)
 		bytes += st->bytes[i];
-	printf("state: %s, %u function%s\n",
+	printf("state: %s, %u function%s%s\n",
 	       st->attached ? "attached" : "detached", st->n_funcs,
-	       plural_s(st->n_funcs));
+	       plural_s(st->n_funcs),
+	       st->stepped_aside ? " (detached by kjit.ko: a livepatch module "
+				   "loaded; see dmesg)"
+				 : "");
 	printf("blocks translated: %" PRIu64 " (%" PRIu64 " ns translating",
 	       (uint64_t)st->translated, (uint64_t)st->translate_ns);
 	if (st->translated && st->translate_ns)
