@@ -15,6 +15,9 @@
 static const char *const dispatch_deps[] = {KJIT_DISPATCH_DEPS};
 static const char *const idle_path[] = {KJIT_IDLE_PATH};
 static const char *const deep_deny[] = {KJIT_DEEP_DENY};
+#define N_DISPATCH (sizeof(dispatch_deps) / sizeof(dispatch_deps[0]))
+#define N_IDLE	   (sizeof(idle_path) / sizeof(idle_path[0]))
+#define N_DENY	   (sizeof(deep_deny) / sizeof(deep_deny[0]))
 static const struct {
 	const char *start, *end, *why;
 } section_names[] = {KJIT_REFUSED_SECTIONS};
@@ -29,6 +32,7 @@ _Static_assert(N_NOTRACE_SECTIONS ==
 		       sizeof(((struct eligible *)0)->notrace_sections[0]),
 	       "one bound pair per notrace section");
 static const char *const notrace_deny[] = {KJIT_DEEP_NOTRACE_DENY};
+#define N_NOTRACE_DENY (sizeof(notrace_deny) / sizeof(notrace_deny[0]))
 _Static_assert(N_SECTIONS == sizeof(((struct eligible *)0)->sections) /
 				 sizeof(((struct eligible *)0)->sections[0]),
 	       "one bound pair per refused section");
@@ -75,6 +79,95 @@ static int load_traceable(struct eligible *e, FILE *f)
 		e->n_traceable++;
 	}
 	qsort(e->traceable, e->n_traceable, sizeof(char *), cmp_str);
+	return 0;
+}
+
+static int push_addr(uint64_t **v, size_t *n, size_t *cap, uint64_t a)
+{
+	uint64_t *nv;
+
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 8192;
+		nv = realloc(*v, *cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+	}
+	(*v)[(*n)++] = a;
+	return 0;
+}
+
+/* available_filter_functions_addrs (6.5+): "SITE name [module]", one line
+ * per __fentry__ site; the function is the symbol holding the site. */
+static int load_traceable_addrs(struct eligible *e, FILE *f)
+{
+	char line[512];
+	size_t cap = 0;
+	uint64_t site;
+	const struct ksym *s;
+
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64, &site) != 1)
+			continue;
+		s = symtab_containing(e->syms, site);
+		if (s && push_addr(&e->traceable_at, &e->n_traceable_at, &cap,
+				   s->addr))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int traceable_name(const struct eligible *e, const struct ksym *s);
+
+/* Without the addresses: every function at the address of a listed name. */
+static int traceable_from_names(struct eligible *e)
+{
+	size_t i, cap = 0;
+
+	for (i = 0; i < e->syms->n; i++)
+		if (traceable_name(e, &e->syms->s[i]) &&
+		    push_addr(&e->traceable_at, &e->n_traceable_at, &cap,
+			      e->syms->s[i].addr))
+			return -ENOMEM;
+	return 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int has_addr(const uint64_t *v, size_t n, uint64_t a)
+{
+	return v && bsearch(&a, v, n, sizeof(*v), by_value) != NULL;
+}
+
+/* The core-kernel address of each of the @n names (0: none). */
+static uint64_t *core_addrs(const struct symtab *t, const char *const *names,
+			    size_t n)
+{
+	uint64_t *v = calloc(n ? n : 1, sizeof(*v));
+	size_t i, j;
+
+	for (i = 0; v && i < t->n; i++) {
+		if (t->s[i].module[0])
+			continue;
+		for (j = 0; j < n; j++)
+			if (!v[j] && !strcmp(names[j], t->s[i].name))
+				v[j] = t->s[i].addr;
+	}
+	return v;
+}
+
+static int in_addrs(const uint64_t *v, size_t n, uint64_t a)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		if (v[i] == a)
+			return 1;
 	return 0;
 }
 
@@ -135,8 +228,23 @@ int eligible_load(struct eligible *e, const struct symtab *syms)
 		e->notrace_sections[i][1] =
 		    symtab_addr(syms, notrace_section_names[i].end);
 	}
-	err = load_file(sysfile_tracing("available_filter_functions"), e,
-			load_traceable, &e->have_traceable);
+	e->dispatch_at = core_addrs(syms, dispatch_deps, N_DISPATCH);
+	e->idle_at = core_addrs(syms, idle_path, N_IDLE);
+	e->deny_at = core_addrs(syms, deep_deny, N_DENY);
+	e->notrace_at = core_addrs(syms, notrace_deny, N_NOTRACE_DENY);
+	if (!e->dispatch_at || !e->idle_at || !e->deny_at || !e->notrace_at)
+		return -ENOMEM;
+	err = load_file(sysfile_tracing("available_filter_functions_addrs"), e,
+			load_traceable_addrs, &e->have_traceable);
+	if (!err && !e->have_traceable) {
+		err = load_file(sysfile_tracing("available_filter_functions"),
+				e, load_traceable, &e->have_traceable);
+		if (!err && e->have_traceable)
+			err = traceable_from_names(e);
+	}
+	if (!err && e->traceable_at)
+		qsort(e->traceable_at, e->n_traceable_at,
+		      sizeof(*e->traceable_at), by_value);
 	if (!err)
 		err = load_file(sysfile_debug("kprobes/blacklist"), e,
 				load_black, &e->have_black);
@@ -152,22 +260,14 @@ void eligible_free(struct eligible *e)
 	for (i = 0; i < e->n_traceable; i++)
 		free(e->traceable[i]);
 	free(e->traceable);
+	free(e->traceable_at);
+	free(e->dispatch_at);
+	free(e->idle_at);
+	free(e->deny_at);
+	free(e->notrace_at);
 	free(e->black);
 	free(e->maxend);
 	memset(e, 0, sizeof(*e));
-}
-
-/* Is @s a core-kernel function named in @names? */
-static int in_list(const struct ksym *s, const char *const *names, size_t n)
-{
-	size_t i;
-
-	if (s->module[0])
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!strcmp(names[i], s->name))
-			return 1;
-	return 0;
 }
 
 static int by_start(const void *a, const void *b)
@@ -211,7 +311,7 @@ static int blacklisted(const struct eligible *e, uint64_t a)
 	return 0;
 }
 
-static int traceable(const struct eligible *e, const struct ksym *s)
+static int traceable_name(const struct eligible *e, const struct ksym *s)
 {
 	char *k = key(s->name, s->module);
 	int found;
@@ -222,6 +322,12 @@ static int traceable(const struct eligible *e, const struct ksym *s)
 			cmp_str) != NULL;
 	free(k);
 	return found;
+}
+
+/* Has the function at @s's address an __fentry__ site (by any name)? */
+static int traceable(const struct eligible *e, const struct ksym *s)
+{
+	return has_addr(e->traceable_at, e->n_traceable_at, s->addr);
 }
 
 /* What attach and deep mode both refuse: kjit itself, the refused sections,
@@ -236,7 +342,7 @@ static const char *refused_everywhere(const struct eligible *e,
 	for (i = 0; i < N_SECTIONS; i++)
 		if (in_range(e->sections[i], s->addr))
 			return section_names[i].why;
-	if (in_list(s, idle_path, sizeof(idle_path) / sizeof(idle_path[0])))
+	if (in_addrs(e->idle_at, N_IDLE, s->addr))
 		return KJIT_IDLE_PATH_WHY;
 	return NULL;
 }
@@ -247,8 +353,7 @@ const char *eligible_why(const struct eligible *e, const struct ksym *s)
 
 	if (why)
 		return why;
-	if (in_list(s, dispatch_deps,
-		    sizeof(dispatch_deps) / sizeof(dispatch_deps[0])))
+	if (in_addrs(e->dispatch_at, N_DISPATCH, s->addr))
 		return "used by kjit's dispatcher";
 	if (!e->have_black)
 		return "unknown: cannot read the kprobe blacklist (debugfs)";
@@ -269,7 +374,7 @@ const char *eligible_deep_why(const struct eligible *e, const struct ksym *s)
 
 	if (why)
 		return why;
-	if (in_list(s, deep_deny, sizeof(deep_deny) / sizeof(deep_deny[0])))
+	if (in_addrs(e->deny_at, N_DENY, s->addr))
 		return KJIT_DEEP_DENY_WHY;
 	if (!e->have_traceable)
 		return "unknown: cannot read available_filter_functions "
@@ -286,8 +391,7 @@ const char *eligible_deep_why(const struct eligible *e, const struct ksym *s)
 	for (i = 0; i < N_NOTRACE_SECTIONS; i++)
 		if (in_range(e->notrace_sections[i], s->addr))
 			return notrace_section_names[i].why;
-	if (in_list(s, notrace_deny,
-		    sizeof(notrace_deny) / sizeof(notrace_deny[0])))
+	if (in_addrs(e->notrace_at, N_NOTRACE_DENY, s->addr))
 		return KJIT_DEEP_NOTRACE_WHY;
 	if (!strncmp(s->name, "__SCT__", 7) && s->module) /* a module's */
 		return KJIT_STATIC_CALL_TRAMP_WHY;
