@@ -39,10 +39,10 @@ int cmd_attach(int argc, char **argv)
 		       "attach", &a, stderr))
 		return 2;
 	fd = kjit_device_open();
-	if (fd < 0)
-		return 1;
-	rc = attach_funcs(fd, &a, "attach");
-	close(fd);
+	rc = fd < 0 ? 1 : attach_funcs(fd, &a, "attach");
+	if (fd >= 0)
+		close(fd);
+	args_free(&a);
 	return rc;
 }
 
