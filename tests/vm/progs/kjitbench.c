@@ -92,7 +92,7 @@ static int cmp_double(const void *a, const void *b)
  * and their time in *ms, or -1. Refusals are printed when loud. */
 static int attach(char **names, int n, unsigned int flags, int loud, double *ms)
 {
-	static struct kjit_target t[KJIT_MAX_TARGETS];
+	struct kjit_target *t = calloc(n, sizeof(*t));
 	struct kjit_attach a = {.size = sizeof(a),
 				.flags = flags | KJIT_ATTACH_BEST_EFFORT,
 				.n = n,
@@ -100,9 +100,13 @@ static int attach(char **names, int n, unsigned int flags, int loud, double *ms)
 	double t0;
 	int i, rc;
 
-	memset(t, 0, sizeof(t));
-	for (i = 0; i < n; i++)
-		snprintf(t[i].name, sizeof(t[i].name), "%s", names[i]);
+	if (!t)
+		die("calloc");
+	for (i = 0; i < n; i++) /* a name, or an address 0x... */
+		if (!strncmp(names[i], "0x", 2))
+			t[i].addr = strtoull(names[i], NULL, 16);
+		else
+			snprintf(t[i].name, sizeof(t[i].name), "%s", names[i]);
 	t0 = now_ms();
 	rc = ioctl(kjit(), KJIT_IOC_ATTACH, &a);
 	*ms = now_ms() - t0;
@@ -110,6 +114,7 @@ static int attach(char **names, int n, unsigned int flags, int loud, double *ms)
 		if (t[i].err)
 			printf("REFUSED %s %d %s\n", names[i], t[i].err,
 			       t[i].why[0] ? t[i].why : strerror(-t[i].err));
+	free(t);
 	return rc ? -1 : (int)a.attached;
 }
 
@@ -133,7 +138,7 @@ static int cmd_attach(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	if (argc < 1 || argc > KJIT_MAX_TARGETS)
+	if (argc < 1 || (unsigned int)argc > KJIT_MAX_TARGETS)
 		return 2;
 	n = attach(argv, argc, flags, 1, &ms);
 	if (n < 0)
@@ -372,7 +377,8 @@ static int cmd_kprobes_off(void)
 /* ---- attach time ------------------------------------------------------ */
 
 /* 64 system call entry points (none of them ends or replaces the task). */
-static char *syscalls[KJIT_MAX_TARGETS] = {
+#define N_SYSCALLS 64
+static char *syscalls[N_SYSCALLS] = {
     "__x64_sys_getpid",	      "__x64_sys_read",
     "__x64_sys_write",	      "__x64_sys_openat",
     "__x64_sys_close",	      "__x64_sys_newstat",
@@ -441,7 +447,7 @@ static int cmd_attach_time(int argc, char **argv)
 		return 2;
 	for (i = 0; i < argc; i++) {
 		n = atoi(argv[i]);
-		if (n < 1 || n > KJIT_MAX_TARGETS)
+		if (n < 1 || n > N_SYSCALLS)
 			return 2;
 		attach_time(n, 0, reps);
 		attach_time(n, KJIT_ATTACH_DEEP, reps);
