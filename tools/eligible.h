@@ -24,8 +24,15 @@
 
 #include "symtab.h"
 
+/* A text symbol, in the order of name, module, address. */
+struct eligible_name {
+	const char *module, *name;
+	uint64_t addr;
+};
+
 struct eligible {
 	const struct symtab *syms;
+	struct eligible_name *by_name; /* every symbol of syms, by name */
 	uint64_t sections[4][2]; /* KJIT_REFUSED_SECTIONS bounds, 0: unknown */
 	uint64_t notrace_sections[3][2]; /* KJIT_DEEP_NOTRACE_SECTIONS */
 	char **traceable; /* sorted "name\tmodule" (filter list by name) */

@@ -49,7 +49,8 @@ static const char list_all[] =
     "0xffffffff81001000 yes  vfs_read\n"
     "0xffffffff81001300 yes  ksys_read\n"
     "0xffffffff81001400 yes  dup_static\n"
-    "0xffffffff81001600 yes  dup_static\n"
+    "0xffffffff81001600 no   dup_static  not traceable (no __fentry__ site "
+    "at its start)\n"
     "0xffffffff81001700 no   __bsearch_alias  used by kjit's dispatcher\n"
     "0xffffffff81001800 no   notify_die  on the kprobe blacklist\n";
 

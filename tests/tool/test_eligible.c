@@ -72,8 +72,22 @@ int main(void)
 	       "not traceable (no __fentry__ site at its start)");
 	expect(&e, &t, "othermod:pipe_helper",
 	       "not traceable (no __fentry__ site at its start)");
+	/* before 6.5, by name: of two static functions sharing a name, the
+	 * one whose place in the filter list's address order fits */
+	expect(&e, &t, "0xffffffff81001400", NULL);
+	expect(&e, &t, "0xffffffff81001600",
+	       "not traceable (no __fentry__ site at its start)");
 	eligible_free(&e);
 	symtab_free(&t);
+	if (load(FIXTURES "/order", &t, &e))
+		return 1;
+	expect(&e, &t, "0xffffffff81001400",
+	       "not traceable (no __fentry__ site at its start)");
+	expect(&e, &t, "0xffffffff81001600", NULL);
+	expect(&e, &t, "helper", NULL);
+	expect(&e, &t, "ksys_read", NULL);
+	/* within_kprobe_blacklist(): foo.cold is refused when foo is */
+	expect(&e, &t, "notify_die.cold", "on the kprobe blacklist");
 
 	/* 6.5+: the sites themselves (available_filter_functions_addrs), so
 	 * of two static functions sharing a name only the traced one */
