@@ -65,6 +65,24 @@
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
 #define KJIT_DIRECT_OPS 1
 #endif
+
+/*
+ * The most functions one session may divert. 6.1's ftrace keeps every
+ * direct call in one hash of at most 4096 buckets and, once it holds more
+ * than 2 x 4096 entries, copies it on every insertion, leaking the old copy
+ * (ftrace_add_rec_direct(): 32 KiB per function past 8192; attaching the
+ * whole 6.1 kernel, 37,455 functions, exhausted a 1 GiB guest). 6.5+
+ * builds the new hash once, sized for all (register_ftrace_direct()).
+ * Other direct-call users (BPF trampolines) count against 6.1's bound too;
+ * kjit cannot see them.
+ */
+#ifdef KJIT_DIRECT_OPS
+#define KJIT_DIRECT_MAX UINT_MAX
+#else
+#define KJIT_DIRECT_MAX 8192u
+#endif
+#define KJIT_DIRECT_MAX_WHY                                                    \
+	"past the most functions this kernel's ftrace can divert at once"
 struct kjit_direct {
 	struct ftrace_ops ops;
 };

@@ -85,10 +85,11 @@ static int cmp_start(const void *a, const void *b)
 
 /* Refuses every target naming a function an earlier target named already
  * (sorted, so thousands of targets cost n log n), and drops it from the
- * @n functions of @funcs (@ix: room for @n). Returns how many remain. */
+ * @n functions of @funcs and from @target_of (@ix: room for @n). Returns
+ * how many remain. */
 static unsigned int refuse_duplicates(struct kjit_target *t,
 				      struct kjit_func *funcs, unsigned int n,
-				      const unsigned int *target_of,
+				      unsigned int *target_of,
 				      struct start_ix *ix)
 {
 	unsigned int i, k = 0;
@@ -102,9 +103,23 @@ static unsigned int refuse_duplicates(struct kjit_target *t,
 			funcs[ix[i].func].start = 0; /* dropped below */
 		}
 	for (i = 0; i < n; i++)
-		if (funcs[i].start)
+		if (funcs[i].start) {
+			target_of[k] = target_of[i];
 			funcs[k++] = funcs[i];
+		}
 	return k;
+}
+
+/* Refuses the functions past the most this kernel's ftrace can divert
+ * (KJIT_DIRECT_MAX, compat.h). Returns how many remain. */
+static unsigned int refuse_past_max(struct kjit_target *t, unsigned int n,
+				    const unsigned int *target_of)
+{
+	unsigned int i;
+
+	for (i = KJIT_DIRECT_MAX; i < n; i++)
+		set_why(&t[target_of[i]], -E2BIG, KJIT_DIRECT_MAX_WHY);
+	return min_t(unsigned int, n, KJIT_DIRECT_MAX);
 }
 
 /* Resolves all targets into @funcs; returns how many were accepted, or the
@@ -130,6 +145,7 @@ static int resolve_all(struct kjit_target *t, unsigned int n, u32 flags,
 		cond_resched(); /* thousands of targets */
 	}
 	ok = refuse_duplicates(t, funcs, ok, target_of, ix);
+	ok = refuse_past_max(t, ok, target_of);
 	kvfree(target_of);
 	kvfree(ix);
 	for (i = 0; i < n && !first; i++)

@@ -140,16 +140,27 @@ static void print_reserved(int fd, const char *prefix)
 	limits_print_reserved(&st, prefix, stdout);
 }
 
+struct attach_call {
+	int fd;
+	struct kjit_attach *req;
+};
+
+static int attach_call(void *v)
+{
+	struct attach_call *c = v;
+
+	return ioctl(c->fd, KJIT_IOC_ATTACH, c->req);
+}
+
+/* KJIT_IOC_ATTACH, with the time it takes shown on a terminal. */
 static int attach_ioctl(int fd, struct kjit_attach *req, int n)
 {
-	int rc;
+	struct attach_call c = {fd, req};
+	char what[64];
 
-	if (n > 8 && isatty(2))
-		fprintf(stderr, "kjit: attaching %d functions...\r", n);
-	rc = ioctl(fd, KJIT_IOC_ATTACH, req);
-	if (n > 8 && isatty(2))
-		fprintf(stderr, "\033[K");
-	return rc;
+	snprintf(what, sizeof(what), "kjit.ko is attaching %d function%s", n,
+		 plural_s((unsigned)n));
+	return progress_call(what, attach_call, &c);
 }
 
 static int do_attach(int fd, const struct args *a, struct funcset *fs,
@@ -157,6 +168,8 @@ static int do_attach(int fd, const struct args *a, struct funcset *fs,
 {
 	struct kjit_attach req = {.size = sizeof(req)};
 	struct kjit_target *t = fs->t;
+	unsigned int over = 0;
+	int first_over = 0;
 	int i, rc, err, told = 0;
 
 	req.n = (unsigned int)fs->n;
@@ -168,13 +181,25 @@ static int do_attach(int fd, const struct args *a, struct funcset *fs,
 	rc = attach_ioctl(fd, &req, fs->n);
 	err = errno;
 	for (i = 0; i < fs->n; i++)
-		if (t[i].err) {
+		if (t[i].err ==
+		    -E2BIG) { /* one line: a bound, not a function */
+			if (!over++)
+				first_over = i;
+		} else if (t[i].err) {
 			fprintf(
 			    stderr, "kjit: %s: refused by kjit.ko: %s (%s)\n",
 			    funcglob_is(fs->spec[i]) ? t[i].name : fs->spec[i],
 			    t[i].why[0] ? t[i].why : "-", strerror(-t[i].err));
 			told++;
 		}
+	if (over) {
+		fprintf(stderr,
+			"kjit %s: %u function%s refused by kjit.ko, from %s "
+			"on: %s (%s)\n",
+			who, over, plural_s(over), t[first_over].name,
+			t[first_over].why, strerror(E2BIG));
+		told++;
+	}
 	if (!rc) {
 		if (!strcmp(who, "attach")) {
 			printf("attached %u function%s\n", req.attached,

@@ -5,6 +5,7 @@
 #include "funcglob.h"
 #include "funcset.h"
 #include "plural.h"
+#include "progress.h"
 #include "target.h"
 
 int funcset_has_pattern(const char *const *funcs, int n)
@@ -46,10 +47,12 @@ static int add(struct funcset *fs, uint64_t addr, const struct ksym *s,
 
 /* The functions pattern @pat matches; 0, or 1 after saying why. A
  * function skipped is named once, however many patterns match it
- * (@told: one mark per symbol). */
+ * (@told: one mark per symbol). @p advances by one per symbol from
+ * *@done. */
 static int expand(struct funcset *fs, const struct symtab *syms,
 		  const struct eligible *e, const char *pat, char *told,
-		  const char *who, FILE *err)
+		  struct progress *p, unsigned long *done, const char *who,
+		  FILE *err)
 {
 	unsigned int matched = 0, skipped = 0;
 	char name[320];
@@ -66,6 +69,7 @@ static int expand(struct funcset *fs, const struct symtab *syms,
 	for (i = 0; i < syms->n; i++) {
 		const struct ksym *s = &syms->s[i];
 
+		progress_step(p, (*done)++);
 		if (!funcglob_listable(s) || !funcglob_match(s, pat))
 			continue;
 		matched++;
@@ -164,6 +168,8 @@ int funcset_build(struct funcset *fs, const struct symtab *syms,
 		  const char *who, FILE *err)
 {
 	char *told = calloc(syms->n + 1, 1);
+	unsigned long done = 0, total = 0;
+	struct progress p;
 	int i, bad = 0;
 
 	memset(fs, 0, sizeof(*fs));
@@ -172,9 +178,18 @@ int funcset_build(struct funcset *fs, const struct symtab *syms,
 		return 1;
 	}
 	for (i = 0; i < n; i++)
-		bad += funcglob_is(funcs[i])
-			   ? expand(fs, syms, e, funcs[i], told, who, err)
-			   : resolve(fs, syms, funcs[i], who, err);
+		total += funcglob_is(funcs[i]) ? syms->n : 1;
+	progress_begin(&p, "matching", total);
+	for (i = 0; i < n; i++) {
+		if (funcglob_is(funcs[i])) {
+			bad += expand(fs, syms, e, funcs[i], told, &p, &done,
+				      who, err);
+			continue;
+		}
+		progress_step(&p, done++);
+		bad += resolve(fs, syms, funcs[i], who, err);
+	}
+	progress_end(&p);
 	free(told);
 	if (!bad && dedupe(fs)) {
 		fprintf(err, "kjit %s: out of memory\n", who);

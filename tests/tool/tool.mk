@@ -29,9 +29,15 @@ $(TT_DIR)/test_eligible: tests/tool/test_eligible.c tools/eligible.c tools/symta
 
 HOST_TESTS += $(TT_DIR)/test_funcset
 $(TT_DIR)/test_funcset: tests/tool/test_funcset.c tools/funcset.c tools/funcglob.c \
-		tools/eligible.c tools/symtab.c tools/target.c tools/sysfiles.c $(TT_DEPS)
+		tools/eligible.c tools/symtab.c tools/target.c tools/sysfiles.c \
+		tools/progress.c $(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
+
+HOST_TESTS += $(TT_DIR)/test_progress
+$(TT_DIR)/test_progress: tests/tool/test_progress.c tools/progress.c $(TT_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lutil -pthread
 
 # format.c pulls in session.c (coverage: cfg, kenv, kcore) and the jit core.
 TT_REPORT_SRC := tools/format.c tools/datafile.c tools/names.c tools/session.c \

@@ -8,7 +8,8 @@
 # the named functions' every block), so no function's entry reaches
 # another's translation. Detach is one ftrace unregistration, whatever the
 # count; attach and detach times are printed (not judged: figures in
-# docs/results/attach-scale.md).
+# docs/results/attach-scale.md). Last, every instrumentable function of
+# the kernel at once, which kjit.ko must take as kjit list judged it.
 # timeout: 900
 . /tests/lib.sh
 load_kjit
@@ -59,5 +60,33 @@ check -c 0 -e -x read 500 ksys_read vfs_read
 check -c 0 -e -x pipe 300 pipe_read pipe_write
 echo "blocks cross-checked against kprobes with $n functions attached: $total, mismatches: 0"
 kjit stat 2> /dev/null | grep -q 'state: attached' && fail "left attached"
+
+# Every function kjit list calls instrumentable, at once (best effort): the
+# module refuses none of them (the tool and the module agree, static
+# functions sharing a name and suffixed symbols included), but past the
+# most 6.1's ftrace can divert (8192: compat.h), in address order.
+kjit list --ok '*' > /tmp/all.list || fail "list *"
+all=$(awk '/^0x/ { print $1 }' /tmp/all.list | sort -u | wc -l)
+kjitbench attach-list -r 1 /tmp/all.list 0 > /tmp/all.out || fail "attach all $all"
+grep '^ATTACHTIME' /tmp/all.out
+grep '^REFUSED' /tmp/all.out | grep -v 'past the most functions' > /tmp/disagree
+if [ -s /tmp/disagree ]; then
+	head -n 20 /tmp/disagree
+	fail "$(wc -l < /tmp/disagree) functions kjit list calls instrumentable were refused"
+fi
+got=$(sed -n 's/^ATTACHTIME .* attached=\([0-9]*\) .*/\1/p' /tmp/all.out)
+echo "attached $got of the kernel's $all instrumentable functions at once"
+# the tool, all or nothing: everything, or one line for the bound
+if [ "$got" = "$all" ]; then
+	kjit attach '*' > /tmp/o.out 2> /dev/null || fail "kjit attach '*'"
+	grep -qx "attached $all functions" /tmp/o.out || fail "kjit attach '*': want $all"
+	kjit detach > /dev/null
+else
+	kjit attach '*' > /dev/null 2> /tmp/e.out && fail "attached past the bound"
+	grep -v '^kjit attach: skipped' /tmp/e.out
+	grep -q "^kjit attach: $((all - got)) functions refused by kjit.ko, from .* on: past the most functions this kernel's ftrace can divert at once" /tmp/e.out ||
+		fail "no one line for the functions past the bound"
+	[ "$(grep -vc '^kjit attach: skipped' /tmp/e.out)" -le 2 ] || fail "more than one line for the bound"
+fi
 rmmod kjit_kprobes || fail "rmmod kjit_kprobes"
 unload_kjit
