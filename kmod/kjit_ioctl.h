@@ -90,7 +90,9 @@ struct kjit_target {
  * (livepatch, IPMODIFY; its why says so),
  * -EINVAL bad size/flags/n/pad, a limit out of its range, or duplicate
  * target, -ENOENT unknown symbol,
- * -EOPNOTSUPP a function kjit must not or cannot instrument, -ENOMEM,
+ * -EOPNOTSUPP a function kjit must not or cannot instrument, -E2BIG more
+ * functions than this kernel's ftrace can divert at once (6.1: 8192; the
+ * targets past it say so), -ENOMEM,
  * -EFAULT the request or targets cannot be read or written back (checked
  * before anything changes; should another thread unmap them during the
  * call, a successful attach is detached again before -EFAULT returns).
