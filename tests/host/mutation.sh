@@ -36,6 +36,7 @@ lahf_no_of|jit/instrument.c|s/kjit_emit_u8(e, 0x7f);/kjit_emit_u8(e, 0x7e);/|the
 ibt_no_endbr|jit/translate.c|s/^\t\tkjit_emit_endbr64(e);/\t\t(void)e;/|with kjit_config.ibt a block does not begin with endbr64
 ibt_far_indirect|jit/emit.c|/if (e->no_indirect)/{N;s/return KJIT_R_BRANCH_FAR;/(void)0;/}|with kjit_config.ibt a far target is still reached through jmp *[rip+lit]
 ibt_guard_site|jit/translate.c|s/r = kjit_flow_emit_entry_guard(tr, e, blk->orig, site, pi.live);/r = kjit_flow_emit_entry_guard(tr, e, blk->orig, blk->orig + 0 * site, pi.live);/|the entry guard tests the function start, not its __fentry__ site behind an endbr64
+entry_key_scale|codecache/entry.c|s/kjit_emit_u8(e, 0x9d);/kjit_emit_u8(e, 0x1d);/|the entry trampoline indexes its key table with a scale of 1, not 4
 dispatch_dep_dropped|kmod/kjit_refusals.h|s/"sched_clock", //|KJIT_DISPATCH_DEPS loses sched_clock, which kjit_dispatch calls'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kjit-mutation.XXXXXX") || exit 2
@@ -47,9 +48,11 @@ cp -r "$root/jit" "$tmp/pristine/jit"
 cp "$root/kmod/kjit_refusals.h" "$tmp/tree/kmod/"
 cp "$root/kmod/kjit_refusals.h" "$tmp/pristine/kmod/"
 cp -r "$root/tests/host" "$tmp/tree/tests/host"
+cp -r "$root/codecache" "$tmp/tree/codecache" # the entry trampoline
+cp -r "$root/codecache" "$tmp/pristine/codecache"
 bld=$tmp/build
 progs="$bld/host/test_unit $bld/host/test_diff $bld/host/test_ibt $bld/host/test_counters"
-progs="$progs $bld/host/test_dispatch_deps"
+progs="$progs $bld/host/test_dispatch_deps $bld/host/test_entry"
 
 report() { # verdict name detail
 	echo "mutant $2: $3"
