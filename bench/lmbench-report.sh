@@ -403,7 +403,7 @@ write_memory_md() {
 		echo "## Time to attach and detach N system call entry points"
 		echo
 		echo "\`kjitbench attach-time -r 3 1 8 32 64\`: best-effort attach of the first N"
-		echo "of 64 \`__x64_sys_*\` entry points (KJIT_MAX_TARGETS is 64), then detach,"
+		echo "of 64 \`__x64_sys_*\` entry points (kjitbench's list), then detach,"
 		echo "3 times each; median (min-max) wall time of the ioctl. Nothing runs"
 		echo "between attach and detach beyond what the system does by itself."
 		echo

@@ -15,16 +15,23 @@
 #include "ksyms.h"
 
 #ifdef KJIT_DIRECT_OPS
-int kjit_direct_on(struct kjit_direct *d, unsigned long site,
+#define kjit_register_direct(ops, addr) register_ftrace_direct(ops, addr)
+#define kjit_unregister_direct(ops, addr)                                      \
+	unregister_ftrace_direct(ops, addr, false)
+#else
+#define kjit_register_direct(ops, addr) register_ftrace_direct_multi(ops, addr)
+#define kjit_unregister_direct(ops, addr)                                      \
+	unregister_ftrace_direct_multi(ops, addr)
+#endif
+
+int kjit_direct_on(struct kjit_direct *d, unsigned long *sites, unsigned int n,
 		   unsigned long tramp)
 {
 	int err;
 
-	memset(&d->ops, 0, sizeof(d->ops));
-	err = ftrace_set_filter_ip(&d->ops, site, 0, 0);
-	if (err)
-		return err;
-	err = register_ftrace_direct(&d->ops, tramp);
+	err = ftrace_set_filter_ips(&d->ops, sites, n, 0, 0);
+	if (!err)
+		err = kjit_register_direct(&d->ops, tramp);
 	if (err)
 		ftrace_free_filter(&d->ops);
 	return err;
@@ -32,21 +39,12 @@ int kjit_direct_on(struct kjit_direct *d, unsigned long site,
 
 int kjit_direct_off(struct kjit_direct *d, unsigned long tramp)
 {
-	return unregister_ftrace_direct(&d->ops, tramp, true);
-}
-#else
-int kjit_direct_on(struct kjit_direct *d, unsigned long site,
-		   unsigned long tramp)
-{
-	d->site = site;
-	return register_ftrace_direct(site, tramp);
-}
+	int err = kjit_unregister_direct(&d->ops, tramp);
 
-int kjit_direct_off(struct kjit_direct *d, unsigned long tramp)
-{
-	return unregister_ftrace_direct(d->site, tramp);
+	if (!err)
+		ftrace_free_filter(&d->ops);
+	return err;
 }
-#endif
 
 /* EXECMEM_MODULE_TEXT is 0 (= EXECMEM_DEFAULT) in every kernel that has
  * execmem; <linux/execmem.h> is included where it exists to check that. */

@@ -53,27 +53,48 @@
 #endif
 
 /*
- * Ftrace direct calls. Up to 6.4 a direct call was registered by address
- * (register_ftrace_direct(ip, addr)); since 6.5 it belongs to an ftrace_ops
- * whose filter names the site (register_ftrace_direct(ops, addr)). No macro
- * tells them apart, so this one test is on the version.
+ * Ftrace direct calls, many sites to one target: one ftrace_ops whose
+ * filter names every site, so ftrace patches them in one batch and an
+ * unregistration waits for one pair of grace periods, whatever the count.
+ * Up to 6.4 that is register_ftrace_direct_multi(ops, addr) (6.1 also had
+ * register_ftrace_direct(ip, addr), one site per call and one RCU-tasks
+ * wait per target address at removal); since 6.5 register_ftrace_direct
+ * (ops, addr) is that call. No macro tells them apart, so this one test is
+ * on the version.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)
 #define KJIT_DIRECT_OPS 1
+#endif
+
+/*
+ * The most functions one session may divert. 6.1's ftrace keeps every
+ * direct call in one hash of at most 4096 buckets and, once it holds more
+ * than 2 x 4096 entries, copies it on every insertion, leaking the old copy
+ * (ftrace_add_rec_direct(): 32 KiB per function past 8192; attaching the
+ * whole 6.1 kernel, 37,455 functions, exhausted a 1 GiB guest). 6.5+
+ * builds the new hash once, sized for all (register_ftrace_direct()).
+ * Other direct-call users (BPF trampolines) count against 6.1's bound too;
+ * kjit cannot see them.
+ */
+#ifdef KJIT_DIRECT_OPS
+#define KJIT_DIRECT_MAX UINT_MAX
+#else
+#define KJIT_DIRECT_MAX 8192u
+#endif
+#define KJIT_DIRECT_MAX_WHY                                                    \
+	"past the most functions this kernel's ftrace can divert at once"
 struct kjit_direct {
 	struct ftrace_ops ops;
 };
-#else
-struct kjit_direct {
-	unsigned long site;
-};
-#endif
 
-/* Send every call of the function whose __fentry__ site is @site to
- * @tramp. Returns 0 or -errno (-EBUSY: another direct call holds it). */
-int kjit_direct_on(struct kjit_direct *d, unsigned long site,
+/* Send every call of the functions whose __fentry__ sites are @sites[0..n)
+ * to @tramp, all or none. Returns 0 or -errno (-EBUSY: another direct call
+ * or an IPMODIFY user such as livepatch holds one of them). @d must be
+ * zeroed; after a failure it may be reused only once zeroed again. */
+int kjit_direct_on(struct kjit_direct *d, unsigned long *sites, unsigned int n,
 		   unsigned long tramp);
-/* Undo kjit_direct_on(); returns 0 or -errno. */
+/* Undo kjit_direct_on(); returns 0 or -errno. Waits for ftrace's grace
+ * periods (RCU-tasks-rude and RCU-tasks): sleeps. */
 int kjit_direct_off(struct kjit_direct *d, unsigned long tramp);
 
 /* Executable memory for the cache: module_alloc() up to 6.9, then

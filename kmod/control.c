@@ -69,26 +69,87 @@ static int resolve_target(struct kjit_target *t, struct kjit_func *f)
 	return 0;
 }
 
+struct start_ix {
+	unsigned long start;
+	unsigned int target, func;
+};
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct start_ix *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->target < y->target ? -1 : x->target > y->target;
+}
+
+/* Refuses every target naming a function an earlier target named already
+ * (sorted, so thousands of targets cost n log n), and drops it from the
+ * @n functions of @funcs and from @target_of (@ix: room for @n). Returns
+ * how many remain. */
+static unsigned int refuse_duplicates(struct kjit_target *t,
+				      struct kjit_func *funcs, unsigned int n,
+				      unsigned int *target_of,
+				      struct start_ix *ix)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		ix[i] = (struct start_ix){funcs[i].start, target_of[i], i};
+	sort(ix, n, sizeof(*ix), cmp_start, NULL);
+	for (i = 1; i < n; i++)
+		if (ix[i].start == ix[i - 1].start) {
+			set_why(&t[ix[i].target], -EINVAL, "duplicate target");
+			funcs[ix[i].func].start = 0; /* dropped below */
+		}
+	for (i = 0; i < n; i++)
+		if (funcs[i].start) {
+			target_of[k] = target_of[i];
+			funcs[k++] = funcs[i];
+		}
+	return k;
+}
+
+/* Refuses the functions past the most this kernel's ftrace can divert
+ * (KJIT_DIRECT_MAX, compat.h). Returns how many remain. */
+static unsigned int refuse_past_max(struct kjit_target *t, unsigned int n,
+				    const unsigned int *target_of)
+{
+	unsigned int i;
+
+	for (i = KJIT_DIRECT_MAX; i < n; i++)
+		set_why(&t[target_of[i]], -E2BIG, KJIT_DIRECT_MAX_WHY);
+	return min_t(unsigned int, n, KJIT_DIRECT_MAX);
+}
+
 /* Resolves all targets into @funcs; returns how many were accepted, or the
  * first refusal's error when all-or-nothing. */
 static int resolve_all(struct kjit_target *t, unsigned int n, u32 flags,
 		       struct kjit_func *funcs)
 {
-	unsigned int i, j, ok = 0;
+	unsigned int i, ok = 0, *target_of;
+	struct start_ix *ix;
 	int err, first = 0;
 
+	target_of = kvmalloc_array(n, sizeof(*target_of), GFP_KERNEL);
+	ix = kvmalloc_array(n, sizeof(*ix), GFP_KERNEL);
+	if (!target_of || !ix) {
+		kvfree(target_of);
+		kvfree(ix);
+		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
 		err = resolve_target(&t[i], &funcs[ok]);
-		for (j = 0; !err && j < ok; j++)
-			if (funcs[j].start == funcs[ok].start) {
-				set_why(&t[i], -EINVAL, "duplicate target");
-				err = -EINVAL;
-			}
-		if (err && !first)
-			first = err;
 		if (!err)
-			ok++;
+			target_of[ok++] = i;
+		cond_resched(); /* thousands of targets */
 	}
+	ok = refuse_duplicates(t, funcs, ok, target_of, ix);
+	ok = refuse_past_max(t, ok, target_of);
+	kvfree(target_of);
+	kvfree(ix);
+	for (i = 0; i < n && !first; i++)
+		first = t[i].err;
 	if (first && !(flags & KJIT_ATTACH_BEST_EFFORT))
 		return first;
 	return ok ? (int)ok : (first ? first : -EINVAL);
@@ -103,7 +164,7 @@ static void blame_target(struct kjit_target *t, unsigned int n,
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		if (t[i].addr == start)
+		if (t[i].addr == start && !t[i].err)
 			set_why(&t[i], err,
 				err == -EBUSY
 				    ? "redirected by another ftrace user "
@@ -117,7 +178,7 @@ static long __attach(struct kjit_attach *req, struct kjit_target *t,
 {
 	struct kjit_func *funcs;
 	struct kjit_session *s;
-	unsigned int failed = 0;
+	unsigned int i;
 	int n, err;
 
 	if (kjit_current && kjit_current->attached)
@@ -132,17 +193,22 @@ static long __attach(struct kjit_attach *req, struct kjit_target *t,
 		return n;
 	if (!s)
 		return -ENOMEM;
-	err = __kjit_session_attach(s, &failed);
+	err = __kjit_session_attach(s, req->flags & KJIT_ATTACH_BEST_EFFORT);
+	for (i = 0; i < s->n_funcs; i++) {
+		if (!s->funcs[i].err)
+			continue;
+		pr_info_ratelimited("kjit: cannot divert %s: %d\n",
+				    s->funcs[i].name, s->funcs[i].err);
+		blame_target(t, req->n, s->funcs[i].start, s->funcs[i].err);
+	}
 	if (err) {
-		pr_info("kjit: cannot divert %s: %d\n", s->funcs[failed].name,
-			err);
-		blame_target(t, req->n, s->funcs[failed].start, err);
 		kjit_session_free(s);
 		return err;
 	}
 	kjit_session_free(kjit_current);
 	kjit_current = s;
-	req->attached = s->n_funcs;
+	for (i = 0; i < s->n_funcs; i++)
+		req->attached += s->funcs[i].diverted;
 	req->mem_bytes = s->mem_bytes;
 	return 0;
 }

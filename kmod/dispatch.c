@@ -22,6 +22,7 @@
 #include <linux/rcupdate.h>
 #include <linux/string.h>
 #include <linux/sched/clock.h>
+#include "divert.h"
 #include "ibl.h"
 #include "session.h"
 
@@ -35,7 +36,7 @@ static void set_entry_slot(const struct kjit_session *s, int fi,
 			   unsigned long target, unsigned long run)
 {
 	if (fi < (int)s->n_funcs && s->funcs[fi].body == target)
-		this_cpu_write(kjit_entry_slot[fi], run);
+		kjit_divert_set_entry(s, fi, run);
 }
 
 /* @target continues at @run from now on, on this CPU: fill the lookup

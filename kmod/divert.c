@@ -1,46 +1,48 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * divert.c - entry diversion through ftrace direct calls (layout in divert.h).
+ * divert.c - entry diversion through ftrace direct calls (layout in divert.h
+ * and codecache/entry.h).
  *
  * Invariants:
- *  - Trampolines are written through the writable alias before any direct
- *    call points at them, and never change while diverted.
+ *  - The trampoline and its key table are written through the writable
+ *    alias, which is gone (kjit_region_seal) before any direct call points
+ *    at them; they never change while diverted.
+ *  - Every slots[] word is 0 or a translation of this session, written by
+ *    its own CPU's dispatcher; it is read by the trampoline only through
+ *    kjit_entry_slots, which points at the attached session's slots[] from
+ *    before the first registration until after the last RCU-tasks wait of
+ *    detach.
  *  - A refused function is never touched; the reason is one of a fixed set
  *    of strings (kjit_divert_check).
  *  - Process context, kjit_mutex held.
  */
 #include <linux/ftrace.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
+#include "codecache/entry.h"
 #include "compat.h"
 #include "divert.h"
 #include "env.h"
+#include "ibl.h"
 #include "jit/arch_x86.h"
 #include "kjit_refusals.h"
 #include "ksyms.h"
 #include "refuse.h"
 
-DEFINE_PER_CPU(unsigned long, kjit_entry_slot[KJIT_MAX_FUNCS]);
+DEFINE_PER_CPU(unsigned long *, kjit_entry_slots);
 extern char kjit_dispatch_entry[];
 
-static const char *const dispatch_deps[] = {KJIT_DISPATCH_DEPS};
-
-static bool is_dispatch_dep(unsigned long start)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(dispatch_deps); i++)
-		if (kjit_lookup_name(dispatch_deps[i]) == start)
-			return true;
-	return false;
-}
+/* Where keys[] starts in the trampoline region (after the code). */
+#define KEYS_OFF ALIGN(KJIT_ENTRY_TRAMP_MAX, 64)
 
 int kjit_divert_check(unsigned long start, const char **why)
 {
 	*why = kjit_refuse_text(start);
 	if (*why)
 		return -EOPNOTSUPP;
-	if (is_dispatch_dep(start))
+	if (kjit_refuse_dispatch_dep(start))
 		*why = "used by kjit's dispatcher";
 	else if (kjit_kapi.within_kprobe_blacklist(start))
 		*why = "on the kprobe blacklist";
@@ -51,82 +53,185 @@ int kjit_divert_check(unsigned long start, const char **why)
 	return -EOPNOTSUPP;
 }
 
-/* Emits the KJIT_TRAMP_SIZE bytes drawn in divert.h into @p (run address
- * @run). */
-static int write_tramp(u8 *p, unsigned long run, unsigned long slot,
-		       unsigned long body)
+/* keys[] of @s (written through @keys_rw): one key per function, its slot
+ * in f->slot. */
+static int fill_keys(struct kjit_session *s, u32 *keys_rw)
 {
-	static const u8 endbr[] = KX86_ENDBR64;
-	unsigned long miss = run + KJIT_TRAMP_MISS;
-	unsigned long thunk = kjit_env_indirect_thunk(11);
-	s64 rel = (s64)((unsigned long)kjit_dispatch_entry -
-			(miss + sizeof(endbr) + 10));
-	s64 trel = (s64)(thunk - (run + KJIT_TRAMP_JUMPED));
+	struct kjit_entry_keys t = {keys_rw, s->entry_size, 0};
+	unsigned int i;
+	int slot;
 
-	if ((s64)(s32)slot != (s64)slot || (s64)(s32)body != (s64)body ||
-	    (s64)(s32)rel != rel || (thunk && (s64)(s32)trel != trel))
-		return -ERANGE;
-	memset(p, 0xcc, KJIT_TRAMP_SIZE);
-	memcpy(p, "\x48\x8d\x64\x24\x08", 5);	  /* lea 0x8(%rsp),%rsp */
-	memcpy(p + 5, "\x65\x4c\x8b\x1c\x25", 5); /* mov %gs:disp32,%r11 */
-	put_unaligned((s32)slot, (s32 *)(p + 10));
-	if (thunk) {
-		p[14] = 0xe9; /* jmp __x86_indirect_thunk_r11 */
-		put_unaligned((s32)trel, (s32 *)(p + 15));
-	} else {
-		memcpy(p + 14, "\x41\xff\xe3", 3); /* jmp *%r11 */
+	for (i = 0; i < s->n_funcs; i++) {
+		if (!kjit_ibl_addr_ok(s->funcs[i].body))
+			return -ERANGE;
+		slot = kjit_entry_insert(&t, (u32)s->funcs[i].body);
+		if (slot < 0)
+			return -EINVAL; /* a duplicate: resolve_all refuses */
+		s->funcs[i].slot = slot;
 	}
-	p += KJIT_TRAMP_MISS;
-	memcpy(p, endbr, sizeof(endbr));
-	p += sizeof(endbr);
-	p[0] = 0x68; /* push $imm32 (sign-extended) */
-	put_unaligned((s32)body, (s32 *)(p + 1));
-	p[5] = 0xe9; /* jmp rel32 */
-	put_unaligned((s32)rel, (s32 *)(p + 6));
+	return 0;
+}
+
+static int alloc_slots(struct kjit_session *s)
+{
+	size_t bytes = array_size(s->entry_size, sizeof(unsigned long));
+	int cpu;
+
+	s->entry_slots =
+	    kcalloc(nr_cpu_ids, sizeof(*s->entry_slots), GFP_KERNEL);
+	if (!s->entry_slots)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+	{
+		s->entry_slots[cpu] = vzalloc(bytes);
+		if (!s->entry_slots[cpu])
+			return -ENOMEM;
+		s->mem_bytes += bytes;
+	}
 	return 0;
 }
 
 int kjit_divert_prepare(struct kjit_session *s)
 {
-	unsigned long slot, run;
+	struct kjit_entry_addrs a = {0};
 	unsigned int i;
-	int cpu, err;
-
-	for (i = 0; i < s->n_funcs; i++) {
-		run = (unsigned long)s->tramps.exec + i * KJIT_TRAMP_SIZE;
-		slot = (unsigned long)&kjit_entry_slot[i];
-		err = write_tramp(kjit_region_rw(&s->tramps, (void *)run), run,
-				  slot, s->funcs[i].body);
-		if (err)
-			return err;
-		s->funcs[i].tramp = run;
-		for_each_possible_cpu(cpu) per_cpu(kjit_entry_slot[i], cpu) =
-		    run + KJIT_TRAMP_MISS;
-	}
-	return 0;
-}
-
-int kjit_divert_on(struct kjit_session *s, unsigned int i)
-{
-	struct kjit_func *f = &s->funcs[i];
+	u8 *run;
+	u32 len;
 	int err;
 
-	err = kjit_direct_on(&f->direct, f->site, f->tramp);
-	if (!err)
-		f->diverted = true;
+	s->entry_size = kjit_entry_size(s->n_funcs);
+	if (!s->entry_size)
+		return -E2BIG;
+	err = kjit_region_alloc_code(&s->tramps,
+				     KEYS_OFF + s->entry_size * sizeof(u32));
+	if (err)
+		return err;
+	s->mem_bytes += s->tramps.size;
+	run = s->tramps.exec;
+	/* a code region comes filled with int3; keys[] starts empty */
+	memset(kjit_region_rw(&s->tramps, run + KEYS_OFF), 0,
+	       s->entry_size * sizeof(u32));
+	err = fill_keys(s, kjit_region_rw(&s->tramps, run + KEYS_OFF));
+	if (err)
+		return err;
+	a.run = (unsigned long)run;
+	a.keys = (unsigned long)run + KEYS_OFF;
+	a.size = s->entry_size;
+	a.slots_gs = (unsigned long)&kjit_entry_slots;
+	a.dispatch = (unsigned long)kjit_dispatch_entry;
+	a.thunk = kjit_env_indirect_thunk(11);
+	if (kjit_entry_emit(kjit_region_rw(&s->tramps, run), KEYS_OFF, &a,
+			    &len))
+		return -ERANGE;
+	for (i = 0; i < s->n_funcs; i++)
+		s->funcs[i].tramp = (unsigned long)run;
+	return alloc_slots(s);
+}
+
+/* Register the functions [first, first + n) of @s without err as one
+ * group; on -EBUSY, each half separately, down to single functions, whose
+ * err then says why. @sites: room for n addresses. Returns 0, or the
+ * error of a registration that failed for another reason than a held
+ * site (nothing more is tried then). */
+static int divert_range(struct kjit_session *s, unsigned int first,
+			unsigned int n, unsigned long *sites)
+{
+	struct kjit_divert_group *g;
+	unsigned int i, k = 0, half = n / 2;
+	int err;
+
+	for (i = first; i < first + n; i++)
+		if (!s->funcs[i].err)
+			sites[k++] = s->funcs[i].site;
+	if (!k)
+		return 0;
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!g)
+		return -ENOMEM;
+	err = kjit_direct_on(&g->d, sites, k, (unsigned long)s->tramps.exec);
+	if (!err) {
+		g->first = first;
+		g->n = n;
+		g->next = s->groups;
+		s->groups = g;
+		s->n_groups++;
+		for (i = first; i < first + n; i++)
+			s->funcs[i].diverted = !s->funcs[i].err;
+		return 0;
+	}
+	kfree(g);
+	if (err != -EBUSY)
+		return err;
+	if (n == 1) {
+		s->funcs[first].err = err;
+		return 0;
+	}
+	return divert_range(s, first, half, sites)
+		   ?: divert_range(s, first + half, n - half, sites);
+}
+
+int kjit_divert_on(struct kjit_session *s, bool best_effort)
+{
+	unsigned long *sites;
+	unsigned int i, on = 0;
+	int cpu, err, first = 0;
+
+	for_each_possible_cpu(cpu) per_cpu(kjit_entry_slots, cpu) =
+	    s->entry_slots[cpu];
+	sites = kvmalloc_array(s->n_funcs, sizeof(*sites), GFP_KERNEL);
+	if (!sites)
+		return -ENOMEM;
+	err = divert_range(s, 0, s->n_funcs, sites);
+	kvfree(sites);
+	for (i = 0; i < s->n_funcs; i++) {
+		on += s->funcs[i].diverted;
+		if (!first)
+			first = s->funcs[i].err;
+	}
+	if (!err && (!on || (first && !best_effort)))
+		err = first ?: -EINVAL;
+	if (err)
+		kjit_divert_off(s);
 	return err;
 }
 
-void kjit_divert_off(struct kjit_session *s, unsigned int i)
+void kjit_divert_off(struct kjit_session *s)
 {
-	struct kjit_func *f = &s->funcs[i];
+	struct kjit_divert_group **p = &s->groups, *g;
+	unsigned int i;
 	int err;
 
-	if (!f->diverted)
-		return;
-	err = kjit_direct_off(&f->direct, f->tramp);
-	if (err)
-		pr_err("kjit: %s: cannot remove diversion: %d\n", f->name, err);
-	else
-		f->diverted = false;
+	while ((g = *p)) {
+		err = kjit_direct_off(&g->d, (unsigned long)s->tramps.exec);
+		if (err) {
+			pr_err("kjit: cannot remove the diversion of %u "
+			       "functions from %s: %d\n",
+			       g->n, s->funcs[g->first].name, err);
+			p = &g->next;
+			continue;
+		}
+		for (i = g->first; i < g->first + g->n; i++)
+			s->funcs[i].diverted = false;
+		*p = g->next;
+		s->n_groups--;
+		kfree(g);
+	}
+}
+
+void kjit_divert_release(struct kjit_session *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) per_cpu(kjit_entry_slots, cpu) = NULL;
+	kjit_region_free(&s->tramps);
+}
+
+void kjit_divert_free(struct kjit_session *s)
+{
+	int cpu;
+
+	if (s->entry_slots)
+		for_each_possible_cpu(cpu) vfree(s->entry_slots[cpu]);
+	kfree(s->entry_slots);
+	s->entry_slots = NULL;
 }

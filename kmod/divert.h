@@ -1,52 +1,85 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * divert.h - entry diversion: an ftrace direct call at each attached
- * function's __fentry__ site sends its entry into the code cache.
+ * divert.h - entry diversion: one ftrace direct call target for every
+ * attached function's __fentry__ site, the shared entry trampoline, which
+ * sends each call into this CPU's translation of that function's first
+ * block (codecache/entry.h draws it and its table).
  *
- * Entry trampoline of function i (64 bytes in the shared trampoline region):
+ *     F: [endbr64] call tramp        ftrace direct call at F's site S
+ *     tramp: key = S+5 (the return address on the stack)
+ *            i = slot of key in keys[] (open addressing, built at attach)
+ *            r11 = %gs:kjit_entry_slots[i]    this CPU's translation
+ *            none yet: jz kjit_dispatch_entry with [rsp] = S+5
+ *            else: drop S+5, jmp __x86_indirect_thunk_r11
  *
- *   tramp_i:  48 8d 64 24 08         lea  0x8(%rsp),%rsp  ; drop the fentry
- *                                                         ; call's return addr
- *             65 4c 8b 1c 25 <slot_i> mov %gs:slot_i,%r11 ; this CPU's entry
- *             e9 <rel32>             jmp  __x86_indirect_thunk_r11
- *             cc ...                 int3 padding
- *   miss_i:   f3 0f 1e fa            endbr64              ; +32
- *             68 <body_i>            push $body_i         ; first block
- *             e9 <rel32>             jmp  kjit_dispatch_entry
- *             cc ...                 int3 padding
+ * Memory of a session (all allocated at attach, kjit_divert_prepare()):
+ *  - the trampoline and keys[] in one code region (s->tramps, module area,
+ *    so keys[] is in reach of an absolute disp32), sealed once written;
+ *  - per CPU, slots[] (vmalloc): 8 bytes per key-table slot, 0 until the
+ *    dispatcher of that CPU has translated the function's first block;
+ *    the per-CPU pointer kjit_entry_slots (a static per-CPU variable of
+ *    the module: its %gs offset fits in the trampoline's disp32) points at
+ *    the attached session's.
  *
- * slot_i is kjit_entry_slot[i], a per-CPU variable of the module (its %gs
- * offset fits in 32 bits). It holds miss_i until this CPU has translated the
- * function's first block, then that translation. The indirect jump goes
- * through the kernel's retpoline thunk for %r11 (a register no function
- * expects preserved across its entry), as the kernel's own indirect
- * branches do; a kernel built without retpolines has no thunk, and the
- * trampoline ends in `41 ff e3  jmp *%r11` instead.
+ * Registration (kjit_divert_on()): one ftrace_ops for every site. Should
+ * ftrace refuse it with -EBUSY (a site that another direct call or an
+ * IPMODIFY user such as livepatch holds), the functions are halved and
+ * each half tried again, down to the functions that cannot be diverted:
+ * their err says why, and the others are diverted by a few registrations
+ * (s->groups), so a conflict costs a few grace periods at detach, not one
+ * per function.
  *
- * IBT: the jump through %r11 is an indirect branch (the thunk is a plain
- * `jmp *%r11` on hardware with IBT), so both of its targets start with
- * endbr64: miss_i here, and every translation (jit/, when the kernel has
- * IBT). The trampoline itself is entered by ftrace's direct call or by
- * ftrace_regs_caller's RET, neither of which IBT checks. endbr64 is a NOP
+ * IBT: the trampoline is entered by ftrace's direct call or by
+ * ftrace_regs_caller's RET; its only indirect branch goes to translations,
+ * which begin with endbr64 on IBT kernels (jit/). endbr64 is a NOP
  * elsewhere, so the layout is the same on every kernel.
  */
 #ifndef KJIT_DIVERT_H
 #define KJIT_DIVERT_H
 
+#include "compat.h"
 #include "session.h"
 
-#define KJIT_TRAMP_SIZE	  64
-#define KJIT_TRAMP_JUMPED 19 /* where the jump through %r11 ends */
-#define KJIT_TRAMP_MISS	  32 /* offset of miss_i */
+/* Consecutive functions [first, first + n) of a session (those of them
+ * with err 0) diverted by one ftrace registration. */
+struct kjit_divert_group {
+	struct kjit_direct d;
+	unsigned int first, n;
+	struct kjit_divert_group *next;
+};
+
+/* This CPU's slots[] of the attached session (see above). */
+DECLARE_PER_CPU(unsigned long *, kjit_entry_slots);
 
 /* Why a function cannot be attached (also reported to user space). */
 int kjit_divert_check(unsigned long start, const char **why);
-/* Write the trampolines of every function of @s and point every CPU's slot
- * at its miss stub. Process context, before any diversion. */
+/* Allocate the trampoline region, the key table and every CPU's slots[]
+ * for the functions of @s (sorted, body set), write the trampoline; adds
+ * what it took to s->mem_bytes. 0, -ENOMEM, -ERANGE (a function or the
+ * region outside the top 2 GiB), -E2BIG (too many functions for a table).
+ * Process context, before any diversion. */
 int kjit_divert_prepare(struct kjit_session *s);
-/* Register the ftrace direct call of function @i. Returns 0 or -errno
- * (-EBUSY: someone else redirects this function already). */
-int kjit_divert_on(struct kjit_session *s, unsigned int i);
-void kjit_divert_off(struct kjit_session *s, unsigned int i);
+/* Point every CPU's kjit_entry_slots at @s's, then divert its functions
+ * (pinned by the caller; one with err set is skipped). With @best_effort a
+ * function ftrace refuses gets its err and the rest are diverted;
+ * otherwise any refusal undoes everything. Returns 0 if any function was
+ * diverted (and, without @best_effort, all were), else the first error.
+ * Sleeps. kjit_mutex held. */
+int kjit_divert_on(struct kjit_session *s, bool best_effort);
+/* Remove every registration of @s (each waits for ftrace's grace
+ * periods). Tasks may still be inside the trampoline afterwards. */
+void kjit_divert_off(struct kjit_session *s);
+/* After detach's last RCU-tasks wait: free the trampoline region and
+ * clear every CPU's kjit_entry_slots. */
+void kjit_divert_release(struct kjit_session *s);
+/* Free the slots[] and groups (session free). */
+void kjit_divert_free(struct kjit_session *s);
+/* The dispatcher of this CPU translated function @fi's first block into
+ * @run: let the trampoline jump there from now on. Preemption disabled. */
+static inline void kjit_divert_set_entry(const struct kjit_session *s, int fi,
+					 unsigned long run)
+{
+	WRITE_ONCE(s->entry_slots[smp_processor_id()][s->funcs[fi].slot], run);
+}
 
 #endif

@@ -69,7 +69,10 @@ struct kjit_target {
 	char why[64]; /* out: refusal reason, NUL-terminated */
 };
 
-#define KJIT_MAX_TARGETS	64  /* functions per attach */
+/* Functions per attach (ABI 7; 64 before): a bound on the request's
+ * memory (a target is 208 bytes, a function ~200 in the module), above
+ * the ~50,000 text symbols of a distribution kernel with its modules. */
+#define KJIT_MAX_TARGETS	(1u << 18)
 #define KJIT_ATTACH_BEST_EFFORT 0x1 /* attach what can be, skip refusals */
 #define KJIT_ATTACH_DEEP	0x2 /* also follow direct calls into callees */
 #define KJIT_ATTACH_NO_COUNT                                                   \
@@ -80,12 +83,16 @@ struct kjit_target {
  * KJIT_IOC_ATTACH: divert n functions into the code cache and count their
  * basic blocks. All or nothing unless KJIT_ATTACH_BEST_EFFORT: any refused
  * target fails the request with its error (each target's err/why says which)
- * and nothing is attached. Errors: -EALREADY already attached (detach
- * first), -EBUSY a target is already redirected by another ftrace user
+ * and nothing is attached; with it, refused targets (at resolution, or
+ * held by another ftrace user at registration) are skipped, and the
+ * request fails only when none is left. Errors: -EALREADY already attached
+ * (detach first), -EBUSY a target is already redirected by another ftrace user
  * (livepatch, IPMODIFY; its why says so),
  * -EINVAL bad size/flags/n/pad, a limit out of its range, or duplicate
  * target, -ENOENT unknown symbol,
- * -EOPNOTSUPP a function kjit must not or cannot instrument, -ENOMEM,
+ * -EOPNOTSUPP a function kjit must not or cannot instrument, -E2BIG more
+ * functions than this kernel's ftrace can divert at once (6.1: 8192; the
+ * targets past it say so), -ENOMEM,
  * -EFAULT the request or targets cannot be read or written back (checked
  * before anything changes; should another thread unmap them during the
  * call, a successful attach is detached again before -EFAULT returns).
@@ -95,7 +102,8 @@ struct kjit_attach {
 	__u32 size;
 	__u32 flags;	/* KJIT_ATTACH_* */
 	__u32 n;	/* in: 1..KJIT_MAX_TARGETS */
-	__u32 attached; /* out: functions diverted */
+	__u32 attached; /* out: functions diverted (all attached functions
+			 * share one trampoline: kjit_func_info.tramp) */
 	__u64 targets;	/* in/out: user pointer, n entries */
 	/* in: the session's limits, 0 for the module parameter of the same
 	 * name (its default); all allocated at attach (ABI 5) */

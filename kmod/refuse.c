@@ -5,7 +5,9 @@
  *
  * Invariants:
  *  - kjit_refuse_init() resolves every section bound and name once, before
- *    /dev/kjit exists; afterwards the tables are read-only.
+ *    /dev/kjit exists; afterwards the tables are read-only. (Resolving a
+ *    name per attached function made attaching thousands slow: 6.1's
+ *    kallsyms_lookup_name() scans every symbol.)
  *  - A section or name the running kernel lacks is simply absent (0), never
  *    a match: kernels differ in which of them they have.
  */
@@ -22,6 +24,7 @@ static const struct {
 	const char *start, *end, *why;
 } section_names[] = {KJIT_REFUSED_SECTIONS};
 static const char *const idle_names[] = {KJIT_IDLE_PATH};
+static const char *const dispatch_dep_names[] = {KJIT_DISPATCH_DEPS};
 
 static const struct {
 	const char *start, *end, *why;
@@ -30,6 +33,7 @@ static const char *const notrace_deny_names[] = {KJIT_DEEP_NOTRACE_DENY};
 
 static unsigned long sections[ARRAY_SIZE(section_names)][2];
 static unsigned long idle_path[ARRAY_SIZE(idle_names)];
+static unsigned long dispatch_deps[ARRAY_SIZE(dispatch_dep_names)];
 static unsigned long notrace_sections[ARRAY_SIZE(notrace_section_names)][2];
 static unsigned long notrace_deny[ARRAY_SIZE(notrace_deny_names)];
 
@@ -43,6 +47,8 @@ void kjit_refuse_init(void)
 	}
 	for (i = 0; i < ARRAY_SIZE(idle_names); i++)
 		idle_path[i] = kjit_lookup_name(idle_names[i]);
+	for (i = 0; i < ARRAY_SIZE(dispatch_dep_names); i++)
+		dispatch_deps[i] = kjit_lookup_name(dispatch_dep_names[i]);
 	for (i = 0; i < ARRAY_SIZE(notrace_section_names); i++) {
 		notrace_sections[i][0] =
 		    kjit_lookup_name(notrace_section_names[i].start);
@@ -96,4 +102,14 @@ const char *kjit_refuse_text(unsigned long start)
 		if (idle_path[i] && idle_path[i] == start)
 			return KJIT_IDLE_PATH_WHY;
 	return NULL;
+}
+
+bool kjit_refuse_dispatch_dep(unsigned long start)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(dispatch_deps); i++)
+		if (dispatch_deps[i] && dispatch_deps[i] == start)
+			return true;
+	return false;
 }

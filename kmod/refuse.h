@@ -7,6 +7,8 @@
 #ifndef KJIT_REFUSE_H
 #define KJIT_REFUSE_H
 
+#include <linux/types.h>
+
 /* Process context, at module load: resolve the names and sections. */
 void kjit_refuse_init(void);
 /* Why the function starting at @start must never run from the cache, or
@@ -16,5 +18,9 @@ const char *kjit_refuse_text(unsigned long start);
  * native (KJIT_DEEP_NOTRACE_SECTIONS, KJIT_DEEP_NOTRACE_DENY), or NULL.
  * On top of kjit_refuse_text(). Any context. */
 const char *kjit_refuse_notrace(unsigned long start);
+
+/* Is the function at @start one the dispatcher calls (KJIT_DISPATCH_DEPS)?
+ * Attach refuses those. Any context. */
+bool kjit_refuse_dispatch_dep(unsigned long start);
 
 #endif

@@ -254,21 +254,21 @@ void kjit_session_free(struct kjit_session *s)
 
 	if (!s)
 		return;
-	for (i = 0; i < s->n_funcs; i++) {
-		if (s->funcs[i].diverted) {
-			pr_err("kjit: %s still diverted: leaking its session\n",
-			       s->funcs[i].name);
-			return;
-		}
+	if (s->groups) {
+		pr_err("kjit: %s still diverted: leaking its session\n",
+		       s->funcs[s->groups->first].name);
+		return;
 	}
 	if (s->cpu)
 		for (i = 0; i < nr_cpu_ids; i++)
 			cpu_free(s->cpu[i]);
 	kfree(s->cpu);
 	kjit_region_free(&s->tramps);
+	kjit_divert_free(s);
 	kjit_deep_free(&s->deep_tab);
 	kjit_native_free(&s->native);
 	kjit_pcpu_free(&s->pctr);
+	kvfree(s->funcs);
 	kvfree(s);
 }
 
@@ -290,11 +290,16 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 	if (!s)
 		return NULL;
 	s->n_funcs = n;
+	s->funcs = kvmalloc_array(n, sizeof(*funcs), GFP_KERNEL);
+	if (!s->funcs)
+		goto fail;
 	memcpy(s->funcs, funcs, n * sizeof(*funcs));
 	sort(s->funcs, n, sizeof(*funcs), cmp_func, NULL);
 	for (i = 0; i < n; i++) {
 		s->funcs[i].body = s->funcs[i].site + MCOUNT_INSN_SIZE;
 		s->funcs[i].mod = NULL;
+		s->funcs[i].err = 0;
+		s->funcs[i].diverted = false;
 	}
 	s->deep = flags & KJIT_ATTACH_DEEP;
 	s->count = !(flags & KJIT_ATTACH_NO_COUNT);
@@ -319,8 +324,7 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 		pr_info("kjit: no per-CPU counters for this session: "
 			"counting with lock incq\n");
 	s->cpu = kcalloc(nr_cpu_ids, sizeof(*s->cpu), GFP_KERNEL);
-	if (!s->cpu || kjit_region_alloc_code(&s->tramps,
-					      KJIT_MAX_FUNCS * KJIT_TRAMP_SIZE))
+	if (!s->cpu)
 		goto fail;
 	for_each_possible_cpu(i)
 	{
@@ -337,36 +341,37 @@ fail:
 	return NULL;
 }
 
-/* __kjit_session_attach - publish @s and divert its functions; on failure
- * of function i, *failed = i and everything is undone. kjit_mutex held. */
-int __kjit_session_attach(struct kjit_session *s, unsigned int *failed)
+/* __kjit_session_attach - publish @s and divert its functions. A function
+ * that cannot be pinned or diverted gets its err; with @best_effort the
+ * others stay attached, else (or when none could be) everything is undone
+ * and the first error returned. kjit_mutex held. */
+int __kjit_session_attach(struct kjit_session *s, bool best_effort)
 {
+	struct kjit_func *f;
 	unsigned int i;
 	int err;
 
 	err = kjit_pool_open();
-	if (err) {
-		*failed = 0;
+	if (err)
 		return err;
-	}
 	kjit_ibl_clear();
 	kjit_ibl_reset_hits();
 	rcu_assign_pointer(kjit_active, s);
 	kjit_symbols_start(s);
 	kjit_watch_start(s);
 	for (i = 0; i < s->n_funcs; i++) {
-		s->funcs[i].mod = kjit_module_pin(s->funcs[i].start);
-		err = IS_ERR(s->funcs[i].mod) ? PTR_ERR(s->funcs[i].mod)
-					      : kjit_divert_on(s, i);
-		if (err) {
-			*failed = i;
-			s->attached = true;
-			__kjit_session_detach(s);
-			return err;
+		f = &s->funcs[i];
+		f->mod = kjit_module_pin(f->start);
+		if (IS_ERR(f->mod)) {
+			f->err = PTR_ERR(f->mod);
+			f->mod = NULL;
 		}
 	}
 	s->attached = true;
-	return 0;
+	err = kjit_divert_on(s, best_effort);
+	if (err)
+		__kjit_session_detach(s);
+	return err;
 }
 
 /* Drop CPU @c's pointer to the writable alias of its code: after detach
@@ -385,8 +390,7 @@ void __kjit_session_detach(struct kjit_session *s)
 	if (!s->attached)
 		return;
 	kjit_symbols_stop();
-	for (i = 0; i < s->n_funcs; i++)
-		kjit_divert_off(s, i);
+	kjit_divert_off(s);
 	synchronize_rcu_tasks();
 	kjit_watch_stop();
 	rcu_assign_pointer(kjit_active, NULL);
@@ -404,7 +408,7 @@ void __kjit_session_detach(struct kjit_session *s)
 	/* Every CPU's code goes: its block table keeps the translations'
 	 * addresses, as numbers for reports. */
 	kjit_pool_reset();
-	kjit_region_free(&s->tramps);
+	kjit_divert_release(s);
 	for (i = 0; i < s->n_funcs; i++) {
 		kjit_module_unpin(s->funcs[i].mod);
 		s->funcs[i].mod = NULL;

@@ -4,8 +4,11 @@
  * counters and statistics.
  *
  *     kjit_active --rcu--> struct kjit_session
- *                            funcs[]      sorted by start address
- *                            tramps       entry trampolines (shared)
+ *                            funcs[n_funcs] sorted by start address
+ *                            tramps       the entry trampoline and its
+ *                                         key table (divert.h)
+ *                            entry_slots  per CPU: translations by key
+ *                            direct       ftrace registrations (groups)
  *                            cpu[c] ----> struct kjit_cpu: cache, translator,
  *                                          env, fallbacks, busy flag
  *                            pctr         block counters, per-CPU memory
@@ -33,8 +36,6 @@
 #include "native.h"
 #include "pcpu.h"
 
-#define KJIT_MAX_FUNCS 64 /* functions per attach (per-CPU entry slots) */
-
 /* Why the dispatcher ran code natively instead of translating it. */
 enum kjit_fallback {
 	KJIT_FB_NMI,	     /* dispatcher entered in NMI context */
@@ -51,14 +52,16 @@ enum kjit_fallback {
 };
 
 struct kjit_func {
-	unsigned long start, end;  /* [start, end), from kallsyms */
-	unsigned long body;	   /* first block run from the cache */
-	unsigned long tramp;	   /* its entry trampoline (run address) */
-	struct module *mod;	   /* pinned while attached, if in a module */
-	unsigned long site;	   /* its __fentry__ site (start, or +4: IBT) */
-	struct kjit_direct direct; /* the ftrace direct call (compat.h) */
+	unsigned long start, end; /* [start, end), from kallsyms */
+	unsigned long body;	  /* first block run from the cache (site + 5:
+				   * the key of the entry table, divert.h) */
+	unsigned long tramp;	  /* the entry trampoline (shared by all) */
+	struct module *mod;	  /* pinned while attached, if in a module */
+	unsigned long site;	  /* its __fentry__ site (start, or +4: IBT) */
+	u32 slot;		  /* its slot in the entry table */
+	int err;		  /* why it was left out (best effort), or 0 */
 	bool diverted;
-	char name[KSYM_NAME_LEN];
+	char name[KJIT_NAME_MAX];
 };
 
 /* A session's limits, fixed at attach (kjit_attach: 0 there means the
@@ -70,6 +73,7 @@ struct kjit_limits {
 };
 
 struct kjit_session;
+struct kjit_divert_group;
 
 struct kjit_cpu {
 	struct kjit_session *session;
@@ -104,8 +108,12 @@ struct kjit_session {
 	struct kjit_pcpu pctr;
 	struct kjit_deep deep_tab; /* functions n_funcs.. of blocks */
 	struct kjit_native native; /* native runs per function (native.h) */
-	struct kjit_func funcs[KJIT_MAX_FUNCS];
-	struct kjit_region tramps;
+	struct kjit_func *funcs;   /* n_funcs, kvmalloc'd */
+	struct kjit_region tramps; /* trampoline + key table */
+	u32 entry_size;		   /* slots of the entry table */
+	unsigned long **entry_slots;	  /* [nr_cpu_ids][entry_size] */
+	struct kjit_divert_group *groups; /* ftrace registrations */
+	unsigned int n_groups;
 	bool watched;		    /* watch.c saw arch_arm_kprobe for us */
 	bool stepped_aside;	    /* detached for a livepatch (livepatch.h) */
 	atomic64_t patched;	    /* int3 Kprobes armed in translated code */
@@ -115,8 +123,6 @@ struct kjit_session {
 
 extern struct kjit_session __rcu *kjit_active;
 extern struct mutex kjit_mutex;
-/* Per-CPU entry slot of each attached function: where its trampoline jumps. */
-DECLARE_PER_CPU(unsigned long, kjit_entry_slot[KJIT_MAX_FUNCS]);
 
 /* Index of the function containing @addr: an attached one (0..n_funcs),
  * or in deep mode a followed callee (n_funcs + deep index, added on first
@@ -137,7 +143,7 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 				      unsigned int n, u32 flags,
 				      const struct kjit_limits *lim);
 void kjit_session_free(struct kjit_session *s);
-int __kjit_session_attach(struct kjit_session *s, unsigned int *failed);
+int __kjit_session_attach(struct kjit_session *s, bool best_effort);
 void __kjit_session_detach(struct kjit_session *s);
 
 #endif

@@ -21,9 +21,7 @@ static int bad(struct parser *p, const char *msg, const char *arg)
 
 static int add_func(struct parser *p, struct args *a, const char *f)
 {
-	if (a->n_funcs == ARGS_MAX_FUNCS)
-		return bad(p, "too many functions (at most 64)", NULL);
-	a->funcs[a->n_funcs++] = f;
+	a->funcs[a->n_funcs++] = f; /* room for every word of argv */
 	return 0;
 }
 
@@ -146,6 +144,9 @@ int args_parse(int argc, char **argv, unsigned int allowed, const char *name,
 	int r;
 
 	memset(a, 0, sizeof(*a));
+	a->funcs = calloc((size_t)argc + 1, sizeof(*a->funcs));
+	if (!a->funcs)
+		return bad(&p, "out of memory", NULL);
 	a->runs = 5; /* compare: at least 5 for a median and spread */
 	for (; p.i < argc; p.i++) {
 		if (argv[p.i][0] != '-' || !argv[p.i][1]) {
@@ -165,4 +166,11 @@ int args_parse(int argc, char **argv, unsigned int allowed, const char *name,
 		}
 	}
 	return check(&p, a);
+}
+
+void args_free(struct args *a)
+{
+	free(a->funcs);
+	a->funcs = NULL;
+	a->n_funcs = 0;
 }

@@ -1,7 +1,8 @@
 /* args.h - command-line parsing shared by attach, record and compare.
  *
- *   attach  [-a] [--best-effort] [--no-count] [--deep] [--depth N] [LIMITS] FUNC...
- *   record  [-a] [--deep [--oracle]] [--depth N] [LIMITS] -f FUNC... [-o FILE]
+ *   attach  [-a] [--best-effort] [--no-count] [--deep] [--depth N] [LIMITS]
+ * FUNC... record  [-a] [--deep [--oracle]] [--depth N] [LIMITS] -f FUNC... [-o
+ * FILE]
  *           [--force] --
  *           COMMAND
  *   compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
@@ -9,8 +10,10 @@
  *           module's default; ranges as kjit_attach in kmod/kjit_ioctl.h)
  *
  * `-f` takes every following word up to the next option or `--`; it may be
- * repeated. Invariants: parsing never touches the kernel; every error is one
- * line on the error stream and the result -1 (usage error, exit status 2).
+ * repeated. FUNC words are kept as given, any number of them: patterns
+ * are expanded at attach (funcset.h). Invariants: parsing never touches the
+ * kernel; every error is one line on the error stream and the result -1 (usage
+ * error, exit status 2).
  */
 #ifndef KJIT_TOOL_ARGS_H
 #define KJIT_TOOL_ARGS_H
@@ -28,10 +31,8 @@
 #define ARG_ORACLE	(1u << 8) /* --oracle: function_graph run first */
 #define ARG_SCOPE	(1u << 9) /* -a; -p and -C are refused for now */
 
-#define ARGS_MAX_FUNCS 64
-
 struct args {
-	const char *funcs[ARGS_MAX_FUNCS];
+	const char **funcs; /* FUNC words (patterns unexpanded), into argv */
 	int n_funcs;
 	char **cmd; /* NULL-terminated, from argv */
 	int best_effort, deep, depth, runs, no_count, icount;
@@ -46,5 +47,7 @@ struct args {
  * Returns 0 or -1 after one line on @err. */
 int args_parse(int argc, char **argv, unsigned int allowed, const char *name,
 	       struct args *a, FILE *err);
+/* Frees what args_parse() allocated. */
+void args_free(struct args *a);
 
 #endif

@@ -8,6 +8,9 @@
 #include <unistd.h>
 #include "../kmod/kjit_ioctl.h"
 #include "attach.h"
+#include "eligible.h"
+#include "funcglob.h"
+#include "funcset.h"
 #include "limits.h"
 #include "progress.h"
 #include "symtab.h"
@@ -76,34 +79,32 @@ static unsigned int attach_flags(const struct args *a)
 	return f;
 }
 
-/* Resolves every FUNC into t[]; returns the number of failures. */
-static int resolve_all(const struct symtab *syms, const struct args *a,
-		       struct kjit_target *t)
+/* The functions @a names (funcset.h), eligibility loaded when a FUNC is a
+ * pattern; 0, or 1 after saying why. */
+int attach_resolve(const struct args *a, const char *who, struct funcset *fs)
 {
-	struct progress p;
-	struct target r;
-	int i, bad = 0;
+	struct eligible e, *ep = NULL;
+	struct symtab syms;
+	int bad;
 
-	progress_begin(&p, "resolving", (unsigned long)a->n_funcs);
-	for (i = 0; i < a->n_funcs; i++) {
-		progress_step(&p, (unsigned long)i);
-		if (target_resolve(syms, a->funcs[i], &r, stderr)) {
-			bad++;
-			continue;
+	memset(fs, 0, sizeof(*fs));
+	if (load_symbols(&syms))
+		return 1;
+	if (funcset_has_pattern(a->funcs, a->n_funcs)) {
+		if (eligible_load(&e, &syms)) {
+			fprintf(stderr, "kjit %s: out of memory\n", who);
+			symtab_free(&syms);
+			return 1;
 		}
-		if (r.off) {
-			fprintf(stderr,
-				"kjit: %s: not a function start (inside %s); "
-				"attach takes whole functions\n",
-				a->funcs[i], r.sym->name);
-			bad++;
-			continue;
-		}
-		t[i].addr = r.addr;
-		target_symname(r.sym, t[i].name, sizeof(t[i].name));
+		ep = &e;
 	}
-	progress_end(&p);
-	return bad;
+	bad = funcset_build(fs, &syms, ep, a->funcs, a->n_funcs, who, stderr);
+	if (ep)
+		eligible_free(ep);
+	symtab_free(&syms);
+	if (bad)
+		funcset_free(fs);
+	return bad ? 1 : 0;
 }
 
 static void explain_failure(int err, const struct args *a, const char *who)
@@ -139,33 +140,66 @@ static void print_reserved(int fd, const char *prefix)
 	limits_print_reserved(&st, prefix, stdout);
 }
 
-static int do_attach(int fd, const struct args *a, struct kjit_target *t,
+struct attach_call {
+	int fd;
+	struct kjit_attach *req;
+};
+
+static int attach_call(void *v)
+{
+	struct attach_call *c = v;
+
+	return ioctl(c->fd, KJIT_IOC_ATTACH, c->req);
+}
+
+/* KJIT_IOC_ATTACH, with the time it takes shown on a terminal. */
+static int attach_ioctl(int fd, struct kjit_attach *req, int n)
+{
+	struct attach_call c = {fd, req};
+	char what[64];
+
+	snprintf(what, sizeof(what), "kjit.ko is attaching %d function%s", n,
+		 plural_s((unsigned)n));
+	return progress_call(what, attach_call, &c);
+}
+
+static int do_attach(int fd, const struct args *a, struct funcset *fs,
 		     const char *who)
 {
 	struct kjit_attach req = {.size = sizeof(req)};
+	struct kjit_target *t = fs->t;
+	unsigned int over = 0;
+	int first_over = 0;
 	int i, rc, err, told = 0;
 
-	req.n = (unsigned int)a->n_funcs;
+	req.n = (unsigned int)fs->n;
 	req.targets = (uintptr_t)t;
 	req.flags = attach_flags(a);
 	req.deep_max = (unsigned int)a->deep_max;
 	req.cache_kb = (unsigned int)a->cache_kb;
 	req.max_blocks = (unsigned int)a->max_blocks;
-	if (a->n_funcs > 8 && isatty(2))
-		fprintf(stderr, "kjit: attaching %d functions...\r",
-			a->n_funcs);
-	rc = ioctl(fd, KJIT_IOC_ATTACH, &req);
-	if (a->n_funcs > 8 && isatty(2))
-		fprintf(stderr, "\033[K");
+	rc = attach_ioctl(fd, &req, fs->n);
 	err = errno;
-	for (i = 0; i < a->n_funcs; i++)
-		if (t[i].err) {
-			fprintf(stderr,
-				"kjit: %s: refused by kjit.ko: %s (%s)\n",
-				a->funcs[i], t[i].why[0] ? t[i].why : "-",
-				strerror(-t[i].err));
+	for (i = 0; i < fs->n; i++)
+		if (t[i].err ==
+		    -E2BIG) { /* one line: a bound, not a function */
+			if (!over++)
+				first_over = i;
+		} else if (t[i].err) {
+			fprintf(
+			    stderr, "kjit: %s: refused by kjit.ko: %s (%s)\n",
+			    funcglob_is(fs->spec[i]) ? t[i].name : fs->spec[i],
+			    t[i].why[0] ? t[i].why : "-", strerror(-t[i].err));
 			told++;
 		}
+	if (over) {
+		fprintf(stderr,
+			"kjit %s: %u function%s refused by kjit.ko, from %s "
+			"on: %s (%s)\n",
+			who, over, plural_s(over), t[first_over].name,
+			t[first_over].why, strerror(E2BIG));
+		told++;
+	}
 	if (!rc) {
 		if (!strcmp(who, "attach")) {
 			printf("attached %u function%s\n", req.attached,
@@ -178,20 +212,22 @@ static int do_attach(int fd, const struct args *a, struct kjit_target *t,
 	return rc ? 1 : 0;
 }
 
+int attach_set(int fd, const struct args *a, struct funcset *fs,
+	       const char *who)
+{
+	if (deep_unsupported(a, who))
+		return 1;
+	return do_attach(fd, a, fs, who);
+}
+
 int attach_funcs(int fd, const struct args *a, const char *who)
 {
-	struct kjit_target *t;
-	struct symtab syms;
-	int rc = 1;
+	struct funcset fs;
+	int rc;
 
-	if (deep_unsupported(a, who) || load_symbols(&syms))
+	if (deep_unsupported(a, who) || attach_resolve(a, who, &fs))
 		return 1;
-	t = calloc((size_t)a->n_funcs, sizeof(*t));
-	if (!t)
-		fprintf(stderr, "kjit: out of memory\n");
-	else if (!resolve_all(&syms, a, t))
-		rc = do_attach(fd, a, t, who);
-	free(t);
-	symtab_free(&syms);
+	rc = do_attach(fd, a, &fs, who);
+	funcset_free(&fs);
 	return rc;
 }

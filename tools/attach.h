@@ -11,9 +11,18 @@
 
 #include "args.h"
 
+struct funcset;
+
 /* Attaches a->funcs through the open /dev/kjit @fd (honours --best-effort
- * and refuses --deep). @who prefixes messages. Returns 0 or 1. */
+ * and refuses --deep). @who prefixes messages. Returns 0 or 1. The two
+ * steps apart (record --oracle needs the names in between): */
 int attach_funcs(int fd, const struct args *a, const char *who);
+/* The functions a->funcs names, patterns expanded (funcset.h); 0 or 1
+ * after saying why. */
+int attach_resolve(const struct args *a, const char *who, struct funcset *fs);
+/* Attaches @fs; 0 or 1 after saying why. */
+int attach_set(int fd, const struct args *a, struct funcset *fs,
+	       const char *who);
 
 /* Loads kallsyms for resolution; prints why not and returns non-zero. */
 struct symtab;

@@ -404,15 +404,12 @@ int cmd_compare(int argc, char **argv)
 		       "compare", &a, stderr))
 		return 2;
 	fd = kjit_device_open();
-	if (fd < 0)
-		return 1;
-	kfd = open_kprobes();
-	if (kfd < 0) {
+	kfd = fd < 0 ? -1 : open_kprobes();
+	rc = kfd < 0 ? 1 : compare(fd, kfd, &a);
+	if (kfd >= 0)
+		close(kfd);
+	if (fd >= 0)
 		close(fd);
-		return 1;
-	}
-	rc = compare(fd, kfd, &a);
-	close(kfd);
-	close(fd);
+	args_free(&a);
 	return rc;
 }

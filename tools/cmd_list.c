@@ -7,54 +7,25 @@
  *   <address> <yes|no> <module:name or name>  [<reason>]
  * Exit status 1 when nothing matches.
  */
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include "attach.h"
 #include "commands.h"
 #include "eligible.h"
-#include "kmod/kjit_refusals.h"
+#include "funcglob.h"
 #include "symtab.h"
 #include "target.h"
 #include "plural.h"
-
-static int match(const struct ksym *s, const char *pat)
-{
-	const char *colon = strchr(pat, ':');
-	char mod[64];
-	size_t n;
-
-	if (!colon)
-		return !fnmatch(pat, s->name, 0);
-	n = (size_t)(colon - pat);
-	if (n >= sizeof(mod))
-		return 0;
-	memcpy(mod, pat, n);
-	mod[n] = 0;
-	return !fnmatch(mod, s->module[0] ? s->module : "vmlinux", 0) &&
-	       !fnmatch(colon + 1, s->name, 0);
-}
 
 static int matches_any(const struct ksym *s, int argc, char **argv)
 {
 	int i;
 
 	for (i = 1; i < argc; i++)
-		if (argv[i][0] != '-' && match(s, argv[i]))
+		if (argv[i][0] != '-' && funcglob_match(s, argv[i]))
 			return 1;
 	return 0;
-}
-
-/* Skip section markers and the padding before functions (__pfx_). */
-static int listable(const struct symtab *t, size_t i)
-{
-	const struct ksym *s = &t->s[i];
-
-	if (!strncmp(s->name, KJIT_PADDING_PREFIX,
-		     sizeof(KJIT_PADDING_PREFIX) - 1))
-		return 0;
-	return strncmp(s->name, "__", 2) || strstr(s->name, "_text_") == NULL;
 }
 
 static unsigned int list(const struct symtab *t, const struct eligible *e,
@@ -68,7 +39,7 @@ static unsigned int list(const struct symtab *t, const struct eligible *e,
 		const struct ksym *s = &t->s[i];
 		const char *why;
 
-		if (!listable(t, i) || !matches_any(s, argc, argv))
+		if (!funcglob_listable(s) || !matches_any(s, argc, argv))
 			continue;
 		why = eligible_why(e, s);
 		if (only_ok && why)

@@ -28,6 +28,7 @@
 #include "device.h"
 #include "limits.h"
 #include "fgraph.h"
+#include "funcset.h"
 #include "native.h"
 #include "runcmd.h"
 #include "session.h"
@@ -86,21 +87,30 @@ static int run_and_collect(int fd, const struct args *a, struct session *s,
 	return 0;
 }
 
-/* The function_graph run before kjit's; 0, or 1 after saying why. */
-static int record_oracle(const struct args *a, struct oracle **out)
+/* The function_graph run before kjit's, with the functions of @fs as its
+ * roots; 0, or 1 after saying why. */
+static int record_oracle(const struct args *a, const struct funcset *fs,
+			 struct oracle **out)
 {
 	struct oracle *o = calloc(1, sizeof(*o));
+	const char **roots = calloc((size_t)fs->n + 1, sizeof(*roots));
+	int i, rc;
 
 	*out = o;
-	if (!o) {
+	if (!o || !roots) {
+		free(roots);
 		fprintf(stderr, "kjit record: out of memory\n");
 		return 1;
 	}
+	for (i = 0; i < fs->n; i++)
+		roots[i] = fs->t[i].name;
 	fprintf(stderr,
 		"kjit record: running %s under function_graph "
 		"first (--oracle)\n",
 		a->cmd[0]);
-	return fgraph_run(o, a->funcs, a->n_funcs, a->cmd);
+	rc = fgraph_run(o, roots, fs->n, a->cmd);
+	free(roots);
+	return rc;
 }
 
 /* A failed command does not replace an existing default data file: 1 if
@@ -121,6 +131,7 @@ int cmd_record(int argc, char **argv)
 	char warn[1024];
 	const char *path;
 	struct oracle *orc = NULL;
+	struct funcset fs;
 	struct session s;
 	struct args a;
 	int fd, rc, status = 0;
@@ -132,14 +143,20 @@ int cmd_record(int argc, char **argv)
 		return 2;
 	path = a.output ? a.output : "kjit.data";
 	fd = kjit_device_open();
-	if (fd < 0)
+	if (fd < 0 || attach_resolve(&a, "record", &fs)) {
+		if (fd >= 0)
+			close(fd);
+		args_free(&a);
 		return 1;
-	rc = a.oracle ? record_oracle(&a, &orc) : 0;
+	}
+	rc = a.oracle ? record_oracle(&a, &fs, &orc) : 0;
 	if (!rc)
-		rc = attach_funcs(fd, &a, "record");
+		rc = attach_set(fd, &a, &fs, "record");
+	funcset_free(&fs);
 	if (!rc)
 		rc = run_and_collect(fd, &a, &s, &status);
 	close(fd);
+	args_free(&a);
 	if (rc) {
 		if (orc)
 			oracle_free(orc);

@@ -31,6 +31,7 @@
 #include "srcreport.h"
 #include "sysfiles.h"
 #include "plural.h"
+#include "progress.h"
 
 int cmd_attach(int argc, char **argv)
 {
@@ -42,10 +43,10 @@ int cmd_attach(int argc, char **argv)
 		       "attach", &a, stderr))
 		return 2;
 	fd = kjit_device_open();
-	if (fd < 0)
-		return 1;
-	rc = attach_funcs(fd, &a, "attach");
-	close(fd);
+	rc = fd < 0 ? 1 : attach_funcs(fd, &a, "attach");
+	if (fd >= 0)
+		close(fd);
+	args_free(&a);
 	return rc;
 }
 
@@ -76,6 +77,11 @@ static void print_limits_of(int fd, const char *prefix, FILE *out)
 	limits_print(&st, prefix, out);
 }
 
+static int detach_call(void *fd)
+{
+	return ioctl(*(int *)fd, KJIT_IOC_DETACH, 0);
+}
+
 int cmd_detach(int argc, char **argv)
 {
 	int fd, rc;
@@ -87,7 +93,9 @@ int cmd_detach(int argc, char **argv)
 	fd = kjit_device_open();
 	if (fd < 0)
 		return 1;
-	rc = ioctl(fd, KJIT_IOC_DETACH, 0);
+	rc = progress_call("kjit.ko is detaching (ftrace and RCU wait for "
+			   "tasks to leave)",
+			   detach_call, &fd);
 	if (rc)
 		fprintf(stderr, "kjit detach: %s\n",
 			errno == ENOENT ? "nothing is attached"

@@ -15,6 +15,9 @@
 static const char *const dispatch_deps[] = {KJIT_DISPATCH_DEPS};
 static const char *const idle_path[] = {KJIT_IDLE_PATH};
 static const char *const deep_deny[] = {KJIT_DEEP_DENY};
+#define N_DISPATCH (sizeof(dispatch_deps) / sizeof(dispatch_deps[0]))
+#define N_IDLE	   (sizeof(idle_path) / sizeof(idle_path[0]))
+#define N_DENY	   (sizeof(deep_deny) / sizeof(deep_deny[0]))
 static const struct {
 	const char *start, *end, *why;
 } section_names[] = {KJIT_REFUSED_SECTIONS};
@@ -29,6 +32,7 @@ _Static_assert(N_NOTRACE_SECTIONS ==
 		       sizeof(((struct eligible *)0)->notrace_sections[0]),
 	       "one bound pair per notrace section");
 static const char *const notrace_deny[] = {KJIT_DEEP_NOTRACE_DENY};
+#define N_NOTRACE_DENY (sizeof(notrace_deny) / sizeof(notrace_deny[0]))
 _Static_assert(N_SECTIONS == sizeof(((struct eligible *)0)->sections) /
 				 sizeof(((struct eligible *)0)->sections[0]),
 	       "one bound pair per refused section");
@@ -36,11 +40,6 @@ _Static_assert(N_SECTIONS == sizeof(((struct eligible *)0)->sections) /
 static int in_range(const uint64_t r[2], uint64_t a)
 {
 	return r[0] && r[1] && a >= r[0] && a < r[1];
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static char *key(const char *name, const char *module)
@@ -74,7 +73,191 @@ static int load_traceable(struct eligible *e, FILE *f)
 			return -ENOMEM;
 		e->n_traceable++;
 	}
-	qsort(e->traceable, e->n_traceable, sizeof(char *), cmp_str);
+	return 0; /* kept in the file's order (traceable_from_names) */
+}
+
+static int push_addr(uint64_t **v, size_t *n, size_t *cap, uint64_t a)
+{
+	uint64_t *nv;
+
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 8192;
+		nv = realloc(*v, *cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+	}
+	(*v)[(*n)++] = a;
+	return 0;
+}
+
+/* available_filter_functions_addrs (6.5+): "SITE name [module]", one line
+ * per __fentry__ site; the function is the symbol holding the site. */
+static int load_traceable_addrs(struct eligible *e, FILE *f)
+{
+	char line[512];
+	size_t cap = 0;
+	uint64_t site;
+	const struct ksym *s;
+
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64, &site) != 1)
+			continue;
+		s = symtab_containing(e->syms, site);
+		if (s && push_addr(&e->traceable_at, &e->n_traceable_at, &cap,
+				   s->addr))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct eligible_name *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (!c)
+		c = strcmp(x->module, y->module);
+	if (!c)
+		c = x->addr < y->addr ? -1 : x->addr > y->addr;
+	return c;
+}
+
+/* The module's cursor: the address of its last function matched. */
+static uint64_t *cursor(const char ***mods, uint64_t **cur, size_t *n,
+			const char *module)
+{
+	size_t i;
+	void *v;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*mods)[i], module))
+			return &(*cur)[i];
+	v = realloc(*mods, (*n + 1) * sizeof(**mods));
+	if (v)
+		*mods = v;
+	v = v ? realloc(*cur, (*n + 1) * sizeof(**cur)) : NULL;
+	if (!v)
+		return NULL;
+	*cur = v;
+	(*mods)[*n] = module;
+	(*cur)[*n] = 0;
+	return &(*cur)[(*n)++];
+}
+
+/* The first of @v[0..n) not below (@name, @module) in by_name order. */
+static size_t lower_bound(const struct eligible_name *v, size_t n,
+			  const char *module, const char *name)
+{
+	size_t lo = 0, hi = n, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		c = strcmp(v[mid].name, name);
+		if (!c)
+			c = strcmp(v[mid].module, module);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int same(const struct eligible_name *x, const char *module,
+		const char *name)
+{
+	return !strcmp(x->module, module) && !strcmp(x->name, name);
+}
+
+/* One line of available_filter_functions ("name\tmodule"): of the
+ * functions of that name and module, the first above the module's cursor;
+ * every one of them if none is (the file was not in address order). */
+static int match_line(struct eligible *e, const struct eligible_name *v,
+		      size_t n, const char *key, uint64_t *cur, size_t *cap)
+{
+	const char *tab = strchr(key, '\t'), *module = tab + 1;
+	char name[256];
+	size_t i, first;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(tab - key), key);
+	first = lower_bound(v, n, module, name);
+	for (i = first; i < n && same(&v[i], module, name); i++)
+		if (v[i].addr > *cur) {
+			*cur = v[i].addr;
+			return push_addr(&e->traceable_at, &e->n_traceable_at,
+					 cap, v[i].addr);
+		}
+	for (i = first; i < n && same(&v[i], module, name); i++)
+		if (push_addr(&e->traceable_at, &e->n_traceable_at, cap,
+			      v[i].addr))
+			return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Without the addresses (before 6.5): available_filter_functions names one
+ * function per __fentry__ site, in address order within the kernel and
+ * within each module (ftrace sorts each one's sites). Several static
+ * functions may share a name (6.1 has six t_start, of which only some have
+ * a site), so each line takes the first function of its name above the
+ * previous line's of the same module.
+ */
+static int traceable_from_names(struct eligible *e)
+{
+	const char **mods = NULL;
+	uint64_t *cur = NULL, *c;
+	size_t i, cap = 0, nmods = 0;
+	int err = 0;
+
+	for (i = 0; !err && i < e->n_traceable; i++) {
+		c = cursor(&mods, &cur, &nmods,
+			   strchr(e->traceable[i], '\t') + 1);
+		err = c ? match_line(e, e->by_name, e->syms->n, e->traceable[i],
+				     c, &cap)
+			: -ENOMEM;
+	}
+	free(mods);
+	free(cur);
+	return err;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int has_addr(const uint64_t *v, size_t n, uint64_t a)
+{
+	return v && bsearch(&a, v, n, sizeof(*v), by_value) != NULL;
+}
+
+/* The core-kernel address of each of the @n names (0: none); the lowest
+ * of several, as kallsyms_lookup_name() finds it. */
+static uint64_t *core_addrs(const struct eligible *e, const char *const *names,
+			    size_t n)
+{
+	uint64_t *v = calloc(n ? n : 1, sizeof(*v));
+	size_t i, k;
+
+	for (i = 0; v && i < n; i++) {
+		k = lower_bound(e->by_name, e->syms->n, "", names[i]);
+		if (k < e->syms->n && same(&e->by_name[k], "", names[i]))
+			v[i] = e->by_name[k].addr;
+	}
+	return v;
+}
+
+static int in_addrs(const uint64_t *v, size_t n, uint64_t a)
+{
+	size_t i;
+
+	for (i = 0; v && i < n; i++)
+		if (v[i] == a)
+			return 1;
 	return 0;
 }
 
@@ -135,8 +318,30 @@ int eligible_load(struct eligible *e, const struct symtab *syms)
 		e->notrace_sections[i][1] =
 		    symtab_addr(syms, notrace_section_names[i].end);
 	}
-	err = load_file(sysfile_tracing("available_filter_functions"), e,
-			load_traceable, &e->have_traceable);
+	e->by_name = calloc(syms->n + 1, sizeof(*e->by_name));
+	if (!e->by_name)
+		return -ENOMEM;
+	for (i = 0; i < syms->n; i++)
+		e->by_name[i] = (struct eligible_name){
+		    syms->s[i].module, syms->s[i].name, syms->s[i].addr};
+	qsort(e->by_name, syms->n, sizeof(*e->by_name), by_name);
+	e->dispatch_at = core_addrs(e, dispatch_deps, N_DISPATCH);
+	e->idle_at = core_addrs(e, idle_path, N_IDLE);
+	e->deny_at = core_addrs(e, deep_deny, N_DENY);
+	e->notrace_at = core_addrs(e, notrace_deny, N_NOTRACE_DENY);
+	if (!e->dispatch_at || !e->idle_at || !e->deny_at || !e->notrace_at)
+		return -ENOMEM;
+	err = load_file(sysfile_tracing("available_filter_functions_addrs"), e,
+			load_traceable_addrs, &e->have_traceable);
+	if (!err && !e->have_traceable) {
+		err = load_file(sysfile_tracing("available_filter_functions"),
+				e, load_traceable, &e->have_traceable);
+		if (!err && e->have_traceable)
+			err = traceable_from_names(e);
+	}
+	if (!err && e->traceable_at)
+		qsort(e->traceable_at, e->n_traceable_at,
+		      sizeof(*e->traceable_at), by_value);
 	if (!err)
 		err = load_file(sysfile_debug("kprobes/blacklist"), e,
 				load_black, &e->have_black);
@@ -152,22 +357,15 @@ void eligible_free(struct eligible *e)
 	for (i = 0; i < e->n_traceable; i++)
 		free(e->traceable[i]);
 	free(e->traceable);
+	free(e->traceable_at);
+	free(e->by_name);
+	free(e->dispatch_at);
+	free(e->idle_at);
+	free(e->deny_at);
+	free(e->notrace_at);
 	free(e->black);
 	free(e->maxend);
 	memset(e, 0, sizeof(*e));
-}
-
-/* Is @s a core-kernel function named in @names? */
-static int in_list(const struct ksym *s, const char *const *names, size_t n)
-{
-	size_t i;
-
-	if (s->module[0])
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!strcmp(names[i], s->name))
-			return 1;
-	return 0;
 }
 
 static int by_start(const void *a, const void *b)
@@ -211,17 +409,44 @@ static int blacklisted(const struct eligible *e, uint64_t a)
 	return 0;
 }
 
+/* kallsyms_lookup_name(@name): the kernel's own first, else a module's;
+ * 0 if none. */
+static uint64_t lookup_name(const struct eligible *e, const char *name)
+{
+	size_t n = e->syms->n, i = lower_bound(e->by_name, n, "", name);
+
+	/* the kernel's ("" sorts first), else the first module's */
+	return i < n && !strcmp(e->by_name[i].name, name) ? e->by_name[i].addr
+							  : 0;
+}
+
+/* within_kprobe_blacklist()'s second rule: a suffixed symbol (foo.part.0,
+ * foo.cold, foo.isra.0) is refused when foo is blacklisted. Any name at
+ * @a counts, so aliases agree. */
+static int suffix_blacklisted(const struct eligible *e, uint64_t a)
+{
+	const struct ksym *s = symtab_containing(e->syms, a);
+	char base[256];
+	const char *dot;
+	uint64_t b;
+
+	for (; s && s >= e->syms->s && s->addr == a; s--) {
+		dot = strchr(s->name, '.');
+		if (!dot)
+			continue;
+		snprintf(base, sizeof(base), "%.*s", (int)(dot - s->name),
+			 s->name);
+		b = lookup_name(e, base);
+		if (b && blacklisted(e, b))
+			return 1;
+	}
+	return 0;
+}
+
+/* Has the function at @s's address an __fentry__ site (by any name)? */
 static int traceable(const struct eligible *e, const struct ksym *s)
 {
-	char *k = key(s->name, s->module);
-	int found;
-
-	if (!k)
-		return 0;
-	found = bsearch(&k, e->traceable, e->n_traceable, sizeof(char *),
-			cmp_str) != NULL;
-	free(k);
-	return found;
+	return has_addr(e->traceable_at, e->n_traceable_at, s->addr);
 }
 
 /* What attach and deep mode both refuse: kjit itself, the refused sections,
@@ -236,7 +461,7 @@ static const char *refused_everywhere(const struct eligible *e,
 	for (i = 0; i < N_SECTIONS; i++)
 		if (in_range(e->sections[i], s->addr))
 			return section_names[i].why;
-	if (in_list(s, idle_path, sizeof(idle_path) / sizeof(idle_path[0])))
+	if (in_addrs(e->idle_at, N_IDLE, s->addr))
 		return KJIT_IDLE_PATH_WHY;
 	return NULL;
 }
@@ -247,12 +472,11 @@ const char *eligible_why(const struct eligible *e, const struct ksym *s)
 
 	if (why)
 		return why;
-	if (in_list(s, dispatch_deps,
-		    sizeof(dispatch_deps) / sizeof(dispatch_deps[0])))
+	if (in_addrs(e->dispatch_at, N_DISPATCH, s->addr))
 		return "used by kjit's dispatcher";
 	if (!e->have_black)
 		return "unknown: cannot read the kprobe blacklist (debugfs)";
-	if (blacklisted(e, s->addr))
+	if (blacklisted(e, s->addr) || suffix_blacklisted(e, s->addr))
 		return "on the kprobe blacklist";
 	if (!e->have_traceable)
 		return "unknown: cannot read available_filter_functions "
@@ -269,7 +493,7 @@ const char *eligible_deep_why(const struct eligible *e, const struct ksym *s)
 
 	if (why)
 		return why;
-	if (in_list(s, deep_deny, sizeof(deep_deny) / sizeof(deep_deny[0])))
+	if (in_addrs(e->deny_at, N_DENY, s->addr))
 		return KJIT_DEEP_DENY_WHY;
 	if (!e->have_traceable)
 		return "unknown: cannot read available_filter_functions "
@@ -286,8 +510,7 @@ const char *eligible_deep_why(const struct eligible *e, const struct ksym *s)
 	for (i = 0; i < N_NOTRACE_SECTIONS; i++)
 		if (in_range(e->notrace_sections[i], s->addr))
 			return notrace_section_names[i].why;
-	if (in_list(s, notrace_deny,
-		    sizeof(notrace_deny) / sizeof(notrace_deny[0])))
+	if (in_addrs(e->notrace_at, N_NOTRACE_DENY, s->addr))
 		return KJIT_DEEP_NOTRACE_WHY;
 	if (!strncmp(s->name, "__SCT__", 7) && s->module) /* a module's */
 		return KJIT_STATIC_CALL_TRAMP_WHY;

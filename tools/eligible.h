@@ -5,9 +5,17 @@
  *  - Same order and same reason strings as kjit_divert_check: part of kjit,
  *    entry text, noinstr text, used by kjit's dispatcher, on the kprobe
  *    blacklist, not traceable.
- *  - "Not traceable" comes from available_filter_functions, which lists
- *    names only: of several static functions sharing a name, all count as
- *    traceable if one is (the module checks the address itself).
+ *  - Every answer is about an address, not a name: aliases (several
+ *    names at one address, such as __x64_sys_getpid and __do_sys_getpid)
+ *    get the same answer, as the module, which sees only the address, gives
+ *    them. The name lists (dispatcher, idle path, deep deny) are turned
+ *    into the addresses of those core-kernel names at load.
+ *  - "Not traceable" comes from available_filter_functions_addrs where the
+ *    kernel has it (6.5+: the __fentry__ sites themselves), else from
+ *    available_filter_functions, which lists one name per site: every
+ *    function at the address of a listed name (and module) counts as
+ *    traceable, so of several static functions sharing a name all count
+ *    as traceable if one is (the module checks the address itself).
  *  - A source that cannot be read is not guessed: eligible_why() reports
  *    it as "unknown: ..." instead of claiming the function is fine.
  */
@@ -16,12 +24,23 @@
 
 #include "symtab.h"
 
+/* A text symbol, in the order of name, module, address. */
+struct eligible_name {
+	const char *module, *name;
+	uint64_t addr;
+};
+
 struct eligible {
 	const struct symtab *syms;
+	struct eligible_name *by_name; /* every symbol of syms, by name */
 	uint64_t sections[4][2]; /* KJIT_REFUSED_SECTIONS bounds, 0: unknown */
 	uint64_t notrace_sections[3][2]; /* KJIT_DEEP_NOTRACE_SECTIONS */
-	char **traceable;	 /* sorted "name\tmodule" */
+	char **traceable; /* sorted "name\tmodule" (filter list by name) */
 	size_t n_traceable;
+	uint64_t *traceable_at; /* sorted function starts with a site */
+	size_t n_traceable_at;
+	/* the name lists' core-kernel addresses (0: absent) */
+	uint64_t *dispatch_at, *idle_at, *deny_at, *notrace_at;
 	uint64_t (*black)[2]; /* kprobe blacklist ranges */
 	uint64_t *maxend;     /* maxend[i]: highest end of black[0..i] */
 	size_t n_black;

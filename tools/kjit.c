@@ -42,13 +42,20 @@ static const struct subcommand subcommands[] = {
      "attach [-a] [--best-effort] [--no-count] [--deep [--depth N]] [LIMITS] "
      "FUNC...",
      "divert FUNCs into the code cache and count their blocks",
-     "FUNC is name, module:name, name+0xOFF (OFF must be 0) or\n"
-     "0xADDRESS. Names are resolved by the tool; an ambiguous name is\n"
-     "an error that lists the candidates. All or nothing unless\n"
-     "--best-effort. --deep (follow callees) needs a kjit.ko that has\n"
-     "it; --depth N is not supported by kjit.ko yet. --no-count runs\n"
-     "the functions from the cache without counting (the cost of the\n"
-     "cache alone; every count stays 0).\n"
+     "FUNC is name, module:name, name+0xOFF (OFF must be 0),\n"
+     "0xADDRESS, or a pattern as list takes it ('vfs_*', 'ext4:*'):\n"
+     "every instrumentable function it matches; each one it skips is\n"
+     "named with its reason, and a pattern with nothing to attach is\n"
+     "an error. Any number of FUNCs (one shared trampoline; 6.1's\n"
+     "ftrace diverts at most 8192 functions at once). Names are\n"
+     "resolved by the tool; an ambiguous name is an error that lists\n"
+     "the candidates; a function named twice is attached once. On a\n"
+     "terminal a bar shows the matching, then the seconds kjit.ko\n"
+     "takes. All or nothing unless --best-effort.\n"
+     "--deep (follow callees) needs a kjit.ko that has it; --depth N\n"
+     "is not supported by kjit.ko yet. --no-count runs the functions\n"
+     "from the cache without counting (the cost of the cache alone;\n"
+     "every count stays 0).\n"
      "LIMITS: --deep-max N (callees a deep session follows), --cache-kb\n"
      "N (code cache per CPU), --max-blocks N (blocks per CPU); 0 or\n"
      "absent: the module's defaults. What a full table left native is\n"
@@ -59,12 +66,13 @@ static const struct subcommand subcommands[] = {
      "record [-a] [--deep [--oracle]] [LIMITS] -f FUNC... [-o FILE] [--force] "
      "-- COMMAND [ARGS...]",
      "attach, run COMMAND, detach, save the results (kjit.data)",
-     "Attaches the FUNCs, runs COMMAND to completion, detaches and\n"
-     "writes functions, blocks with counts, statistics, coverage,\n"
-     "kernel, boot id, time and command line to FILE (default\n"
-     "kjit.data; the format is in docs/usage.md). If COMMAND fails,\n"
-     "record exits with its status and keeps an existing kjit.data\n"
-     "(-o FILE or --force saves the recording anyway).\n"
+     "Attaches the FUNCs (patterns too, as attach), runs COMMAND to\n"
+     "completion, detaches and writes functions, blocks with counts,\n"
+     "statistics, coverage, kernel, boot id, time and command line to\n"
+     "FILE (default kjit.data; the format is in docs/usage.md). If\n"
+     "COMMAND fails, record exits with its status and keeps an\n"
+     "existing kjit.data (-o FILE or --force saves the recording\n"
+     "anyway).\n"
      "The file keeps each function's code and the symbols it reaches,\n"
      "so kjit annotate works from it later, elsewhere. record ends with\n"
      "one warning line when anything ran natively instead of from the\n"
@@ -132,8 +140,9 @@ static const struct subcommand subcommands[] = {
      "[ARGS...]",
      "counts and overhead: native vs kjit vs Kprobes on the same blocks",
      "Runs COMMAND RUNS times (default 5) natively, under kjit, and\n"
-     "with kjit_kprobes.ko's counting Kprobes on the blocks kjit found,\n"
-     "each mode after one untimed warm-up run (kjit translates in it);\n"
+     "with kjit_kprobes.ko's counting Kprobes on the blocks kjit found\n"
+     "(FUNCs as for attach, patterns too), each mode after one untimed\n"
+     "warm-up run (kjit translates in it);\n"
      "prints both counts per block (MISMATCH flagged), the median, min\n"
      "and max wall time, and the added time per counted event, or\n"
      "\"below noise (\u00b1X ns)\" where it is within the native runs'\n"
@@ -190,8 +199,9 @@ static void usage(FILE *out)
 	for (i = 0; i < N_SUBCOMMANDS; i++)
 		fprintf(out, "  %-9s %s\n", subcommands[i].name,
 			subcommands[i].summary);
-	fprintf(out, "\nFUNC: name, module:name, name+0xOFF or 0xADDRESS. Most "
-		     "subcommands need root.\n");
+	fprintf(out, "\nFUNC: name, module:name, name+0xOFF or 0xADDRESS; for "
+		     "attach, record and\ncompare also a pattern, 'glob' or "
+		     "'module:glob'. Most subcommands need root.\n");
 }
 
 static const struct subcommand *find(const char *name)

@@ -31,7 +31,7 @@ static int read_funcs(struct session *s, int fd)
 
 	do { /* deep sessions add functions while attached */
 		free(f);
-		req.max = req.total + KJIT_MAX_TARGETS;
+		req.max = req.total + 256;
 		f = calloc(req.max, sizeof(*f));
 		if (!f)
 			return -ENOMEM;

@@ -54,6 +54,12 @@ HOST_TESTS += $(HT_DIR)/test_ibt
 $(HT_DIR)/test_ibt: $(HT_DIR)/test_ibt.o $(HT_COMMON) $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
 
+# The shared entry trampoline (codecache/entry.c): key table, bytes decoded
+# back, run with a GS base per "CPU".
+HOST_TESTS += $(HT_DIR)/test_entry
+$(HT_DIR)/test_entry: $(HT_DIR)/test_entry.o $(HT_DIR)/libkjit.a
+	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
+
 # Differential test: corpus built with kernel-like code generation flags.
 HT_CORPUS_CFLAGS := $(HOST_CFLAGS) -fno-pie -mno-red-zone -mgeneral-regs-only \
 	-fno-stack-protector -fno-builtin -fno-tree-loop-distribute-patterns \

@@ -42,6 +42,7 @@ uw_call_target|jit/flow.c|s/kjit_emit_unwind(e, e->uw_insn, 8);/(void)0;/|the un
 fixup_counter_moves|jit/instrument.c|s/if (d->insn\[i\].fixup == KJIT_FIXUP_EXIT)/if (d->insn[i].fixup == 0xee)/|the block counter may move past an instruction whose fault leaves the block
 fixup_landing_wrong|jit/translate.c|s/d->insn\[blk->fix_insn\].fixup_target);/d->insn[blk->fix_insn].fixup_target + 1);/|the landing of a copied fixup exits to the wrong address
 fixup_liveness|jit/decode.c|s/in->flags_read = KX86_FLAGS_ARITH;/(void)0;/|the flags the fixup of a fault may read count as dead before it
+entry_key_scale|codecache/entry.c|s/kjit_emit_u8(e, 0x9d);/kjit_emit_u8(e, 0x1d);/|the entry trampoline indexes its key table with a scale of 1, not 4
 dispatch_dep_dropped|kmod/kjit_refusals.h|s/"sched_clock", //|KJIT_DISPATCH_DEPS loses sched_clock, which kjit_dispatch calls'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kjit-mutation.XXXXXX") || exit 2
@@ -53,9 +54,11 @@ cp -r "$root/jit" "$tmp/pristine/jit"
 cp "$root/kmod/kjit_refusals.h" "$root/kmod/kjit_fixups.h" "$tmp/tree/kmod/"
 cp "$root/kmod/kjit_refusals.h" "$root/kmod/kjit_fixups.h" "$tmp/pristine/kmod/"
 cp -r "$root/tests/host" "$tmp/tree/tests/host"
+cp -r "$root/codecache" "$tmp/tree/codecache" # the entry trampoline
+cp -r "$root/codecache" "$tmp/pristine/codecache"
 bld=$tmp/build
 progs="$bld/host/test_unit $bld/host/test_diff $bld/host/test_ibt $bld/host/test_counters"
-progs="$progs $bld/host/test_dispatch_deps"
+progs="$progs $bld/host/test_dispatch_deps $bld/host/test_entry"
 
 report() { # verdict name detail
 	echo "mutant $2: $3"

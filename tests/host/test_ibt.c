@@ -8,6 +8,8 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <Zydis/Zydis.h>
+#include "codecache/entry.h"
 #include "jit/translate.h"
 #include "tests/host/host_env.h"
 #include "tests/host/ibt_check.h"
@@ -486,9 +488,81 @@ static void test_dispatch_entries(void)
 	}
 }
 
+/* The shared entry trampoline (codecache/entry.h) under IBT: it is
+ * entered by a direct call (ftrace) or a RET, so it needs no endbr64; its
+ * one indirect branch is `jmp *%r11`, whose operand it loads from this
+ * CPU's slot table (which holds only translations, each starting with
+ * endbr64: test_smp's phase C checks every address the cache hands out),
+ * reached through the retpoline thunk when the kernel has one (then none
+ * at all in the trampoline); and nothing else jumps anywhere but the
+ * dispatcher and the thunk. tests/host/test_entry.c runs it. */
+static void entry_tramp_case(u64 thunk, const char *name)
+{
+	static u8 buf[KJIT_ENTRY_TRAMP_MAX];
+	struct kjit_entry_addrs a = {
+	    .run = RUN,
+	    .keys = RUN + 0x1000,
+	    .size = 64,
+	    .slots_gs = 0x100,
+	    .dispatch = DISP,
+	    .thunk = thunk,
+	};
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder d;
+	int indirect = 0, loads_r11 = 0, bad = 0;
+	u32 len = 0, off = 0;
+	u64 t;
+
+	ZydisDecoderInit(&d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	if (kjit_entry_emit(buf, sizeof(buf), &a, &len)) {
+		kt_fail(name, "not emitted");
+		return;
+	}
+	while (off < len && ZYAN_SUCCESS(ZydisDecoderDecodeFull(
+				&d, buf + off, len - off, &in, op))) {
+		if (in.mnemonic == ZYDIS_MNEMONIC_MOV &&
+		    op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    op[0].reg.value == ZYDIS_REGISTER_R11 &&
+		    op[1].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    op[1].mem.scale == 8)
+			loads_r11++;
+		if (in.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+		    in.meta.category == ZYDIS_CATEGORY_COND_BR ||
+		    in.meta.category == ZYDIS_CATEGORY_CALL ||
+		    in.meta.category == ZYDIS_CATEGORY_RET) {
+			if (op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+				indirect++;
+				bad |=
+				    op[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+				    op[0].reg.value != ZYDIS_REGISTER_R11;
+			} else {
+				ZydisCalcAbsoluteAddress(&in, &op[0], RUN + off,
+							 &t);
+				bad |= !(t >= RUN && t < RUN + len) &&
+				       t != DISP && t != thunk;
+			}
+		}
+		off += in.length;
+	}
+	kt_check(name,
+		 off == len && !bad && loads_r11 == 1 &&
+		     indirect == (thunk ? 0 : 1),
+		 "decoded %u of %u bytes, %d indirect branches, %d slot "
+		 "loads, bad=%d",
+		 off, len, indirect, loads_r11, bad);
+}
+
+static void test_entry_trampoline(void)
+{
+	entry_tramp_case(ITHUNK(11), "jit.ibt.entry_trampoline.thunk");
+	entry_tramp_case(0, "jit.ibt.entry_trampoline.jmp_r11");
+}
+
 int main(void)
 {
 	test_arch_facts();
+	test_entry_trampoline();
 	test_emission();
 	test_terminators();
 	test_far();

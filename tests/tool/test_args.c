@@ -36,6 +36,39 @@ static int run(const char *cmdline, unsigned int allowed, struct args *a,
 }
 
 #define ATTACH (ARG_BEST_EFFORT | ARG_DEEP | ARG_LIMITS | ARG_SCOPE)
+
+/* Any number of FUNC words (there was a limit of 64), bare or after -f. */
+static void many_funcs(void)
+{
+	static char names[3000][16], *argv[3004];
+	struct args a;
+	int i, rc;
+
+	argv[0] = "attach";
+	for (i = 0; i < 3000; i++) {
+		snprintf(names[i], sizeof(names[i]), "f%d", i);
+		argv[i + 1] = names[i];
+	}
+	rc = args_parse(3001, argv, ATTACH, "attach", &a, stderr);
+	check("attach_3000_funcs",
+	      !rc && a.n_funcs == 3000 && !strcmp(a.funcs[2999], "f2999"),
+	      "3000 FUNC words refused");
+	if (!rc)
+		args_free(&a);
+	argv[0] = "record";
+	argv[1] = "-f";
+	for (i = 0; i < 3000; i++)
+		argv[i + 2] = names[i];
+	argv[3002] = "--";
+	argv[3003] = "true";
+	rc = args_parse(3004, argv,
+			ARG_FUNC_OPT | ARG_COMMAND | ARG_DEEP | ARG_OUTPUT,
+			"record", &a, stderr);
+	check("record_3000_funcs", !rc && a.n_funcs == 3000 && a.cmd,
+	      "3000 words after -f refused");
+	if (!rc)
+		args_free(&a);
+}
 #define RECORD                                                                 \
 	(ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND | ARG_LIMITS |     \
 	 ARG_ORACLE | ARG_SCOPE)
@@ -69,6 +102,7 @@ int main(void)
 		  !a.deep && !a.best_effort && !a.cmd,
 	      err);
 	free(err);
+	many_funcs();
 	rc = run("attach --best-effort --deep --depth 3 0xffffffff81000000",
 		 ATTACH, &a, &err);
 	check("attach_options",

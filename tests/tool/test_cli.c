@@ -49,10 +49,19 @@ static const char list_all[] =
     "0xffffffff81001000 yes  vfs_read\n"
     "0xffffffff81001300 yes  ksys_read\n"
     "0xffffffff81001400 yes  dup_static\n"
-    "0xffffffff81001600 yes  dup_static\n"
-    "0xffffffff81001800 no   notify_die  on the kprobe blacklist\n"
-    "0xffffffff81001900 no   no_fentry_fn  not traceable (no __fentry__ site "
-    "at its start)\n";
+    "0xffffffff81001600 no   dup_static  not traceable (no __fentry__ site "
+    "at its start)\n"
+    "0xffffffff81001700 no   __bsearch_alias  used by kjit's dispatcher\n"
+    "0xffffffff81001800 no   notify_die  on the kprobe blacklist\n";
+
+/* Three names at one address (the syscall wrappers of getpid, as gcc
+ * aliases them); available_filter_functions names only one of them. */
+static const char list_getpid[] =
+    "ADDRESS            OK   FUNCTION  [WHY NOT]\n"
+    "0xffffffff81001b00 yes  __do_sys_getpid\n"
+    "0xffffffff81001b00 yes  __ia32_sys_getpid\n"
+    "0xffffffff81001b00 yes  __x64_sys_getpid\n"
+    "# 3 functions, 3 instrumentable\n";
 
 #define FX(name) FIXTURES "/diff-" name ".data"
 
@@ -112,6 +121,8 @@ int main(void)
 	area = "tool.cli";
 	kjit("list '*_*' | head -n 9");
 	check("list_table", !strcmp(out, list_all), out);
+	kjit("list '*getpid*'");
+	check("list_aliases", !strcmp(out, list_getpid), out);
 	expect("list_dispatch", "list bsearch", 0,
 	       "no   bsearch  used by kjit's dispatcher\n");
 	expect("list_summary", "list 'vfs_*' 'ksys_*'", 0,

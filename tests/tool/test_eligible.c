@@ -50,7 +50,7 @@ int main(void)
 		return 1;
 	check("sources",
 	      e.have_black && e.have_traceable && e.n_black == 3 &&
-		  e.n_traceable == 10,
+		  e.n_traceable == 11,
 	      "blacklist and filter list read");
 	expect(&e, &t, "vfs_read", NULL);
 	expect(&e, &t, "mymod:pipe_helper", NULL);
@@ -61,9 +61,49 @@ int main(void)
 	       "cpuidle text (runs while RCU is not watching)");
 	expect(&e, &t, "schedule_idle", "idle path (run by the idle task)");
 	expect(&e, &t, "bsearch", "used by kjit's dispatcher");
+	/* aliases: one address, one answer (the filter list and the name
+	 * lists name only one of them) */
+	expect(&e, &t, "__bsearch_alias", "used by kjit's dispatcher");
+	expect(&e, &t, "__do_sys_getpid", NULL);
+	expect(&e, &t, "__x64_sys_getpid", NULL);
+	expect(&e, &t, "__ia32_sys_getpid", NULL);
 	expect(&e, &t, "notify_die", "on the kprobe blacklist");
 	expect(&e, &t, "no_fentry_fn",
 	       "not traceable (no __fentry__ site at its start)");
+	expect(&e, &t, "othermod:pipe_helper",
+	       "not traceable (no __fentry__ site at its start)");
+	/* before 6.5, by name: of two static functions sharing a name, the
+	 * one whose place in the filter list's address order fits */
+	expect(&e, &t, "0xffffffff81001400", NULL);
+	expect(&e, &t, "0xffffffff81001600",
+	       "not traceable (no __fentry__ site at its start)");
+	eligible_free(&e);
+	symtab_free(&t);
+	if (load(FIXTURES "/order", &t, &e))
+		return 1;
+	expect(&e, &t, "0xffffffff81001400",
+	       "not traceable (no __fentry__ site at its start)");
+	expect(&e, &t, "0xffffffff81001600", NULL);
+	expect(&e, &t, "helper", NULL);
+	expect(&e, &t, "ksys_read", NULL);
+	/* within_kprobe_blacklist(): foo.cold is refused when foo is */
+	expect(&e, &t, "notify_die.cold", "on the kprobe blacklist");
+
+	/* 6.5+: the sites themselves (available_filter_functions_addrs), so
+	 * of two static functions sharing a name only the traced one */
+	if (load(FIXTURES "/addrs", &t, &e))
+		return 1;
+	check("addrs.sources",
+	      e.have_traceable && !e.n_traceable && e.n_traceable_at == 4,
+	      "the addresses file read, not the names");
+	expect(&e, &t, "vfs_read", NULL);
+	expect(&e, &t, "0xffffffff81001600", NULL);
+	expect(&e, &t, "0xffffffff81001400",
+	       "not traceable (no __fentry__ site at its start)");
+	expect(&e, &t, "ksys_read",
+	       "not traceable (no __fentry__ site at its start)");
+	expect(&e, &t, "__x64_sys_getpid", NULL);
+	expect(&e, &t, "mymod:pipe_helper", NULL);
 	expect(&e, &t, "othermod:pipe_helper",
 	       "not traceable (no __fentry__ site at its start)");
 	eligible_free(&e);

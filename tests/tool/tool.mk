@@ -27,6 +27,18 @@ $(TT_DIR)/test_eligible: tests/tool/test_eligible.c tools/eligible.c tools/symta
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
 
+HOST_TESTS += $(TT_DIR)/test_funcset
+$(TT_DIR)/test_funcset: tests/tool/test_funcset.c tools/funcset.c tools/funcglob.c \
+		tools/eligible.c tools/symtab.c tools/target.c tools/sysfiles.c \
+		tools/progress.c $(TT_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
+
+HOST_TESTS += $(TT_DIR)/test_progress
+$(TT_DIR)/test_progress: tests/tool/test_progress.c tools/progress.c $(TT_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lutil -pthread
+
 # format.c pulls in session.c (coverage: cfg, kenv, kcore) and the jit core.
 TT_REPORT_SRC := tools/format.c tools/datafile.c tools/names.c tools/session.c \
 	tools/limits.c tools/buildid.c tools/native.c tools/codeenv.c \
@@ -51,7 +63,8 @@ $(TT_DIR)/test_oracle: tests/tool/test_oracle.c $(TT_REPORT_SRC) $(TT_DEPS) \
 # record --oracle's tracer run against a fake tracefs (a sysroot copy).
 HOST_TESTS += $(TT_DIR)/test_fgraph
 $(TT_DIR)/test_fgraph: tests/tool/test_fgraph.c tools/fgraph.c tools/attach.c \
-		tools/target.c tools/eligible.c $(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)
+		tools/target.c tools/eligible.c tools/funcset.c tools/funcglob.c \
+		tools/args.c $(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore -lelf
 

@@ -6,9 +6,11 @@
 # task after 240 s, rcu_tasks grace period 30,000+ jiffies old) - not yet
 # understood; likely the getpid loop's task never passed an RCU-tasks
 # quiescent state (a tick in user mode) while it had its own vCPU.
-# Takes ~300 s on 6.1 and ~430 s on 6.12, where each diverted function has
-# an ftrace_ops of its own and unregistering one waits for RCU-tasks grace
-# periods (docs/design.md, "Kernel versions").
+# Takes ~285 s on 6.1 and ~395 s on 6.12 (~300 s and ~430 s when each
+# diverted function had an ftrace registration of its own, whose removal
+# waited for RCU-tasks grace periods; one for all of them now: docs/
+# design.md, "Kernel versions"); the rest is the module's load and unload
+# and detach's own waits, per cycle.
 # timeout: 700
 . /tests/lib.sh
 workload -c 0 pipe 100000000 & w0=$!

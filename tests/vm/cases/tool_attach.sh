@@ -1,5 +1,5 @@
-# tool_attach - `kjit attach/detach/stat/reset`: names, module:name and
-# addresses resolved by the tool; offsets, ambiguous and unknown names,
+# tool_attach - `kjit attach/detach/stat/reset`: names, module:name,
+# addresses and patterns resolved by the tool; offsets, ambiguous and unknown names,
 # --deep/--depth and a second attach refused with one clear line and a
 # non-zero status; stat names every fallback reason; --no-count translates
 # but counts nothing.
@@ -29,6 +29,27 @@ if [ -n "$mf" ]; then
 	kjit detach
 fi
 rmmod kjit_kprobes
+
+# patterns, as kjit list takes them: every instrumentable match (73 vfs_*
+# functions on 6.1 hit a limit of 64 before), aliases once, each skipped
+# function named with its reason; a pattern with nothing to attach fails
+set -f
+n=$(kjit list --ok 'vfs_*' '*sys_getpid' | awk '/^0x/ { print $1 }' | sort -u | wc -l)
+kjit attach 'vfs_*' '*sys_getpid' > /tmp/o.out 2> /tmp/e.out || { cat /tmp/e.out; fail "attach by pattern"; }
+cat /tmp/o.out
+grep -qx "attached $n functions" /tmp/o.out || fail "pattern attach: want $n functions"
+[ "$n" -gt 64 ] || echo "(only $n functions: fewer than the old limit)"
+workload read 20
+kjit detach > /dev/null
+kjit report --live --csv | grep -q '^vfs_read,' || fail "pattern attach: vfs_read not counted"
+kjit attach 'entry_SYSCALL*' 2> /tmp/e.out && fail "a pattern with nothing instrumentable must fail"
+cat /tmp/e.out
+grep -q "^kjit attach: skipped entry_SYSCALL_64: entry text$" /tmp/e.out || fail "skip line"
+grep -q "'entry_SYSCALL\*': no instrumentable function matches" /tmp/e.out || fail "nothing-instrumentable message"
+kjit attach 'zz_no_such*' 2> /tmp/e.out && fail "a pattern matching nothing must fail"
+grep -qx "kjit attach: 'zz_no_such\*': no kernel function matches" /tmp/e.out || fail "no-match message"
+kjit stat 2>/dev/null | grep -q 'state: attached' && fail "a failed pattern attach left something attached"
+set +f
 
 kjit attach vfs_read+0x10 2> /tmp/e.out && fail "offset attach must fail"
 grep -q 'vfs_read+0x10: not a function start' /tmp/e.out || fail "offset message"

@@ -20,6 +20,9 @@
  *                                   entry points, shallow then deep, R times
  *                                   each (default 3); median attach and
  *                                   detach times
+ *   kjitbench attach-list [-r R] FILE N...  the same for N functions spread
+ *                                   over the addresses FILE lists (kjit list
+ *                                   --ok output; N 0: all of them), shallow
  *
  * Output lines (machine-read by bench/lmbench-report.sh):
  *   REFUSED <func> <errno> <why>
@@ -28,7 +31,7 @@
  *   STATS <label> key=value...
  *   REFUSALS <label> <reason>=<blocks the translator refused, by reason>
  *   KPROBES key=value...
- *   ATTACHTIME mode=<shallow|deep> n=<N> attached=<A> attach_ms=<med>
+ *   ATTACHTIME mode=<shallow|deep|list> n=<N> attached=<A> attach_ms=<med>
  *              attach_min=.. attach_max=.. detach_ms=<med> ...
  * Exit status 0, 1 when a request failed, 2 on a usage error.
  */
@@ -92,7 +95,7 @@ static int cmp_double(const void *a, const void *b)
  * and their time in *ms, or -1. Refusals are printed when loud. */
 static int attach(char **names, int n, unsigned int flags, int loud, double *ms)
 {
-	static struct kjit_target t[KJIT_MAX_TARGETS];
+	struct kjit_target *t = calloc(n, sizeof(*t));
 	struct kjit_attach a = {.size = sizeof(a),
 				.flags = flags | KJIT_ATTACH_BEST_EFFORT,
 				.n = n,
@@ -100,9 +103,13 @@ static int attach(char **names, int n, unsigned int flags, int loud, double *ms)
 	double t0;
 	int i, rc;
 
-	memset(t, 0, sizeof(t));
-	for (i = 0; i < n; i++)
-		snprintf(t[i].name, sizeof(t[i].name), "%s", names[i]);
+	if (!t)
+		die("calloc");
+	for (i = 0; i < n; i++) /* a name, or an address 0x... */
+		if (!strncmp(names[i], "0x", 2))
+			t[i].addr = strtoull(names[i], NULL, 16);
+		else
+			snprintf(t[i].name, sizeof(t[i].name), "%s", names[i]);
 	t0 = now_ms();
 	rc = ioctl(kjit(), KJIT_IOC_ATTACH, &a);
 	*ms = now_ms() - t0;
@@ -110,6 +117,7 @@ static int attach(char **names, int n, unsigned int flags, int loud, double *ms)
 		if (t[i].err)
 			printf("REFUSED %s %d %s\n", names[i], t[i].err,
 			       t[i].why[0] ? t[i].why : strerror(-t[i].err));
+	free(t);
 	return rc ? -1 : (int)a.attached;
 }
 
@@ -133,7 +141,7 @@ static int cmd_attach(int argc, char **argv)
 		argc--;
 		argv++;
 	}
-	if (argc < 1 || argc > KJIT_MAX_TARGETS)
+	if (argc < 1 || (unsigned int)argc > KJIT_MAX_TARGETS)
 		return 2;
 	n = attach(argv, argc, flags, 1, &ms);
 	if (n < 0)
@@ -372,7 +380,8 @@ static int cmd_kprobes_off(void)
 /* ---- attach time ------------------------------------------------------ */
 
 /* 64 system call entry points (none of them ends or replaces the task). */
-static char *syscalls[KJIT_MAX_TARGETS] = {
+#define N_SYSCALLS 64
+static char *syscalls[N_SYSCALLS] = {
     "__x64_sys_getpid",	      "__x64_sys_read",
     "__x64_sys_write",	      "__x64_sys_openat",
     "__x64_sys_close",	      "__x64_sys_newstat",
@@ -407,13 +416,16 @@ static char *syscalls[KJIT_MAX_TARGETS] = {
     "__x64_sys_mkdir",	      "__x64_sys_rmdir",
 };
 
-static void attach_time(int n, unsigned int flags, int reps)
+static void time_names(char **names, int n, unsigned int flags, int reps,
+		       const char *mode)
 {
 	double at[MAX_REPS], dt[MAX_REPS];
 	int i, got = 0;
 
 	for (i = 0; i < reps; i++) {
-		got = attach(syscalls, n, flags, i == 0, &at[i]);
+		got = attach(names, n, flags,
+			     i == 0 && (n <= 64 || !strcmp(mode, "list")),
+			     &at[i]);
 		if (got < 0)
 			die("attach");
 		dt[i] = detach();
@@ -423,9 +435,14 @@ static void attach_time(int n, unsigned int flags, int reps)
 	printf("ATTACHTIME mode=%s n=%d attached=%d attach_ms=%.1f "
 	       "attach_min=%.1f attach_max=%.1f detach_ms=%.1f detach_min=%.1f "
 	       "detach_max=%.1f reps=%d\n",
-	       flags ? "deep" : "shallow", n, got, at[reps / 2], at[0],
-	       at[reps - 1], dt[reps / 2], dt[0], dt[reps - 1], reps);
+	       mode, n, got, at[reps / 2], at[0], at[reps - 1], dt[reps / 2],
+	       dt[0], dt[reps - 1], reps);
 	fflush(stdout);
+}
+
+static void attach_time(int n, unsigned int flags, int reps)
+{
+	time_names(syscalls, n, flags, reps, flags ? "deep" : "shallow");
 }
 
 static int cmd_attach_time(int argc, char **argv)
@@ -441,10 +458,53 @@ static int cmd_attach_time(int argc, char **argv)
 		return 2;
 	for (i = 0; i < argc; i++) {
 		n = atoi(argv[i]);
-		if (n < 1 || n > KJIT_MAX_TARGETS)
+		if (n < 1 || n > N_SYSCALLS)
 			return 2;
 		attach_time(n, 0, reps);
 		attach_time(n, KJIT_ATTACH_DEEP, reps);
+	}
+	return 0;
+}
+
+/* attach-list [-r R] FILE N...: of the functions whose addresses start
+ * the lines of FILE (`kjit list --ok` output, aliases once), N spread
+ * evenly over the file (0: all), shallow, R times each. */
+static int cmd_attach_list(int argc, char **argv)
+{
+	static char buf[1 << 18][20];
+	static char *all[1 << 18], *pick[1 << 18];
+	unsigned long long a, prev = 0;
+	int reps = 3, i, k, n, total = 0;
+	char line[512];
+	FILE *f;
+
+	if (argc > 1 && !strcmp(argv[0], "-r")) {
+		reps = atoi(argv[1]);
+		argc -= 2;
+		argv += 2;
+	}
+	if (reps < 1 || reps > MAX_REPS || argc < 2)
+		return 2;
+	f = fopen(argv[0], "r");
+	if (!f)
+		die(argv[0]);
+	while (fgets(line, sizeof(line), f) && total < (1 << 18))
+		if (sscanf(line, "0x%llx", &a) == 1 && a != prev) {
+			snprintf(buf[total], sizeof(buf[total]), "0x%llx", a);
+			all[total] = buf[total];
+			total++;
+			prev = a;
+		}
+	fclose(f);
+	for (i = 1; i < argc; i++) {
+		n = atoi(argv[i]);
+		if (n < 0)
+			return 2;
+		if (!n || n > total)
+			n = total;
+		for (k = 0; k < n; k++)
+			pick[k] = all[(long)k * total / n];
+		time_names(pick, n, 0, reps, "list");
 	}
 	return 0;
 }
@@ -455,7 +515,7 @@ static int usage(void)
 		"usage: kjitbench attach [-d] FUNC... | detach | "
 		"reset | stats LABEL | kprobes-on [-n MAX] [MAXWAIT] |\n"
 		"       kprobes-off | "
-		"attach-time [-r R] N...\n");
+		"attach-time [-r R] N... | attach-list [-r R] FILE N...\n");
 	return 2;
 }
 
@@ -482,5 +542,7 @@ int main(int argc, char **argv)
 		rc = cmd_kprobes_off();
 	else if (!strcmp(cmd, "attach-time"))
 		rc = cmd_attach_time(argc - 2, argv + 2);
+	else if (!strcmp(cmd, "attach-list"))
+		rc = cmd_attach_list(argc - 2, argv + 2);
 	return rc == 2 || rc < 0 ? usage() : rc;
 }

@@ -39,6 +39,10 @@
  *     -I     the guest runs under QEMU -icount shift=0 (tests/vm/run.sh
  *            --icount), whose clock counts executed instructions: the -t
  *            lines say "insns" where they would say "ns"
+ *     -A F   also attach every function whose address starts a line of
+ *            file F (`kjit list` output), best effort, in the same session
+ *            (thousands: they share one entry trampoline); only FUNC's
+ *            blocks are reported and judged, and each FUNC must attach
  *
  * The measuring window holds nothing but the workload: counters are reset
  * and read with ioctls only, so the tool's own system calls (open, read,
@@ -67,9 +71,15 @@
 #include "workload_ops.h"
 #include "tools/noise.h"
 
-static struct kjit_block_info blocks[8192];
-static struct kjit_func_info funcs[1024];
+#define MAX_BLOCKS 65536
+static struct kjit_block_info blocks[MAX_BLOCKS];
+static struct kjit_func_info funcs[65536];
 static unsigned int nblocks, nfuncs;
+/* -A: more functions to attach (addresses), and the FUNCs judged */
+static unsigned long long *extra;
+static int n_extra;
+static char **named;
+static int n_named;
 
 static int parallel;
 static int reps;
@@ -181,31 +191,95 @@ static int run_load(const char *op, long n)
 	return bad;
 }
 
+/* The addresses that start lines of @path (-A). */
+static void read_extra(const char *path)
+{
+	unsigned long long a;
+	char line[512];
+	int cap = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		die(path);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "0x%llx", &a) != 1)
+			continue;
+		if (n_extra == cap) {
+			cap = cap ? 2 * cap : 4096;
+			extra = realloc(extra, cap * sizeof(*extra));
+			if (!extra)
+				die("realloc");
+		}
+		extra[n_extra++] = a;
+	}
+	fclose(f);
+}
+
+/* FUNCs by name, then (-A) the extra functions by address, best effort:
+ * every FUNC must attach all the same. */
 static void attach(int fd, char **names, int n, unsigned int flags)
 {
-	struct kjit_target t[KJIT_MAX_TARGETS];
-	struct kjit_attach a = {
-	    .size = sizeof(a), .flags = flags, .n = n, .targets = (uintptr_t)t};
-	int i;
+	struct kjit_target *t = calloc(n + n_extra, sizeof(*t));
+	struct kjit_attach a = {.size = sizeof(a),
+				.flags = flags,
+				.n = n + n_extra,
+				.targets = (uintptr_t)t};
+	int i, bad = 0;
 
-	memset(t, 0, sizeof(t));
+	if (!t)
+		die("calloc");
 	for (i = 0; i < n; i++)
 		snprintf(t[i].name, sizeof(t[i].name), "%s", names[i]);
-	if (ioctl(fd, KJIT_IOC_ATTACH, &a)) {
-		for (i = 0; i < n; i++)
-			if (t[i].err)
-				fprintf(stderr, "kjitcount: %s: %s\n", names[i],
-					t[i].why);
+	for (i = 0; i < n_extra; i++)
+		t[n + i].addr = extra[i];
+	if (n_extra)
+		a.flags |= KJIT_ATTACH_BEST_EFFORT;
+	if (ioctl(fd, KJIT_IOC_ATTACH, &a))
+		bad = 1;
+	for (i = 0; i < n; i++)
+		if (t[i].err) {
+			fprintf(stderr, "kjitcount: %s: %s\n", names[i],
+				t[i].why);
+			bad = 1;
+		}
+	if (bad)
 		die("attach");
-	}
+	if (n_extra)
+		printf("ATTACHED %u functions (%d named, %d more asked)\n",
+		       a.attached, n, n_extra);
+	free(t);
+}
+
+static int is_named(const struct kjit_func_info *f)
+{
+	int i;
+
+	for (i = 0; i < n_named; i++)
+		if (!f->deep && !strcmp(f->name, named[i]))
+			return 1;
+	return 0;
+}
+
+/* -A: keep only the blocks of the FUNCs, which alone are judged (the other
+ * functions run at the whim of the rest of the system). */
+static void keep_named(void)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < nblocks; i++)
+		if (is_named(&funcs[blocks[i].func]))
+			blocks[k++] = blocks[i];
+	printf("NAMED %u of %u blocks belong to the named functions\n", k,
+	       nblocks);
+	nblocks = k;
 }
 
 static void read_results(int fd)
 {
 	struct kjit_blocks b = {
-	    .size = sizeof(b), .max = 8192, .buf = (uintptr_t)blocks};
+	    .size = sizeof(b), .max = MAX_BLOCKS, .buf = (uintptr_t)blocks};
 	struct kjit_funcs f = {.size = sizeof(f),
-			       .max = 1024,
+			       .max = sizeof(funcs) / sizeof(funcs[0]),
 			       .buf = (uintptr_t)funcs,
 			       .info_size = sizeof(funcs[0])};
 
@@ -213,6 +287,12 @@ static void read_results(int fd)
 		die("read results");
 	nblocks = b.written;
 	nfuncs = f.written;
+	if (b.written < b.total || f.written < f.total) {
+		errno = ENOSPC;
+		die("read results: more blocks or functions than room");
+	}
+	if (n_extra)
+		keep_named();
 }
 
 static double kprobe_ns, nocount_ns, entry_ns;
@@ -233,14 +313,14 @@ static int arm(int fd, const unsigned long long *addrs, unsigned int n,
  * function-level probe costs), not on its blocks. */
 static void time_entry_probes(const char *op, long n)
 {
-	unsigned long long addrs[KJIT_MAX_TARGETS];
-	int errs[KJIT_MAX_TARGETS];
+	static unsigned long long addrs[sizeof(funcs) / sizeof(funcs[0])];
+	static int errs[sizeof(funcs) / sizeof(funcs[0])];
 	unsigned int i, k = 0;
 	int fd = open(KJITKP_DEVICE, O_RDWR);
 
 	if (fd < 0)
 		die(KJITKP_DEVICE);
-	for (i = 0; i < nfuncs && k < KJIT_MAX_TARGETS; i++)
+	for (i = 0; i < nfuncs; i++)
 		if (!funcs[i].deep)
 			addrs[k++] = funcs[i].start;
 	if (arm(fd, addrs, k, errs))
@@ -268,7 +348,7 @@ static void time_nocount(int fd, char **names, int n_names, const char *op,
 static void kprobe_counts(const char *op, long n, unsigned long long *cnt,
 			  int *errs)
 {
-	static unsigned long long addrs[8192 + 1024];
+	static unsigned long long addrs[MAX_BLOCKS + 1024];
 	struct kjitkp_arm a = {.size = sizeof(a),
 			       .n = nblocks + nstatics,
 			       .addrs = (uintptr_t)addrs,
@@ -487,14 +567,16 @@ static int report_timing(double ops)
 
 int main(int argc, char **argv)
 {
-	static unsigned long long kc[8192 + 1024];
-	static int errs[8192 + 1024];
+	static unsigned long long kc[MAX_BLOCKS + 1024];
+	static int errs[MAX_BLOCKS + 1024];
 	int entry = 0, cross = 0, opt, fd;
 	long n;
 
-	while ((opt = getopt(argc, argv, "c:pexdt:C:IS:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:pexdt:C:IA:S:")) != -1) {
 		if (opt == 'S') {
 			read_statics(optarg);
+		} else if (opt == 'A') {
+			read_extra(optarg);
 		} else if (opt == 'I') {
 			unit = "insns";
 		} else if (opt == 'C' && n_exact < 16) {
@@ -517,11 +599,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind < 3 || argc - optind - 2 > KJIT_MAX_TARGETS) {
+	if (argc - optind < 3 || (n_extra && (attach_flags || reps))) {
 		fprintf(stderr, "usage: kjitcount [-c CPU] [-p] [-d] [-e] [-x] "
-				"[-t R] [-I] OP N FUNC...\n");
+				"[-t R] [-I] [-A FILE] OP N FUNC...\n"
+				"(-A: not with -d or -t)\n");
 		return 2;
 	}
+	named = argv + optind + 2;
+	n_named = argc - optind - 2;
 	n = atol(argv[optind + 1]);
 	fd = open(KJIT_DEVICE, O_RDWR);
 	if (fd < 0)

@@ -294,6 +294,8 @@ static uint64_t mid_addr(int safe_only)
  * An object "straddles" when it ends past VIEW_SIZE, in the guard page.
  */
 #define TGT_OFF	  4096
+#define FUZZ_TARGETS                                                           \
+	64 /* targets one request places (they fit before OUT_OFF) */
 #define OUT_OFF	  65536
 #define OUT_ROOM  (1 << 20)
 #define VIEW_SIZE (OUT_OFF + OUT_ROOM)
@@ -424,7 +426,7 @@ static void place(struct obj *o, size_t off, const void *src, size_t len)
 struct snap {
 	int exists;
 	uint32_t attached, n_funcs, deep;
-	uint64_t starts[KJIT_MAX_TARGETS];
+	uint64_t starts[FUZZ_TARGETS];
 };
 
 /* One request as issued, with what a failure report needs. */
@@ -462,10 +464,10 @@ static void describe(struct call *c, const char *fmt, ...)
 
 static void snapshot(const struct call *c, struct snap *s)
 {
-	static struct kjit_func_info fi[KJIT_MAX_TARGETS];
+	static struct kjit_func_info fi[FUZZ_TARGETS];
 	struct kjit_session_stats st = {.size = sizeof(st)};
 	struct kjit_funcs f = {.size = sizeof(f),
-			       .max = KJIT_MAX_TARGETS,
+			       .max = FUZZ_TARGETS,
 			       .buf = (uintptr_t)fi,
 			       .info_size = sizeof(fi[0])};
 	uint32_t i;
@@ -909,7 +911,7 @@ static void check_attach(const struct call *c, const struct kjit_attach *a,
 static void fuzz_attach(void)
 {
 	struct call c = {.kind = K_ATTACH, .cmd = KJIT_IOC_ATTACH};
-	struct kjit_target t[KJIT_MAX_TARGETS];
+	struct kjit_target t[FUZZ_TARGETS];
 	struct kjit_attach a;
 	struct obj req, tgt;
 	uint32_t i, nt;
@@ -917,13 +919,16 @@ static void fuzz_attach(void)
 	memset(&a, 0, sizeof(a));
 	a.size = pick_size(sizeof(a));
 	a.flags = pick_flags();
-	a.n = pick_n(KJIT_MAX_TARGETS, 3);
+	/* mostly what fits the view; now and then the ABI's bound, just
+	 * inside (the targets are not all there: -EFAULT) or past it */
+	a.n = chance(97) ? pick_n(FUZZ_TARGETS, 3)
+			 : KJIT_MAX_TARGETS + (uint32_t)rnd(2);
 	a.attached = (uint32_t)rnd64();
 	a.deep_max = pick_limit(1, KJIT_DEEP_MAX);
 	a.cache_kb = pick_limit(4, KJIT_CACHE_KB_MAX);
 	a.max_blocks = pick_limit(16, KJIT_BLOCKS_MAX);
 	a.pad = chance(95) ? 0 : (uint32_t)rnd64() | 1;
-	nt = a.n < KJIT_MAX_TARGETS ? a.n : KJIT_MAX_TARGETS;
+	nt = a.n < FUZZ_TARGETS ? a.n : FUZZ_TARGETS;
 	for (i = 0; i < nt; i++)
 		pick_target(&t[i]);
 	place(&tgt, TGT_OFF, t, nt * sizeof(t[0]));

@@ -1,0 +1,192 @@
+/* entry.c - the shared entry trampoline and its key table (layout and
+ * rules in entry.h).
+ *
+ * Invariants:
+ *  - The table always keeps an empty slot (size >= 2 x keys), so a probe
+ *    for an absent key ends.
+ *  - The emitted bytes are those drawn in entry.h, each run named by its
+ *    mnemonic; tests/host/test_entry.c decodes them back and runs them.
+ */
+#include "codecache/entry.h"
+#include "jit/emit.h"
+
+u32 kjit_entry_size(u32 n)
+{
+	u32 size = KJIT_ENTRY_MIN_SIZE;
+
+	while (size < 2 * (u64)n) {
+		if (size >= (1u << 30))
+			return 0;
+		size <<= 1;
+	}
+	return size;
+}
+
+int kjit_entry_insert(struct kjit_entry_keys *t, u32 key)
+{
+	u32 i = kjit_entry_hash(key, t->size);
+
+	if (!key || t->used + 1 >= t->size)
+		return -1;
+	for (; t->keys[i]; i = (i + 1) & (t->size - 1))
+		if (t->keys[i] == key)
+			return -1;
+	t->keys[i] = key;
+	t->used++;
+	return (int)i;
+}
+
+int kjit_entry_find(const u32 *keys, u32 size, u32 key)
+{
+	u32 i = kjit_entry_hash(key, size), n;
+
+	for (n = 0; key && n < size; n++, i = (i + 1) & (size - 1)) {
+		if (keys[i] == key)
+			return (int)i;
+		if (!keys[i])
+			break;
+	}
+	return -1;
+}
+
+static bool fits_s32(u64 v)
+{
+	return (u64)(s64)(s32)v == v;
+}
+
+/* 42 <op> <modrm> 9d <K32>: op K(,%r11,4) with no base. */
+static void emit_keys_operand(struct kjit_emit *e, u8 op, u8 modrm, u32 keys)
+{
+	/* REX.X: index r11 */
+	kjit_emit_u8(e, 0x42);
+	kjit_emit_u8(e, op);
+	/* mod 00, rm 100: SIB */
+	kjit_emit_u8(e, modrm);
+	/* SIB: scale 4, index r11, no base */
+	kjit_emit_u8(e, 0x9d);
+	kjit_emit_u32(e, keys);
+}
+
+static void emit_bytes(struct kjit_emit *e, const u8 *b, unsigned n)
+{
+	while (n--)
+		kjit_emit_u8(e, *b++);
+}
+
+/* Rel8 field at @at, for a jump that ends at @at + 1, to offset @to. */
+static void patch_rel8(struct kjit_emit *e, u32 at, u32 to)
+{
+	if (at < e->cap)
+		e->buf[at] = (u8)(s8)((s32)to - (s32)(at + 1));
+}
+
+/* The probe loop (from "probe:" to "jmp probe"); *@found and *@none get
+ * the offsets of the two rel8 fields that leave it. */
+static void emit_probe(struct kjit_emit *e, const struct kjit_entry_addrs *a,
+		       u32 *found, u32 *none)
+{
+	u32 probe = e->pos;
+
+	/* cmp K(,%r11,4),%eax */
+	emit_keys_operand(e, 0x3b, 0x04, (u32)a->keys);
+	/* je found */
+	kjit_emit_u8(e, 0x74);
+	*found = e->pos;
+	kjit_emit_u8(e, 0);
+	/* cmpl $0,K(,%r11,4) */
+	emit_keys_operand(e, 0x83, 0x3c, (u32)a->keys);
+	/* ... imm8 0 */
+	kjit_emit_u8(e, 0);
+	/* je none */
+	kjit_emit_u8(e, 0x74);
+	*none = e->pos;
+	kjit_emit_u8(e, 0);
+	/* inc %r11d */
+	emit_bytes(e, (const u8 *)"\x41\xff\xc3", 3);
+	/* and $imm32,%r11d */
+	emit_bytes(e, (const u8 *)"\x41\x81\xe3", 3);
+	kjit_emit_u32(e, a->size - 1);
+	/* jmp probe */
+	kjit_emit_u8(e, 0xeb);
+	kjit_emit_u8(e, 0);
+	patch_rel8(e, e->pos - 1, probe);
+}
+
+/* found: load this CPU's slot; miss -> dispatcher, else into the
+ * translation through the thunk. */
+static enum kjit_reason emit_found(struct kjit_emit *e,
+				   const struct kjit_entry_addrs *a)
+{
+	enum kjit_reason r;
+
+	/* mov %gs:G,%rax */
+	emit_bytes(e, (const u8 *)"\x65\x48\x8b\x04\x25", 5);
+	kjit_emit_u32(e, (u32)a->slots_gs);
+	/* mov (%rax,%r11,8),%r11 */
+	emit_bytes(e, (const u8 *)"\x4e\x8b\x1c\xd8", 4);
+	/* pop %rax */
+	kjit_emit_u8(e, 0x58);
+	/* test %r11,%r11 */
+	emit_bytes(e, (const u8 *)"\x4d\x85\xdb", 3);
+	/* jz dispatch */
+	emit_bytes(e, (const u8 *)"\x0f\x84", 2);
+	r = kjit_emit_rel32(e, a->dispatch);
+	if (r)
+		return r;
+	/* lea 8(%rsp),%rsp */
+	emit_bytes(e, (const u8 *)"\x48\x8d\x64\x24\x08", 5);
+	if (!a->thunk) {
+		/* jmp *%r11 */
+		emit_bytes(e, (const u8 *)"\x41\xff\xe3", 3);
+		return KJIT_OK;
+	}
+	/* jmp __x86_indirect_thunk_r11 */
+	kjit_emit_u8(e, 0xe9);
+	return kjit_emit_rel32(e, a->thunk);
+}
+
+enum kjit_reason kjit_entry_emit(u8 *buf, u32 cap,
+				 const struct kjit_entry_addrs *a, u32 *len)
+{
+	struct kjit_emit e;
+	enum kjit_reason r;
+	u32 found, none, i;
+
+	if (a->size < KJIT_ENTRY_MIN_SIZE || (a->size & (a->size - 1)))
+		return KJIT_R_BAD_ARG;
+	if (!fits_s32(a->keys) || !fits_s32(a->slots_gs))
+		return KJIT_R_BRANCH_FAR;
+	kjit_emit_init(&e, buf, cap, a->run);
+	for (i = 0; i < cap; i++)
+		/* int3 */
+		buf[i] = 0xcc;
+	/* push %rax */
+	kjit_emit_u8(&e, 0x50);
+	/* mov 8(%rsp),%eax */
+	emit_bytes(&e, (const u8 *)"\x8b\x44\x24\x08", 4);
+	/* imul $H,%eax,%r11d */
+	emit_bytes(&e, (const u8 *)"\x44\x69\xd8", 3);
+	kjit_emit_u32(&e, KJIT_ENTRY_HASH);
+	/* shr $imm8,%r11d */
+	emit_bytes(&e, (const u8 *)"\x41\xc1\xeb", 3);
+	for (i = 0; (1u << i) < a->size; i++)
+		;
+	kjit_emit_u8(&e, (u8)(32 - i));
+	emit_probe(&e, a, &found, &none);
+	patch_rel8(&e, found, e.pos);
+	r = emit_found(&e, a);
+	if (r)
+		return r;
+	patch_rel8(&e, none, e.pos);
+	/* pop %rax */
+	kjit_emit_u8(&e, 0x58);
+	/* jmp dispatch */
+	kjit_emit_u8(&e, 0xe9);
+	r = kjit_emit_rel32(&e, a->dispatch);
+	if (r)
+		return r;
+	if (e.overflow)
+		return KJIT_R_NO_SPACE;
+	*len = e.pos;
+	return KJIT_OK;
+}

@@ -1,0 +1,310 @@
+/* test_entry.c - the shared entry trampoline (codecache/entry.h): its key
+ * table, its bytes decoded back, the IBT and register rules proven on them,
+ * and the trampoline run for real with a GS base per "CPU".
+ *
+ * Running it: a harness enters the trampoline as ftrace's direct call does
+ * ([rsp] = the fake S+5 key, [rsp+8] = the caller's return address, every
+ * register as at the function's entry). A hit must jump, with S+5 dropped,
+ * to the slot's "translation" (a stub that returns %rax as it found it,
+ * xored with its id); a miss must reach the "dispatcher" (a stub that pops
+ * the target the stack now holds and returns it, marked) with %rax intact.
+ * Keys are chosen to collide in the hash and to wrap around the table's
+ * end, so the probe loop is exercised, not just its first compare.
+ */
+#define _GNU_SOURCE
+#include <asm/prctl.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <Zydis/Zydis.h>
+#include "codecache/entry.h"
+#include "tests/host/kjit_test.h"
+
+#define SIZE	 64
+#define DIS_MARK (1ull << 62)
+
+/* Harness and stubs (SysV: rdi, rsi, rdx). */
+unsigned long entry_call(unsigned long tramp, unsigned long key,
+			 unsigned long rax);
+void xlat_1(void), xlat_2(void), xlat_3(void), disp_stub(void), thunk_r11(void);
+__asm__(".text\n"
+	".globl entry_call\n"
+	"entry_call:\n"
+	"	push %rsi\n"	  /* the fentry call's return address: S+5 */
+	"	mov %rdx, %rax\n" /* a value the trampoline must keep */
+	"	jmp *%rdi\n"
+	".globl xlat_1, xlat_2, xlat_3\n"
+	"xlat_1: endbr64; xor $0x1000, %rax; ret\n"
+	"xlat_2: endbr64; xor $0x2000, %rax; ret\n"
+	"xlat_3: endbr64; xor $0x3000, %rax; ret\n"
+	".globl disp_stub\n"
+	"disp_stub:\n" /* [rsp] = target, rax must be the caller's rdx */
+	"	cmp %rdx, %rax\n"
+	"	pop %rax\n"
+	"	jne 1f\n"
+	"	bts $62, %rax\n"
+	"	ret\n"
+	"1:	mov $-1, %rax\n"
+	"	ret\n"
+	".globl thunk_r11\n"
+	"thunk_r11: jmp *%r11\n");
+
+struct cpu_area {
+	unsigned long pad[3];
+	unsigned long *slots; /* at %gs:offsetof(struct cpu_area, slots) */
+};
+
+static u32 keys[SIZE];
+static unsigned long slots[2][SIZE];
+static struct cpu_area cpu[2];
+
+static void table_checks(void)
+{
+	static u32 t[KJIT_ENTRY_MIN_SIZE];
+	struct kjit_entry_keys kt = {t, KJIT_ENTRY_MIN_SIZE, 0};
+	u32 h0 = kjit_entry_hash(7, KJIT_ENTRY_MIN_SIZE), k;
+	int i, n = 0, ok = 1;
+
+	kt_check("entry.size",
+		 kjit_entry_size(0) == 16 && kjit_entry_size(8) == 16 &&
+		     kjit_entry_size(9) == 32 &&
+		     kjit_entry_size(2000) == 4096 &&
+		     kjit_entry_size(1u << 30) == 0,
+		 "sizes: %u %u %u", kjit_entry_size(9), kjit_entry_size(2000),
+		 kjit_entry_size(1u << 30));
+	/* keys hashing to one slot take the ones after it, in order */
+	for (k = 1; n < 4; k++)
+		if (kjit_entry_hash(k, 16) == h0)
+			ok &=
+			    kjit_entry_insert(&kt, k) == (int)((h0 + n++) & 15);
+	for (k = 1, n = 0; n < 4; k++)
+		if (kjit_entry_hash(k, 16) == h0)
+			ok &=
+			    kjit_entry_find(t, 16, k) == (int)((h0 + n++) & 15);
+	kt_check("entry.probe_order", ok, "colliding keys misplaced");
+	kt_check("entry.refused",
+		 kjit_entry_insert(&kt, 0) < 0 &&
+		     kjit_entry_insert(&kt, 7) < 0 && /* already there */
+		     kjit_entry_find(t, 16, 0) < 0 &&
+		     kjit_entry_find(t, 16, 0xdead) < 0,
+		 "zero or absent keys");
+	for (k = 0x100; k < 0x200; k++)
+		kjit_entry_insert(&kt, k);
+	for (i = n = 0; i < 16; i++)
+		n += !t[i];
+	kt_check("entry.keeps_empty_slot", n == 1,
+		 "%d empty slots in a full table", n);
+}
+
+/* Decode the code: every instruction as drawn in entry.h, int3 after it,
+ * nothing written but rax, r11, rsp and the flags, the only indirect
+ * branch `jmp r11` (and none with the thunk). */
+static const ZydisMnemonic drawn[] = {
+    ZYDIS_MNEMONIC_PUSH, ZYDIS_MNEMONIC_MOV, ZYDIS_MNEMONIC_IMUL,
+    ZYDIS_MNEMONIC_SHR,	 ZYDIS_MNEMONIC_CMP, ZYDIS_MNEMONIC_JZ,
+    ZYDIS_MNEMONIC_CMP,	 ZYDIS_MNEMONIC_JZ,  ZYDIS_MNEMONIC_INC,
+    ZYDIS_MNEMONIC_AND,	 ZYDIS_MNEMONIC_JMP, ZYDIS_MNEMONIC_MOV,
+    ZYDIS_MNEMONIC_MOV,	 ZYDIS_MNEMONIC_POP, ZYDIS_MNEMONIC_TEST,
+    ZYDIS_MNEMONIC_JZ,	 ZYDIS_MNEMONIC_LEA, ZYDIS_MNEMONIC_JMP,
+    ZYDIS_MNEMONIC_POP,	 ZYDIS_MNEMONIC_JMP};
+
+static int allowed_write(ZydisRegister r)
+{
+	r = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+	return r == ZYDIS_REGISTER_RAX || r == ZYDIS_REGISTER_R11 ||
+	       r == ZYDIS_REGISTER_RSP || r == ZYDIS_REGISTER_RFLAGS ||
+	       r == ZYDIS_REGISTER_RIP || r == ZYDIS_REGISTER_NONE;
+}
+
+static const char *check_insn(const ZydisDecodedInstruction *in,
+			      const ZydisDecodedOperand *op, bool thunk)
+{
+	unsigned i;
+
+	for (i = 0; i < in->operand_count; i++)
+		if ((op[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) &&
+		    op[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    !allowed_write(op[i].reg.value))
+			return "writes a register other than rax, r11";
+	if (in->meta.branch_type == ZYDIS_BRANCH_TYPE_NEAR &&
+	    op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+	    (thunk || op[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+	     op[0].reg.value != ZYDIS_REGISTER_R11))
+		return "an indirect branch other than jmp *%r11";
+	return NULL;
+}
+
+static const char *decode_back(const u8 *code, u32 len, u32 cap, bool thunk)
+{
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder d;
+	const char *why;
+	u32 off = 0, n = 0;
+
+	ZydisDecoderInit(&d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	while (off < len) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&d, code + off,
+							 len - off, &in, op)))
+			return "does not decode";
+		if (n >= KJIT_ARRAY_SIZE(drawn) || in.mnemonic != drawn[n])
+			return "not the instructions drawn in entry.h";
+		why = check_insn(&in, op, thunk);
+		if (why)
+			return why;
+		off += in.length;
+		n++;
+	}
+	if (n != KJIT_ARRAY_SIZE(drawn))
+		return "instructions missing";
+	for (; off < cap; off++)
+		if (code[off] != 0xcc)
+			return "a byte past the code is not int3";
+	return NULL;
+}
+
+static void set_gs(struct cpu_area *c)
+{
+	syscall(SYS_arch_prctl, ARCH_SET_GS, (unsigned long)c);
+}
+
+/* Keys: 3 colliding at slot h, one at the table's last slot (wrapping). */
+static void pick_keys(u32 k[4])
+{
+	u32 h = kjit_entry_hash(0x1234, SIZE), v;
+	int n = 0;
+
+	for (v = 0x1000; n < 3; v++)
+		if (kjit_entry_hash(v, SIZE) == h)
+			k[n++] = v;
+	for (v = 0x1000;; v++)
+		if (kjit_entry_hash(v, SIZE) == SIZE - 1 && v != k[0] &&
+		    v != k[1] && v != k[2])
+			break;
+	k[3] = v;
+}
+
+static void run_checks(u8 *page, bool thunk)
+{
+	static void (*const xl[])(void) = {xlat_1, xlat_2, xlat_3};
+	const char *mode = thunk ? "thunk" : "jmp_r11";
+	unsigned long t = (unsigned long)page, r;
+	char name[64];
+	struct kjit_entry_keys kt = {keys, SIZE, 0};
+	u32 k[4], i, other;
+	int s[4], ok = 1;
+
+	memset(keys, 0, sizeof(keys));
+	memset(slots, 0, sizeof(slots));
+	pick_keys(k);
+	for (i = 0; i < 4; i++)
+		s[i] = kjit_entry_insert(&kt, k[i]);
+	/* CPU 0 has translations for keys 0..2; CPU 1 only for key 1 */
+	for (i = 0; i < 3; i++)
+		slots[0][s[i]] = (unsigned long)xl[i];
+	slots[1][s[1]] = (unsigned long)xl[2];
+	cpu[0].slots = slots[0];
+	cpu[1].slots = slots[1];
+
+	set_gs(&cpu[0]);
+	for (i = 0; i < 3; i++)
+		ok &= entry_call(t, k[i], 0x55) ==
+		      (0x55ul ^ (0x1000ul * (i + 1)));
+	snprintf(name, sizeof(name), "entry.run.%s.hit", mode);
+	kt_check(name, ok, "a key did not reach its translation");
+	r = entry_call(t, k[3], 0x66);
+	snprintf(name, sizeof(name), "entry.run.%s.miss", mode);
+	kt_check(name, r == (DIS_MARK | k[3]), "miss gave %#lx", r);
+	/* a key the table lacks, colliding with the chain: the dispatcher */
+	for (other = 0x1000;; other++)
+		if (kjit_entry_hash(other, SIZE) ==
+			kjit_entry_hash(k[0], SIZE) &&
+		    other != k[0] && other != k[1] && other != k[2])
+			break;
+	r = entry_call(t, other, 0x77);
+	snprintf(name, sizeof(name), "entry.run.%s.absent", mode);
+	kt_check(name, r == (DIS_MARK | other), "absent key gave %#lx", r);
+	set_gs(&cpu[1]);
+	r = entry_call(t, k[1], 0x88);
+	ok = r == (0x88ul ^ 0x3000);
+	r = entry_call(t, k[0], 0x99);
+	ok &= r == (DIS_MARK | k[0]);
+	snprintf(name, sizeof(name), "entry.run.%s.per_cpu", mode);
+	kt_check(name, ok, "another CPU's slots were used (%#lx)", r);
+	set_gs(NULL);
+}
+
+static void emit_and_run(u8 *page, bool thunk)
+{
+	struct kjit_entry_addrs a = {
+	    .run = (u64)(unsigned long)page,
+	    .keys = (u64)(unsigned long)keys,
+	    .size = SIZE,
+	    .slots_gs = offsetof(struct cpu_area, slots),
+	    .dispatch = (u64)(unsigned long)disp_stub,
+	    .thunk = thunk ? (u64)(unsigned long)thunk_r11 : 0,
+	};
+	const char *mode = thunk ? "thunk" : "jmp_r11", *why;
+	enum kjit_reason r;
+	char name[64];
+	u32 len = 0;
+
+	mprotect(page, 4096, PROT_READ | PROT_WRITE);
+	r = kjit_entry_emit(page, KJIT_ENTRY_TRAMP_MAX, &a, &len);
+	snprintf(name, sizeof(name), "entry.emit.%s", mode);
+	kt_check(name, !r && len <= KJIT_ENTRY_TRAMP_MAX, "reason %d", r);
+	if (r)
+		return;
+	why = decode_back(page, len, KJIT_ENTRY_TRAMP_MAX, thunk);
+	snprintf(name, sizeof(name), "entry.decode.%s", mode);
+	kt_check(name, !why, "%s", why);
+	mprotect(page, 4096, PROT_READ | PROT_EXEC);
+	if (!why)
+		run_checks(page, thunk);
+}
+
+static void reach_checks(u8 *page)
+{
+	struct kjit_entry_addrs a = {
+	    .run = (u64)(unsigned long)page,
+	    .keys = (u64)(unsigned long)keys,
+	    .size = SIZE,
+	    .slots_gs = 0x100,
+	    .dispatch = (u64)(unsigned long)disp_stub,
+	};
+	static u8 buf[KJIT_ENTRY_TRAMP_MAX];
+	u32 len;
+	int ok;
+
+	a.keys = 0x100000000ull; /* no disp32 reaches it */
+	ok = kjit_entry_emit(buf, sizeof(buf), &a, &len) == KJIT_R_BRANCH_FAR;
+	a.keys = (u64)(unsigned long)keys;
+	a.dispatch = 0x7f0000000000ull;
+	ok &= kjit_entry_emit(buf, sizeof(buf), &a, &len) == KJIT_R_BRANCH_FAR;
+	a.dispatch = (u64)(unsigned long)disp_stub;
+	a.size = 48;
+	ok &= kjit_entry_emit(buf, sizeof(buf), &a, &len) == KJIT_R_BAD_ARG;
+	a.size = SIZE;
+	ok &= kjit_entry_emit(buf, 40, &a, &len) == KJIT_R_NO_SPACE;
+	kt_check("entry.emit.refusals", ok,
+		 "an unreachable or bad input "
+		 "was emitted");
+}
+
+int main(void)
+{
+	u8 *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+
+	if (page == MAP_FAILED) {
+		kt_fail("entry.mmap", "no memory below 2 GiB");
+		return 1;
+	}
+	table_checks();
+	emit_and_run(page, false);
+	emit_and_run(page, true);
+	reach_checks(page);
+	return kt_exit();
+}

@@ -1,0 +1,92 @@
+# attach_many - one session of thousands of functions: every instrumentable
+# function matching a few patterns (at least 2,000; there was a limit of
+# 64), attached by pattern through the tool, which names each matching
+# function it skips with its reason. All of them share one entry
+# trampoline, which finds each function from its fentry return address: the
+# system call paths among them must count exactly what Kprobes count
+# (kjitcount -A attaches the same list in one session and cross-checks
+# the named functions' every block), so no function's entry reaches
+# another's translation. Detach is one ftrace unregistration, whatever the
+# count; attach and detach times are printed (not judged: figures in
+# docs/results/attach-scale.md). Last, every instrumentable function of
+# the kernel at once, which kjit.ko must take as kjit list judged it.
+# timeout: 900
+. /tests/lib.sh
+load_kjit
+insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
+set -f # the patterns are kjit's, not the shell's
+pats="vfs_* __x64_sys_* *_read* tcp_* proc_* seq_* kernfs_* pipe_*"
+kjit list --ok $pats > /tmp/many.list || fail "list $pats"
+n=$(awk '/^0x/ { print $1 }' /tmp/many.list | sort -u | wc -l) # aliases: once
+echo "$n instrumentable functions match: $pats"
+[ "$n" -ge 2000 ] || fail "only $n functions match; the case wants 2,000"
+
+t0=$(date +%s)
+kjit attach $pats > /tmp/a.out 2> /tmp/a.err || { cat /tmp/a.err; fail "attach $pats"; }
+t1=$(date +%s)
+cat /tmp/a.out
+grep -c 'skipped' /tmp/a.err | sed 's/^/skipped lines: /'
+got=$(sed -n 's/^attached \([0-9]*\) functions$/\1/p' /tmp/a.out)
+[ "$got" = "$n" ] || fail "attached ${got:-none}, kjit list said $n"
+# the tool skips what the module would refuse, saying why, per function
+sk=$(kjit list $pats | grep -c ' no  ')
+[ "$(grep -c '^kjit attach: skipped ' /tmp/a.err)" = "$sk" ] ||
+	fail "$sk functions listed 'no', not one skip line each"
+kjit stat | grep -E '^(state|functions)' || true
+workload read 100 || fail "read under kjit"
+kjit report --live --csv | awk -F, '$1 == "ksys_read" && $8 == 1 { print "ksys_read entry", $4; f = 1 } END { exit !f }' ||
+	fail "ksys_read not counted among $n functions"
+kjit detach > /dev/null || fail "detach"
+t2=$(date +%s)
+echo "ATTACH-TIME n=$n attach_s=$((t1 - t0)) detach_s=$((t2 - t1)) (tool, TCG)"
+
+# every block of the named functions against Kprobes, with all of them
+# attached in the same session (one ftrace registration)
+total=0
+check() { # check KJITCOUNT-ARGS...
+	kjitcount -A /tmp/many.list "$@" > /tmp/kc.out 2>&1
+	rc=$?
+	grep -v '^BLOCK' /tmp/kc.out
+	grep '^BLOCK' /tmp/kc.out | head -n 5
+	[ $rc = 0 ] || { cat /tmp/kc.out; fail "kjitcount -A $*"; }
+	grep -q "^ATTACHED $n functions" /tmp/kc.out ||
+		fail "kjitcount attached another number than $n"
+	c=$(sed -n 's/^SUMMARY .*crosschecked=\([0-9]*\).*/\1/p' /tmp/kc.out)
+	[ "${c:-0}" -gt 0 ] || fail "nothing cross-checked for $*"
+	total=$((total + c))
+}
+check -c 0 -e -x getpid 500 __x64_sys_getpid
+check -c 0 -e -x read 500 ksys_read vfs_read
+check -c 0 -e -x pipe 300 pipe_read pipe_write
+echo "blocks cross-checked against kprobes with $n functions attached: $total, mismatches: 0"
+kjit stat 2> /dev/null | grep -q 'state: attached' && fail "left attached"
+
+# Every function kjit list calls instrumentable, at once (best effort): the
+# module refuses none of them (the tool and the module agree, static
+# functions sharing a name and suffixed symbols included), but past the
+# most 6.1's ftrace can divert (8192: compat.h), in address order.
+kjit list --ok '*' > /tmp/all.list || fail "list *"
+all=$(awk '/^0x/ { print $1 }' /tmp/all.list | sort -u | wc -l)
+kjitbench attach-list -r 1 /tmp/all.list 0 > /tmp/all.out || fail "attach all $all"
+grep '^ATTACHTIME' /tmp/all.out
+grep '^REFUSED' /tmp/all.out | grep -v 'past the most functions' > /tmp/disagree
+if [ -s /tmp/disagree ]; then
+	head -n 20 /tmp/disagree
+	fail "$(wc -l < /tmp/disagree) functions kjit list calls instrumentable were refused"
+fi
+got=$(sed -n 's/^ATTACHTIME .* attached=\([0-9]*\) .*/\1/p' /tmp/all.out)
+echo "attached $got of the kernel's $all instrumentable functions at once"
+# the tool, all or nothing: everything, or one line for the bound
+if [ "$got" = "$all" ]; then
+	kjit attach '*' > /tmp/o.out 2> /dev/null || fail "kjit attach '*'"
+	grep -qx "attached $all functions" /tmp/o.out || fail "kjit attach '*': want $all"
+	kjit detach > /dev/null
+else
+	kjit attach '*' > /dev/null 2> /tmp/e.out && fail "attached past the bound"
+	grep -v '^kjit attach: skipped' /tmp/e.out
+	grep -q "^kjit attach: $((all - got)) functions refused by kjit.ko, from .* on: past the most functions this kernel's ftrace can divert at once" /tmp/e.out ||
+		fail "no one line for the functions past the bound"
+	[ "$(grep -vc '^kjit attach: skipped' /tmp/e.out)" -le 2 ] || fail "more than one line for the bound"
+fi
+rmmod kjit_kprobes || fail "rmmod kjit_kprobes"
+unload_kjit

@@ -1,0 +1,35 @@
+/* funcglob.c - FUNC patterns (see funcglob.h). */
+#include <fnmatch.h>
+#include <string.h>
+#include "../kmod/kjit_refusals.h"
+#include "funcglob.h"
+
+int funcglob_is(const char *word)
+{
+	return strpbrk(word, "*?[") != NULL;
+}
+
+int funcglob_match(const struct ksym *s, const char *pat)
+{
+	const char *colon = strchr(pat, ':');
+	char mod[64];
+	size_t n;
+
+	if (!colon)
+		return !fnmatch(pat, s->name, 0);
+	n = (size_t)(colon - pat);
+	if (n >= sizeof(mod))
+		return 0;
+	memcpy(mod, pat, n);
+	mod[n] = 0;
+	return !fnmatch(mod, s->module[0] ? s->module : "vmlinux", 0) &&
+	       !fnmatch(colon + 1, s->name, 0);
+}
+
+int funcglob_listable(const struct ksym *s)
+{
+	if (!strncmp(s->name, KJIT_PADDING_PREFIX,
+		     sizeof(KJIT_PADDING_PREFIX) - 1))
+		return 0;
+	return strncmp(s->name, "__", 2) || strstr(s->name, "_text_") == NULL;
+}
