@@ -5,6 +5,8 @@
 #     this host's CPU (build/host/bench_silicon: docs/results/silicon.md)
 #   - one indirect branch lookup hit on silicon (build/host/bench_ibl:
 #     docs/results/ibl.md)
+#   - one call through the entry trampoline, with and without a scope
+#     prologue, on silicon (build/host/bench_entry: docs/results/entry.md)
 #   - micro: ns per system call natively, under kjit and under Kprobes on the
 #     same blocks, in one guest boot (bench/micro.sh)
 #   - icount: the micro cases again in two deterministic boots (QEMU
@@ -24,7 +26,8 @@
 # KERNEL: a name of scripts/kernels (default: the first); results of any
 # other kernel go to docs/results/KERNEL/.
 # BENCH_ONLY=micro, BENCH_ONLY=icount, BENCH_ONLY=lmbench,
-# BENCH_ONLY=lmbench-icount, BENCH_ONLY=silicon (with ibl) or BENCH_ONLY=ibl
+# BENCH_ONLY=lmbench-icount, BENCH_ONLY=silicon (with ibl and entry),
+# BENCH_ONLY=ibl or BENCH_ONLY=entry
 # runs that part alone (its files only are rewritten).
 # LMBENCH_CONF="REPS=3 MS=50 ..." overrides bench/lmbench.sh's settings (for
 # a quick look; the committed results use the defaults).
@@ -140,7 +143,32 @@ echo "bench: one indirect branch lookup hit on silicon (host CPU)"
 } > "$OUT/ibl.md"
 cat "$OUT/ibl.md"
 fi
-[ "$ONLY" = silicon ] || [ "$ONLY" = ibl ] && exit $sil_status
+if [ -z "$ONLY" ] || [ "$ONLY" = silicon ] || [ "$ONLY" = entry ]; then
+echo "bench: the entry trampoline and the scope prologue on silicon (host CPU)"
+"$BUILD/host/bench_entry" > "$BUILD/bench_entry.txt" 2>&1 || sil_status=1
+{
+	echo "# The way into an attached function, on silicon"
+	echo
+	echo "Measured $DATE on this host's CPU ($CPU, $(nproc) CPUs), natively:"
+	echo "no emulator. Command: \`make bench\` (\`BENCH_ONLY=entry\` alone; runs"
+	echo "\`build/host/bench_entry\`; source: tests/host/bench_entry.c)."
+	echo
+	echo "Every attached function's __fentry__ call lands in one shared entry"
+	echo "trampoline (codecache/entry.h) that finds the function's translation"
+	echo "for this CPU. A scoped session (\`kjit record\` by default: the"
+	echo "command and what it forks; \`-p\`, \`-C\`) puts a prologue in"
+	echo "front of it that sends calls from outside the scope back to the"
+	echo "function's own code. The benchmark runs the bytes kjit_entry_emit()"
+	echo "writes, with the per-CPU area at a real GS base, for a function"
+	echo "whose body and translation are one \`ret\` each: the rows differ"
+	echo "only in the way in. Median and [10th, 90th percentile] over the"
+	echo "rounds, per call."
+	echo
+	grep -v "^KJIT-RESULT" "$BUILD/bench_entry.txt"
+} > "$OUT/entry.md"
+cat "$OUT/entry.md"
+fi
+[ "$ONLY" = silicon ] || [ "$ONLY" = ibl ] || [ "$ONLY" = entry ] && exit $sil_status
 
 if [ -z "$ONLY" ] || [ "$ONLY" = micro ]; then
 

@@ -145,21 +145,106 @@ static enum kjit_reason emit_found(struct kjit_emit *e,
 	return kjit_emit_rel32(e, a->thunk);
 }
 
+/* mov %gs:@gs,%r11 (64-bit: @wide) or %r11d */
+static void emit_gs_load(struct kjit_emit *e, u64 gs, bool wide)
+{
+	kjit_emit_u8(e, 0x65);
+	kjit_emit_u8(e, wide ? 0x4c : 0x44);
+	emit_bytes(e, (const u8 *)"\x8b\x1c\x25", 3);
+	kjit_emit_u32(e, (u32)gs);
+}
+
+/* jcc rel32 (0f @cc) to be patched to "out"; its field's offset. */
+static u32 emit_jcc_out(struct kjit_emit *e, u8 cc)
+{
+	kjit_emit_u8(e, 0x0f);
+	kjit_emit_u8(e, cc);
+	kjit_emit_u32(e, 0);
+	return e->pos - 4;
+}
+
+static bool scope_ok(const struct kjit_entry_scope *s)
+{
+	if (s->kind == KJIT_ENTRY_ALL)
+		return true;
+	if (!fits_s32(s->bitmap) || !s->limit)
+		return false;
+	if (s->kind == KJIT_ENTRY_TASKS)
+		return fits_s32(s->preempt_gs) && fits_s32(s->current_gs) &&
+		       s->tgid_off < 0x80000000u;
+	return s->kind == KJIT_ENTRY_CPUS && fits_s32(s->cpu_gs);
+}
+
+/* The scope prologue (entry.h); its "out" jumps' rel32 fields in @out. */
+static unsigned emit_scope(struct kjit_emit *e,
+			   const struct kjit_entry_scope *s, u32 out[3])
+{
+	unsigned n = 0;
+
+	if (s->kind == KJIT_ENTRY_TASKS) {
+		emit_gs_load(e, s->preempt_gs, false);
+		/* test $M,%r11d */
+		emit_bytes(e, (const u8 *)"\x41\xf7\xc3", 3);
+		kjit_emit_u32(e, s->irq_mask);
+		/* jnz out */
+		out[n++] = emit_jcc_out(e, 0x85);
+		emit_gs_load(e, s->current_gs, true);
+		/* mov T(%r11),%r11d */
+		emit_bytes(e, (const u8 *)"\x45\x8b\x9b", 3);
+		kjit_emit_u32(e, s->tgid_off);
+	} else {
+		emit_gs_load(e, s->cpu_gs, false);
+	}
+	/* cmp $L,%r11d */
+	emit_bytes(e, (const u8 *)"\x41\x81\xfb", 3);
+	kjit_emit_u32(e, s->limit);
+	/* jae out */
+	out[n++] = emit_jcc_out(e, 0x83);
+	/* bt %r11,B */
+	emit_bytes(e, (const u8 *)"\x4c\x0f\xa3\x1c\x25", 5);
+	kjit_emit_u32(e, (u32)s->bitmap);
+	/* jnc out */
+	out[n++] = emit_jcc_out(e, 0x83);
+	return n;
+}
+
+/* out: back to S+5, the function runs natively. */
+static enum kjit_reason emit_out(struct kjit_emit *e,
+				 const struct kjit_entry_scope *s, u32 *out,
+				 unsigned n)
+{
+	while (n--)
+		kjit_emit_put32(e, out[n], e->pos - (out[n] + 4));
+	if (!s->ret_via) {
+		/* ret */
+		kjit_emit_u8(e, 0xc3);
+		return KJIT_OK;
+	}
+	/* jmp R: a return as the kernel patched its own */
+	kjit_emit_u8(e, 0xe9);
+	return kjit_emit_rel32(e, s->ret_via);
+}
+
 enum kjit_reason kjit_entry_emit(u8 *buf, u32 cap,
 				 const struct kjit_entry_addrs *a, u32 *len)
 {
 	struct kjit_emit e;
 	enum kjit_reason r;
-	u32 found, none, i;
+	u32 found, none, i, out[3];
+	unsigned n_out = 0;
 
-	if (a->size < KJIT_ENTRY_MIN_SIZE || (a->size & (a->size - 1)))
+	if (a->size < KJIT_ENTRY_MIN_SIZE || (a->size & (a->size - 1)) ||
+	    a->scope.kind > KJIT_ENTRY_CPUS)
 		return KJIT_R_BAD_ARG;
-	if (!fits_s32(a->keys) || !fits_s32(a->slots_gs))
+	if (!fits_s32(a->keys) || !fits_s32(a->slots_gs) ||
+	    !scope_ok(&a->scope))
 		return KJIT_R_BRANCH_FAR;
 	kjit_emit_init(&e, buf, cap, a->run);
 	for (i = 0; i < cap; i++)
 		/* int3 */
 		buf[i] = 0xcc;
+	if (a->scope.kind != KJIT_ENTRY_ALL)
+		n_out = emit_scope(&e, &a->scope, out);
 	/* push %rax */
 	kjit_emit_u8(&e, 0x50);
 	/* mov 8(%rsp),%eax */
@@ -185,6 +270,11 @@ enum kjit_reason kjit_entry_emit(u8 *buf, u32 cap,
 	r = kjit_emit_rel32(&e, a->dispatch);
 	if (r)
 		return r;
+	if (n_out) {
+		r = emit_out(&e, &a->scope, out, n_out);
+		if (r)
+			return r;
+	}
 	if (e.overflow)
 		return KJIT_R_NO_SPACE;
 	*len = e.pos;

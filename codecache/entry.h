@@ -58,6 +58,33 @@
  * sets the slot. `none` cannot happen while only registered sites call the
  * trampoline; it is the dispatcher's business all the same.
  *
+ * Scope (kmod/scope.h): a session that counts only some tasks or CPUs gets
+ * a prologue that sends every other call back, at once, to S+5 - the
+ * function then runs natively, as if kjit were not there - before the
+ * table is touched. It too clobbers only %r11 and the flags:
+ *
+ *   tasks (the current task's thread group, in task context only):
+ *     65 44 8b 1c 25 <P32>  mov  %gs:P,%r11d          ; the preempt count
+ *     41 f7 c3 <M32>        test $M,%r11d             ; NMI|hardirq|softirq?
+ *     0f 85 <out32>         jnz  out
+ *     65 4c 8b 1c 25 <C32>  mov  %gs:C,%r11           ; current
+ *     45 8b 9b <T32>        mov  T(%r11),%r11d        ; its tgid
+ *   cpus:
+ *     65 44 8b 1c 25 <N32>  mov  %gs:N,%r11d          ; this CPU's number
+ *   then, for both:
+ *     41 81 fb <L32>        cmp  $L,%r11d             ; in the bitmap?
+ *     0f 83 <out32>         jae  out
+ *     4c 0f a3 1c 25 <B32>  bt   %r11,B               ; its bit (absolute B)
+ *     0f 83 <out32>         jnc  out
+ *     (the trampoline above)
+ *   out:
+ *     e9 <rel32>            jmp  R                    (or c3 ret): to S+5
+ *
+ * R returns the way the kernel's own returns do after boot patched them -
+ * a ret, or a jmp to the return thunk the CPU needs (never
+ * __x86_return_thunk itself: unpatched, it warns) - by being a module's
+ * RET, patched at load (kmod/dispatch_entry.S).
+ *
  * IBT: the trampoline is entered by ftrace's direct call or by
  * ftrace_regs_caller's RET, neither IBT-checked; its only indirect branch
  * is the jump through %r11, whose targets are the slots' values: only ever
@@ -71,9 +98,30 @@
 #include "jit/reason.h"
 #include "jit/types.h"
 
-#define KJIT_ENTRY_TRAMP_MAX 96 /* bytes of trampoline code, int3 after */
+#define KJIT_ENTRY_TRAMP_MAX 160 /* bytes of trampoline code, int3 after */
 #define KJIT_ENTRY_MIN_SIZE  16 /* smallest table */
 #define KJIT_ENTRY_HASH	     0x9e3779b1u
+
+/* Who the trampoline lets in (kmod/scope.h); kind KJIT_ENTRY_ALL: every
+ * call. Offsets and addresses must fit in a disp32. */
+enum kjit_entry_scope_kind {
+	KJIT_ENTRY_ALL,
+	KJIT_ENTRY_TASKS, /* bitmap of thread group ids, task context only */
+	KJIT_ENTRY_CPUS,  /* bitmap of CPU numbers */
+};
+
+struct kjit_entry_scope {
+	u32 kind;	/* enum kjit_entry_scope_kind */
+	u64 preempt_gs; /* TASKS: %gs offset of the preempt count (u32) */
+	u32 irq_mask;	/* TASKS: its bits that mean "not task context" */
+	u64 current_gs; /* TASKS: %gs offset of the current task pointer */
+	u32 tgid_off;	/* TASKS: offset of the tgid (u32) in a task */
+	u64 cpu_gs;	/* CPUS: %gs offset of this CPU's number (u32) */
+	u64 bitmap;	/* absolute address of the bitmap */
+	u32 limit;	/* bits in it */
+	u64 ret_via;	/* a routine that returns as the kernel's own code
+			 * does (kmod: kjit_entry_return), or 0: ret */
+};
 
 /* Where the trampoline runs and what it reaches. */
 struct kjit_entry_addrs {
@@ -83,6 +131,7 @@ struct kjit_entry_addrs {
 	u64 slots_gs; /* %gs offset of the per-CPU pointer to slots[] */
 	u64 dispatch; /* kjit_dispatch_entry */
 	u64 thunk;    /* __x86_indirect_thunk_r11, or 0: `jmp *%r11` */
+	struct kjit_entry_scope scope;
 };
 
 /* The table size for @n functions: a power of two >= 2 @n, at least
@@ -112,8 +161,9 @@ int kjit_entry_insert(struct kjit_entry_keys *t, u32 key);
 int kjit_entry_find(const u32 *keys, u32 size, u32 key);
 
 /* Emit the trampoline drawn above for @a into @buf (@cap bytes, filled
- * with int3 past the code); *@len gets the code's length. KJIT_R_BRANCH_FAR
- * if keys, the %gs offset, the dispatcher or the thunk is out of reach,
+ * with int3 past the code), with the scope prologue @a->scope asks for;
+ * *@len gets the code's length. KJIT_R_BRANCH_FAR if keys, a %gs offset,
+ * the bitmap, the dispatcher or a thunk is out of reach,
  * KJIT_R_BAD_ARG for a size that is no power of two or too small,
  * KJIT_R_NO_SPACE if @cap is short. */
 enum kjit_reason kjit_entry_emit(u8 *buf, u32 cap,

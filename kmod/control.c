@@ -173,26 +173,55 @@ static void blame_target(struct kjit_target *t, unsigned int n,
 				      "failed)");
 }
 
+/* The request's scope into @sc (scope.h). */
+static int request_scope(const struct kjit_attach *req, struct kjit_scope *sc)
+{
+	u32 *ids = NULL;
+	int err;
+
+	if (req->scope != KJIT_SCOPE_ALL &&
+	    (!req->scope_n || req->scope_n > KJIT_SCOPE_MAX))
+		return -EINVAL;
+	if (req->scope_n) {
+		ids = memdup_user(u64_to_user_ptr(req->scope_ids),
+				  array_size(req->scope_n, sizeof(*ids)));
+		if (IS_ERR(ids))
+			return PTR_ERR(ids);
+	}
+	err = kjit_scope_prepare(sc, req->scope, ids, req->scope_n);
+	kfree(ids);
+	return err;
+}
+
 static long __attach(struct kjit_attach *req, struct kjit_target *t,
 		     const struct kjit_limits *lim)
 {
 	struct kjit_func *funcs;
 	struct kjit_session *s;
+	struct kjit_scope sc;
 	unsigned int i;
 	int n, err;
 
 	if (kjit_current && kjit_current->attached)
 		return -EALREADY;
+	err = request_scope(req, &sc);
+	if (err)
+		return err;
 	funcs = kvcalloc(req->n, sizeof(*funcs), GFP_KERNEL);
-	if (!funcs)
+	if (!funcs) {
+		kjit_scope_free(&sc);
 		return -ENOMEM;
+	}
 	n = resolve_all(t, req->n, req->flags, funcs);
-	s = n > 0 ? kjit_session_new(funcs, n, req->flags, lim) : NULL;
+	s = n > 0 ? kjit_session_new(funcs, n, req->flags, lim, &sc) : NULL;
 	kvfree(funcs);
-	if (n <= 0)
+	if (n <= 0) {
+		kjit_scope_free(&sc);
 		return n;
+	}
 	if (!s)
 		return -ENOMEM;
+	s->scope_req = req->scope;
 	err = __kjit_session_attach(s, req->flags & KJIT_ATTACH_BEST_EFFORT);
 	for (i = 0; i < s->n_funcs; i++) {
 		if (!s->funcs[i].err)

@@ -130,3 +130,14 @@ SYM_CODE_START(kjit_dispatch_entry_nf)
 	popq	%rax
 	jmp	kjit_dispatch_entry
 SYM_CODE_END(kjit_dispatch_entry_nf)
+
+/* The entry trampoline's way back for a call out of the session's scope
+ * (codecache/entry.h): [rsp] = S+5, the function's own code after its
+ * __fentry__ call. A `RET` of the module, so that the kernel's patching of
+ * the module's returns at load makes it what the kernel's own returns are
+ * (a ret, or a jmp to the return thunk in use); emitted code jumps here. */
+SYM_CODE_START(kjit_entry_return)
+	UNWIND_HINT_FUNC
+	ENDBR	/* its address is taken (by C, for the emitted jmp) */
+	RET
+SYM_CODE_END(kjit_entry_return)

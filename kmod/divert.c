@@ -120,6 +120,7 @@ int kjit_divert_prepare(struct kjit_session *s)
 	a.slots_gs = (unsigned long)&kjit_entry_slots;
 	a.dispatch = (unsigned long)kjit_dispatch_entry;
 	a.thunk = kjit_env_indirect_thunk(11);
+	kjit_scope_entry(&s->scope, &a.scope);
 	if (kjit_entry_emit(kjit_region_rw(&s->tramps, run), KEYS_OFF, &a,
 			    &len))
 		return -ERANGE;

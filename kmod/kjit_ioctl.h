@@ -113,7 +113,21 @@ struct kjit_attach {
 			   * per-CPU counter table has 2 x max_blocks slots */
 	__u32 pad;	  /* must be 0 */
 	__u64 mem_bytes;  /* out: memory the session reserved, all CPUs */
+	/* in: who is counted (ABI 7): KJIT_SCOPE_ALL, or KJIT_SCOPE_TASKS
+	 * (the thread group ids in scope_ids, task context only; with
+	 * KJIT_SCOPE_CHILDREN also each process they fork while attached),
+	 * or KJIT_SCOPE_CPUS (the CPU numbers in scope_ids); everything else
+	 * runs natively, uncounted (kmod/scope.h) */
+	__u32 scope;
+	__u32 scope_n;	 /* entries in scope_ids, 1..KJIT_SCOPE_MAX */
+	__u64 scope_ids; /* user pointer to scope_n __u32 */
 };
+
+#define KJIT_SCOPE_ALL	    0
+#define KJIT_SCOPE_TASKS    1
+#define KJIT_SCOPE_CPUS	    2
+#define KJIT_SCOPE_CHILDREN 0x100
+#define KJIT_SCOPE_MAX	    4096
 
 #define KJIT_DEEP_MAX	  (1u << 20)
 #define KJIT_CACHE_KB_MAX (256u << 10) /* 256 MiB per CPU */
@@ -274,7 +288,7 @@ struct kjit_session_stats {
 			      * none left (the block ran natively: full) */
 	__u32 stepped_aside; /* 1: detached because a livepatch module
 			      * loaded (kmod/livepatch.h) */
-	__u32 pad2;
+	__u32 scope;	     /* the session's KJIT_SCOPE_* (kjit_attach) */
 };
 
 #define KJIT_IOC_VERSION _IOWR(KJIT_IOC_MAGIC, 0x00, struct kjit_version)

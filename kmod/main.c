@@ -20,6 +20,7 @@
 #include "livepatch.h"
 #include "pcpu.h"
 #include "refuse.h"
+#include "scope.h"
 
 static int __init kjit_init(void)
 {
@@ -45,6 +46,7 @@ static int __init kjit_init(void)
 		goto out_ibl;
 	kjit_refuse_init();
 	kjit_pcpu_probe();
+	kjit_scope_init();
 	err = kjit_livepatch_init();
 	if (err)
 		goto out_sites;

@@ -298,6 +298,7 @@ long kjit_ioctl_stats(void __user *uarg)
 		st.mem_bytes = s->mem_bytes;
 		st.pool_bytes = kjit_pool_bytes();
 		st.stepped_aside = s->stepped_aside;
+		st.scope = s->scope_req;
 		if (s->pcpu) {
 			st.pcpu_used = (u32)atomic_read(&s->pctr.used);
 			st.pcpu_full = (u64)atomic64_read(&s->pctr.full);

@@ -268,6 +268,7 @@ void kjit_session_free(struct kjit_session *s)
 	kjit_deep_free(&s->deep_tab);
 	kjit_native_free(&s->native);
 	kjit_pcpu_free(&s->pctr);
+	kjit_scope_free(&s->scope);
 	kvfree(s->funcs);
 	kvfree(s);
 }
@@ -282,13 +283,18 @@ static int cmp_func(const void *a, const void *b)
 /* Allocates a session for the @n functions in @funcs (start/end/name set). */
 struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 				      unsigned int n, u32 flags,
-				      const struct kjit_limits *lim)
+				      const struct kjit_limits *lim,
+				      struct kjit_scope *scope)
 {
 	struct kjit_session *s = kvzalloc(sizeof(*s), GFP_KERNEL);
 	unsigned int i;
 
-	if (!s)
+	if (!s) {
+		kjit_scope_free(scope);
 		return NULL;
+	}
+	s->scope = *scope; /* taken over: freed with the session */
+	memset(scope, 0, sizeof(*scope));
 	s->n_funcs = n;
 	s->funcs = kvmalloc_array(n, sizeof(*funcs), GFP_KERNEL);
 	if (!s->funcs)
@@ -304,7 +310,8 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 	s->deep = flags & KJIT_ATTACH_DEEP;
 	s->count = !(flags & KJIT_ATTACH_NO_COUNT);
 	s->lim = *lim;
-	s->mem_bytes = sizeof(*s) + num_possible_cpus() * cpu_mem_bytes(lim);
+	s->mem_bytes = sizeof(*s) + num_possible_cpus() * cpu_mem_bytes(lim) +
+		       kjit_scope_mem_bytes(&s->scope);
 	if (s->deep && kjit_deep_init(&s->deep_tab, lim->deep_max))
 		goto fail;
 	if (s->deep)
@@ -354,6 +361,11 @@ int __kjit_session_attach(struct kjit_session *s, bool best_effort)
 	err = kjit_pool_open();
 	if (err)
 		return err;
+	err = kjit_scope_start(&s->scope);
+	if (err) {
+		kjit_pool_seal();
+		return err;
+	}
 	kjit_ibl_clear();
 	kjit_ibl_reset_hits();
 	rcu_assign_pointer(kjit_active, s);
@@ -391,6 +403,7 @@ void __kjit_session_detach(struct kjit_session *s)
 		return;
 	kjit_symbols_stop();
 	kjit_divert_off(s);
+	kjit_scope_stop(&s->scope);
 	synchronize_rcu_tasks();
 	kjit_watch_stop();
 	rcu_assign_pointer(kjit_active, NULL);

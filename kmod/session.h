@@ -35,6 +35,7 @@
 #include "kjit_ioctl.h"
 #include "native.h"
 #include "pcpu.h"
+#include "scope.h"
 
 /* Why the dispatcher ran code natively instead of translating it. */
 enum kjit_fallback {
@@ -116,6 +117,8 @@ struct kjit_session {
 	unsigned int n_groups;
 	bool watched;		    /* watch.c saw arch_arm_kprobe for us */
 	bool stepped_aside;	    /* detached for a livepatch (livepatch.h) */
+	u32 scope_req;		    /* KJIT_SCOPE_* asked for (kjit_attach) */
+	struct kjit_scope scope;    /* who is counted (scope.h) */
 	atomic64_t patched;	    /* int3 Kprobes armed in translated code */
 	unsigned long patched_addr; /* the first one's address */
 	struct kjit_cpu **cpu;	    /* [nr_cpu_ids] */
@@ -139,9 +142,12 @@ bool kjit_session_contains(struct kjit_session *s, unsigned long addr);
 /* Fills the 0 fields of @l with the module parameters' defaults; -EINVAL
  * if a field is outside its range (kjit_ioctl.h). */
 int kjit_session_limits(struct kjit_limits *l);
+/* A session for the @n functions @funcs; it takes over @scope (prepared:
+ * scope.h), also on failure. */
 struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 				      unsigned int n, u32 flags,
-				      const struct kjit_limits *lim);
+				      const struct kjit_limits *lim,
+				      struct kjit_scope *scope);
 void kjit_session_free(struct kjit_session *s);
 int __kjit_session_attach(struct kjit_session *s, bool best_effort);
 void __kjit_session_detach(struct kjit_session *s);

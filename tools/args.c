@@ -59,6 +59,43 @@ static int limit_option(struct parser *p, struct args *a, const char *o)
 	return 1;
 }
 
+/* -p PID[,PID...] or -C CPU[,CPU...]: the scope @kind with those ids. */
+static int id_list(struct parser *p, struct args *a, const char *opt,
+		   unsigned int kind)
+{
+	const char *s;
+	char *end;
+	long v;
+
+	if (a->scope)
+		return bad(p, "one of -p and -C, once:", opt);
+	if (p->i + 1 >= p->argc)
+		return bad(p, "missing value after", opt);
+	s = p->argv[++p->i];
+	a->scope_ids = calloc(strlen(s) / 2 + 1, sizeof(*a->scope_ids));
+	if (!a->scope_ids)
+		return bad(p, "out of memory", NULL);
+	for (;;) {
+		v = strtol(s, &end, 10);
+		if (end == s || (*end && *end != ',') || v < 0 ||
+		    v >= (kind == KJIT_SCOPE_TASKS ? 4194304 : 65536) ||
+		    (kind == KJIT_SCOPE_TASKS && !v) ||
+		    a->scope_n >= KJIT_SCOPE_MAX) {
+			char what[80];
+
+			snprintf(what, sizeof(what), "%s: '%s'", opt,
+				 p->argv[p->i]);
+			return bad(p, "bad value for", what);
+		}
+		a->scope_ids[a->scope_n++] = (unsigned int)v;
+		if (!*end)
+			break;
+		s = end + 1;
+	}
+	a->scope = kind;
+	return 0;
+}
+
 static int funcs_after_f(struct parser *p, struct args *a)
 {
 	int n = 0;
@@ -90,11 +127,10 @@ static int option(struct parser *p, struct args *a)
 		a->oracle = 1;
 	else if ((!strcmp(o, "-a") || !strcmp(o, "--all")) && (al & ARG_SCOPE))
 		a->all = 1;
-	else if ((!strcmp(o, "-p") || !strcmp(o, "-C")) && (al & ARG_SCOPE))
-		return bad(p,
-			   "only the system-wide scope (-a) is supported yet, "
-			   "not",
-			   o);
+	else if ((!strcmp(o, "-p") || !strcmp(o, "--pid")) && (al & ARG_SCOPE))
+		return id_list(p, a, o, KJIT_SCOPE_TASKS);
+	else if ((!strcmp(o, "-C") || !strcmp(o, "--cpu")) && (al & ARG_SCOPE))
+		return id_list(p, a, o, KJIT_SCOPE_CPUS);
 	else if (!strcmp(o, "--no-count") && (al & ARG_BEST_EFFORT))
 		a->no_count = 1;
 	else if (!strcmp(o, "--depth") && (al & ARG_DEEP))
@@ -134,6 +170,8 @@ static int check(struct parser *p, struct args *a)
 		return bad(p, "--deep-max only makes sense with --deep", NULL);
 	if (a->oracle && !a->deep)
 		return bad(p, "--oracle checks deep mode: add --deep", NULL);
+	if (a->all && a->scope)
+		return bad(p, "-a counts everything: not with -p or -C", NULL);
 	return 0;
 }
 
@@ -170,6 +208,8 @@ int args_parse(int argc, char **argv, unsigned int allowed, const char *name,
 
 void args_free(struct args *a)
 {
+	free(a->scope_ids);
+	a->scope_ids = NULL;
 	free(a->funcs);
 	a->funcs = NULL;
 	a->n_funcs = 0;

@@ -1,13 +1,15 @@
 /* args.h - command-line parsing shared by attach, record and compare.
  *
- *   attach  [-a] [--best-effort] [--no-count] [--deep] [--depth N] [LIMITS]
- * FUNC... record  [-a] [--deep [--oracle]] [--depth N] [LIMITS] -f FUNC... [-o
- * FILE]
- *           [--force] --
- *           COMMAND
+ *   attach  [SCOPE] [--best-effort] [--no-count] [--deep] [--depth N]
+ *           [LIMITS] FUNC...
+ *   record  [SCOPE] [--deep [--oracle]] [--depth N] [LIMITS] -f FUNC...
+ *           [-o FILE] [--force] -- COMMAND
  *   compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
  *   LIMITS: [--deep-max N] [--cache-kb N] [--max-blocks N] (0: the
  *           module's default; ranges as kjit_attach in kmod/kjit_ioctl.h)
+ *   SCOPE:  -a (every task on every CPU: attach's default), -p PID[,PID]
+ *           (those processes), -C CPU[,CPU] (everything on those CPUs);
+ *           record's default is COMMAND and the processes it forks
  *
  * `-f` takes every following word up to the next option or `--`; it may be
  * repeated. FUNC words are kept as given, any number of them: patterns
@@ -29,7 +31,7 @@
 #define ARG_ICOUNT	(1u << 6) /* --icount: the clock counts instructions */
 #define ARG_LIMITS	(1u << 7) /* --deep-max, --cache-kb, --max-blocks */
 #define ARG_ORACLE	(1u << 8) /* --oracle: function_graph run first */
-#define ARG_SCOPE	(1u << 9) /* -a; -p and -C are refused for now */
+#define ARG_SCOPE	(1u << 9) /* -a, -p PIDS, -C CPUS */
 
 struct args {
 	const char **funcs; /* FUNC words (patterns unexpanded), into argv */
@@ -38,7 +40,11 @@ struct args {
 	int best_effort, deep, depth, runs, no_count, icount;
 	int deep_max, cache_kb, max_blocks; /* 0: the module's default */
 	int oracle;
-	int all; /* -a given: system-wide (the only scope today) */
+	int all;		 /* -a: system-wide */
+	unsigned int scope;	 /* KJIT_SCOPE_*: -p (TASKS), -C (CPUS), or
+				  * ALL (-a or neither) */
+	unsigned int *scope_ids; /* -p pids or -C CPUs, scope_n of them */
+	int scope_n;
 	int force; /* record --force: a failed command may overwrite */
 	const char *output;
 };

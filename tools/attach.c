@@ -2,6 +2,7 @@
  * attach.c - FUNC arguments -> addresses -> KJIT_IOC_ATTACH (see attach.h).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -118,6 +119,15 @@ static void explain_failure(int err, const struct args *a, const char *who)
 			"the session's tables (--cache-kb, --max-blocks and "
 			"--deep-max set their size)\n",
 			who);
+	else if (err == EOPNOTSUPP && a->scope)
+		fprintf(stderr,
+			"kjit %s: nothing attached: this kernel's current "
+			"task or CPU number was not found, so kjit.ko cannot "
+			"count only some %s (-a counts everything; see "
+			"dmesg)\n",
+			who,
+			(a->scope & 0xff) == KJIT_SCOPE_CPUS ? "CPUs"
+							     : "processes");
 	else if (err == EALREADY)
 		fprintf(stderr,
 			"kjit %s: a session is already attached "
@@ -178,6 +188,9 @@ static int do_attach(int fd, const struct args *a, struct funcset *fs,
 	req.deep_max = (unsigned int)a->deep_max;
 	req.cache_kb = (unsigned int)a->cache_kb;
 	req.max_blocks = (unsigned int)a->max_blocks;
+	req.scope = a->scope;
+	req.scope_n = (unsigned int)a->scope_n;
+	req.scope_ids = (uintptr_t)a->scope_ids;
 	rc = attach_ioctl(fd, &req, fs->n);
 	err = errno;
 	for (i = 0; i < fs->n; i++)
@@ -212,10 +225,59 @@ static int do_attach(int fd, const struct args *a, struct funcset *fs,
 	return rc ? 1 : 0;
 }
 
+/* The highest possible CPU's number + 1 (/sys/devices/system/cpu/possible
+ * reads "0-1" or "0"), or 0 if unknown. */
+static unsigned int possible_cpus(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	char line[256], *p;
+	unsigned long last = 0;
+
+	if (!f)
+		return 0;
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return 0;
+	}
+	fclose(f);
+	for (p = line; *p; p++)
+		if (*p >= '0' && *p <= '9' &&
+		    (p == line || p[-1] < '0' || p[-1] > '9'))
+			last = strtoul(p, NULL, 10);
+	return (unsigned int)last + 1;
+}
+
+/* -p names processes that exist, -C CPUs that this machine can have: 0,
+ * or 1 after saying which one does not. */
+static int scope_unusable(const struct args *a, const char *who)
+{
+	unsigned int n = possible_cpus();
+	int i;
+
+	for (i = 0; i < a->scope_n; i++) {
+		unsigned int id = a->scope_ids[i];
+
+		if (a->scope == KJIT_SCOPE_TASKS && kill((pid_t)id, 0) &&
+		    errno == ESRCH) {
+			fprintf(stderr, "kjit %s: -p %u: no such process\n",
+				who, id);
+			return 1;
+		}
+		if (a->scope == KJIT_SCOPE_CPUS && n && id >= n) {
+			fprintf(stderr,
+				"kjit %s: -C %u: no such CPU (this machine "
+				"has CPUs 0-%u)\n",
+				who, id, n - 1);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int attach_set(int fd, const struct args *a, struct funcset *fs,
 	       const char *who)
 {
-	if (deep_unsupported(a, who))
+	if (deep_unsupported(a, who) || scope_unusable(a, who))
 		return 1;
 	return do_attach(fd, a, fs, who);
 }
@@ -225,7 +287,8 @@ int attach_funcs(int fd, const struct args *a, const char *who)
 	struct funcset fs;
 	int rc;
 
-	if (deep_unsupported(a, who) || attach_resolve(a, who, &fs))
+	if (deep_unsupported(a, who) || scope_unusable(a, who) ||
+	    attach_resolve(a, who, &fs))
 		return 1;
 	rc = do_attach(fd, a, &fs, who);
 	funcset_free(&fs);

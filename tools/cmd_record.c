@@ -4,6 +4,11 @@
  * kjit.data; format in datafile.h) with static coverage computed while the
  * recording kernel is at hand.
  *
+ * Scope: by default only COMMAND counts, with the processes it forks: it
+ * is forked first, held before exec until the session is attached with
+ * its pid (KJIT_SCOPE_TASKS | KJIT_SCOPE_CHILDREN); -a counts every task,
+ * -p PIDS or -C CPUS those (args.h).
+ *
  * --oracle (with --deep) first runs COMMAND once under ftrace's
  * function_graph tracer (fgraph.h) and stores the functions it saw under
  * the FUNCs, for the report's completeness section (oracle.h).
@@ -60,14 +65,14 @@ static int save(const struct session *s, const char *path)
 	return 0;
 }
 
-/* Attached already: run, detach, read. Returns 0 or 1. */
-/* Runs the command and reads the results; 0, or 1 after saying why. The
- * command's exit status goes to *@status. */
-static int run_and_collect(int fd, const struct args *a, struct session *s,
-			   int *status_out)
+/* Attached already: lets the command (forked by run_command_start) run,
+ * detaches and reads the results; 0, or 1 after saying why. The command's
+ * exit status goes to *@status. */
+static int run_and_collect(int fd, const struct args *a, struct runcmd *r,
+			   struct session *s, int *status_out)
 {
 	double ns = 0;
-	int status = run_command(a->cmd, &ns), err;
+	int status = run_command_finish(r, &ns), err;
 
 	*status_out = status;
 
@@ -113,6 +118,49 @@ static int record_oracle(const struct args *a, const struct funcset *fs,
 	return rc;
 }
 
+/* The scope in words, for the data file and the report; @command: the
+ * default scope, the command's process tree (its pid in scope_ids[0]). */
+static void describe_scope(const struct args *a, int command, char *buf,
+			   size_t size)
+{
+	size_t used;
+	int i;
+
+	if (command) {
+		snprintf(buf, size,
+			 "command (pid %u and the processes it forks)",
+			 a->scope_ids[0]);
+		return;
+	}
+	if (a->scope == KJIT_SCOPE_ALL) {
+		snprintf(buf, size, "system-wide");
+		return;
+	}
+	used = (size_t)snprintf(buf, size, "%s ",
+				a->scope == KJIT_SCOPE_TASKS ? "pid" : "cpu");
+	for (i = 0; i < a->scope_n && used + 16 < size; i++)
+		used += (size_t)snprintf(buf + used, size - used, "%s%u",
+					 i ? "," : "", a->scope_ids[i]);
+	if (i < a->scope_n)
+		snprintf(buf + used, size - used, ",...");
+}
+
+/* Without -a, -p or -C: the command's process, stopped before exec, and
+ * every process it forks. Fills @a's scope; the caller frees nothing more
+ * than args_free() does. 0, or 1 after saying why. */
+static int scope_command(struct args *a, int pid)
+{
+	a->scope_ids = calloc(1, sizeof(*a->scope_ids));
+	if (!a->scope_ids) {
+		fprintf(stderr, "kjit record: out of memory\n");
+		return 1;
+	}
+	a->scope_ids[0] = (unsigned int)pid;
+	a->scope_n = 1;
+	a->scope = KJIT_SCOPE_TASKS | KJIT_SCOPE_CHILDREN;
+	return 0;
+}
+
 /* A failed command does not replace an existing default data file: 1 if
  * @path is kept (said on stderr), 0 to save. -o FILE or --force saves. */
 static int keep_old(const struct args *a, const char *path, int status)
@@ -131,10 +179,12 @@ int cmd_record(int argc, char **argv)
 	char warn[1024];
 	const char *path;
 	struct oracle *orc = NULL;
+	char scope[sizeof(((struct session *)0)->scope)];
 	struct funcset fs;
 	struct session s;
+	struct runcmd r;
 	struct args a;
-	int fd, rc, status = 0;
+	int fd, rc, status = 0, by_command;
 
 	if (args_parse(argc, argv,
 		       ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND |
@@ -149,12 +199,22 @@ int cmd_record(int argc, char **argv)
 		args_free(&a);
 		return 1;
 	}
+	by_command = !a.all && !a.scope;
 	rc = a.oracle ? record_oracle(&a, &fs, &orc) : 0;
+	if (!rc && run_command_start(a.cmd, &r))
+		rc = 1;
+	if (!rc) {
+		rc = by_command ? scope_command(&a, r.pid) : 0;
+		if (!rc)
+			rc = attach_set(fd, &a, &fs, "record");
+		if (rc)
+			run_command_abort(&r);
+	}
 	if (!rc)
-		rc = attach_set(fd, &a, &fs, "record");
+		describe_scope(&a, by_command, scope, sizeof(scope));
 	funcset_free(&fs);
 	if (!rc)
-		rc = run_and_collect(fd, &a, &s, &status);
+		rc = run_and_collect(fd, &a, &r, &s, &status);
 	close(fd);
 	args_free(&a);
 	if (rc) {
@@ -165,7 +225,7 @@ int cmd_record(int argc, char **argv)
 	}
 	s.oracle = orc;
 	command_line(a.cmd, s.command, sizeof(s.command));
-	snprintf(s.scope, sizeof(s.scope), "system-wide");
+	snprintf(s.scope, sizeof(s.scope), "%s", scope);
 	s.live = 0;
 	session_coverage(&s);
 	native_find_holders(&s);

@@ -19,7 +19,8 @@
 int funcglob_is(const char *word);
 /* Does @s match pattern @pat? */
 int funcglob_match(const struct ksym *s, const char *pat);
-/* Is @s a function a pattern may name (not padding, not a marker)? */
+/* Is @s a function a pattern may name (not padding, not a marker, not a
+ * translated block's name in kjit_pool)? */
 int funcglob_listable(const struct ksym *s);
 
 #endif

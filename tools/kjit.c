@@ -39,8 +39,8 @@ static const struct subcommand subcommands[] = {
      "have no known targets). Prints each block disassembled, with its\n"
      "outgoing edges.\n"},
     {"attach", cmd_attach,
-     "attach [-a] [--best-effort] [--no-count] [--deep [--depth N]] [LIMITS] "
-     "FUNC...",
+     "attach [-a | -p PID,... | -C CPU,...] [--best-effort] [--no-count] "
+     "[--deep [--depth N]] [LIMITS] FUNC...",
      "divert FUNCs into the code cache and count their blocks",
      "FUNC is name, module:name, name+0xOFF (OFF must be 0),\n"
      "0xADDRESS, or a pattern as list takes it ('vfs_*', 'ext4:*'):\n"
@@ -52,6 +52,9 @@ static const struct subcommand subcommands[] = {
      "the candidates; a function named twice is attached once. On a\n"
      "terminal a bar shows the matching, then the seconds kjit.ko\n"
      "takes. All or nothing unless --best-effort.\n"
+     "Counts every task on every CPU (-a), or -p PID,... those\n"
+     "processes (every thread, task context), or -C CPU,... what runs\n"
+     "on those CPUs (interrupts too); other calls run natively.\n"
      "--deep (follow callees) needs a kjit.ko that has it; --depth N\n"
      "is not supported by kjit.ko yet. --no-count runs the functions\n"
      "from the cache without counting (the cost of the cache alone;\n"
@@ -63,8 +66,8 @@ static const struct subcommand subcommands[] = {
     {"detach", cmd_detach, "detach", "stop diversion (results stay readable)",
      "Stops every diversion; report and stat still read the results.\n"},
     {"record", cmd_record,
-     "record [-a] [--deep [--oracle]] [LIMITS] -f FUNC... [-o FILE] [--force] "
-     "-- COMMAND [ARGS...]",
+     "record [-a | -p PID,... | -C CPU,...] [--deep [--oracle]] [LIMITS] "
+     "-f FUNC... [-o FILE] [--force] -- COMMAND [ARGS...]",
      "attach, run COMMAND, detach, save the results (kjit.data)",
      "Attaches the FUNCs (patterns too, as attach), runs COMMAND to\n"
      "completion, detaches and writes functions, blocks with counts,\n"
@@ -77,8 +80,10 @@ static const struct subcommand subcommands[] = {
      "so kjit annotate works from it later, elsewhere. record ends with\n"
      "one warning line when anything ran natively instead of from the\n"
      "cache (kjit report says what and why per function).\n"
-     "Counts are system-wide: every task on every CPU, not only\n"
-     "COMMAND (-a; -p and -C are not supported yet). Reports say so.\n"
+     "Counts COMMAND and the processes it forks, in task context; -a\n"
+     "every task on every CPU, -p PID,... those processes (every\n"
+     "thread), -C CPU,... everything on those CPUs (interrupts too).\n"
+     "Reports name the scope.\n"
      "--oracle (with --deep) first runs COMMAND once under ftrace's\n"
      "function_graph tracer with set_graph_function = the FUNCs, and\n"
      "stores the functions it saw under them; report then prints how\n"

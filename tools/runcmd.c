@@ -41,32 +41,84 @@ static void exec_child(char **cmd, const struct sigaction *old)
 	_exit(127);
 }
 
-int run_command(char **cmd, double *ns)
-{
-	struct sigaction old[2];
-	double t0 = now_ns();
-	int status, rc;
-	pid_t pid;
+static struct sigaction saved[2]; /* while a command runs */
 
-	fflush(NULL);
-	ignore_interrupts(old);
-	pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "kjit: cannot fork: %s\n", strerror(errno));
-		restore_interrupts(old);
-		return -1;
-	}
-	if (!pid)
-		exec_child(cmd, old);
+/* Wait for @pid; its exit status, 128+signal, or -1. */
+static int wait_for(pid_t pid)
+{
+	int status, rc;
+
 	while ((rc = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
-	restore_interrupts(old);
+	restore_interrupts(saved);
 	if (rc < 0)
 		return -1;
-	*ns = now_ns() - t0;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
+}
+
+int run_command_start(char **cmd, struct runcmd *r)
+{
+	int p[2];
+	char c;
+
+	fflush(NULL);
+	if (pipe(p)) {
+		fprintf(stderr, "kjit: cannot make a pipe: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	ignore_interrupts(saved);
+	r->pid = fork();
+	if (r->pid < 0) {
+		fprintf(stderr, "kjit: cannot fork: %s\n", strerror(errno));
+		restore_interrupts(saved);
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (!r->pid) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1) /* the tool gave up on it */
+			_exit(127);
+		close(p[0]);
+		exec_child(cmd, saved);
+	}
+	close(p[0]);
+	r->go = p[1];
+	return 0;
+}
+
+int run_command_finish(struct runcmd *r, double *ns)
+{
+	int status;
+
+	r->t0 = now_ns();
+	if (write(r->go, "g", 1) != 1) {
+		close(r->go);
+		wait_for(r->pid);
+		return -1;
+	}
+	close(r->go);
+	status = wait_for(r->pid);
+	*ns = now_ns() - r->t0;
+	return status;
+}
+
+void run_command_abort(struct runcmd *r)
+{
+	close(r->go); /* its read sees end of file: it exits 127 */
+	wait_for(r->pid);
+}
+
+int run_command(char **cmd, double *ns)
+{
+	struct runcmd r;
+
+	if (run_command_start(cmd, &r))
+		return -1;
+	return run_command_finish(&r, ns);
 }
 
 void command_line(char **cmd, char *buf, unsigned long size)

@@ -12,6 +12,18 @@
  * or -1 if it could not be started; *ns gets the wall time. */
 int run_command(char **cmd, double *ns);
 
+/* In two steps, for a scope that names the command's process before it
+ * runs: run_command_start() forks it, stopped before exec; its pid is
+ * r->pid. run_command_finish() lets it exec and waits (as run_command);
+ * run_command_abort() kills it instead. */
+struct runcmd {
+	int pid, go;
+	double t0;
+};
+int run_command_start(char **cmd, struct runcmd *r);
+int run_command_finish(struct runcmd *r, double *ns);
+void run_command_abort(struct runcmd *r);
+
 /* The command line as one string (arguments joined by spaces). */
 void command_line(char **cmd, char *buf, unsigned long size);
 

@@ -145,7 +145,24 @@ static int read_stats(struct session *s, int fd)
 	if (ioctl(fd, KJIT_IOC_STATS, &st))
 		return -errno;
 	sess_stats_from(&s->st, &st);
+	snprintf(s->scope, sizeof(s->scope), "%s", scope_words(st.scope));
 	return 0;
+}
+
+const char *scope_words(unsigned int scope)
+{
+	switch (scope) {
+	case KJIT_SCOPE_ALL:
+		return "system-wide";
+	case KJIT_SCOPE_TASKS:
+		return "the processes given with -p";
+	case KJIT_SCOPE_TASKS | KJIT_SCOPE_CHILDREN:
+		return "a command and the processes it forks";
+	case KJIT_SCOPE_CPUS:
+		return "the CPUs given with -C";
+	default:
+		return "unknown";
+	}
 }
 
 int session_read_device(struct session *s, int fd)

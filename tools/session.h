@@ -81,9 +81,10 @@ struct session {
 		char name[64], build_id[72];
 	} mods[SESSION_MODS];
 	unsigned int n_mods;
-	/* Which tasks were counted: "system-wide" (every task, every CPU) is
-	 * the only scope the module has today (issue 16); files without a
-	 * scope line were recorded system-wide. */
+	/* Which tasks were counted, in words: "system-wide" (every task,
+	 * every CPU), "command (pid N and the processes it forks)", "pid
+	 * N,M", "cpu N,M" (record), or scope_words() of a live session's;
+	 * files without a scope line were recorded system-wide. */
 	char scope[64];
 	struct sess_func *funcs;
 	unsigned int n_funcs;
@@ -116,6 +117,8 @@ void session_stamp(struct session *s);
 /* Recomputes the derived per-function fields from the blocks. */
 void session_derive(struct session *s);
 
+/* A KJIT_SCOPE_* value (kjit_session_stats.scope) in words. */
+const char *scope_words(unsigned int scope);
 /* The scope the session counted (s->scope, or "system-wide" when unset). */
 const char *session_scope(const struct session *s);
 

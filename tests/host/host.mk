@@ -182,3 +182,14 @@ HOST_TESTS += $(HT_DIR)/bench_ibl_smoke
 $(HT_DIR)/bench_ibl_smoke: | $(HT_DIR)/bench_ibl
 	@printf '#!/bin/sh\nexec %s --smoke\n' $(HT_DIR)/bench_ibl > $@
 	@chmod +x $@
+
+# Silicon benchmark (make bench): the shared entry trampoline per call of
+# an attached function, with and without a scope prologue, against a call
+# of the function not attached; its smoke form is a host test.
+HOST_BENCH += $(HT_DIR)/bench_entry
+$(HT_DIR)/bench_entry: $(HT_DIR)/bench_entry.o $(HT_DIR)/libkjit.a
+	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
+HOST_TESTS += $(HT_DIR)/bench_entry_smoke
+$(HT_DIR)/bench_entry_smoke: | $(HT_DIR)/bench_entry
+	@printf '#!/bin/sh\nexec %s --smoke\n' $(HT_DIR)/bench_entry > $@
+	@chmod +x $@

@@ -103,6 +103,9 @@ static const struct {
     {"cmp_block", "sort() in the BLOCKS ioctl (report.c)"},
     {"blocks_fn", "the BLOCKS ioctl's per-CPU walk (report.c)"},
     {"funcs_fn", "the FUNCS ioctl's walk (report.c)"},
+    {"find_tracepoint", "for_each_kernel_tracepoint() at load (scope.c)"},
+    {"on_fork", "the sched_process_fork tracepoint (scope.c)"},
+    {"on_free", "the sched_process_free tracepoint (scope.c)"},
 };
 
 /* Module variables holding a gate to a kernel function (kmod/ksyms.c,

@@ -29,6 +29,7 @@
 unsigned long entry_call(unsigned long tramp, unsigned long key,
 			 unsigned long rax);
 void xlat_1(void), xlat_2(void), xlat_3(void), disp_stub(void), thunk_r11(void);
+void native_stub(void), thunk_ret(void);
 __asm__(".text\n"
 	".globl entry_call\n"
 	"entry_call:\n"
@@ -49,11 +50,17 @@ __asm__(".text\n"
 	"1:	mov $-1, %rax\n"
 	"	ret\n"
 	".globl thunk_r11\n"
-	"thunk_r11: jmp *%r11\n");
+	"thunk_r11: jmp *%r11\n"
+	/* S+5 for the scope checks: the function's native body */
+	".globl native_stub, thunk_ret\n"
+	"native_stub: xor $0x7000, %rax; ret\n"
+	"thunk_ret: ret\n");
 
 struct cpu_area {
 	unsigned long pad[3];
 	unsigned long *slots; /* at %gs:offsetof(struct cpu_area, slots) */
+	u32 preempt, cpu;     /* the scope prologue's preempt count, CPU */
+	unsigned char *current;
 };
 
 static u32 keys[SIZE];
@@ -165,6 +172,35 @@ static const char *decode_back(const u8 *code, u32 len, u32 cap, bool thunk)
 	return NULL;
 }
 
+/* Any scoped trampoline: it decodes, writes only rax, r11, rsp and the
+ * flags, its only indirect branch goes through r11, int3 after it. */
+static const char *decode_any(const u8 *code, u32 len, u32 cap)
+{
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder d;
+	const char *why;
+	u32 off = 0;
+
+	ZydisDecoderInit(&d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	while (off < len) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&d, code + off,
+							 len - off, &in, op)))
+			return "does not decode";
+		/* ret: back to S+5, out of scope (IBT checks no ret) */
+		why = in.meta.category == ZYDIS_CATEGORY_RET
+			  ? NULL
+			  : check_insn(&in, op, false);
+		if (why)
+			return why;
+		off += in.length;
+	}
+	for (; off < cap; off++)
+		if (code[off] != 0xcc)
+			return "a byte past the code is not int3";
+	return NULL;
+}
+
 static void set_gs(struct cpu_area *c)
 {
 	syscall(SYS_arch_prctl, ARCH_SET_GS, (unsigned long)c);
@@ -265,6 +301,109 @@ static void emit_and_run(u8 *page, bool thunk)
 		run_checks(page, thunk);
 }
 
+/* ---- scope: calls from outside go back to S+5 (native) ---------------- */
+
+#define TGID_OFF 0x9a4
+#define IRQ_MASK 0x1f0100u /* NMI | hardirq | serving softirq */
+static unsigned char task[2][TGID_OFF + 8];
+static unsigned long bitmap[4]; /* 256 bits */
+
+static void set_tgid(int t, u32 tgid)
+{
+	memcpy(&task[t][TGID_OFF], &tgid, 4);
+}
+
+/* One call to the scoped trampoline at @t, native_stub's low half as the
+ * key: 1 if it reached the translation, 0 if it ran natively, -1 else. */
+static int scoped_call(unsigned long t, u32 key)
+{
+	unsigned long r = entry_call(t, key, 0x55);
+
+	return r == (0x55ul ^ 0x1000) ? 1 : r == (0x55ul ^ 0x7000) ? 0 : -1;
+}
+
+static void scope_run(u8 *page, u32 kind, bool thunk)
+{
+	struct kjit_entry_addrs a = {
+	    .run = (u64)(unsigned long)page,
+	    .keys = (u64)(unsigned long)keys,
+	    .size = SIZE,
+	    .slots_gs = offsetof(struct cpu_area, slots),
+	    .dispatch = (u64)(unsigned long)disp_stub,
+	    .scope = {.kind = kind,
+		      .preempt_gs = offsetof(struct cpu_area, preempt),
+		      .irq_mask = IRQ_MASK,
+		      .current_gs = offsetof(struct cpu_area, current),
+		      .tgid_off = TGID_OFF,
+		      .cpu_gs = offsetof(struct cpu_area, cpu),
+		      .bitmap = (u64)(unsigned long)bitmap,
+		      .limit = 200,
+		      .ret_via = thunk ? (u64)(unsigned long)thunk_ret : 0},
+	};
+	const char *mode = kind == KJIT_ENTRY_TASKS ? "tasks" : "cpus";
+	struct kjit_entry_keys kt = {keys, SIZE, 0};
+	u32 key = (u32)(unsigned long)native_stub, len = 0;
+	unsigned long t = (unsigned long)page;
+	char name[64];
+	const char *why;
+	int s, ok;
+
+	memset(keys, 0, sizeof(keys));
+	memset(slots, 0, sizeof(slots));
+	memset(bitmap, 0, sizeof(bitmap));
+	s = kjit_entry_insert(&kt, key);
+	slots[0][s] = (unsigned long)xlat_1;
+	mprotect(page, 4096, PROT_READ | PROT_WRITE);
+	snprintf(name, sizeof(name), "entry.scope.%s%s.emit", mode,
+		 thunk ? ".thunk" : "");
+	kt_check(name,
+		 !kjit_entry_emit(page, KJIT_ENTRY_TRAMP_MAX, &a, &len) &&
+		     len <= KJIT_ENTRY_TRAMP_MAX,
+		 "len %u", len);
+	why = decode_any(page, len, KJIT_ENTRY_TRAMP_MAX);
+	snprintf(name, sizeof(name), "entry.scope.%s%s.decode", mode,
+		 thunk ? ".thunk" : "");
+	kt_check(name, !why, "%s", why);
+	mprotect(page, 4096, PROT_READ | PROT_EXEC);
+	if (why)
+		return;
+	cpu[0].slots = slots[0];
+	cpu[0].current = task[0];
+	cpu[0].preempt = 0;
+	cpu[0].cpu = 3;
+	set_tgid(0, 77);
+	set_gs(&cpu[0]);
+	if (kind == KJIT_ENTRY_TASKS) {
+		bitmap[1] = 1ul << (77 - 64); /* tgid 77 in scope */
+		ok = scoped_call(t, key) == 1;
+		set_tgid(0, 78); /* another process */
+		ok &= scoped_call(t, key) == 0;
+		set_tgid(0, 77);
+		cpu[0].preempt = 0x10000; /* in a hardirq */
+		ok &= scoped_call(t, key) == 0;
+		cpu[0].preempt = 0x100; /* serving a softirq */
+		ok &= scoped_call(t, key) == 0;
+		cpu[0].preempt = 0x202; /* bh off, preemption off: a task */
+		ok &= scoped_call(t, key) == 1;
+		set_tgid(0, 1u << 20); /* past the bitmap */
+		ok &= scoped_call(t, key) == 0;
+	} else {
+		bitmap[0] = 1ul << 3; /* CPU 3 in scope */
+		ok = scoped_call(t, key) == 1;
+		cpu[0].cpu = 2;
+		ok &= scoped_call(t, key) == 0;
+		cpu[0].cpu = 300; /* past the bitmap */
+		ok &= scoped_call(t, key) == 0;
+		cpu[0].preempt = 0x10000; /* interrupts count on a CPU */
+		cpu[0].cpu = 3;
+		ok &= scoped_call(t, key) == 1;
+	}
+	set_gs(NULL);
+	snprintf(name, sizeof(name), "entry.scope.%s%s.run", mode,
+		 thunk ? ".thunk" : "");
+	kt_check(name, ok, "a call went the wrong way");
+}
+
 static void reach_checks(u8 *page)
 {
 	struct kjit_entry_addrs a = {
@@ -305,6 +444,9 @@ int main(void)
 	table_checks();
 	emit_and_run(page, false);
 	emit_and_run(page, true);
+	scope_run(page, KJIT_ENTRY_TASKS, false);
+	scope_run(page, KJIT_ENTRY_TASKS, true);
+	scope_run(page, KJIT_ENTRY_CPUS, false);
 	reach_checks(page);
 	return kt_exit();
 }

@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include "kmod/kjit_ioctl.h"
 #include "tools/args.h"
 #include "check.h"
 
@@ -115,11 +116,35 @@ int main(void)
 	rc = run("attach vfs_read", ATTACH, &a, &err);
 	check("attach_default_all", !rc && !a.all, err);
 	free(err);
-	expect_error("record_pid_refused", "record -p 1 -f vfs_read -- true",
-		     RECORD, "only the system-wide scope (-a) is supported yet, "
-			     "not -p");
-	expect_error("attach_cpu_refused", "attach -C 0 vfs_read", ATTACH,
-		     "not -C");
+	rc = run("record -p 12,345 -f vfs_read -- true", RECORD, &a, &err);
+	check("record_pids",
+	      !rc && a.scope == KJIT_SCOPE_TASKS && a.scope_n == 2 &&
+		  a.scope_ids[0] == 12 && a.scope_ids[1] == 345 && !a.all,
+	      err);
+	free(err);
+	rc = run("attach --cpu 1 vfs_read", ATTACH, &a, &err);
+	check("attach_cpu",
+	      !rc && a.scope == KJIT_SCOPE_CPUS && a.scope_n == 1 &&
+		  a.scope_ids[0] == 1,
+	      err);
+	free(err);
+	rc = run("record -f vfs_read -- true", RECORD, &a, &err);
+	check("record_default_scope", !rc && !a.scope && !a.all, err);
+	free(err);
+	expect_error("pid_and_all", "attach -a -p 1 vfs_read", ATTACH,
+		     "-a counts everything: not with -p or -C");
+	expect_error("pid_and_cpu", "attach -p 1 -C 0 vfs_read", ATTACH,
+		     "one of -p and -C, once: -C");
+	expect_error("pid_zero", "attach -p 0 vfs_read", ATTACH,
+		     "bad value for -p: '0'");
+	expect_error("pid_list_bad", "attach -p 1,,2 vfs_read", ATTACH,
+		     "bad value for -p: '1,,2'");
+	expect_error("cpu_negative", "attach -C -1 vfs_read", ATTACH,
+		     "bad value for -C: '-1'");
+	expect_error("cpu_missing", "attach vfs_read -C", ATTACH,
+		     "missing value after -C");
+	expect_error("pid_not_compare", "compare -p 1 -f a -- ls", COMPARE,
+		     "unknown option -p");
 	rc = run("record -f vfs_read ksys_read -o out.data -- workload read 10",
 		 RECORD, &a, &err);
 	check("record",

@@ -148,9 +148,10 @@ int main(void)
 	expect("blocks_unknown", "blocks nope", 1,
 	       "kjit: nope: no such kernel function\n");
 	expect("help", "--help", 0, "  compare   counts and overhead");
-	expect("help_sub", "help record", 0,
-	       "usage: kjit record [-a] [--deep [--oracle]] [LIMITS] -f FUNC... [-o "
-	       "FILE] [--force] -- COMMAND");
+	expect(
+	    "help_sub", "help record", 0,
+	    "usage: kjit record [-a | -p PID,... | -C CPU,...] [--deep "
+	    "[--oracle]] [LIMITS] -f FUNC... [-o FILE] [--force] -- COMMAND");
 	expect("help_flag", "report --help", 0, "--sort count|addr|func");
 	expect("help_unknown", "help nosuch", 2, "unknown subcommand 'nosuch'");
 	expect("unknown_sub", "nosuch", 2,

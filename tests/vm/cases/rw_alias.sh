@@ -9,7 +9,8 @@
 # it - the detaching task's own return addresses included (its ioctl
 # enters through the deep-attached __x64_sys_ioctl here). Read by `kjit
 # decode` at the pool's start (both kjit.ko's and the tool's own decoder,
-# from /proc/kcore), where the first block a session translates goes.
+# from /proc/kcore), where the first block a session translates goes
+# (after 16 bytes that hold no block: 16 int3s, then a translation).
 # timeout: 60
 . /tests/lib.sh
 aliases() { grep -c 'kjit_region_alloc_code\|kjit_pool_open' /proc/vmallocinfo; }
@@ -20,14 +21,14 @@ int3s() {
 }
 load_kjit
 n0=$(aliases)
-i0=$(int3s 8)
+i0=$(int3s 32)
 kjit attach --deep ksys_read vfs_read __x64_sys_ioctl > /dev/null || fail "attach"
 workload -c 0 read 50 || fail "reads"
 n1=$(aliases)
-i1=$(int3s 8)
+i1=$(int3s 32)
 kjit detach || fail "detach"
 n2=$(aliases)
-i2=$(int3s 8)
+i2=$(int3s 32)
 workload -c 0 read 50 || fail "reads after detach"
 kjit report --live > /dev/null || fail "report after detach"
 # the pool goes only after kjit.ko, which uses it; and can come back
@@ -36,14 +37,14 @@ unload_kjit
 unload_pool
 grep -q '^kjit_pool ' /proc/modules && fail "kjit_pool.ko still loaded"
 load_kjit
-i4=$(int3s 8)
+i4=$(int3s 32)
 unload_kjit
 echo "writable aliases: loaded $n0, attached $n1, detached $n2"
-echo "int3 among the pool's first 8 instructions: loaded $i0, attached $i1, detached $i2"
+echo "int3 among the pool's first 32 instructions: loaded $i0, attached $i1, detached $i2"
 [ "$n0" = 0 ] || fail "aliases before any session: $n0"
 [ "$n1" = 1 ] || fail "attached: $n1 aliases, want one (the pool's), none for the trampolines"
 [ "$n2" = 0 ] || fail "detached: $n2 writable aliases left"
-[ "$i0" = 8 ] || fail "the pool is not int3 at load"
-[ "$i1" -lt 8 ] || fail "attached: no translation at the pool's start"
-[ "$i2" = 8 ] || fail "detached: translated code still in the pool"
-[ "$i4" = 8 ] || fail "a fresh kjit_pool.ko is not int3 at load"
+[ "$i0" = 32 ] || fail "the pool is not int3 at load"
+[ "$i1" -lt 32 ] || fail "attached: no translation at the pool's start"
+[ "$i2" = 32 ] || fail "detached: translated code still in the pool"
+[ "$i4" = 32 ] || fail "a fresh kjit_pool.ko is not int3 at load"

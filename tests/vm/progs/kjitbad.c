@@ -50,11 +50,54 @@ static int attach_one(const char *name, uint64_t addr, struct kjit_target *t)
 	return attach(sizeof(struct kjit_attach), 0, 1, t);
 }
 
+/* An attach of __x64_sys_getpid with the scope @kind of @n ids. */
+static int attach_scoped(uint32_t kind, uint32_t n, const uint32_t *ids)
+{
+	struct kjit_target t = {.name = "__x64_sys_getpid"};
+	struct kjit_attach a = {.size = sizeof(a),
+				.n = 1,
+				.targets = (uintptr_t)&t,
+				.scope = kind,
+				.scope_n = n,
+				.scope_ids = (uintptr_t)ids};
+
+	return ioctl(fd, KJIT_IOC_ATTACH, &a);
+}
+
 static int no_session(void)
 {
 	struct kjit_session_stats st = {.size = sizeof(st)};
 
 	return ioctl(fd, KJIT_IOC_STATS, &st);
+}
+
+/* Malformed scopes (kjit_attach.scope): each refused, nothing attached. */
+static void bad_scopes(void)
+{
+	uint32_t ids[2] = {1, 1u << 30};
+
+	expect("scope: unknown kind", attach_scoped(7, 1, ids), EINVAL);
+	expect("scope: tasks without ids",
+	       attach_scoped(KJIT_SCOPE_TASKS, 0, ids), EINVAL);
+	expect("scope: too many ids",
+	       attach_scoped(KJIT_SCOPE_TASKS, KJIT_SCOPE_MAX + 1, ids),
+	       EINVAL);
+	expect("scope: ids with ALL", attach_scoped(KJIT_SCOPE_ALL, 1, ids),
+	       EINVAL);
+	expect("scope: pid out of range",
+	       attach_scoped(KJIT_SCOPE_TASKS, 2, ids), EINVAL);
+	ids[0] = 0;
+	expect("scope: pid 0", attach_scoped(KJIT_SCOPE_TASKS, 1, ids), EINVAL);
+	ids[0] = 4096;
+	expect("scope: CPU out of range",
+	       attach_scoped(KJIT_SCOPE_CPUS, 1, ids), EINVAL);
+	ids[0] = 0;
+	expect("scope: children of CPUs",
+	       attach_scoped(KJIT_SCOPE_CPUS | KJIT_SCOPE_CHILDREN, 1, ids),
+	       EINVAL);
+	expect("scope: bad ids pointer",
+	       attach_scoped(KJIT_SCOPE_TASKS, 1, (void *)8), EFAULT);
+	expect("scope: ...and no session", no_session(), ENOENT);
 }
 
 static uint64_t kallsyms(const char *name)
@@ -166,6 +209,7 @@ static void malformed(void)
 	expect("detach with nothing attached", ioctl(fd, KJIT_IOC_DETACH, 0),
 	       ENOENT);
 	expect("...and still no session", no_session(), ENOENT);
+	bad_scopes();
 }
 
 static void set_kptr_restrict(const char *v)

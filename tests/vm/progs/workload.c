@@ -2,6 +2,9 @@
  * workload.c - deterministic system call loops for the in-guest tests.
  *
  *   workload getpid N        N getpid() calls
+ *   workload threadpid N     N getpid() calls in a second thread, then N
+ *   workload forkpid N       N getpid() calls in each of 3 processes (this,
+ *                            its child, the child's child)
  *   workload read N          N one-byte reads of /dev/zero
  *   workload fstat N         N fstat() calls
  *   workload openclose N     N open("/dev/null") + close()

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,6 +27,52 @@ static inline int op_getpid(long n)
 {
 	while (n--)
 		syscall(SYS_getpid);
+	return 0;
+}
+
+static void *getpid_thread(void *n)
+{
+	op_getpid((long)n);
+	return NULL;
+}
+
+/* N getpid() calls in a second thread, then N in the first: one process,
+ * two tasks (a scope by process counts both). */
+static inline int op_threadpid(long n)
+{
+	pthread_t t;
+	int err = pthread_create(&t, NULL, getpid_thread, (void *)n);
+
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	pthread_join(t, NULL);
+	return op_getpid(n);
+}
+
+/* N getpid() calls in each of three processes: this one, a child and the
+ * child's child (each waits for its own). */
+static inline int op_forkpid(long n)
+{
+	int level, status;
+	pid_t pid;
+
+	for (level = 0; level < 2; level++) {
+		pid = fork();
+		if (pid < 0)
+			return -1;
+		if (pid)
+			break;
+	}
+	op_getpid(n);
+	if (level == 2)
+		_exit(0);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		_exit(1);
+	if (level)
+		_exit(0);
 	return 0;
 }
 
@@ -347,7 +394,8 @@ static const struct {
     {"piperead", op_piperead}, {"forkexit", op_forkexit},
     {"efault", op_efault},     {"modioctl", op_modioctl},
     {"migrate", op_migrate},   {"stat", op_stat},
-    {"faults", op_faults},
+    {"faults", op_faults},     {"threadpid", op_threadpid},
+    {"forkpid", op_forkpid},
 };
 
 static inline int run_op(const char *name, long n)
