@@ -12,7 +12,10 @@
 #   make test         host-test + vm-test, ends with "N passed, N failed"
 #   make demo         boot the test kernel and show what kjit does
 #                     (KJIT_ICOUNT=1: under QEMU -icount, one vCPU: its
-#                     timings are deterministic instruction counts)
+#                     timings are deterministic instruction counts;
+#                     KJIT_DBG=1: with the kernel's -dbg vmlinux, its
+#                     source lines and HTML coverage)
+#   make dbg          fetch the kernel's -dbg vmlinux (about 1 GB)
 #   make rig-selftest prove the VM rig fails on a failed assertion, WARNING, hang,
 #                     a case leaving modules loaded
 #   make stress       deep attach/detach cycling under a two-vCPU syscall mix
@@ -48,7 +51,7 @@ WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 HOST_CFLAGS := -O2 -g $(WARN) -I$(ROOT)
 TOOL_LIBS   := -lZydis -lZycore -ldw -lelf
 
-.PHONY: all deps module modules tool guest-progs stress host-test vm-test test demo rig-selftest \
+.PHONY: all deps dbg module modules tool guest-progs stress host-test vm-test test demo rig-selftest \
 	format-check bench bench-deps clean
 all: module tool
 
@@ -172,8 +175,13 @@ stress: module tool guest-progs
 rig-selftest: module tool guest-progs
 	@sh tests/vm/rig-selftest.sh $(BUILD) $(KERNEL)
 
-demo: module tool guest-progs
-	@sh tests/vm/run.sh --build $(BUILD) --kernel $(KERNEL) --log $(BUILD)/demo-console.log --demo \
+# KJIT_DBG=1: also fetch the kernel's -dbg vmlinux (about 1 GB, once:
+# `make dbg`) and map the demo's deep recording to source lines and HTML.
+dbg: deps
+	@sh scripts/deps.sh $(BUILD) --dbg $(KERNEL)
+
+demo: module tool guest-progs $(if $(KJIT_DBG),dbg)
+	@KJIT_DBG=$(KJIT_DBG) sh tests/vm/run.sh --build $(BUILD) --kernel $(KERNEL) --log $(BUILD)/demo-console.log --demo \
 		$(if $(KJIT_ICOUNT),--icount)
 
 # Packages only the benchmarks use: `make test` does not need them.

@@ -3,8 +3,14 @@
 # third-party sources and the test kernel into build/cache. Idempotent: a second
 # run installs nothing and downloads nothing (each step checks before acting).
 #
-# Usage: scripts/deps.sh BUILD_DIR [--bench]
+# Usage: scripts/deps.sh BUILD_DIR [--bench | --dbg KERNEL]
 #   --bench: only the packages `make bench` adds (stress-ng, gnuplot-nox)
+#   --dbg KERNEL: the vmlinux with DWARF of KERNEL (a name of
+#     scripts/kernels, after a plain run) from Debian's
+#     linux-image-RELEASE-dbg (about 1 GB to download; only vmlinux is
+#     kept) as BUILD_DIR/cache/dbg-RELEASE/vmlinux, and the matching
+#     linux-source tarball, for source lines and HTML in
+#     `make demo KJIT_DBG=1`
 set -eu
 BUILD=${1:-build}
 CACHE=$BUILD/cache
@@ -32,6 +38,63 @@ if [ "${2:-}" = --bench ]; then
 	install_missing stress-ng gnuplot-nox
 	touch "$BUILD/bench-deps.stamp"
 	exit 0
+fi
+
+# fetch_dbg NAME: the -dbg vmlinux of kernel NAME (see Usage).
+fetch_dbg() {
+	rel=$(awk -v k="$1" '$1 == k { print $2 }' "$CACHE/kernels" 2>/dev/null)
+	[ -n "$rel" ] || { echo "deps: no kernel '$1' (make deps first)" >&2; return 1; }
+	dir=$CACHE/dbg-$rel
+	pkg=linux-image-$rel-dbg
+	ver=$(apt-cache show "$pkg" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
+	[ -n "$ver" ] || {
+		echo "deps: $pkg: not in the package lists" >&2
+		return 1
+	}
+	[ -s "$dir/vmlinux" ] && { fetch_source "$rel" "$ver"; return 0; }
+	say "fetching $pkg (about 1 GB; its vmlinux with DWARF is kept)"
+	rm -rf "$CACHE/dl-dbg"
+	mkdir -p "$CACHE/dl-dbg" "$dir"
+	(cd "$CACHE/dl-dbg" && apt-get download -q "$pkg" >/dev/null 2>&1) || {
+		rm -rf "$CACHE/dl-dbg"
+		echo "deps: apt-get download $pkg failed" >&2
+		return 1
+	}
+	dpkg-deb --fsys-tarfile "$CACHE"/dl-dbg/*.deb |
+		tar -x -O "./usr/lib/debug/boot/vmlinux-$rel" > "$dir/vmlinux.tmp" &&
+		[ -s "$dir/vmlinux.tmp" ] && mv "$dir/vmlinux.tmp" "$dir/vmlinux"
+	st=$?
+	rm -rf "$CACHE/dl-dbg" "$dir/vmlinux.tmp"
+	[ $st = 0 ] || { echo "deps: no vmlinux-$rel in $pkg" >&2; return 1; }
+	fetch_source "$rel" "$ver"
+}
+
+# fetch_source RELEASE VERSION: the kernel's source tarball of that exact
+# Debian version (linux-source-X.Y, about 140 MB) as
+# $CACHE/dbg-RELEASE/linux-source.tar.xz, for the demo's HTML pages; a
+# missing one only costs the pages their source view.
+fetch_source() {
+	dir=$CACHE/dbg-$1
+	[ -s "$dir/linux-source.tar.xz" ] && return 0
+	pkg=linux-source-$(echo "$1" | cut -d. -f1,2)
+	say "fetching $pkg=$2 (the sources the DWARF names)"
+	rm -rf "$CACHE/dl-dbg"
+	mkdir -p "$CACHE/dl-dbg"
+	if (cd "$CACHE/dl-dbg" && apt-get download -q "$pkg=$2" >/dev/null 2>&1); then
+		dpkg-deb --fsys-tarfile "$CACHE"/dl-dbg/*.deb |
+			tar -x -O --wildcards './usr/src/linux-source-*.tar.xz' \
+			> "$dir/linux-source.tar.xz.tmp" &&
+			mv "$dir/linux-source.tar.xz.tmp" "$dir/linux-source.tar.xz"
+	else
+		echo "deps: apt-get download $pkg=$2 failed: HTML without sources" >&2
+	fi
+	rm -rf "$CACHE/dl-dbg" "$dir/linux-source.tar.xz.tmp"
+	return 0
+}
+
+if [ "${2:-}" = --dbg ]; then
+	fetch_dbg "${3:?--dbg needs a kernel name}"
+	exit $?
 fi
 
 # qemu-system-x86 is not here: it comes from bookworm-backports (below).

@@ -37,6 +37,9 @@ kjit record --deep -f __x64_sys_read -o /tmp/deep.data -- workload piperead 500 
 kjit report -i /tmp/deep.data > /tmp/deep.txt || fail "report -i"
 awk 'NF == 0 { if (++blank == 2) exit } { print }' /tmp/deep.txt | head -n 40
 echo "   ($(grep -c . /tmp/deep.txt) lines in all: kjit report -i /tmp/deep.data)"
+# for the host, which maps it to the kernel's source lines when it has the
+# -dbg vmlinux (make demo KJIT_DBG=1): hidden from the terminal
+sed 's/^/KJIT-DATA /' /tmp/deep.data
 echo
 echo "== source lines and HTML: a module built with -g (kjit_linetest.ko),"
 echo "   recorded, its blocks mapped to file:line with libdw; --lcov writes a"
