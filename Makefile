@@ -22,7 +22,9 @@
 #   make bench        translator, silicon, micro, deterministic (-icount)
 #                     and LMbench-style benchmarks into docs/results/
 #                     (first installs stress-ng, gnuplot-nox;
-#                     BENCH_ONLY=silicon|micro|icount|lmbench for one part)
+#                     BENCH_ONLY=silicon|micro|icount|lmbench for one part;
+#                     KJIT_DBG=1 or BENCH_ONLY=lines: the suite's kernel
+#                     code in source lines, with the -dbg vmlinux)
 #   make format-check clang-format check of our own sources
 #
 # KERNEL=NAME (a name from scripts/kernels; default: its first line) picks
@@ -189,8 +191,8 @@ bench-deps: $(BUILD)/bench-deps.stamp
 $(BUILD)/bench-deps.stamp: scripts/deps.sh
 	@sh scripts/deps.sh $(BUILD) --bench
 
-bench: module tool guest-progs $(HOST_BENCH) bench-deps
-	@sh bench/run.sh $(BUILD) $(KERNEL)
+bench: module tool guest-progs $(HOST_BENCH) bench-deps $(if $(KJIT_DBG),dbg)
+	@KJIT_DBG=$(KJIT_DBG) sh bench/run.sh $(BUILD) $(KERNEL)
 
 format-check:
 	@clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')

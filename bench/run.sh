@@ -18,6 +18,10 @@
 #     boot, native vs kjit deep vs Kprobes in instructions per operation
 #     (lmbench-icount.md, by bench/lmbench-icount-report.sh); not part of
 #     a plain `make bench`: BENCH_ONLY=lmbench-icount
+#   - lines (KJIT_DBG=1 or BENCH_ONLY=lines, with the kernel's -dbg
+#     vmlinux): the suite once under a deep kjit record, its blocks in the
+#     kernel's source lines, lcov totals and genhtml pages (bench/lines.sh,
+#     scripts/kernel-lines.sh, reported by bench/lines-report.sh: lines.md)
 #   - lmbench: an LMbench-style suite natively, under kjit deep counting and
 #     under Kprobes on kjit's blocks, stress-ng native vs kjit, translator
 #     time, cache bytes and attach times, in a second boot (bench/lmbench.sh,
@@ -27,7 +31,7 @@
 # other kernel go to docs/results/KERNEL/.
 # BENCH_ONLY=micro, BENCH_ONLY=icount, BENCH_ONLY=lmbench,
 # BENCH_ONLY=lmbench-icount, BENCH_ONLY=silicon (with ibl and entry),
-# BENCH_ONLY=ibl or BENCH_ONLY=entry
+# BENCH_ONLY=ibl, BENCH_ONLY=entry or BENCH_ONLY=lines
 # runs that part alone (its files only are rewritten).
 # LMBENCH_CONF="REPS=3 MS=50 ..." overrides bench/lmbench.sh's settings (for
 # a quick look; the committed results use the defaults).
@@ -318,6 +322,23 @@ if [ "$ONLY" = lmbench-icount ]; then
 	} > "$OUT/lmbench-icount.md"
 	cat "$OUT/lmbench-icount.md" "$BUILD/bench-lmicount.results"
 	exit $st
+fi
+
+# lines: the suite's kernel code in source lines, lcov and HTML, with the
+# kernel's -dbg vmlinux (KJIT_DBG=1: make bench fetches it first)
+if [ "$ONLY" = lines ] || { [ -z "$ONLY" ] && [ -n "${KJIT_DBG:-}" ]; }; then
+	echo "bench: the LMbench-style suite in the kernel's source lines (guest, TCG; host, libdw)"
+	sh "$ROOT/tests/vm/run.sh" --build "$BUILD" --kernel "$KNAME" --log "$BUILD/bench-lines-console.log" \
+		--results "$BUILD/bench-lines.results" "$HERE/lines.sh" > "$BUILD/bench-lines.txt" 2>&1
+	li_status=$?
+	sed -n 's/^KJIT-DATA //p' "$BUILD/bench-lines.txt" > "$BUILD/bench-lines.data"
+	HEAD=12 sh "$ROOT/scripts/kernel-lines.sh" "$BUILD" "$KVER" "$BUILD/bench-lines.data" \
+		"$BUILD/bench-lines" > "$BUILD/bench-lines-map.txt" 2>&1 || li_status=1
+	cat "$BUILD/bench-lines-map.txt"
+	sh "$HERE/lines-report.sh" "$BUILD" "$KVER" "$DATE" "$CPU" > "$OUT/lines.md"
+	cat "$OUT/lines.md" "$BUILD/bench-lines.results"
+	[ "$ONLY" = lines ] && exit $li_status
+	[ $li_status = 0 ] || status=1
 fi
 
 echo "bench: LMbench-style suite, stress-ng, translator memory (guest, TCG)"

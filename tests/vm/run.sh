@@ -180,73 +180,16 @@ demo_html() {
 	fi
 }
 
-# demo_kernel_lines: with the kernel's -dbg vmlinux (make demo KJIT_DBG=1,
-# scripts/deps.sh --dbg), the demo's deep recording (its "KJIT-DATA " lines
-# on ttyS1) as $BUILD/demo/deep.data, mapped to the kernel's source lines
-# by the host's kjit, and as an lcov tracefile and genhtml pages
-# ($BUILD/demo/html-kernel; without the kernel's sources at the paths the
-# DWARF names, pages of per-file and per-function counts only).
+# demo_kernel_lines: with the kernel's -dbg vmlinux (make demo KJIT_DBG=1),
+# the demo's deep recording (its "KJIT-DATA " lines on ttyS1) as
+# $BUILD/demo/deep.data, in the kernel's source lines, lcov and genhtml
+# pages ($BUILD/demo/kernel/: scripts/kernel-lines.sh).
 demo_kernel_lines() {
-	d=$BUILD/demo vml=$BUILD/cache/dbg-$KVER/vmlinux
 	[ -n "${KJIT_DBG:-}" ] || return 0
-	[ -s "$vml" ] || { echo "== no $vml (scripts/deps.sh $BUILD --dbg $KNAME)"; return 1; }
-	mkdir -p "$d"
-	sed -n 's/^KJIT-DATA //p' "$TTYS1.txt" > "$d/deep.data"
-	"$BUILD/tools/kjit" report -i "$d/deep.data" --debuginfo "$vml" > "$d/deep-lines.txt" ||
-		return 1
+	mkdir -p "$BUILD/demo"
+	sed -n 's/^KJIT-DATA //p' "$TTYS1.txt" > "$BUILD/demo/deep.data"
 	echo
-	echo "== the deep recording's blocks in the kernel's sources (-dbg vmlinux,"
-	echo "   libdw; every counted block has a line or says why not)"
-	sed -n '/^source lines/,$p' "$d/deep-lines.txt" | head -n 16
-	echo "   ... (all of it: $d/deep-lines.txt)"
-	"$BUILD/tools/kjit" report -i "$d/deep.data" --lcov --debuginfo "$vml" \
-		> "$d/kernel.info" 2> "$d/lcov.err" || { cat "$d/lcov.err"; return 1; }
-	# lcov's own count of the tracefile must be kjit's
-	lk=$(sed -n 's/.*lines \([0-9]*\) of \([0-9]*\) hit, branches \([0-9]*\) of \([0-9]*\) hit.*/\1 \2 \3 \4/p' "$d/lcov.err")
-	lcov --rc lcov_branch_coverage=1 --summary "$d/kernel.info" > "$d/lcov-summary.txt" 2>&1
-	ll=$(sed -n 's/.*lines.*(\([0-9]*\) of \([0-9]*\) lines).*/\1 \2/p' "$d/lcov-summary.txt")
-	lb=$(sed -n 's/.*branches.*(\([0-9]*\) of \([0-9]*\) branches).*/\1 \2/p' "$d/lcov-summary.txt")
-	echo "   kjit --lcov: $(grep -o 'lines [0-9]* of [0-9]* hit, branches [0-9]* of [0-9]* hit' "$d/lcov.err");" \
-		"lcov --summary: $ll lines, $lb branches (hit, total)"
-	[ -n "$ll" ] && [ "$ll $lb" = "$lk" ] || { echo "== lcov and kjit disagree"; return 1; }
-	src=--no-source
-	demo_sources "$d/kernel.info" "$d/src" && src=
-	if command -v genhtml > /dev/null &&
-		genhtml --quiet --branch-coverage $src -o "$d/html-kernel" "$d/kernel.info" \
-			> "$d/genhtml-kernel.log" 2>&1; then
-		echo "== HTML coverage of the kernel's pipe read path: $d/html-kernel/index.html"
-		echo "   (lcov tracefile: $d/kernel.info${src:+; no kernel sources: counts only})"
-	else
-		echo "== genhtml could not make HTML of $d/kernel.info (see $d/genhtml-kernel.log)"
-		return 1
-	fi
-}
-
-# demo_sources INFO DIR: the source files the lcov tracefile INFO names
-# (paths of the kernel's build tree, as its DWARF has them), taken from the
-# kernel's linux-source tarball (scripts/deps.sh --dbg) into DIR, and
-# INFO's SF lines pointed at them; 1 if there is no tarball.
-demo_sources() {
-	tb=$BUILD/cache/dbg-$KVER/linux-source.tar.xz
-	[ -s "$tb" ] || return 1
-	[ -s "$tb.list" ] || tar -tJf "$tb" > "$tb.list" || return 1
-	top=$(head -n 1 "$tb.list" | cut -d/ -f1)
-	rm -rf "$2" "$2.want"
-	mkdir -p "$2"
-	# each SF path loses leading directories until the rest is a file of
-	# the tarball (debian/build/build_amd64_none_amd64/fs/pipe.c -> fs/pipe.c)
-	awk -v list="$tb.list" -v dir="$2/$top" -v want="$2.want" '
-		BEGIN { while ((getline l < list) > 0) { sub(/^[^\/]*\//, "", l); have[l] = 1 } }
-		/^SF:/ {
-			q = substr($0, 4)
-			while (q != "" && !(q in have))
-				q = index(q, "/") ? substr(q, index(q, "/") + 1) : ""
-			if (q != "") { print q > want; print "SF:" dir "/" q; next }
-		}
-		{ print }' "$1" > "$1.tmp" && mv "$1.tmp" "$1" || return 1
-	[ -s "$2.want" ] || return 1
-	sort -u "$2.want" | sed "s|^|$top/|" > "$2.members"
-	tar -xJf "$tb" -C "$2" -T "$2.members"
+	sh "$ROOT/scripts/kernel-lines.sh" "$BUILD" "$KVER" "$BUILD/demo/deep.data" "$BUILD/demo/kernel"
 }
 
 # boot LIMIT ACCEL: run QEMU on $BOOT's initramfs, console appended to $LOG.
