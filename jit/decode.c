@@ -642,9 +642,17 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 		r = classify_site(tr->zi, in);
 	else
 		r = classify(tr, tr->zi, in);
+	if (!r && in->fixup && in->kind == KJIT_I_CALL)
+		/* an alternative patched to a call (clear_user's and
+		 * copy_user's `1: call rep_stos_alternative; 2:` with
+		 * _ASM_EXTABLE_UA(1b, 2b)): a direct call only pushes to the
+		 * kernel stack, a fault in its callee has the callee's IP, so
+		 * the entry can never fire and the copy needs none */
+		in->fixup = KJIT_FIXUP_NONE;
 	if (in->fixup == KJIT_FIXUP_EXIT && in->fixup_target == addr + in->len)
 		in->fixup = KJIT_FIXUP_NEXT; /* no exit needed */
-	/* a fixup is copied only on a plain instruction */
+	/* a fixup is copied only on a plain instruction (the rest run
+	 * natively: an indirect call's memory operand may fault) */
 	return !r && in->fixup && in->kind != KJIT_I_PLAIN ? KJIT_R_FIXUP : r;
 }
 

@@ -296,6 +296,17 @@ static void test_fixups(void)
 		   ORIG + 0x40, &b, &r, why);
 	kt_check("jit.fixup.terminator", r == KJIT_R_FIXUP, "r=%s",
 		 kjit_reason_name(r));
+	/* clear_user's and copy_user's alternatives patched to a call
+	 * (1: call clear_user_erms; 2:, _ASM_EXTABLE_UA(1b, 2b)): a direct
+	 * call touches only the kernel stack, so the entry can never fire;
+	 * the call is translated and its copy needs no entry */
+	fixup_case("jit.fixup.direct_call", "e800010000 c3", ORIG, 0,
+		   KJIT_EX_UACCESS, ORIG + 5, &b, &r, why);
+	kt_check("jit.fixup.direct_call",
+		 !r && !why[0] && b.term == KJIT_I_CALL &&
+		     b.fix_kind == KJIT_FIXUP_NONE,
+		 "r=%s term %u fix_kind %u %s", kjit_reason_name(r), b.term,
+		 b.fix_kind, why);
 	/* flags live at the entry only through the user access's fault path:
 	 * the counter may not move past it to where they are dead
 	 * (mov (%rsi),%rax; cmp %rcx,%rdx; jz .+0x10) */

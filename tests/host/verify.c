@@ -218,6 +218,17 @@ static int dec_orig(struct vfy *v, const struct kjit_insn *in, struct dinsn *o)
 	return 0;
 }
 
+/* Is @in, decoded here, a call rel32 (no memory operand)? */
+static bool is_direct_call(struct vfy *v, const struct kjit_insn *in)
+{
+	struct dinsn o;
+
+	return ZYAN_SUCCESS(ZydisDecoderDecodeFull(&v->dec, in->bytes, in->len,
+						   &o.i, o.op)) &&
+	       o.i.mnemonic == ZYDIS_MNEMONIC_CALL &&
+	       o.op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE;
+}
+
 /* With IBT: endbr64 at the entry (where the counter sequence begins).
  * The bytes are spelled here, from <asm/ibt.h>, not taken from jit/. */
 static int check_endbr(struct vfy *v, u64 *a)
@@ -993,6 +1004,10 @@ static int check_fixups(struct vfy *v, const struct kjit_block_desc *d)
 			continue;
 		k = env_fixup(v, d->insn[i].addr, &t);
 		if (k == KJIT_FIXUP_NONE)
+			continue;
+		/* a direct call (an alternative patched to one) cannot fault
+		 * on its entry's behalf: it needs none, wherever it is */
+		if (is_direct_call(v, &d->insn[i]))
 			continue;
 		if (k == KJIT_FIXUP_EXIT &&
 		    t == d->insn[i].addr + d->insn[i].len)

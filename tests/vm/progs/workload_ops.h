@@ -231,19 +231,25 @@ static inline int fault_step(const char *what, ssize_t r)
  *    id, which raises #GP unless the APIC is in x2APIC mode (the test
  *    guest's is not; QEMU/TCG reads an unknown MSR as 0 instead):
  *    rdmsr_safe's fixup, EIO (skipped without the device);
+ *  - read() of /dev/zero into 16 bytes whose last 8 lie on that page:
+ *    clear_user zeroes 8 and faults, read_zero returns 8; then into the
+ *    page itself: EFAULT. Where the CPU lacks fast short rep stos, the
+ *    kernel patched clear_user's `rep stosb` into a call that carries the
+ *    exception-table entry (`1: call clear_user_erms; 2:`);
  *  - the pipe's byte read back.
  */
 static inline int op_faults(long n)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	int p[2], msr = open("/dev/cpu/0/msr", O_RDONLY);
+	int zero = open("/dev/zero", O_RDONLY);
 	unsigned long long v;
 	char c = 'x', *m;
 	ssize_t r;
 
 	m = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED || munmap(m + page, page) || pipe(p))
+	if (zero < 0 || m == MAP_FAILED || munmap(m + page, page) || pipe(p))
 		return -1;
 	while (n--) {
 		if (write(p[1], &c, 1) != 1)
@@ -260,9 +266,17 @@ static inline int op_faults(long n)
 		r = msr < 0 ? -1 : pread(msr, &v, 8, 0x802);
 		if (msr >= 0 && (r != -1 || errno != EIO))
 			return fault_step("read of MSR 0x802", r);
+		r = read(zero, m + page - 8, 16);
+		if (r != 8)
+			return fault_step("read of /dev/zero across into it",
+					  r);
+		r = read(zero, m + page, 16);
+		if (r != -1 || errno != EFAULT)
+			return fault_step("read of /dev/zero into it", r);
 		if (read(p[0], &c, 1) != 1)
 			return -1;
 	}
+	close(zero);
 	if (msr >= 0)
 		close(msr);
 	close(p[0]);
