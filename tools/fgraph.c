@@ -133,9 +133,10 @@ static int set(struct fgraph *g, const char *name, const char *val)
 	err = write_val(name, val);
 	if (err)
 		fprintf(stderr,
-			"kjit record: --oracle: cannot write '%s' to "
+			"kjit record: --oracle: cannot write '%.200s%s' to "
 			"tracefs %s: %s\n",
-			val, name, strerror(-err));
+			val, strlen(val) > 200 ? "..." : "", name,
+			strerror(-err));
 	return err;
 }
 
@@ -202,14 +203,18 @@ static int setup(struct fgraph *g, const struct oracle *o)
 	    {"options/funcgraph-cpu", "1"},  {"options/funcgraph-abstime", "0"},
 	    {"options/function-fork", "1"},  {"options/latency-format", "1"},
 	};
-	char kb[32], list[4096] = "";
+	char kb[32], *list;
 	size_t i, used = 0;
 	int err;
 
 	snprintf(kb, sizeof(kb), "%d", FGRAPH_BUFFER_KB);
-	for (i = 0; i < o->n_roots && used < sizeof(list); i++)
-		used += (size_t)snprintf(list + used, sizeof(list) - used,
-					 "%s\n", o->roots[i]);
+	/* every root, one a line: each name fits KJIT_NAME_MAX with its \n */
+	list = malloc((size_t)o->n_roots * KJIT_NAME_MAX + 1);
+	if (!list)
+		return -ENOMEM;
+	list[0] = 0;
+	for (i = 0; i < o->n_roots; i++)
+		used += (size_t)sprintf(list + used, "%s\n", o->roots[i]);
 	err = set(g, "tracing_on", "0");
 	for (i = 0; !err && i < sizeof(opts) / sizeof(*opts); i++)
 		err = set(g, opts[i][0], opts[i][1]);
@@ -217,6 +222,7 @@ static int setup(struct fgraph *g, const struct oracle *o)
 		err = set(g, "buffer_size_kb", kb);
 	if (!err)
 		err = set(g, "set_graph_function", list);
+	free(list);
 	if (err == -EINVAL)
 		fprintf(stderr, "kjit record: --oracle: function_graph cannot "
 				"trace a FUNC (not in available_filter_"
@@ -434,7 +440,7 @@ int fgraph_run(struct oracle *o, const char *const *roots, int n_roots,
 		err = oracle_add_root(o, roots[i]);
 	if (err || !sysfile_tracing("current_tracer")) {
 		fprintf(stderr, "kjit record: --oracle: %s\n",
-			err ? "too many FUNCs" : "cannot find tracefs");
+			err ? strerror(-err) : "cannot find tracefs");
 		return 1;
 	}
 	if (check_free())

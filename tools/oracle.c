@@ -61,8 +61,15 @@ static void base_name(char *s)
 
 int oracle_add_root(struct oracle *o, const char *name)
 {
-	if (o->n_roots == ORACLE_MAX_ROOTS)
-		return -ENOSPC;
+	if (o->n_roots == o->cap_roots) {
+		unsigned int cap = o->cap_roots ? 2 * o->cap_roots : 16;
+		void *r = realloc(o->roots, cap * sizeof(*o->roots));
+
+		if (!r)
+			return -ENOMEM;
+		o->roots = r;
+		o->cap_roots = cap;
+	}
 	set_str(o->roots[o->n_roots], KJIT_NAME_MAX, name);
 	base_name(o->roots[o->n_roots]);
 	o->n_roots++;
@@ -71,6 +78,7 @@ int oracle_add_root(struct oracle *o, const char *name)
 
 void oracle_free(struct oracle *o)
 {
+	free(o->roots);
 	free(o->fn);
 	memset(o, 0, sizeof(*o));
 }

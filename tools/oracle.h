@@ -35,8 +35,7 @@
 
 struct session;
 
-#define ORACLE_MAX_ROOTS 64
-#define ORACLE_WHY_MAX	 96
+#define ORACLE_WHY_MAX 96
 
 struct oracle_fn {
 	char name[KJIT_NAME_MAX];
@@ -48,8 +47,8 @@ struct oracle_fn {
 };
 
 struct oracle {
-	char roots[ORACLE_MAX_ROOTS][KJIT_NAME_MAX];
-	unsigned int n_roots;
+	char (*roots)[KJIT_NAME_MAX]; /* as many as -f gave */
+	unsigned int n_roots, cap_roots;
 	struct oracle_fn *fn;
 	unsigned int n, cap;
 	uint64_t lost;	/* events the tracer lost (overrun + dropped) */
@@ -68,7 +67,7 @@ enum oracle_class {
 	OC_COUNT
 };
 
-/* Adds a root (-f FUNC; "module:name" keeps the name). 0 or -ENOSPC. */
+/* Adds a root (-f FUNC; "module:name" keeps the name). 0 or -ENOMEM. */
 int oracle_add_root(struct oracle *o, const char *name);
 void oracle_free(struct oracle *o);
 

@@ -346,6 +346,23 @@ static void round_trip(void)
 	free(text);
 }
 
+/* record --oracle takes as many roots as -f gives (it stopped at 64) */
+static void many_roots(void)
+{
+	struct oracle o = {0};
+	char name[32];
+	int i, err = 0;
+
+	for (i = 0; i < 3000 && !err; i++) {
+		snprintf(name, sizeof(name), "vmlinux:f%d", i);
+		err = oracle_add_root(&o, name);
+	}
+	check("roots_3000",
+	      !err && o.n_roots == 3000 && !strcmp(o.roots[2999], "f2999"),
+	      "3000 roots kept, module prefix dropped");
+	oracle_free(&o);
+}
+
 int main(void)
 {
 	area = "tool.oracle";
@@ -357,5 +374,6 @@ int main(void)
 	classify();
 	report();
 	round_trip();
+	many_roots();
 	return failures != 0;
 }
