@@ -1,16 +1,16 @@
 # attach_cycles - attach, run, detach, rmmod, insmod, 50 times, while a
 # workload keeps both vCPUs inside the instrumented functions. The kernel
 # must not notice (the rig checks its log) and the workload must never fail.
-# Single-threaded TCG: in one full run of three under multi-threaded TCG,
-# unregister_ftrace_direct()'s synchronize_rcu_tasks() never ended (hung
-# task after 240 s, rcu_tasks grace period 30,000+ jiffies old) - not yet
-# understood; likely the getpid loop's task never passed an RCU-tasks
-# quiescent state (a tick in user mode) while it had its own vCPU.
-# Takes ~285 s on 6.1 and ~395 s on 6.12 (~300 s and ~430 s when each
-# diverted function had an ftrace registration of its own, whose removal
-# waited for RCU-tasks grace periods; one for all of them now: docs/
-# design.md, "Kernel versions"); the rest is the module's load and unload
-# and detach's own waits, per cycle.
+# Multi-threaded TCG: both vCPUs really run translated code while the
+# other attaches, detaches and unloads. It was single-threaded for a while:
+# one full run of three under multi-threaded TCG hung in
+# unregister_ftrace_direct()'s synchronize_rcu_tasks() when every diverted
+# function had an ftrace registration of its own (docs/testing.md, "Single-
+# and multi-threaded TCG"); with one for all of them, 5 of 5 runs passed.
+# Takes ~165 s on 6.1 and ~225 s on 6.12 (single-threaded: ~285 s and
+# ~395 s); most of it is the module's load and unload and detach's own
+# waits, per cycle.
+# tcg: multi
 # timeout: 700
 . /tests/lib.sh
 workload -c 0 pipe 100000000 & w0=$!
