@@ -400,13 +400,14 @@ static int parse_count(struct vfy *v, u64 a, struct cseq *c)
 
 /* Can the instruction at @i fault to a fixup outside the block (an
  * exception-table entry whose fixup is not the next instruction)? Then it
- * is a way out that reads everything. */
+ * is a way out that reads everything. A direct call cannot: its entry
+ * never fires (check_fixups). */
 static bool faults_away(struct vfy *v, unsigned i)
 {
 	const struct kjit_insn *in = &v->d->insn[i];
 	u64 t;
 
-	return in->kind != KJIT_I_LIMIT &&
+	return in->kind != KJIT_I_LIMIT && !is_direct_call(v, in) &&
 	       env_fixup(v, in->addr, &t) == KJIT_FIXUP_EXIT &&
 	       t != in->addr + in->len;
 }
