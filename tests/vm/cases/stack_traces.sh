@@ -41,6 +41,19 @@ same_frames() {
 		[ "$fa" = "$fb" ] || exit 1
 	done
 }
+# named_pool: wait (50 tries, 0.1 s apart) until kallsyms names a translated block
+# of vfs_read, ksys_read and pipe_read ("vfs_read+0x293 [kjit_pool]")
+named_pool() {
+	i=0
+	while [ $i -lt 50 ]; do
+		n=$(grep -E ' (vfs_read|ksys_read|pipe_read)\+0x[0-9a-f]+[[:space:]]+\[kjit_pool\]' /proc/kallsyms |
+			sed 's/.* \([a-z_]*\)+0x.*/\1/' | sort -u | wc -l)
+		[ "$n" -ge 3 ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
 # names FILE: the function of each callchain line ("=> vfs_read+0x5e")
 names() { sed 's/^ *=> //; s/+.*//' $1; }
 load_kjit
@@ -82,6 +95,9 @@ echo stacktrace > $E/trigger || fail "stacktrace trigger"
 callchain /tmp/native.cc
 kjit attach --deep __x64_sys_read > /dev/null || fail "attach for callchains"
 workload -c 0 piperead 10 || fail "warm-up"
+# the warm-up's blocks get their names from a worker every 100 ms
+# (kmod/symbols.c): a callchain taken before it ran shows kjit_pool_code
+named_pool || fail "the warm-up's blocks got no names (50 tries)"
 callchain /tmp/attached.cc
 kjit detach || fail "detach"
 callchain /tmp/after.cc
