@@ -328,15 +328,11 @@ int main(int argc, char **argv)
 	printf("| --- | --- | --- | --- | --- |\n");
 	for (v = 0; v < N_V; v++) {
 		double t = kb_pct(ticks[v], rounds, 0.5);
-		double lo = kb_pct(add[v], rounds, 0.1) / tsc_per_ns;
-		double hi = kb_pct(add[v], rounds, 0.9) / tsc_per_ns;
-		double md = kb_pct(add[v], rounds, 0.5) / tsc_per_ns;
-
 		char added[64] = "-";
 
 		if (v != V_NATIVE)
-			snprintf(added, sizeof(added), "%.2f [%.2f, %.2f]", md,
-				 lo, hi);
+			kb_added_cell(added, sizeof(added), add[v], rounds,
+				      tsc_per_ns);
 		printf("| %s | %s | %.1f | %.2f | %s |\n", names[v], insns[v],
 		       t, t / tsc_per_ns, added);
 	}

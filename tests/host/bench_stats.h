@@ -5,6 +5,7 @@
 #ifndef KJIT_TESTS_HOST_BENCH_STATS_H
 #define KJIT_TESTS_HOST_BENCH_STATS_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -28,6 +29,17 @@ static inline double kb_pct(double *v, unsigned n, double p)
 {
 	qsort(v, n, sizeof(*v), kb_cmp_double);
 	return v[(unsigned)(p * (n - 1) + 0.5)];
+}
+
+/* "median [p10, p90]" of @add[0..n) (TSC ticks) in ns, into @buf. */
+static inline void kb_added_cell(char *buf, size_t size, double *add,
+				 unsigned n, double tsc_per_ns)
+{
+	double md = kb_pct(add, n, 0.5) / tsc_per_ns;
+	double lo = kb_pct(add, n, 0.1) / tsc_per_ns;
+	double hi = kb_pct(add, n, 0.9) / tsc_per_ns;
+
+	snprintf(buf, size, "%.2f [%.2f, %.2f]", md, lo, hi);
 }
 
 #endif
