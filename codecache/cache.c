@@ -6,12 +6,19 @@
 
 #define KJIT_BLOCK_ALIGN 16
 
+static bool pow2(u32 v)
+{
+	return v && !(v & (v - 1));
+}
+
 int kjit_cache_init(struct kjit_cache *c, const struct kjit_cache_mem *m)
 {
-	if ((m->code_size && (!m->code_run || !m->code_rw)) || !m->blocks ||
-	    !m->map || !m->pending || !m->counters_run || !m->counters_rw ||
-	    !m->max_blocks || m->map_slots < 2 * m->max_blocks ||
-	    (m->map_slots & (m->map_slots - 1)))
+	u32 max_slots = m->map_max_slots ? m->map_max_slots : m->map_slots;
+
+	if ((m->code_size && (!m->code_run || !m->code_rw)) || !m->chunks ||
+	    !m->map || !m->counters_run || !m->counters_rw || !m->max_blocks ||
+	    !pow2(m->map_slots) || !pow2(max_slots) ||
+	    max_slots < m->map_slots || max_slots < 2 * m->max_blocks)
 		return -1;
 	*c = (struct kjit_cache){
 	    .code_run = m->code_run,
@@ -20,11 +27,11 @@ int kjit_cache_init(struct kjit_cache *c, const struct kjit_cache_mem *m)
 	    .counters_run = m->counters_run,
 	    .counters_rw = m->counters_rw,
 	    .max_blocks = m->max_blocks,
-	    .blocks = m->blocks,
+	    .chunks = m->chunks,
+	    .dir_len = kjit_cache_dir_len(m->max_blocks),
 	    .map = m->map,
 	    .map_mask = m->map_slots - 1,
-	    .pending = m->pending,
-	    .max_pending = m->max_pending,
+	    .map_max_slots = max_slots,
 	};
 	return 0;
 }
@@ -34,8 +41,20 @@ u64 kjit_cache_lookup(const struct kjit_cache *c, u64 orig)
 	const struct kjit_centry *e = kjit_map_find(c, orig);
 
 	return e && e->block && e->block != KJIT_CENTRY_NATIVE
-		   ? c->blocks[e->block - 1].run
+		   ? kjit_cache_block(c, e->block - 1)->run
 		   : 0;
+}
+
+/* Pending link @p, if its chunk has come. */
+static struct kjit_pending *pending_at(const struct kjit_cache *c, u32 p)
+{
+	struct kjit_chunk *ch;
+	u32 i = p / KJIT_CHUNK_PENDING;
+
+	if (i >= c->dir_len)
+		return NULL;
+	ch = __atomic_load_n(&c->chunks[i], __ATOMIC_ACQUIRE);
+	return ch ? &ch->pending[p % KJIT_CHUNK_PENDING] : NULL;
 }
 
 bool kjit_cache_native(const struct kjit_cache *c, u64 orig)
@@ -54,7 +73,7 @@ u64 kjit_cache_next_counter(const struct kjit_cache *c)
  * it on the target's pending list. */
 static enum kjit_reason link_or_queue(struct kjit_cache *c, u32 bi, unsigned x)
 {
-	const struct kjit_exit *ex = &c->blocks[bi].b.exit[x];
+	const struct kjit_exit *ex = &kjit_cache_block(c, bi)->b.exit[x];
 	struct kjit_centry *t;
 	struct kjit_pending *p;
 
@@ -76,10 +95,11 @@ static enum kjit_reason link_or_queue(struct kjit_cache *c, u32 bi, unsigned x)
 		return r;
 	}
 	if (t->block)
-		return kjit_cache_link(c, bi, x, c->blocks[t->block - 1].run);
-	if (c->n_pending >= c->max_pending)
+		return kjit_cache_link(c, bi, x,
+				       kjit_cache_block(c, t->block - 1)->run);
+	p = pending_at(c, c->n_pending);
+	if (!p)
 		return KJIT_OK; /* stays unlinked: correct, only slower */
-	p = &c->pending[c->n_pending];
 	p->block = bi;
 	p->exit = (u8)x;
 	p->next = t->pending;
@@ -94,7 +114,7 @@ static u32 link_waiting(struct kjit_cache *c, struct kjit_centry *e, u64 run)
 	u32 i = e->pending, n = 0;
 
 	while (i) {
-		const struct kjit_pending *p = &c->pending[i - 1];
+		const struct kjit_pending *p = pending_at(c, i - 1);
 
 		n += kjit_cache_link(c, p->block, p->exit, run) == KJIT_OK;
 		i = p->next;
@@ -181,26 +201,53 @@ static enum kjit_reason translate_into_area(struct kjit_cache *c,
 	}
 }
 
+/* No room for one more block (or its map entry): count why. A table at
+ * its limit is full; one that may still grow waits for the grower. */
+static enum kjit_reason no_room(struct kjit_cache *c, bool limit)
+{
+	c->stats.full++;
+	if (limit)
+		c->stats.table_full++;
+	else
+		c->stats.growing++;
+	return KJIT_R_NO_SPACE;
+}
+
+/* The map's entry for @orig, new or old; NULL with the reason counted. */
+static struct kjit_centry *map_entry(struct kjit_cache *c, u64 orig,
+				     enum kjit_reason *r)
+{
+	struct kjit_centry *e = kjit_map_get(c, orig, &c->map_used);
+
+	if (!e)
+		*r = no_room(c, c->map_mask + 1 >= c->map_max_slots);
+	return e;
+}
+
 enum kjit_reason kjit_cache_add(struct kjit_cache *c,
 				struct kjit_translator *tr, u64 orig, u32 func,
 				u64 *run)
 {
 	u32 at, bi = c->n_blocks;
-	struct kjit_cblock *cb = &c->blocks[bi];
+	struct kjit_cblock *cb;
 	struct kjit_centry *e;
 	enum kjit_reason r;
 	unsigned x;
 
-	e = bi < c->max_blocks ? kjit_map_get(c, orig, &c->map_used) : NULL;
-	if (!e) {
-		c->stats.full++;
-		c->stats.table_full++;
-		return KJIT_R_NO_SPACE;
-	}
+	kjit_map_adopt(c);
+	if (bi >= c->max_blocks)
+		return no_room(c, true);
+	if (!__atomic_load_n(&c->chunks[bi >> KJIT_CHUNK_SHIFT],
+			     __ATOMIC_ACQUIRE))
+		return no_room(c, false);
+	cb = kjit_cache_block(c, bi);
+	e = map_entry(c, orig, &r);
+	if (!e)
+		return r;
 	if (e->block == KJIT_CENTRY_NATIVE)
 		return e->pending; /* the remembered reason (below) */
 	if (e->block) {
-		*run = c->blocks[e->block - 1].run;
+		*run = kjit_cache_block(c, e->block - 1)->run;
 		return KJIT_OK;
 	}
 	r = translate_into_area(c, tr, orig, &cb->b, &at);
@@ -242,7 +289,7 @@ static u32 block_at_or_below(const struct kjit_cache *c, u64 a)
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (c->blocks[mid].run <= a)
+		if (kjit_cache_block(c, mid)->run <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -259,7 +306,7 @@ bool kjit_cache_predict(struct kjit_cache *c, u64 ret, u64 target, u64 dest)
 
 	if (!i || !c->code_rw)
 		return false;
-	cb = &c->blocks[i - 1];
+	cb = kjit_cache_block(c, i - 1);
 	if (!cb->b.pred_imm_off || !cb->b.ret_off ||
 	    ret != cb->run + cb->b.ret_off)
 		return false;
@@ -288,7 +335,7 @@ u64 kjit_cache_return_site(const struct kjit_cache *c, u64 a)
 
 	if (!i)
 		return 0;
-	cb = &c->blocks[i - 1];
+	cb = kjit_cache_block(c, i - 1);
 	if (!cb->b.ret_off || a != cb->run + cb->b.ret_off)
 		return 0;
 	return cb->b.orig + cb->b.orig_len;

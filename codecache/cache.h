@@ -12,17 +12,34 @@
  *   counters    u64[max_blocks]   counter i belongs to block i (shared by
  *                                 CPUs: `lock incq`; an env may count
  *                                 elsewhere - kmod/ uses per-CPU memory)
- *   blocks      struct kjit_cblock[max_blocks], published in order
+ *   chunks      directory of struct kjit_chunk: block i is in chunk
+ *               i / KJIT_CHUNK_BLOCKS, pending link p in chunk
+ *               p / KJIT_CHUNK_PENDING; blocks published in order
  *   map         open-addressing hash, orig -> (block+1, pending+1)
- *   pending     exits waiting for their target to be translated
  *   stage       one block's bytes while the translator writes them
+ *
+ * Growing. The directory has room for max_blocks from the start, but its
+ * chunks may come later: a grower (kmod/grow.c; the tests fill them all
+ * up front) asks kjit_cache_chunks_wanted() and kjit_cache_map_wanted()
+ * what the cache wants next - room for KJIT_GROW_AHEAD more blocks - and
+ * hands it in with kjit_cache_offer_chunk() and kjit_cache_offer_map(). A
+ * block whose chunk has not come yet is refused with KJIT_R_NO_SPACE and
+ * counted in stats.growing (the grower was late), never in table_full.
+ * A bigger map is adopted by the owner at its next kjit_cache_add()
+ * (entries rehashed; the old array then belongs to the grower again:
+ * kjit_cache_retired_map()).
  *
  * Invariants:
  *  - Only the owning CPU modifies a cache, with preemption disabled and never
  *    re-entered (the dispatcher's busy flag); any CPU may execute its code.
  *  - n_blocks is published with release semantics after the block, its map
  *    entry and its links are complete; readers on other CPUs load it with
- *    acquire and may read blocks[0..n_blocks) and their counters.
+ *    acquire and may read blocks 0..n_blocks-1 (kjit_cache_block()) and
+ *    their counters.
+ *  - A directory entry goes from NULL to its chunk once (release store by
+ *    the grower, acquire load by the owner) and stays until the cache is
+ *    freed; the map is read and written by the owner only, so only the
+ *    owner swaps it.
  *  - An exit is linked only to a block of the same cache, or to original
  *    code: a target outside the instrumented functions (translatable), or
  *    one whose refusal lasts (kjit_reason_lasts: the map remembers it as
@@ -73,6 +90,27 @@ struct kjit_pending {
 	u8 exit;
 };
 
+/* Blocks and pending links come in chunks (see "Growing"); a host test
+ * builds with smaller ones (tests/host/host.mk, test_smp). */
+#ifndef KJIT_CHUNK_SHIFT
+#define KJIT_CHUNK_SHIFT 8
+#endif
+#define KJIT_CHUNK_BLOCKS  (1u << KJIT_CHUNK_SHIFT)
+#define KJIT_CHUNK_PENDING (2 * KJIT_CHUNK_BLOCKS)
+/* The room a grower keeps ahead of the blocks translated so far. */
+#define KJIT_GROW_AHEAD 1024u
+
+struct kjit_chunk {
+	struct kjit_cblock block[KJIT_CHUNK_BLOCKS];
+	struct kjit_pending pending[KJIT_CHUNK_PENDING];
+};
+
+/* Directory entries for @max_blocks blocks. */
+static inline u32 kjit_cache_dir_len(u32 max_blocks)
+{
+	return (max_blocks + KJIT_CHUNK_BLOCKS - 1) >> KJIT_CHUNK_SHIFT;
+}
+
 struct kjit_cache_stats {
 	u64 translated;	  /* blocks */
 	u64 links;	  /* exits linked (to translations or native code) */
@@ -83,6 +121,10 @@ struct kjit_cache_stats {
 	u64 native;	  /* of which remembered (kjit_reason_lasts) */
 	u64 full;	  /* refusals for lack of space or table room */
 	u64 table_full;	  /* of which for lack of block table or map room */
+	u64 growing;	  /* of which because the grower had not yet
+			   * brought the next chunk or a bigger map */
+	u64 chunks;	  /* chunks offered (kjit_cache_offer_chunk) */
+	u64 maps;	  /* bigger maps adopted */
 	u64 predicted;	  /* inline predictions set (kjit_cache_predict) */
 };
 
@@ -98,12 +140,15 @@ struct kjit_cache {
 	u64 *counters_rw;
 	u32 max_blocks;
 	u32 n_blocks; /* published count, see invariants */
-	struct kjit_cblock *blocks;
+	struct kjit_chunk **chunks; /* [dir_len] (see "Growing") */
+	u32 dir_len;
 	struct kjit_centry *map;
 	u32 map_mask; /* map has map_mask+1 slots, a power of two */
 	u32 map_used;
-	struct kjit_pending *pending;
-	u32 max_pending;
+	u32 map_max_slots;	      /* the most it may grow to */
+	struct kjit_centry *next_map; /* offered, not yet adopted */
+	u32 next_map_slots;
+	struct kjit_centry *old_map; /* adopted away from, to free */
 	u32 n_pending;
 	struct kjit_cache_stats stats;
 	/* Optional policy: false for an original address this cache will never
@@ -127,23 +172,52 @@ struct kjit_cache {
 	u64 stage[KJIT_STAGE_BYTES / 8]; /* see invariants */
 };
 
-/* Memory for one cache; map_slots must be a power of two > max_blocks. */
+/* Memory for one cache: a zeroed directory of kjit_cache_dir_len(max_blocks)
+ * entries, none, some or all of them filled with zeroed chunks; a zeroed
+ * map of map_slots, a power of two, at most map_max_slots (0: map_slots),
+ * also a power of two, at least 2 x max_blocks. */
 struct kjit_cache_mem {
 	u8 *code_run, *code_rw;
 	u32 code_size;
 	u64 *counters_run, *counters_rw;
-	struct kjit_cblock *blocks;
+	struct kjit_chunk **chunks;
 	u32 max_blocks;
 	struct kjit_centry *map;
-	u32 map_slots;
-	struct kjit_pending *pending;
-	u32 max_pending;
+	u32 map_slots, map_max_slots;
 };
 
-/* Returns 0, or -1 if @m is inconsistent. The tables must be zeroed. The
- * code area may be empty (code_size 0) when more_code() is set before the
- * first kjit_cache_add(). */
+/* Returns 0, or -1 if @m is inconsistent. The code area may be empty
+ * (code_size 0) when more_code() is set before the first
+ * kjit_cache_add(). */
 int kjit_cache_init(struct kjit_cache *c, const struct kjit_cache_mem *m);
+
+/* Block @i (below max_blocks, its chunk present: any published block). */
+static inline struct kjit_cblock *kjit_cache_block(const struct kjit_cache *c,
+						   u32 i)
+{
+	return &c->chunks[i >> KJIT_CHUNK_SHIFT]
+		    ->block[i & (KJIT_CHUNK_BLOCKS - 1)];
+}
+
+/*
+ * The grower's side ("Growing"): any CPU, concurrently with the owner, one
+ * grower at a time. kjit_cache_chunks_wanted() is how many directory
+ * entries, from the first, should be filled by now; kjit_cache_map_wanted()
+ * the map size wanted, 0 when the map is big enough, at its limit, or an
+ * offered map is not yet adopted or its predecessor not yet taken back.
+ * kjit_cache_offer_chunk() fills empty entry @i; kjit_cache_offer_map()
+ * hands in a zeroed map of @slots (a power of two, above the current
+ * size). kjit_cache_retired_map() gives back a map the owner has left, or
+ * NULL. kjit_cache_wants_room() is what the owner asks after an add: does
+ * the grower have work?
+ */
+u32 kjit_cache_chunks_wanted(const struct kjit_cache *c);
+u32 kjit_cache_map_wanted(const struct kjit_cache *c);
+void kjit_cache_offer_chunk(struct kjit_cache *c, u32 i, struct kjit_chunk *ch);
+void kjit_cache_offer_map(struct kjit_cache *c, struct kjit_centry *map,
+			  u32 slots);
+struct kjit_centry *kjit_cache_retired_map(struct kjit_cache *c);
+bool kjit_cache_wants_room(const struct kjit_cache *c);
 
 /* Run-time address of the translation of @orig, or 0. Owning CPU only. */
 u64 kjit_cache_lookup(const struct kjit_cache *c, u64 orig);

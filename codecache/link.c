@@ -13,7 +13,7 @@
 enum kjit_reason kjit_cache_link(struct kjit_cache *c, u32 bi, unsigned exit,
 				 u64 dest)
 {
-	struct kjit_cblock *cb = &c->blocks[bi];
+	struct kjit_cblock *cb = kjit_cache_block(c, bi);
 	u32 off, new_val, old_val;
 	enum kjit_reason r;
 	u32 *field;

@@ -60,6 +60,7 @@ static unsigned long translate(struct kjit_session *s, struct kjit_cpu *c,
 			       unsigned long target, int fi, unsigned long ret)
 {
 	u64 t0 = sched_clock(), run, table_full = c->cache.stats.table_full;
+	u64 growing = c->cache.stats.growing;
 	atomic64_t *guard =
 	    kjit_native_ctr(&s->native, fi, KJIT_FB_FTRACE_SITE);
 	enum kjit_fallback fb;
@@ -71,9 +72,13 @@ static unsigned long translate(struct kjit_session *s, struct kjit_cpu *c,
 		c->env.guard_counter = (u64)(unsigned long)guard;
 	r = kjit_cache_add(&c->cache, c->tr, target, fi, &run);
 	c->translate_ns += sched_clock() - t0;
+	if (kjit_cache_wants_room(&c->cache))
+		kjit_grow_kick(&c->grow);
 	if (r == KJIT_R_NO_SPACE) { /* the block map, or the code area */
-		fb = c->cache.stats.table_full != table_full ? KJIT_FB_MAP_FULL
-							     : KJIT_FB_FULL;
+		fb = c->cache.stats.growing != growing ? KJIT_FB_GROWING
+		     : c->cache.stats.table_full != table_full
+			 ? KJIT_FB_MAP_FULL
+			 : KJIT_FB_FULL;
 		c->fallback[fb]++;
 		kjit_native_add(&s->native, fi, fb);
 		return target;

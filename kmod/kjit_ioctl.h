@@ -178,7 +178,7 @@ struct kjit_blocks {
 };
 
 /* by enum kjit_fallback: nmi nested refused full ftrace_site rcu_idle
- * map_full */
+ * map_full growing */
 #define KJIT_FALLBACK_REASONS 8
 
 /* An attached function, as KJIT_IOC_FUNCS reports it. */
@@ -236,7 +236,9 @@ struct kjit_session_stats {
 	__u64 fallback[KJIT_FALLBACK_REASONS]; /* by enum: nmi nested refused
 						  full (code cache)
 						  ftrace_site rcu_idle
-						  map_full (block map) */
+						  map_full (block map)
+						  growing (block map, on
+						  its way: grow.h) */
 	__u64 refused[KJIT_REFUSE_REASONS];    /* by translator reason code */
 	__u32 attached;			       /* out: 1 while attached */
 	__u32 n_funcs;

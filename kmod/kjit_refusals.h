@@ -15,7 +15,8 @@
  * search_kernel_exception_table, search_module_extables and bsearch are
  * called by those, which it does not follow. Deep mode's table adds the
  * last four when it takes in a callee (kjit's own spinlock; the pin on
- * the callee's module). */
+ * the callee's module); irq_work_queue asks for a bigger block map
+ * (kmod/grow.h). */
 #define KJIT_DISPATCH_DEPS                                                     \
 	"copy_from_kernel_nofault", "copy_from_kernel_nofault_allowed",        \
 	    "search_exception_tables", "search_kernel_exception_table",        \
@@ -23,7 +24,7 @@
 	    "sched_clock", "preempt_schedule_notrace", "preempt_schedule",     \
 	    "__x86_return_thunk", "rcu_is_watching", "ftrace_location",        \
 	    "_raw_spin_lock_irqsave", "_raw_spin_unlock_irqrestore",           \
-	    "try_module_get", "module_put"
+	    "try_module_get", "module_put", "irq_work_queue"
 
 /* The idle path: code the idle task runs in a state translated code must
  * not be in. It sleeps in schedule_idle() (RCU-tasks ignores idle tasks),

@@ -74,7 +74,7 @@ static u32 gather(const struct kjit_session *s, struct kjit_block_info *out,
 		c = &s->cpu[cpu]->cache;
 		cnt = kjit_cache_count(c);
 		for (i = 0; i < cnt && n < max; i++, n++) {
-			const struct kjit_cblock *cb = &c->blocks[i];
+			const struct kjit_cblock *cb = kjit_cache_block(c, i);
 
 			out[n] = (struct kjit_block_info){
 			    .orig = cb->b.orig,
@@ -248,6 +248,9 @@ static void add_cpu_stats(struct kjit_session_stats *st,
 	st->pool_empty += READ_ONCE(c->pool_empty);
 	st->pool_taken += READ_ONCE(c->code_taken);
 	st->translate_ns += READ_ONCE(c->translate_ns);
+	/* what its block table and map grew by since attach (grow.h) */
+	st->mem_bytes += READ_ONCE(c->grow.bytes) -
+			 kjit_grow_first_bytes(c->session->lim.max_blocks);
 	if (cpu < KJIT_STAT_CPUS)
 		st->bytes[cpu] = READ_ONCE(c->cache.stats.bytes);
 	st->blocks_cpu_max =
@@ -295,7 +298,7 @@ long kjit_ioctl_stats(void __user *uarg)
 		st.pcpu = !s->count ? 2 : s->pcpu;
 		st.cache_kb = s->lim.cache_kb;
 		st.max_blocks = s->lim.max_blocks;
-		st.mem_bytes = s->mem_bytes;
+		st.mem_bytes += s->mem_bytes; /* the CPUs' growth is in */
 		st.pool_bytes = kjit_pool_bytes();
 		st.stepped_aside = s->stepped_aside;
 		st.scope = s->scope_req;

@@ -91,15 +91,14 @@ int kjit_session_limits(struct kjit_limits *l)
 	       limit(&l->max_blocks, max_blocks, 16, KJIT_BLOCKS_MAX);
 }
 
-/* Bytes one CPU's cache takes under @l (cpu_alloc). */
+/* Bytes one CPU's cache takes at attach under @l (cpu_alloc); its block
+ * table and map grow later (grow.h: kjit_grow.bytes). */
 static size_t cpu_mem_bytes(const struct kjit_limits *l)
 {
 	size_t b = l->max_blocks;
 
 	return PAGE_ALIGN((b + 1) * sizeof(u64)) +
-	       b * sizeof(struct kjit_cblock) +
-	       roundup_pow_of_two(2 * b + 1) * sizeof(struct kjit_centry) +
-	       2 * b * sizeof(struct kjit_pending) +
+	       kjit_grow_first_bytes(l->max_blocks) +
 	       sizeof(struct kjit_translator) + sizeof(struct kjit_cpu);
 }
 
@@ -146,9 +145,8 @@ static void cpu_free(struct kjit_cpu *c)
 	if (!c)
 		return;
 	kjit_region_free(&c->data);
-	vfree(c->cache.blocks);
-	vfree(c->cache.map);
-	vfree(c->cache.pending);
+	kjit_grow_stop(&c->grow);
+	kjit_grow_free(&c->grow, c->cache.chunks ? &c->cache : NULL, NULL);
 	kvfree(c->tr);
 	kfree(c);
 }
@@ -199,20 +197,16 @@ static bool more_code(void *ctx, u8 **run, u8 **rw, u32 *size)
 static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 {
 	u32 max_blocks = s->lim.max_blocks;
-	struct kjit_cache_mem m = {.max_blocks = max_blocks};
+	struct kjit_cache_mem m = {};
 	struct kjit_config cfg;
 	struct kjit_cpu *c = kzalloc(sizeof(*c), GFP_KERNEL);
 
 	if (!c)
 		return NULL;
-	m.map_slots = roundup_pow_of_two(2 * max_blocks + 1);
-	m.max_pending = 2 * max_blocks;
 	c->tr = kvzalloc(sizeof(*c->tr), GFP_KERNEL);
-	m.blocks = vzalloc(array_size(max_blocks, sizeof(*m.blocks)));
-	m.map = vzalloc(array_size(m.map_slots, sizeof(*m.map)));
-	m.pending = vzalloc(array_size(m.max_pending, sizeof(*m.pending)));
-	/* no code area yet: chunks of the pool come with use (more_code) */
-	if (!c->tr || !m.blocks || !m.map || !m.pending ||
+	/* no code area yet: chunks of the pool come with use (more_code);
+	 * the block table and map start small and grow (grow.h) */
+	if (!c->tr || kjit_grow_first(&c->grow, &m, max_blocks) ||
 	    kjit_region_alloc_data(&c->data,
 				   ((size_t)max_blocks + 1) * sizeof(u64)))
 		goto fail;
@@ -220,6 +214,7 @@ static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 	m.counters_rw = (u64 *)c->data.rw;
 	if (kjit_cache_init(&c->cache, &m))
 		goto fail;
+	kjit_grow_start(&c->grow, &c->cache);
 	c->session = s;
 	c->guard_rw = m.counters_rw + max_blocks; /* after the block counters */
 	c->cache.translatable = translatable;
@@ -238,12 +233,8 @@ static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 		goto fail;
 	return c;
 fail:
-	vfree(m.blocks);
-	vfree(m.map);
-	vfree(m.pending);
-	c->cache.blocks = NULL;
-	c->cache.map = NULL;
-	c->cache.pending = NULL;
+	if (!c->cache.chunks) /* else cpu_free() frees what the cache has */
+		kjit_grow_free(&c->grow, NULL, &m);
 	cpu_free(c);
 	return NULL;
 }

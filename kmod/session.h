@@ -32,6 +32,7 @@
 #include "cachemem.h"
 #include "compat.h"
 #include "deep.h"
+#include "grow.h"
 #include "kjit_ioctl.h"
 #include "native.h"
 #include "pcpu.h"
@@ -49,6 +50,8 @@ enum kjit_fallback {
 	KJIT_FB_RCU_IDLE,    /* dispatcher entered where RCU is not watching
 				(idle): ran natively */
 	KJIT_FB_MAP_FULL,    /* block map full (KJIT_FB_FULL: code full) */
+	KJIT_FB_GROWING,     /* the block map was growing: its next chunk
+				or bigger map had not come yet (grow.h) */
 	KJIT_FB_COUNT
 };
 
@@ -79,6 +82,7 @@ struct kjit_divert_group;
 struct kjit_cpu {
 	struct kjit_session *session;
 	struct kjit_cache cache;
+	struct kjit_grow grow; /* its block table and map (grow.h) */
 	struct kjit_translator *tr;
 	struct kjit_env env;
 	struct kjit_region data; /* lock-form counters, guard counter */

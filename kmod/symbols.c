@@ -85,7 +85,7 @@ static void name_blocks(struct work_struct *w)
 		n = kjit_cache_count(&c->cache);
 		for (; done[cpu] < n; done[cpu]++) {
 			const struct kjit_cblock *cb =
-			    &c->cache.blocks[done[cpu]];
+			    kjit_cache_block(&c->cache, done[cpu]);
 
 			block_name((unsigned long)cb->b.orig, name);
 			if (add_symbol((unsigned long)cb->run, name))

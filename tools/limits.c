@@ -6,6 +6,7 @@
 
 #define FB_CODE_FULL 3 /* fallback "full" (names.c, enum kjit_fallback) */
 #define FB_MAP_FULL  6 /* fallback "map_full" */
+#define FB_GROWING   7 /* fallback "growing" */
 
 /* "(limit 512 functions; --deep-max raises it)" into @buf. */
 static const char *limit_words(char *buf, size_t size, uint64_t limit,
@@ -44,7 +45,8 @@ static void deep_line(const struct sess_stats *st, const char *prefix,
 unsigned int limits_hit(const struct sess_stats *st)
 {
 	return !!st->deep_over_budget + !!st->fallback[FB_CODE_FULL] +
-	       !!st->fallback[FB_MAP_FULL] + !!st->pcpu_full;
+	       !!st->fallback[FB_MAP_FULL] + !!st->fallback[FB_GROWING] +
+	       !!st->pcpu_full;
 }
 
 /* How full each table got, when nothing was turned away. */
@@ -98,6 +100,14 @@ void limits_print(const struct sess_stats *st, const char *prefix, FILE *out)
 			prefix, st->fallback[FB_MAP_FULL],
 			limit_words(lim, sizeof(lim), st->max_blocks,
 				    "blocks per CPU", "--max-blocks"));
+	if (st->fallback[FB_GROWING])
+		fprintf(out,
+			"%s%" PRIu64 " block entries ran natively while the "
+			"block map was growing (more than %u translations on "
+			"one CPU before its worker brought room; the limit, "
+			"%" PRIu64 " blocks per CPU, was not reached)\n",
+			prefix, st->fallback[FB_GROWING], 1024u,
+			st->max_blocks);
 	if (st->pcpu_full)
 		fprintf(out,
 			"%s%" PRIu64 " block(s) counted with shared lock incq "
@@ -130,17 +140,18 @@ void limits_print_reserved(const struct sess_stats *st, const char *prefix,
 
 void limits_json(const struct sess_stats *st, FILE *out)
 {
-	fprintf(out,
-		"\"limits\": {\"deep_max\": %" PRIu64 ", \"cache_kb\": %" PRIu64
-		", \"max_blocks\": %" PRIu64 ", \"pcpu_slots\": %" PRIu64
-		", \"mem_bytes\": %" PRIu64 ", \"deep_over_funcs\": %" PRIu64
-		", \"deep_over_budget\": %" PRIu64
-		", \"code_cache_full\": %" PRIu64
-		", \"block_map_full\": %" PRIu64 ", \"pcpu_full\": %" PRIu64
-		", \"pool_bytes\": %" PRIu64 ", \"pool_empty\": %" PRIu64
-		", \"hit\": %u}",
-		st->deep_max, st->cache_kb, st->max_blocks, st->pcpu_slots,
-		st->mem_bytes, st->deep_over_funcs, st->deep_over_budget,
-		st->fallback[FB_CODE_FULL], st->fallback[FB_MAP_FULL],
-		st->pcpu_full, st->pool_bytes, st->pool_empty, limits_hit(st));
+	fprintf(
+	    out,
+	    "\"limits\": {\"deep_max\": %" PRIu64 ", \"cache_kb\": %" PRIu64
+	    ", \"max_blocks\": %" PRIu64 ", \"pcpu_slots\": %" PRIu64
+	    ", \"mem_bytes\": %" PRIu64 ", \"deep_over_funcs\": %" PRIu64
+	    ", \"deep_over_budget\": %" PRIu64 ", \"code_cache_full\": %" PRIu64
+	    ", \"block_map_full\": %" PRIu64 ", \"block_map_growing\": %" PRIu64
+	    ", \"pcpu_full\": %" PRIu64 ", \"pool_bytes\": %" PRIu64
+	    ", \"pool_empty\": %" PRIu64 ", \"hit\": %u}",
+	    st->deep_max, st->cache_kb, st->max_blocks, st->pcpu_slots,
+	    st->mem_bytes, st->deep_over_funcs, st->deep_over_budget,
+	    st->fallback[FB_CODE_FULL], st->fallback[FB_MAP_FULL],
+	    st->fallback[FB_GROWING], st->pcpu_full, st->pool_bytes,
+	    st->pool_empty, limits_hit(st));
 }

@@ -10,8 +10,9 @@
 #include "jit/reason.h"
 #include "names.h"
 
-static const char *const fb_key[] = {
-    "nmi", "nested", "refused", "full", "ftrace_site", "rcu_idle", "map_full"};
+static const char *const fb_key[] = {"nmi",	 "nested",	"refused",
+				     "full",	 "ftrace_site", "rcu_idle",
+				     "map_full", "growing"};
 static const char *const fb_text[] = {
     "dispatcher entered in NMI context",
     "dispatcher re-entered on the same CPU",
@@ -20,6 +21,7 @@ static const char *const fb_text[] = {
     "callee's ftrace site in use (Kprobe, tracer, livepatch): ran natively",
     "dispatcher entered where RCU is not watching (idle): ran natively",
     "block map full (--max-blocks raises it)",
+    "block map growing: its next chunk had not come yet",
 };
 
 static const char *const reason_texts[KJIT_R_COUNT] = {

@@ -22,6 +22,8 @@ static const char *const why_text[SESSION_FALLBACKS] = {
     NULL,
     "entered where RCU was not watching (idle)",
     "the block map was full (--max-blocks raises it)",
+    "the block map was still growing on that CPU (its next chunk had not "
+    "come)",
 };
 
 /* A refusal is counted when the dispatcher meets the block, once per CPU

@@ -27,9 +27,9 @@ static const u8 code_ind[] = {0x55, 0xff, 0xd0, 0x5d, 0xc3};
 
 static u8 cache_rw[1 << 16];
 static u64 counters[NBLK + 1];
-static struct kjit_cblock blocks[NBLK];
+static struct kjit_chunk chunk;
+static struct kjit_chunk *dir[1];
 static struct kjit_centry map[4 * NBLK];
-static struct kjit_pending pending[2 * NBLK];
 
 struct fixture {
 	struct henv h;
@@ -45,18 +45,16 @@ static int fixture_init(struct fixture *f, bool follow_indirect, bool ibt)
 	    .code_size = sizeof(cache_rw),
 	    .counters_run = counters,
 	    .counters_rw = counters,
-	    .blocks = blocks,
+	    .chunks = dir,
 	    .max_blocks = NBLK,
 	    .map = map,
 	    .map_slots = 4 * NBLK,
-	    .pending = pending,
-	    .max_pending = 2 * NBLK,
 	};
 	struct kjit_config cfg;
 
-	memset(blocks, 0, sizeof(blocks));
+	memset(&chunk, 0, sizeof(chunk));
 	memset(map, 0, sizeof(map));
-	memset(pending, 0, sizeof(pending));
+	dir[0] = &chunk;
 	henv_init(&f->h, KJIT_MEM_GS, NULL, NULL, DISPATCH);
 	henv_add_region(&f->h, ORIG, code, sizeof(code));
 	henv_add_region(&f->h, ORIG_IND, code_ind, sizeof(code_ind));
@@ -87,7 +85,7 @@ static void test_return_site_exact(bool ibt)
 		kt_fail(name, "setup failed");
 		return;
 	}
-	b = &f.c.blocks[0].b;
+	b = &(*kjit_cache_block(&f.c, 0)).b;
 	ret = run + b->ret_off;
 	snprintf(name, sizeof(name), "cache.return_site.call_block%s", sfx);
 	kt_check(name,
@@ -137,14 +135,14 @@ static void test_ibt_entries(void)
 		kt_fail("cache.ibt.entries", "setup failed");
 		return;
 	}
-	ret_plain = plain.c.blocks[0].b.ret_off;
+	ret_plain = (*kjit_cache_block(&plain.c, 0)).b.ret_off;
 	memset(cache_rw, 0xcc, sizeof(cache_rw));
 	if (fixture_init(&f, false, true)) {
 		kt_fail("cache.ibt.entries", "setup failed");
 		return;
 	}
 	for (i = 0; i < KJIT_ARRAY_SIZE(origs); i++) {
-		const struct kjit_cblock *cb = &f.c.blocks[i];
+		const struct kjit_cblock *cb = &(*kjit_cache_block(&f.c, i));
 		const u8 *at;
 
 		if (kjit_cache_add(&f.c, &f.tr, origs[i], 0, &run) ||
@@ -168,11 +166,14 @@ static void test_ibt_entries(void)
 	}
 	kt_check("cache.ibt.entries", !bad, "%u bad; first: %s", bad, first);
 	kt_check("cache.ibt.ret_off",
-		 f.c.blocks[0].b.ret_off == ret_plain + KX86_ENDBR64_LEN &&
+		 (*kjit_cache_block(&f.c, 0)).b.ret_off ==
+			 ret_plain + KX86_ENDBR64_LEN &&
 		     kjit_cache_return_site(
-			 &f.c, f.c.blocks[0].run + f.c.blocks[0].b.ret_off) ==
+			 &f.c, (*kjit_cache_block(&f.c, 0)).run +
+				   (*kjit_cache_block(&f.c, 0)).b.ret_off) ==
 			 CALL_END,
-		 "ret_off %u with ibt, %llu without", f.c.blocks[0].b.ret_off,
+		 "ret_off %u with ibt, %llu without",
+		 (*kjit_cache_block(&f.c, 0)).b.ret_off,
 		 (unsigned long long)ret_plain);
 }
 
@@ -197,8 +198,8 @@ static bool exit_linked(const struct fixture *f, u64 orig)
 	u32 i;
 
 	for (i = 0; i < f->c.n_blocks; i++)
-		if (f->c.blocks[i].b.orig == orig)
-			return f->c.blocks[i].linked & 1;
+		if ((*kjit_cache_block(&f->c, i)).b.orig == orig)
+			return (*kjit_cache_block(&f->c, i)).linked & 1;
 	return false;
 }
 
@@ -315,10 +316,10 @@ static void test_staged_copy(void)
 	}
 	kt_check(
 	    "cache.stage.bytes",
-	    run == RUN && f.c.blocks[0].b.len == len &&
+	    run == RUN && (*kjit_cache_block(&f.c, 0)).b.len == len &&
 		!memcmp(cache_rw, want, len),
 	    "the cache's %u bytes at %#llx differ from the translator's %u",
-	    f.c.blocks[0].b.len, (unsigned long long)run, len);
+	    (*kjit_cache_block(&f.c, 0)).b.len, (unsigned long long)run, len);
 	for (i = len; i < len + 64; i++)
 		bad += cache_rw[i] != 0xcc;
 	kt_check("cache.stage.int3_after", !bad,
@@ -344,7 +345,7 @@ static void test_staged_copy(void)
 /* The two patched fields of block 0's prediction site. */
 static void pred_fields(const struct fixture *f, u32 *imm, s32 *rel)
 {
-	const struct kjit_cblock *cb = &f->c.blocks[0];
+	const struct kjit_cblock *cb = &(*kjit_cache_block(&f->c, 0));
 	const u8 *rw = cache_rw + (cb->run - RUN);
 
 	memcpy(imm, rw + cb->b.pred_imm_off, 4);
@@ -368,7 +369,7 @@ static void test_predict(void)
 		kt_fail("cache.predict.site", "setup failed");
 		return;
 	}
-	cb = &f.c.blocks[0];
+	cb = &(*kjit_cache_block(&f.c, 0));
 	ret = run + cb->b.ret_off;
 	kt_check("cache.predict.site",
 		 cb->b.pred_imm_off && cb->b.pred_jmp_off && cb->b.ret_off,
@@ -411,8 +412,8 @@ static void test_predict(void)
 	    kjit_cache_add(&f.c, &f.tr, ORIG, 0, &run) != KJIT_OK)
 		return;
 	kt_check("cache.predict.no_site",
-		 !kjit_cache_predict(&f.c, run + f.c.blocks[0].b.ret_off, t,
-				     d),
+		 !kjit_cache_predict(
+		     &f.c, run + (*kjit_cache_block(&f.c, 0)).b.ret_off, t, d),
 		 "set in a block with no prediction site");
 }
 
@@ -493,14 +494,14 @@ static void test_areas(void)
 		 (unsigned long long)f.c.stats.full);
 	/* the 3rd block was refused by place(): it went to area 2 */
 	kt_check("cache.areas.place_refused_moves",
-		 f.c.blocks[2].run >= RUN + 0x1000 &&
-		     f.c.blocks[1].run < RUN + 0x1000,
+		 (*kjit_cache_block(&f.c, 2)).run >= RUN + 0x1000 &&
+		     (*kjit_cache_block(&f.c, 1)).run < RUN + 0x1000,
 		 "block 2 at %#llx, block 1 at %#llx",
-		 (unsigned long long)f.c.blocks[2].run,
-		 (unsigned long long)f.c.blocks[1].run);
+		 (unsigned long long)(*kjit_cache_block(&f.c, 2)).run,
+		 (unsigned long long)(*kjit_cache_block(&f.c, 1)).run);
 	/* every block's exit to its successor is linked, areas crossed */
 	for (i = 0; i + 1 < added; i++)
-		if (!(f.c.blocks[i].linked & 1))
+		if (!((*kjit_cache_block(&f.c, i)).linked & 1))
 			break;
 	kt_check("cache.areas.links_across", i + 1 >= added,
 		 "block %u's exit is not linked", i);
@@ -510,9 +511,99 @@ static void test_areas(void)
 		 "%llu bytes used", (unsigned long long)f.c.stats.bytes);
 }
 
+/* A cache that grows (cache.h, "Growing"): a missing chunk or a map with
+ * no room is "growing" while the limit is not reached, "table full" only
+ * at the limit; a bigger map is adopted with every entry. */
+static void test_grow(void)
+{
+	static struct kjit_centry small[4], big[64];
+	struct kjit_centry *old;
+	struct fixture f;
+	u64 run, run0 = 0;
+	u32 want_chunks, want_map;
+	struct kjit_cache_mem m = {
+	    .code_run = (u8 *)(unsigned long)RUN,
+	    .code_rw = cache_rw,
+	    .code_size = sizeof(cache_rw),
+	    .counters_run = counters,
+	    .counters_rw = counters,
+	    .chunks = dir,
+	    .max_blocks = NBLK,
+	    .map = small,
+	    .map_slots = 4,
+	    .map_max_slots = 64,
+	};
+	enum kjit_reason r0, r1, r2, r3;
+
+	memset(small, 0, sizeof(small));
+	memset(big, 0, sizeof(big));
+	if (fixture_init(&f, false, false) || kjit_cache_init(&f.c, &m)) {
+		kt_fail("cache.grow.setup", "setup failed");
+		return;
+	}
+	dir[0] = NULL; /* no chunk yet */
+	r0 = kjit_cache_add(&f.c, &f.tr, ORIG, 0, &run);
+	want_chunks = kjit_cache_chunks_wanted(&f.c);
+	kt_check("cache.grow.no_chunk",
+		 r0 == KJIT_R_NO_SPACE && f.c.stats.growing == 1 &&
+		     !f.c.stats.table_full && want_chunks == 1 &&
+		     kjit_cache_wants_room(&f.c),
+		 "reason %d, growing %llu, table_full %llu, chunks wanted %u",
+		 r0, (unsigned long long)f.c.stats.growing,
+		 (unsigned long long)f.c.stats.table_full, want_chunks);
+	kjit_cache_offer_chunk(&f.c, 0, &chunk);
+	r1 = kjit_cache_add(&f.c, &f.tr, ORIG, 0, &run0);
+	/* ORIG's exits took the map's other entries: half of 4 slots */
+	r2 = kjit_cache_add(&f.c, &f.tr, CALL_END, 0, &run);
+	want_map = kjit_cache_map_wanted(&f.c);
+	kt_check("cache.grow.small_map",
+		 r1 == KJIT_OK && r2 == KJIT_R_NO_SPACE &&
+		     f.c.stats.growing == 2 && !f.c.stats.table_full &&
+		     want_map == 64,
+		 "adds %d %d, growing %llu, table_full %llu, map wanted %u", r1,
+		 r2, (unsigned long long)f.c.stats.growing,
+		 (unsigned long long)f.c.stats.table_full, want_map);
+	kjit_cache_offer_map(&f.c, big, 64);
+	r3 = kjit_cache_add(&f.c, &f.tr, CALL_END, 0, &run);
+	old = kjit_cache_retired_map(&f.c);
+	kt_check(
+	    "cache.grow.map_adopted",
+	    r3 == KJIT_OK && f.c.map == big && old == small &&
+		f.c.stats.maps == 1 && kjit_cache_lookup(&f.c, ORIG) == run0 &&
+		kjit_cache_lookup(&f.c, CALL_END) == run &&
+		!kjit_cache_map_wanted(&f.c) && !kjit_cache_retired_map(&f.c),
+	    "add %d, map %s, retired %s, lookups %#llx/%#llx", r3,
+	    f.c.map == big ? "big" : "not big",
+	    old == small ? "small" : "not small",
+	    (unsigned long long)kjit_cache_lookup(&f.c, ORIG),
+	    (unsigned long long)kjit_cache_lookup(&f.c, CALL_END));
+
+	/* at the limit: one block */
+	memset(&chunk, 0, sizeof(chunk));
+	memset(big, 0, sizeof(big));
+	m.max_blocks = 1;
+	m.map = big;
+	m.map_slots = m.map_max_slots = 64;
+	dir[0] = &chunk;
+	if (kjit_cache_init(&f.c, &m)) {
+		kt_fail("cache.grow.limit", "setup failed");
+		return;
+	}
+	r0 = kjit_cache_add(&f.c, &f.tr, ORIG, 0, &run);
+	r1 = kjit_cache_add(&f.c, &f.tr, CALL_END, 0, &run);
+	kt_check("cache.grow.limit",
+		 r0 == KJIT_OK && r1 == KJIT_R_NO_SPACE &&
+		     f.c.stats.table_full == 1 && !f.c.stats.growing &&
+		     !kjit_cache_wants_room(&f.c),
+		 "adds %d %d, table_full %llu, growing %llu", r0, r1,
+		 (unsigned long long)f.c.stats.table_full,
+		 (unsigned long long)f.c.stats.growing);
+}
+
 int main(void)
 {
 	test_areas();
+	test_grow();
 	test_staged_copy();
 	test_return_site_exact(false);
 	test_return_site_exact(true);

@@ -106,6 +106,9 @@ static const struct {
     {"find_tracepoint", "for_each_kernel_tracepoint() at load (scope.c)"},
     {"on_fork", "the sched_process_fork tracepoint (scope.c)"},
     {"on_free", "the sched_process_free tracepoint (scope.c)"},
+    {"grow_irq_work", "the irq_work that asks for a bigger block map: hard "
+		      "irq, after the dispatcher (grow.c)"},
+    {"grow_work", "the worker that grows a block map (grow.c)"},
 };
 
 /* Module variables holding a gate to a kernel function (kmod/ksyms.c,

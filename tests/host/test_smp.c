@@ -19,6 +19,11 @@
  * the readers execute the same exits. Checks: every result equals the
  * native one; every published block a reader sees is complete; the entry
  * block count of each function equals the calls made through the cache.
+ * The cache starts empty and grows (cache.h, "Growing") while all this
+ * runs: a grower thread, as kmod/grow.c's worker, hands in one chunk at a
+ * time when the owner was refused for lack of one, and a map twice the
+ * size whenever the current one is a quarter full; it poisons each map
+ * the owner retires before freeing it, so a late use shows.
  * Phase B (quiescent cache, concurrent runs): with everything translated,
  * every block's count over N_READERS runs of a fixed input list equals
  * N_READERS times its count over one run of that list.
@@ -89,9 +94,12 @@ static struct kjit_cache cache;
 static struct kjit_translator tr;
 static struct henv henv;
 static u64 counters[MAX_BLOCKS + 1];
-static struct kjit_cblock blocks[MAX_BLOCKS];
+#define N_CHUNKS (MAX_BLOCKS / KJIT_CHUNK_BLOCKS)
+static struct kjit_chunk chunk_mem[N_CHUNKS];
+static struct kjit_chunk *dir[N_CHUNKS];
 static struct kjit_centry map[MAP_SLOTS];
-static struct kjit_pending pending[2 * MAX_BLOCKS];
+#define GROW_MAP0 8 /* phase A's first map: 8 slots */
+#define blocks(i) (*kjit_cache_block(&cache, (i)))
 static u64 lo, hi; /* the corpus section: what may be translated */
 /* phase D: one copy of the counters per thread ("CPU"), and the GS base
  * of thread 0's copy (2^46 below it: every offset a 64-bit one) */
@@ -186,8 +194,10 @@ static int map_code(u8 **rx, u8 **rw)
 
 static u8 *code_rx, *code_rw;
 
-/* A fresh, empty cache and translator (native calls, and @ibt). */
-static int reset_cache(bool ibt)
+/* A fresh, empty cache and translator (native calls, and @ibt); @grow:
+ * no chunk and a map of GROW_MAP0 slots (calloc) for the grower to grow,
+ * else every chunk and the whole map up front. */
+static int reset_cache(bool ibt, bool grow)
 {
 	struct kjit_cache_mem m = {
 	    .code_run = code_rx,
@@ -195,22 +205,27 @@ static int reset_cache(bool ibt)
 	    .code_size = CODE_SIZE,
 	    .counters_run = counters,
 	    .counters_rw = counters,
-	    .blocks = blocks,
+	    .chunks = dir,
 	    .max_blocks = MAX_BLOCKS,
 	    .map = map,
 	    .map_slots = MAP_SLOTS,
-	    .pending = pending,
-	    .max_pending = 2 * MAX_BLOCKS,
 	};
 	struct kjit_config cfg;
+	unsigned i;
 
 	memset(code_rw, 0xcc, CODE_SIZE);
 	memset(counters, 0, sizeof(counters));
 	memset(pcpu, 0, sizeof(pcpu));
-	memset(blocks, 0, sizeof(blocks));
+	memset(chunk_mem, 0, sizeof(chunk_mem));
 	memset(map, 0, sizeof(map));
-	memset(pending, 0, sizeof(pending));
-	if (kjit_cache_init(&cache, &m))
+	for (i = 0; i < N_CHUNKS; i++)
+		dir[i] = grow ? NULL : &chunk_mem[i];
+	if (grow) {
+		m.map = calloc(GROW_MAP0, sizeof(*m.map));
+		m.map_slots = GROW_MAP0;
+		m.map_max_slots = MAP_SLOTS;
+	}
+	if (!m.map || kjit_cache_init(&cache, &m))
 		return -1;
 	cache.translatable = smp_translatable;
 	henv_init(&henv, KJIT_MEM_RIPREL, NULL, NULL,
@@ -236,7 +251,7 @@ static int setup(void)
 	hi = (u64)(uintptr_t)__stop_kjit_corpus;
 	if (map_code(&code_rx, &code_rw))
 		return -1;
-	return reset_cache(false);
+	return reset_cache(false, true);
 }
 
 /* ---- dispatch: the owner translates, readers look up ------------------- */
@@ -263,7 +278,7 @@ static char ibt_msg[300];
 /* With tr.cfg.ibt: the IBT proof of block @i, just added by the owner. */
 static void prove_block(u32 i)
 {
-	const struct kjit_cblock *cb = &blocks[i];
+	const struct kjit_cblock *cb = &blocks(i);
 	const u8 *at = cache.code_rw + (cb->run - (u64)(uintptr_t)code_rx);
 
 	if (ibtc_block(&ibtc, kjit_last_desc(&tr), &cb->b, at, cb->run) &&
@@ -328,7 +343,7 @@ static void rindex_refresh(struct rindex *r)
 	u32 n = kjit_cache_count(&cache), i, s;
 
 	for (i = r->seen; i < n; i++) {
-		const struct kjit_cblock *cb = &blocks[i];
+		const struct kjit_cblock *cb = &blocks(i);
 
 		if (!block_ok(cb)) {
 			note_bad(i, cb);
@@ -448,13 +463,63 @@ static void *phase_a(void *arg)
 
 static struct worker workers[N_READERS + 1]; /* [0] is the owner */
 
+/* Phase A's grower: kmod/grow.c's worker, slowed down so that the owner
+ * keeps running into missing chunks and small maps. */
+static pthread_t grower;
+static u64 grown_chunks, grown_maps, retired_maps;
+static u32 retire_slots; /* size of the map the owner will leave */
+
+static void grow_once(u64 *growing_seen)
+{
+	u64 growing = __atomic_load_n(&cache.stats.growing, __ATOMIC_RELAXED);
+	u32 slots = __atomic_load_n(&cache.map_mask, __ATOMIC_RELAXED) + 1;
+	u32 used = __atomic_load_n(&cache.map_used, __ATOMIC_RELAXED);
+	struct kjit_centry *old = kjit_cache_retired_map(&cache), *nu;
+	unsigned i;
+
+	if (old) { /* poisoned: a late use by the owner misbehaves */
+		memset(old, 0xa5, sizeof(*old) * retire_slots);
+		free(old);
+		retired_maps++;
+	}
+	if (growing != *growing_seen) { /* the owner waited: one chunk */
+		*growing_seen = growing;
+		for (i = 0; i < N_CHUNKS && dir[i]; i++)
+			;
+		if (i < N_CHUNKS) {
+			kjit_cache_offer_chunk(&cache, i, &chunk_mem[i]);
+			grown_chunks++;
+		}
+	}
+	if (4 * used >= slots && 2 * slots <= MAP_SLOTS &&
+	    !__atomic_load_n(&cache.next_map, __ATOMIC_ACQUIRE) &&
+	    !__atomic_load_n(&cache.old_map, __ATOMIC_ACQUIRE) &&
+	    (nu = calloc(2 * slots, sizeof(*nu)))) {
+		retire_slots = slots;
+		kjit_cache_offer_map(&cache, nu, 2 * slots);
+		grown_maps++;
+	}
+}
+
+static void *grow_loop(void *arg)
+{
+	u64 seen = 0;
+
+	(void)arg;
+	while (!stop_a) {
+		grow_once(&seen);
+		usleep(3000);
+	}
+	return NULL;
+}
+
 /* Counter of the block translated from @orig, or NULL. */
 static u64 *counter_of(u64 orig)
 {
 	u32 i, n = kjit_cache_count(&cache);
 
 	for (i = 0; i < n; i++)
-		if (blocks[i].b.orig == orig)
+		if (blocks(i).b.orig == orig)
 			return &counters[i];
 	return NULL;
 }
@@ -499,6 +564,20 @@ static void check_phase_a(u64 links_before)
 	       (unsigned long long)(cache.stats.links - links_before),
 	       (unsigned long long)cache.stats.refused,
 	       (unsigned long long)reader_hits);
+	printf("phase A: grown by %llu chunks and %llu maps (%llu adopted, "
+	       "%llu retired and poisoned) while %llu adds waited\n",
+	       (unsigned long long)grown_chunks, (unsigned long long)grown_maps,
+	       (unsigned long long)cache.stats.maps,
+	       (unsigned long long)retired_maps,
+	       (unsigned long long)cache.stats.growing);
+	kt_check("codecache.smp.grew_while_running",
+		 grown_chunks >= 4 && cache.stats.maps >= 3 &&
+		     cache.stats.growing && !cache.stats.table_full,
+		 "%llu chunks, %llu maps adopted, %llu waits, %llu table full",
+		 (unsigned long long)grown_chunks,
+		 (unsigned long long)cache.stats.maps,
+		 (unsigned long long)cache.stats.growing,
+		 (unsigned long long)cache.stats.table_full);
 	kt_check("codecache.smp.linked_while_running",
 		 cache.stats.links - links_before >= 10 && !cache.stats.refused,
 		 "%llu links while readers ran, %llu refusals",
@@ -517,6 +596,10 @@ static void run_phase_a(void)
 		workers[i].rnd = 0x9e3779b97f4a7c15ull * (i + 1);
 	}
 	links_before = cache.stats.links;
+	if (pthread_create(&grower, NULL, grow_loop, NULL)) {
+		kt_fail("codecache.smp.setup", "pthread_create");
+		exit(kt_exit());
+	}
 	for (i = 0; i <= N_READERS; i++)
 		if (pthread_create(&workers[i].th, NULL, phase_a,
 				   &workers[i])) {
@@ -529,6 +612,7 @@ static void run_phase_a(void)
 	stop_a = 1;
 	for (i = 0; i <= N_READERS; i++)
 		pthread_join(workers[i].th, NULL);
+	pthread_join(grower, NULL);
 	check_phase_a(links_before);
 }
 
@@ -576,7 +660,7 @@ static void check_phase_b(u32 n, const char *name)
 			snprintf(why, sizeof(why),
 				 "block %#llx: %llu counts from %u threads, "
 				 "%llu from one",
-				 (unsigned long long)blocks[i].b.orig,
+				 (unsigned long long)blocks(i).b.orig,
 				 (unsigned long long)all, N_READERS,
 				 (unsigned long long)one);
 	}
@@ -622,7 +706,7 @@ static void run_phase_c(void)
 	u32 i, n, no_endbr = 0;
 	unsigned w;
 
-	if (reset_cache(true)) {
+	if (reset_cache(true, false)) {
 		kt_fail("codecache.smp.ibt.setup", "cannot reset the cache");
 		return;
 	}
@@ -632,7 +716,7 @@ static void run_phase_c(void)
 	run_phase_b("codecache.smp.ibt.block_counts");
 	n = kjit_cache_count(&cache);
 	for (i = 0; i < n; i++) {
-		u64 run = kjit_cache_lookup(&cache, blocks[i].b.orig);
+		u64 run = kjit_cache_lookup(&cache, blocks(i).b.orig);
 
 		no_endbr +=
 		    !run || !kx86_is_endbr64(
@@ -658,7 +742,7 @@ static void run_phase_d(void)
 	unsigned w, i, n, gs = 0, bad = 0;
 
 	pcpu_mode = true;
-	if (reset_cache(false)) {
+	if (reset_cache(false, false)) {
 		kt_fail("codecache.smp.pcpu.setup", "cannot reset the cache");
 		return;
 	}
@@ -667,8 +751,8 @@ static void run_phase_d(void)
 	run_phase_b("codecache.smp.pcpu.block_counts");
 	n = kjit_cache_count(&cache);
 	for (i = 0; i < n; i++)
-		gs += blocks[i].b.ctr == KJIT_CTR_GS_REG ||
-		      blocks[i].b.ctr == KJIT_CTR_GS_SAVED;
+		gs += blocks(i).b.ctr == KJIT_CTR_GS_REG ||
+		      blocks(i).b.ctr == KJIT_CTR_GS_SAVED;
 	/* each reader ran the list once, on its own copy alone */
 	for (w = 1; w <= N_READERS; w++)
 		for (i = 0; i < n; i++)

@@ -101,7 +101,8 @@ static const char json_top1[] =
     "\"covered\": null, \"coverage\": null, \"native\": null}\n"
     "  ],\n"
     "  \"native_other\": {\"nmi\": 0, \"nested\": 0, \"refused\": 1, "
-    "\"full\": 0, \"ftrace_site\": 0, \"rcu_idle\": 0, \"map_full\": 0},\n"
+    "\"full\": 0, \"ftrace_site\": 0, \"rcu_idle\": 0, \"map_full\": 0, "
+    "\"growing\": 0},\n"
     "  \"blocks\": [\n"
     "    {\"function\": \"vfs_read\", \"offset\": 64, \"address\": "
     "\"0xffffffff81001040\", "
@@ -115,12 +116,14 @@ static const char json_top1[] =
     "\"cache_bytes\": 0,\n"
     "    \"deep\": true, \"deep_funcs\": 1, \"deep_over_budget\": 2,\n"
     "    \"fallback\": {\"nmi\": 0, \"nested\": 0, \"refused\": 1, \"full\": "
-    "0, \"ftrace_site\": 0, \"rcu_idle\": 0, \"map_full\": 0},\n"
+    "0, \"ftrace_site\": 0, \"rcu_idle\": 0, \"map_full\": 0, "
+    "\"growing\": 0},\n"
     "    \"refused\": {\"trap\": 1},\n"
     "    \"limits\": {\"deep_max\": 0, \"cache_kb\": 0, \"max_blocks\": 0, "
     "\"pcpu_slots\": 0, \"mem_bytes\": 0, \"deep_over_funcs\": 0, "
     "\"deep_over_budget\": 2, \"code_cache_full\": 0, "
-    "\"block_map_full\": 0, \"pcpu_full\": 0, \"pool_bytes\": 0, "
+    "\"block_map_full\": 0, \"block_map_growing\": 0, \"pcpu_full\": 0, "
+    "\"pool_bytes\": 0, "
     "\"pool_empty\": 0, \"hit\": 1}}\n"
     "}\n";
 
@@ -343,7 +346,8 @@ static void native(void)
 		  strstr(r, "\"native\": {\"total\": 20, \"nmi\": 0, "
 			    "\"nested\": 0, \"refused\": 0, \"full\": 0, "
 			    "\"ftrace_site\": 20, \"rcu_idle\": 0, "
-			    "\"map_full\": 0, \"holder\": \"a Kprobe\", "
+			    "\"map_full\": 0, \"growing\": 0, "
+			    "\"holder\": \"a Kprobe\", "
 			    "\"why\": \"its ftrace site was held by a "
 			    "Kprobe\"}},\n") &&
 		  strstr(r, "\"native\": {\"total\": 0, ") &&

@@ -113,6 +113,20 @@ static void test_each(void)
 		  limits_hit(&st) == 1,
 	      r);
 	free(r);
+
+	/* the block map was growing, not full: no option to raise, and
+	 * the limit named as not reached */
+	base(&st);
+	st.fallback[7] = 4;
+	r = lines(&st, "");
+	check("growing",
+	      !strcmp(r, "4 block entries ran natively while the block map "
+			 "was growing (more than 1024 translations on one "
+			 "CPU before its worker brought room; the limit, "
+			 "32768 blocks per CPU, was not reached)\n") &&
+		  limits_hit(&st) == 1,
+	      r);
+	free(r);
 }
 
 /* A file from a kjit before ABI 5: no limits, no distinct callees. */
@@ -156,6 +170,7 @@ static void test_reserved_json(void)
 			     "65536, \"mem_bytes\": 1572864, "
 			     "\"deep_over_funcs\": 0, \"deep_over_budget\": 0, "
 			     "\"code_cache_full\": 0, \"block_map_full\": 7, "
+			     "\"block_map_growing\": 0, "
 			     "\"pcpu_full\": 0, \"pool_bytes\": 0, "
 			     "\"pool_empty\": 0, \"hit\": 1}"),
 	      c.buf);

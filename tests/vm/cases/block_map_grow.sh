@@ -1,0 +1,40 @@
+# block_map_grow - a CPU's block table and map start with room for 1280
+# blocks (kmod/grow.h: 5 chunks of 256, KJIT_GROW_AHEAD ahead) and grow
+# while translated code runs on both CPUs. A deep attach at six system call
+# entry points, workloads pinned to CPU 0 that reach a few thousand blocks
+# there: the fullest CPU's block map passes the first room, no block ran
+# natively because growing was late (fallback "growing" 0) or because a
+# table was full, the memory kjit holds grew by what it says, and the
+# workloads still ran from the cache (read's entry block counted at least
+# once per read of the last workload's 200, after a reset).
+# timeout: 300
+. /tests/lib.sh
+load_kjit
+json() { kjit report --live --json | sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" | head -n 1; }
+kjit attach --deep __x64_sys_read __x64_sys_write __x64_sys_openat \
+	__x64_sys_close __x64_sys_newfstat __x64_sys_getpid > /tmp/a.out ||
+	fail "attach"
+cat /tmp/a.out
+mem0=$(json mem_bytes)
+workload -c 0 pipe 200 || fail "pipe"
+workload -c 0 openclose 200 || fail "openclose"
+workload -c 0 fstat 200 || fail "fstat"
+kjit reset > /dev/null || fail "reset"
+workload -c 0 read 200 || fail "read"
+kjit stat > /tmp/s.out || fail "stat"
+cat /tmp/s.out
+blocks=$(sed -n 's/^nothing ran natively .*fullest CPU: .*block map \([0-9]*\)\/[0-9]* blocks.*/\1/p' /tmp/s.out)
+grow=$(json block_map_growing)
+hit=$(json hit)
+mem1=$(json mem_bytes)
+reads=$(entry_count __x64_sys_read)
+kjit detach > /tmp/d.out || fail "detach"
+cat /tmp/d.out
+echo "fullest CPU: $blocks blocks; growing $grow; limits hit $hit; memory $mem0 -> $mem1 bytes; read entries $reads"
+[ "${blocks:-0}" -gt 1280 ] || fail "only ${blocks:-0} blocks on the fullest CPU: the block map never grew"
+[ "$grow" = 0 ] || fail "$grow block entries ran natively while the block map was growing"
+[ "$hit" = 0 ] || fail "a limit was hit: $(grep -v '^nothing' /tmp/d.out)"
+[ "${mem1:-0}" -gt "${mem0:-0}" ] || fail "memory did not grow: $mem0 -> $mem1"
+grep -q '^nothing ran natively for lack of room' /tmp/d.out || fail "detach: no room line"
+[ "${reads:-0}" -ge 200 ] || fail "read's entry block counted ${reads:-0} times for 200 reads"
+unload_kjit
