@@ -43,7 +43,9 @@ fixup_counter_moves|jit/instrument.c|s/if (d->insn\[i\].fixup == KJIT_FIXUP_EXIT
 fixup_landing_wrong|jit/translate.c|s/d->insn\[blk->fix_insn\].fixup_target);/d->insn[blk->fix_insn].fixup_target + 1);/|the landing of a copied fixup exits to the wrong address
 fixup_liveness|jit/decode.c|s/in->flags_read = KX86_FLAGS_ARITH;/(void)0;/|the flags the fixup of a fault may read count as dead before it
 entry_key_scale|codecache/entry.c|s/kjit_emit_u8(e, 0x9d);/kjit_emit_u8(e, 0x1d);/|the entry trampoline indexes its key table with a scale of 1, not 4
-dispatch_dep_dropped|kmod/kjit_refusals.h|s/"sched_clock", //|KJIT_DISPATCH_DEPS loses sched_clock, which kjit_dispatch calls'
+dispatch_dep_dropped|kmod/kjit_refusals.h|s/"sched_clock", //|KJIT_DISPATCH_DEPS loses sched_clock, which kjit_dispatch calls
+grow_map_drops_entries|codecache/blockmap.c|s/nu\[j\] = old\[i\];/(void)0;/|a bigger block map is adopted without the entries of the old one
+grow_counted_full|codecache/cache.c|s/return no_room(c, false);/return no_room(c, true);/|a block whose chunk has not come yet counts as a full table, not as growing'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kjit-mutation.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
@@ -58,7 +60,7 @@ cp -r "$root/codecache" "$tmp/tree/codecache" # the entry trampoline
 cp -r "$root/codecache" "$tmp/pristine/codecache"
 bld=$tmp/build
 progs="$bld/host/test_unit $bld/host/test_diff $bld/host/test_ibt $bld/host/test_counters"
-progs="$progs $bld/host/test_dispatch_deps $bld/host/test_entry"
+progs="$progs $bld/host/test_dispatch_deps $bld/host/test_entry $bld/host/test_codecache"
 
 report() { # verdict name detail
 	echo "mutant $2: $3"
