@@ -111,6 +111,15 @@ static inline u32 kjit_cache_dir_len(u32 max_blocks)
 	return (max_blocks + KJIT_CHUNK_BLOCKS - 1) >> KJIT_CHUNK_SHIFT;
 }
 
+/* Chunks, from the first, that hold KJIT_GROW_AHEAD blocks of room after
+ * @n_blocks, within @dir_len. */
+static inline u32 kjit_cache_chunks_ahead(u32 n_blocks, u32 dir_len)
+{
+	u32 want = (n_blocks + KJIT_GROW_AHEAD) / KJIT_CHUNK_BLOCKS + 1;
+
+	return want < dir_len ? want : dir_len;
+}
+
 struct kjit_cache_stats {
 	u64 translated;	  /* blocks */
 	u64 links;	  /* exits linked (to translations or native code) */
@@ -123,7 +132,6 @@ struct kjit_cache_stats {
 	u64 table_full;	  /* of which for lack of block table or map room */
 	u64 growing;	  /* of which because the grower had not yet
 			   * brought the next chunk or a bigger map */
-	u64 chunks;	  /* chunks offered (kjit_cache_offer_chunk) */
 	u64 maps;	  /* bigger maps adopted */
 	u64 predicted;	  /* inline predictions set (kjit_cache_predict) */
 };

@@ -19,16 +19,15 @@ static u32 load_u32(const u32 *p)
 
 u32 kjit_cache_chunks_wanted(const struct kjit_cache *c)
 {
-	u32 n = kjit_cache_count(c);
-	u32 want = (n + KJIT_GROW_AHEAD) / KJIT_CHUNK_BLOCKS + 1;
+	u32 want = kjit_cache_chunks_ahead(kjit_cache_count(c), c->dir_len);
 
 	/* pending links are taken in order too, two per block on average:
 	 * keep the chunk of the next ones as well */
 	u32 pend = load_u32(&c->n_pending) / KJIT_CHUNK_PENDING + 1;
 
 	if (want < pend)
-		want = pend;
-	return want < c->dir_len ? want : c->dir_len;
+		want = pend < c->dir_len ? pend : c->dir_len;
+	return want;
 }
 
 static u32 pow2_at_least(u32 v)
@@ -61,10 +60,8 @@ u32 kjit_cache_map_wanted(const struct kjit_cache *c)
 
 void kjit_cache_offer_chunk(struct kjit_cache *c, u32 i, struct kjit_chunk *ch)
 {
-	if (i < c->dir_len && !c->chunks[i]) {
+	if (i < c->dir_len && !c->chunks[i])
 		__atomic_store_n(&c->chunks[i], ch, __ATOMIC_RELEASE);
-		c->stats.chunks++;
-	}
 }
 
 void kjit_cache_offer_map(struct kjit_cache *c, struct kjit_centry *map,

@@ -7,19 +7,23 @@
 #include <linux/vmalloc.h>
 #include "grow.h"
 
+/* The map's limit: twice the blocks, a power of two (cache.h). */
+static u32 max_map_slots(u32 max_blocks)
+{
+	return roundup_pow_of_two(2 * max_blocks + 1);
+}
+
 /* The first map: room for KJIT_GROW_AHEAD blocks and their targets, as
  * kjit_cache_map_wanted() asks later, within the limit. */
 static u32 first_map_slots(u32 max_blocks)
 {
-	u32 max = roundup_pow_of_two(2 * max_blocks + 1);
-
-	return min_t(u32, max, roundup_pow_of_two(4 * KJIT_GROW_AHEAD));
+	return min_t(u32, max_map_slots(max_blocks),
+		     roundup_pow_of_two(4 * KJIT_GROW_AHEAD));
 }
 
 static u32 first_chunks(u32 max_blocks)
 {
-	return min_t(u32, kjit_cache_dir_len(max_blocks),
-		     KJIT_GROW_AHEAD / KJIT_CHUNK_BLOCKS + 1);
+	return kjit_cache_chunks_ahead(0, kjit_cache_dir_len(max_blocks));
 }
 
 size_t kjit_grow_first_bytes(u32 max_blocks)
@@ -104,7 +108,7 @@ int kjit_grow_first(struct kjit_grow *g, struct kjit_cache_mem *m,
 	m->chunks = g->dir;
 	m->max_blocks = max_blocks;
 	m->map_slots = first_map_slots(max_blocks);
-	m->map_max_slots = roundup_pow_of_two(2 * max_blocks + 1);
+	m->map_max_slots = max_map_slots(max_blocks);
 	m->map = vzalloc(array_size(m->map_slots, sizeof(*m->map)));
 	if (!m->map)
 		return -ENOMEM;

@@ -14,7 +14,7 @@
  *   worker      vzalloc the chunks and the map the cache wants, hand them
  *               in (kjit_cache_offer_*), vfree a map the owner retired
  *
- * kjit_grow_init() fills the first chunks and the map at attach, so a
+ * kjit_grow_first() allocates the first chunks and map at attach, so a
  * cache starts with room for KJIT_GROW_AHEAD blocks, and the worker keeps
  * that much room ahead of it: a block refused because growing was late
  * (stats.growing, fallback "growing") needs a burst of more than
@@ -22,7 +22,7 @@
  *
  * Invariants:
  *  - One worker per cache at a time (a work item never runs on two CPUs at
- *    once), and none before kjit_grow_init() returns or after
+ *    once), and none before kjit_grow_start() or after
  *    kjit_grow_stop(); kjit_grow_stop() runs once no dispatcher can run.
  *  - Chunks and maps are freed only by kjit_grow_free() (a retired map by
  *    the worker: the owner never reads it again).
@@ -46,7 +46,7 @@ struct kjit_grow {
 	u64 failed;	  /* allocations that failed (tried again later) */
 };
 
-/* Bytes kjit_grow_init() takes for a cache of @max_blocks. */
+/* Bytes kjit_grow_first() takes for a cache of @max_blocks. */
 size_t kjit_grow_first_bytes(u32 max_blocks);
 /* Process context: the directory for @max_blocks, the first chunks and the
  * first map, into @m (memory for kjit_cache_init()). 0 or -ENOMEM. */

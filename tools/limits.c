@@ -2,6 +2,7 @@
  * limits.c - a session's limits in plain words (see limits.h).
  */
 #include <inttypes.h>
+#include "codecache/cache.h" /* KJIT_GROW_AHEAD */
 #include "limits.h"
 
 #define FB_CODE_FULL 3 /* fallback "full" (names.c, enum kjit_fallback) */
@@ -106,7 +107,7 @@ void limits_print(const struct sess_stats *st, const char *prefix, FILE *out)
 			"block map was growing (more than %u translations on "
 			"one CPU before its worker brought room; the limit, "
 			"%" PRIu64 " blocks per CPU, was not reached)\n",
-			prefix, st->fallback[FB_GROWING], 1024u,
+			prefix, st->fallback[FB_GROWING], KJIT_GROW_AHEAD,
 			st->max_blocks);
 	if (st->pcpu_full)
 		fprintf(out,

@@ -37,9 +37,10 @@ struct fixture {
 	struct kjit_cache c;
 };
 
-static int fixture_init(struct fixture *f, bool follow_indirect, bool ibt)
+/* The fixture's cache memory: the whole map, the directory's one chunk. */
+static struct kjit_cache_mem fixture_mem(void)
 {
-	struct kjit_cache_mem m = {
+	return (struct kjit_cache_mem){
 	    .code_run = (u8 *)(unsigned long)RUN,
 	    .code_rw = cache_rw,
 	    .code_size = sizeof(cache_rw),
@@ -50,6 +51,11 @@ static int fixture_init(struct fixture *f, bool follow_indirect, bool ibt)
 	    .map = map,
 	    .map_slots = 4 * NBLK,
 	};
+}
+
+static int fixture_init(struct fixture *f, bool follow_indirect, bool ibt)
+{
+	struct kjit_cache_mem m = fixture_mem();
 	struct kjit_config cfg;
 
 	memset(&chunk, 0, sizeof(chunk));
@@ -521,20 +527,12 @@ static void test_grow(void)
 	struct fixture f;
 	u64 run, run0 = 0;
 	u32 want_chunks, want_map;
-	struct kjit_cache_mem m = {
-	    .code_run = (u8 *)(unsigned long)RUN,
-	    .code_rw = cache_rw,
-	    .code_size = sizeof(cache_rw),
-	    .counters_run = counters,
-	    .counters_rw = counters,
-	    .chunks = dir,
-	    .max_blocks = NBLK,
-	    .map = small,
-	    .map_slots = 4,
-	    .map_max_slots = 64,
-	};
+	struct kjit_cache_mem m = fixture_mem();
 	enum kjit_reason r0, r1, r2, r3;
 
+	m.map = small; /* 4 slots that may grow to 64 */
+	m.map_slots = 4;
+	m.map_max_slots = 64;
 	memset(small, 0, sizeof(small));
 	memset(big, 0, sizeof(big));
 	if (fixture_init(&f, false, false) || kjit_cache_init(&f.c, &m)) {
