@@ -107,6 +107,12 @@ static unsigned long lookup_or_translate(struct kjit_session *s,
 	unsigned long run;
 	int fi = kjit_session_func_of(s, target);
 
+	if (fi == KJIT_DEEP_LATER) {
+		/* the deep table's room is on its way: natively this once,
+		 * remembering nothing, so a later call is followed */
+		c->deep_growing++;
+		return target;
+	}
 	if (fi < 0) {
 		c->native_exits++;
 		remember(c, target, target, ret);

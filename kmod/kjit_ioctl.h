@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #define KJIT_DEVICE	 "/dev/kjit"
-#define KJIT_ABI_VERSION 7
+#define KJIT_ABI_VERSION 8
 #define KJIT_IOC_MAGIC	 0xB7
 
 #define KJIT_NAME_MAX	  128 /* symbol names, including the NUL */
@@ -291,6 +291,12 @@ struct kjit_session_stats {
 	__u32 stepped_aside; /* 1: detached because a livepatch module
 			      * loaded (kmod/livepatch.h) */
 	__u32 scope;	     /* the session's KJIT_SCOPE_* (kjit_attach) */
+	/* the deep table grows (ABI 8; kmod/deep.h) */
+	__u32 deep_held; /* entries it holds room for now (<= deep_max) */
+	__u32 pad2;
+	__u64 deep_growing; /* calls to callees run natively because the
+			     * table's room had not come yet (not a
+			     * limit: a later call is followed) */
 };
 
 #define KJIT_IOC_VERSION _IOWR(KJIT_IOC_MAGIC, 0x00, struct kjit_version)

@@ -191,7 +191,7 @@ static void func_info(const struct kjit_session *s, u32 i,
 		fi->diverted = s->funcs[i].diverted;
 		return;
 	}
-	d = &s->deep_tab.fn[i - s->n_funcs];
+	d = kjit_deep_fn(&s->deep_tab, i - s->n_funcs);
 	snprintf(fi->name, sizeof(fi->name), "%ps", (void *)d->start);
 	fi->start = d->start;
 	fi->entry = d->start;
@@ -239,6 +239,7 @@ static void add_cpu_stats(struct kjit_session_stats *st,
 	st->translated += READ_ONCE(c->cache.stats.translated);
 	st->links += READ_ONCE(c->cache.stats.links);
 	st->exits_native += READ_ONCE(c->native_exits);
+	st->deep_growing += READ_ONCE(c->deep_growing);
 	st->dispatches += READ_ONCE(c->dispatches);
 	st->native_links += READ_ONCE(c->cache.stats.native_links);
 	st->predicted += READ_ONCE(c->cache.stats.predicted);
@@ -298,7 +299,10 @@ long kjit_ioctl_stats(void __user *uarg)
 		st.pcpu = !s->count ? 2 : s->pcpu;
 		st.cache_kb = s->lim.cache_kb;
 		st.max_blocks = s->lim.max_blocks;
-		st.mem_bytes += s->mem_bytes; /* the CPUs' growth is in */
+		/* what the session took at attach, and what its tables grew
+		 * by since (the CPUs' growth is in already) */
+		st.mem_bytes +=
+		    s->mem_bytes + kjit_session_grown_bytes(s) - s->grown_base;
 		st.pool_bytes = kjit_pool_bytes();
 		st.stepped_aside = s->stepped_aside;
 		st.scope = s->scope_req;
@@ -314,6 +318,7 @@ long kjit_ioctl_stats(void __user *uarg)
 			st.deep_over_budget =
 			    atomic64_read(&s->deep_tab.over_budget);
 			st.deep_over_funcs = READ_ONCE(s->deep_tab.over_n);
+			st.deep_held = smp_load_acquire(&s->deep_tab.cap);
 		}
 	} else {
 		err = -ENOENT;

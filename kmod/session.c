@@ -54,9 +54,9 @@ DEFINE_MUTEX(kjit_mutex);
 static unsigned int cache_kb = 2048;
 module_param(cache_kb, uint, 0444);
 MODULE_PARM_DESC(cache_kb, "default code cache per CPU, KiB (2048)");
-static unsigned int max_blocks = 16384;
+static unsigned int max_blocks = 32768;
 module_param(max_blocks, uint, 0444);
-MODULE_PARM_DESC(max_blocks, "default translated blocks per CPU (16384)");
+MODULE_PARM_DESC(max_blocks, "default translated blocks per CPU (32768)");
 
 static bool lock_counters;
 module_param(lock_counters, bool, 0644);
@@ -71,10 +71,19 @@ MODULE_PARM_DESC(predict,
 		 "register an inline prediction of its first target; read at "
 		 "attach (default on)");
 
-static unsigned int deep_max = 4096;
+static unsigned int deep_max = 16384;
 module_param(deep_max, uint, 0444);
-MODULE_PARM_DESC(deep_max,
-		 "default functions followed by one deep attach (4096)");
+MODULE_PARM_DESC(deep_max, "default functions followed by one deep attach "
+			   "(16384; the table grows to it)");
+static unsigned int deep_first = KJIT_DEEP_FIRST;
+module_param(deep_first, uint, 0444);
+MODULE_PARM_DESC(deep_first, "callees a deep table has room for at attach, "
+			     "before it grows (1024)");
+static unsigned int deep_ahead = KJIT_DEEP_AHEAD;
+module_param(deep_ahead, uint, 0444);
+MODULE_PARM_DESC(deep_ahead, "free room a deep table's worker keeps ahead of "
+			     "the callees followed (512; 0: grow only when "
+			     "full)");
 
 /* Fills a 0 limit from @def; -EINVAL outside [@lo, @hi]. */
 static int limit(u32 *v, u32 def, u32 lo, u32 hi)
@@ -131,7 +140,12 @@ int kjit_session_func_of(struct kjit_session *s, unsigned long addr)
 	if (i >= 0 || !s->deep)
 		return i;
 	i = kjit_deep_func_of(&s->deep_tab, addr);
-	return i < 0 ? -1 : (int)s->n_funcs + i;
+	return i < 0 ? i : (int)s->n_funcs + i;
+}
+
+size_t kjit_session_grown_bytes(const struct kjit_session *s)
+{
+	return READ_ONCE(s->deep_tab.bytes) + READ_ONCE(s->native.bytes);
 }
 
 bool kjit_session_contains(struct kjit_session *s, unsigned long addr)
@@ -151,11 +165,15 @@ static void cpu_free(struct kjit_cpu *c)
 	kfree(c);
 }
 
+/* An exit to a callee the deep table has no room for yet waits for it
+ * (it stays unlinked until the callee is translated), as one to a
+ * followed callee does; only a lasting "no" links it to native code. */
 static bool translatable(void *ctx, u64 orig)
 {
 	struct kjit_cpu *c = ctx;
+	int fi = kjit_session_func_of(c->session, (unsigned long)orig);
 
-	return kjit_session_func_of(c->session, (unsigned long)orig) >= 0;
+	return fi >= 0 || fi == KJIT_DEEP_LATER;
 }
 
 /* A block's side tables before its code is written (codecache/cache.h):
@@ -279,6 +297,7 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 {
 	struct kjit_session *s = kvzalloc(sizeof(*s), GFP_KERNEL);
 	unsigned int i;
+	u32 first;
 
 	if (!s) {
 		kjit_scope_free(scope);
@@ -303,14 +322,18 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 	s->lim = *lim;
 	s->mem_bytes = sizeof(*s) + num_possible_cpus() * cpu_mem_bytes(lim) +
 		       kjit_scope_mem_bytes(&s->scope);
-	if (s->deep && kjit_deep_init(&s->deep_tab, lim->deep_max))
+	/* native-run rows: every attached function's, and the deep table's
+	 * first entries'; the deep table grows them with itself (deep.h) */
+	first = clamp_t(u32, deep_first, 1, lim->deep_max);
+	i = n + (s->deep ? first : 0);
+	if (kjit_native_init(&s->native, i, n + (s->deep ? lim->deep_max : 0)))
 		goto fail;
-	if (s->deep)
-		s->mem_bytes += kjit_deep_mem_bytes(lim->deep_max);
-	i = n + (s->deep ? lim->deep_max : 0); /* function slots */
-	if (kjit_native_init(&s->native, i))
+	if (s->deep &&
+	    kjit_deep_init(&s->deep_tab, lim->deep_max, first,
+			   min(deep_ahead, KJIT_DEEP_MAX), &s->native, n))
 		goto fail;
-	s->mem_bytes += kjit_native_mem_bytes(i);
+	s->grown_base = kjit_session_grown_bytes(s);
+	s->mem_bytes += s->grown_base;
 	/* one slot per original block, room for every CPU's full cache of
 	 * distinct blocks twice over; without the memory, the old form */
 	if (s->count && !lock_counters && kjit_pcpu_ok)

@@ -95,6 +95,7 @@ struct kjit_cpu {
 	u64 refused[KJIT_R_COUNT];
 	u64 dispatches;	  /* entries into kjit_dispatch() */
 	u64 native_exits; /* exits that left the attached code */
+	u64 deep_growing; /* calls run natively: deep table growing */
 	u64 translate_ns;
 	u64 *guard_rw; /* entry guards that sent a callee native (env.h) */
 };
@@ -110,6 +111,7 @@ struct kjit_session {
 		       per-CPU memory) */
 	struct kjit_limits lim;
 	size_t mem_bytes; /* what kjit_session_new() reserved */
+	size_t grown_base; /* kjit_session_grown_bytes() at attach */
 	struct kjit_pcpu pctr;
 	struct kjit_deep deep_tab; /* functions n_funcs.. of blocks */
 	struct kjit_native native; /* native runs per function (native.h) */
@@ -134,8 +136,12 @@ extern struct mutex kjit_mutex;
 /* Index of the function containing @addr: an attached one (0..n_funcs),
  * or in deep mode a followed callee (n_funcs + deep index, added on first
  * use); -1 if @addr is not to be translated - an attached function's own
- * start included: it is entered through its ftrace site. Any context. */
+ * start included: it is entered through its ftrace site; KJIT_DEEP_LATER
+ * for a callee the deep table has no room for yet (run it natively this
+ * time, remember nothing: deep.h). Any context. */
 int kjit_session_func_of(struct kjit_session *s, unsigned long addr);
+/* Bytes the deep table and the native-run rows hold now (they grow). */
+size_t kjit_session_grown_bytes(const struct kjit_session *s);
 
 /* Index of the attached function containing @addr, or -1 (deep callees
  * not included). Any context. */

@@ -438,10 +438,13 @@ static void print_stats(const struct kjit_session_stats *st)
 		       (uint64_t)st->pool_bytes / 1024);
 	print_counters(st);
 	if (st->deep)
-		printf("deep mode: %u callee(s) followed of at most %u, %u "
-		       "left native (deep table full; %" PRIu64 " time(s))\n",
-		       st->deep_funcs, st->deep_max, st->deep_over_funcs,
-		       (uint64_t)st->deep_over_budget);
+		printf("deep mode: %u callee(s) followed of at most %u (room "
+		       "held for %u), %u left native (deep table full; %" PRIu64
+		       " time(s)); %" PRIu64 " call(s) run natively while the "
+		       "table grew\n",
+		       st->deep_funcs, st->deep_max, st->deep_held,
+		       st->deep_over_funcs, (uint64_t)st->deep_over_budget,
+		       (uint64_t)st->deep_growing);
 	if (st->patched)
 		printf("warning: %" PRIu64 " int3 Kprobe(s) armed inside "
 		       "translated code after attach (first at 0x%" PRIx64

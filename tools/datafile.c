@@ -49,6 +49,8 @@ static const struct stat_key stat_keys[] = {
     SK(blocks_cpu_max),
     SK(mem_bytes),
     SK(cache_bytes_cpu_max),
+    SK(deep_held),
+    SK(deep_growing),
 };
 #define N_STAT_KEYS (sizeof(stat_keys) / sizeof(stat_keys[0]))
 

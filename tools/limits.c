@@ -45,9 +45,9 @@ static void deep_line(const struct sess_stats *st, const char *prefix,
 
 unsigned int limits_hit(const struct sess_stats *st)
 {
-	return !!st->deep_over_budget + !!st->fallback[FB_CODE_FULL] +
-	       !!st->fallback[FB_MAP_FULL] + !!st->fallback[FB_GROWING] +
-	       !!st->pcpu_full;
+	return !!st->deep_over_budget + !!st->deep_growing +
+	       !!st->fallback[FB_CODE_FULL] + !!st->fallback[FB_MAP_FULL] +
+	       !!st->fallback[FB_GROWING] + !!st->pcpu_full;
 }
 
 /* How full each table got, when nothing was turned away. */
@@ -79,6 +79,13 @@ void limits_print(const struct sess_stats *st, const char *prefix, FILE *out)
 	}
 	if (st->deep_over_budget)
 		deep_line(st, prefix, out);
+	if (st->deep_growing)
+		fprintf(out,
+			"%s%" PRIu64 " call(s) to callees ran natively while "
+			"the deep table was growing (new callees came faster "
+			"than its worker brought room; the limit, %" PRIu64
+			" functions, was not reached)\n",
+			prefix, st->deep_growing, st->deep_max);
 	if (st->fallback[FB_CODE_FULL] && st->pool_empty)
 		fprintf(out,
 			"%s%" PRIu64 " block entries ran natively because the "
@@ -149,10 +156,11 @@ void limits_json(const struct sess_stats *st, FILE *out)
 	    ", \"deep_over_budget\": %" PRIu64 ", \"code_cache_full\": %" PRIu64
 	    ", \"block_map_full\": %" PRIu64 ", \"block_map_growing\": %" PRIu64
 	    ", \"pcpu_full\": %" PRIu64 ", \"pool_bytes\": %" PRIu64
-	    ", \"pool_empty\": %" PRIu64 ", \"hit\": %u}",
+	    ", \"pool_empty\": %" PRIu64 ", \"deep_held\": %" PRIu64
+	    ", \"deep_growing\": %" PRIu64 ", \"hit\": %u}",
 	    st->deep_max, st->cache_kb, st->max_blocks, st->pcpu_slots,
 	    st->mem_bytes, st->deep_over_funcs, st->deep_over_budget,
 	    st->fallback[FB_CODE_FULL], st->fallback[FB_MAP_FULL],
 	    st->fallback[FB_GROWING], st->pcpu_full, st->pool_bytes,
-	    st->pool_empty, limits_hit(st));
+	    st->pool_empty, st->deep_held, st->deep_growing, limits_hit(st));
 }

@@ -66,6 +66,8 @@ struct sess_stats {
 	uint64_t deep_max, deep_over_funcs, cache_kb, max_blocks;
 	uint64_t pcpu_slots, pcpu_used, pcpu_full, blocks_cpu_max, mem_bytes;
 	uint64_t cache_bytes_cpu_max; /* code bytes of the fullest CPU */
+	/* the deep table grows (ABI 8; 0 before) */
+	uint64_t deep_held, deep_growing;
 	uint64_t fallback[SESSION_FALLBACKS];
 	uint64_t refused[KJIT_R_COUNT];
 	int attached;

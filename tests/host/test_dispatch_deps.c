@@ -109,6 +109,9 @@ static const struct {
     {"grow_irq_work", "the irq_work that asks for a bigger block map: hard "
 		      "irq, after the dispatcher (grow.c)"},
     {"grow_work", "the worker that grows a block map (grow.c)"},
+    {"deep_grow_irq_work", "the irq_work that asks for a bigger deep table: "
+			   "hard irq, after the dispatcher (deep.c)"},
+    {"deep_grow_work", "the worker that grows the deep table (deep.c)"},
 };
 
 /* Module variables holding a gate to a kernel function (kmod/ksyms.c,

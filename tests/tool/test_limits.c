@@ -2,7 +2,8 @@
  * test_limits.c - host tests of the plain-words limit lines (tools/limits.c):
  * each limit hit gives one line with its number, its limit and the option
  * that raises it; none hit gives the "nothing ran natively for lack of
- * room" line; a saturated distinct-callee count says "at least"; a limit of
+ * room" line; calls run natively while the deep table grew are said as
+ * such; a saturated distinct-callee count says "at least"; a limit of
  * 0 (an older data file) is "unknown"; the JSON object; and the reports
  * (text, JSON, kjit.data round trip) carry them.
  */
@@ -38,6 +39,7 @@ static void base(struct sess_stats *st)
 	st->blocks_cpu_max = 1500;
 	st->cache_bytes_cpu_max = 120 * 1024;
 	st->mem_bytes = 3 * 1024 * 1024 / 2;
+	st->deep_held = 1024;
 }
 
 static void test_none(void)
@@ -127,6 +129,19 @@ static void test_each(void)
 		  limits_hit(&st) == 1,
 	      r);
 	free(r);
+
+	/* the deep table was growing, not full: the same */
+	base(&st);
+	st.deep_growing = 7;
+	r = lines(&st, "");
+	check("deep_growing",
+	      !strcmp(r, "7 call(s) to callees ran natively while the deep "
+			 "table was growing (new callees came faster than its "
+			 "worker brought room; the limit, 512 functions, was "
+			 "not reached)\n") &&
+		  limits_hit(&st) == 1,
+	      r);
+	free(r);
 }
 
 /* A file from a kjit before ABI 5: no limits, no distinct callees. */
@@ -172,7 +187,8 @@ static void test_reserved_json(void)
 			     "\"code_cache_full\": 0, \"block_map_full\": 7, "
 			     "\"block_map_growing\": 0, "
 			     "\"pcpu_full\": 0, \"pool_bytes\": 0, "
-			     "\"pool_empty\": 0, \"hit\": 1}"),
+			     "\"pool_empty\": 0, \"deep_held\": 1024, "
+			     "\"deep_growing\": 0, \"hit\": 1}"),
 	      c.buf);
 	free(c.buf);
 }
@@ -193,6 +209,7 @@ static void test_reports(void)
 	base(&s.st);
 	s.st.deep_over_budget = 30;
 	s.st.deep_over_funcs = 12;
+	s.st.deep_growing = 3;
 	report_print(&s, &o, capture_begin(&c));
 	capture_end(&c);
 	check("report_text",
@@ -216,7 +233,8 @@ static void test_reports(void)
 	check("datafile",
 	      !datafile_read(&back, f, why, sizeof(why)) &&
 		  back.st.deep_over_funcs == 12 && back.st.deep_max == 512 &&
-		  back.st.max_blocks == 32768 &&
+		  back.st.max_blocks == 32768 && back.st.deep_held == 1024 &&
+		  back.st.deep_growing == 3 &&
 		  back.st.mem_bytes == s.st.mem_bytes,
 	      why);
 	fclose(f);

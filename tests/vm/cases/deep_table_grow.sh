@@ -1,0 +1,74 @@
+# deep_table_grow - the deep table starts with room for 1024 callees
+# (kmod/deep.h: KJIT_DEEP_FIRST) and grows while translated code runs. A deep
+# attach at the LMbench-style suite's system call entry points, one short
+# round of the suite: more than 1024 callees are followed, the table holds
+# room for them (stats.deep_held), no call ran natively because growing was
+# late (deep_growing 0) or because a table was full, the memory kjit holds
+# grew, the default limit is the module's (16384), and read's entry block
+# still counted every read of a workload after a reset.
+# Then with room for one callee at attach and none kept ahead
+# (kjit.deep_first=1 deep_ahead=0: the worker is asked only when a callee
+# finds the table full): the callees met then ran natively that once
+# (deep_growing, said in plain words by stat and detach) and were followed
+# later - no exit was linked to their native code for good: after a reset,
+# read's callees down to vfs_read count every one of 200 reads.
+# timeout: 600
+. /tests/lib.sh
+load_kjit
+json() { kjit report --live --json | sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" | head -n 1; }
+kjit attach --deep --best-effort $(lmbench -l) > /tmp/a.out || fail "attach"
+tail -n 3 /tmp/a.out
+held0=$(json deep_held)
+mem0=$(json mem_bytes)
+lmbench -c 0 -r 1 -n 20 > /tmp/lm.out || { cat /tmp/lm.out; fail "lmbench"; }
+kjit reset > /dev/null || fail "reset"
+workload -c 1 read 200 || fail "read"
+kjit stat > /tmp/s.out || fail "stat"
+grep -E '^deep mode|^nothing ran|ran natively' /tmp/s.out
+funcs=$(json deep_funcs)
+[ -n "$funcs" ] || funcs=$(sed -n 's/^deep mode: \([0-9]*\) callee.*/\1/p' /tmp/s.out)
+held=$(json deep_held)
+growing=$(json deep_growing)
+max=$(json deep_max)
+hit=$(json hit)
+mem1=$(json mem_bytes)
+reads=$(entry_count __x64_sys_read)
+kjit detach > /tmp/d.out || fail "detach"
+cat /tmp/d.out
+echo "deep table: $funcs callees followed, room $held0 just after attach -> $held (limit $max); growing $growing; limits hit $hit; memory $mem0 -> $mem1 bytes; read entries $reads"
+[ "${held0:-0}" -ge 1024 ] || fail "room for ${held0:-0} callees after attach, less than the first 1024"
+[ "${funcs:-0}" -gt 1024 ] || fail "only ${funcs:-0} callees followed: the table never had to grow"
+[ "${held:-0}" -ge "$funcs" ] || fail "room for ${held:-0} callees, $funcs followed"
+[ "$max" = 16384 ] || fail "default deep table limit ${max:-?}, not 16384"
+[ "$growing" = 0 ] || fail "$growing call(s) ran natively while the deep table was growing"
+[ "$hit" = 0 ] || fail "a limit was hit: $(grep -v '^nothing' /tmp/d.out)"
+[ "${mem1:-0}" -gt "${mem0:-0}" ] || fail "memory did not grow: $mem0 -> $mem1"
+grep -Eq "^deep mode: [0-9]+ callee\(s\) followed of at most 16384 \(room held for [0-9]+\)" /tmp/s.out ||
+	fail "kjit stat does not say how much room the deep table holds"
+[ "${reads:-0}" -ge 200 ] || fail "read's entry block counted ${reads:-0} times for 200 reads"
+unload_kjit
+
+load_kjit deep_first=1 deep_ahead=0
+kjit attach --deep __x64_sys_read __x64_sys_openat __x64_sys_close > /tmp/a.out || fail "attach (deep_first=1)"
+workload -c 0 read 50 || fail "read"
+workload -c 0 openclose 50 || fail "openclose"
+kjit reset > /dev/null || fail "reset"
+workload -c 0 read 200 || fail "read"
+kjit stat > /tmp/s.out || fail "stat"
+grep -E '^deep mode|while the deep table' /tmp/s.out
+held=$(json deep_held)
+growing=$(json deep_growing)
+vfs=$(entry_count vfs_read)
+ksys=$(entry_count ksys_read)
+kjit detach > /tmp/d.out || fail "detach"
+cat /tmp/d.out
+echo "deep_first=1 deep_ahead=0: room $held, growing $growing; after reset: ksys_read $ksys, vfs_read $vfs entries for 200 reads"
+[ "${held:-0}" -gt 1 ] || fail "the deep table never grew past its room for 1 callee"
+[ "${ksys:-0}" -ge 200 ] || fail "ksys_read counted ${ksys:-0} times for 200 reads"
+[ "${vfs:-0}" -ge 200 ] || fail "vfs_read counted ${vfs:-0} times for 200 reads: left native for good?"
+[ "${growing:-0}" -gt 0 ] || fail "no call ran natively while the table grew: the path was not taken"
+grep -q "^$growing call(s) to callees ran natively while the deep table was growing" /tmp/s.out ||
+	fail "kjit stat does not say that $growing call(s) ran natively while the table grew"
+grep -q "^$growing call(s) to callees ran natively while the deep table was growing" /tmp/d.out ||
+	fail "kjit detach does not say that $growing call(s) ran natively while the table grew"
+unload_kjit
