@@ -22,6 +22,12 @@
 #     vmlinux): the suite once under a deep kjit record, its blocks in the
 #     kernel's source lines, lcov totals and genhtml pages (bench/lines.sh,
 #     scripts/kernel-lines.sh, reported by bench/lines-report.sh: lines.md)
+#   - share (BENCH_ONLY=share; not part of a plain `make bench`: the
+#     single-stepped windows take ~30 min): what share of the kernel code
+#     run under the suite's entry points kjit counted, against an
+#     independent oracle - the host single-steps the guest through QEMU's
+#     gdb stub (build/host/bench_share) in the windows that lmbench -K
+#     counts with kjit (bench/share.sh, bench/share-report.sh: share.md)
 #   - lmbench: an LMbench-style suite natively, under kjit deep counting and
 #     under Kprobes on kjit's blocks, stress-ng native vs kjit, translator
 #     time, cache bytes and attach times, in a second boot (bench/lmbench.sh,
@@ -31,7 +37,7 @@
 # other kernel go to docs/results/KERNEL/.
 # BENCH_ONLY=micro, BENCH_ONLY=icount, BENCH_ONLY=lmbench,
 # BENCH_ONLY=lmbench-icount, BENCH_ONLY=silicon (with ibl and entry),
-# BENCH_ONLY=ibl, BENCH_ONLY=entry or BENCH_ONLY=lines
+# BENCH_ONLY=ibl, BENCH_ONLY=entry, BENCH_ONLY=lines or BENCH_ONLY=share
 # runs that part alone (its files only are rewritten).
 # LMBENCH_CONF="REPS=3 MS=50 ..." overrides bench/lmbench.sh's settings (for
 # a quick look; the committed results use the defaults).
@@ -321,6 +327,59 @@ if [ "$ONLY" = lmbench-icount ]; then
 		echo '```'
 	} > "$OUT/lmbench-icount.md"
 	cat "$OUT/lmbench-icount.md" "$BUILD/bench-lmicount.results"
+	exit $st
+fi
+
+# share: kjit's counts against a single-stepping oracle (see the top)
+if [ "$ONLY" = share ]; then
+	echo "bench: share of the code under the suite's entry points that kjit counted (guest, TCG, single-stepped)"
+	port=$((20000 + $$ % 20000))
+	rm -f "$BUILD/bench-share-windows.txt"
+	# interrupts are masked while the host steps: minutes for the long
+	# windows, which the lockup and RCU stall detectors would report
+	KJIT_VM_APPEND="nowatchdog rcupdate.rcu_cpu_stall_suppress=1" \
+	KJIT_VM_GDB=$port \
+	KJIT_VM_HELPER="$BUILD/host/bench_share $port $BUILD/bench-share-windows.txt" \
+		sh "$ROOT/tests/vm/run.sh" --build "$BUILD" --kernel "$KNAME" \
+		--log "$BUILD/bench-share-console.log" \
+		--results "$BUILD/bench-share.results" \
+		"$HERE/share.sh" > "$BUILD/bench-share.txt" 2>&1
+	st=$?
+	{
+		echo "# Share of the kernel code under the roots that kjit counted"
+		echo
+		echo "Measured $DATE: Debian $KVER in qemu-system-x86_64 -accel tcg -cpu max"
+		echo "-smp 1 (QEMU $QVER), on this host (\`$CPU\`)."
+		echo
+		echo "Command: \`BENCH_ONLY=share make bench\` (bench/share.sh in the guest,"
+		echo "build/host/bench_share on the host, table by bench/share-report.sh)."
+		echo "kjit deep-attaches the LMbench-style suite's system call entry points"
+		echo "(the roots; \`exc_page_fault\` is refused: noinstr). Per benchmark,"
+		echo "\`lmbench -K\` runs a warm-up, zeroes kjit's counters and runs a window"
+		echo "of a few operations between two marker system calls, then reads what"
+		echo "kjit counted in it (block executions, and the original instructions"
+		echo "they ran). The oracle is independent of kjit: the host single-steps"
+		echo "the same window through QEMU's gdb stub and counts every instruction"
+		echo "of the kernel's own text that ran natively under a root - on the"
+		echo "stack of a task inside a root call, at or below the root's frame -"
+		echo "and the blocks they make (a new block after any control transfer or"
+		echo "jump). kjit's code (the cache, trampolines, dispatcher: module"
+		echo "memory) is not kernel text and is not counted; the roots' own entry"
+		echo "sites and the retpoline thunk kjit's trampoline jumps through are"
+		echo "kjit's way in and are shown apart. QEMU masks interrupts while it"
+		echo "steps, so no interrupt handler runs inside a window."
+		echo
+		echo "blocks counted = kjit's block executions / (those + native block"
+		echo "entries under the roots); insns counted, the same in instructions."
+		echo
+		sh "$HERE/share-report.sh" "$BUILD/bench-share.txt" "$BUILD/bench-share-windows.txt"
+		echo
+		echo '```'
+		grep -E '^(KJIT-SHARE|SHARE-FAILED|deep mode|nothing ran)' "$BUILD/bench-share.txt"
+		grep -E '^WINDOW' "$BUILD/bench-share-windows.txt"
+		echo '```'
+	} > "$OUT/share.md"
+	cat "$OUT/share.md" "$BUILD/bench-share.results"
 	exit $st
 fi
 

@@ -196,6 +196,11 @@ $(HT_DIR)/bench_ibl_smoke: | $(HT_DIR)/bench_ibl
 # an attached function, with and without a scope prologue, against a call
 # of the function not attached; its smoke form is a host test.
 HOST_BENCH += $(HT_DIR)/bench_entry
+# bench/share.sh's oracle: single-steps the guest through QEMU's gdb stub.
+HOST_BENCH += $(HT_DIR)/bench_share
+$(HT_DIR)/bench_share: $(HT_SRC)/bench_share.c
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -o $@ $< $(HT_LIBS)
 $(HT_DIR)/bench_entry: $(HT_DIR)/bench_entry.o $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
 HOST_TESTS += $(HT_DIR)/bench_entry_smoke

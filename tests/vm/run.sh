@@ -193,17 +193,27 @@ demo_kernel_lines() {
 }
 
 # boot LIMIT ACCEL: run QEMU on $BOOT's initramfs, console appended to $LOG.
+# KJIT_VM_GDB=PORT (bench/share.sh): one vCPU, QEMU's gdb stub on
+# 127.0.0.1:PORT, and KJIT_VM_HELPER run beside QEMU with the ttyS1 file as
+# its last argument (it reads the guest's lines and steps it); it is
+# stopped when QEMU ends.
 boot() {
-	acc="-accel $2" smp=2
+	acc="-accel $2" smp=2 gdb=
 	[ $ICOUNT = 1 ] && acc="$acc -icount shift=0,sleep=off" smp=1
+	[ -n "${KJIT_VM_GDB:-}" ] && smp=1 gdb="-gdb tcp:127.0.0.1:$KJIT_VM_GDB"
 	: > "$TTYS1"
-	timeout -k 5 "$1" "$QEMU" $acc -cpu max -smp $smp -m 1G \
+	timeout -k 5 "$1" "$QEMU" $acc -cpu max -smp $smp -m 1G $gdb \
 		-display none -monitor none -no-reboot \
 		-chardev "file,id=con,path=$LOG,append=on" -serial chardev:con \
 		-serial "file:$TTYS1" \
 		-kernel "$KERNEL" -initrd "$BOOT/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 loglevel=7 ${KJIT_VM_APPEND:-}" &
 	qpid=$!
+	hpid=
+	if [ -n "$gdb" ] && [ -n "${KJIT_VM_HELPER:-}" ]; then
+		$KJIT_VM_HELPER "$TTYS1" &
+		hpid=$!
+	fi
 	# Show the tests' own output (not the kernel's) as it comes.
 	hide='^KJIT-\(BEGIN\|BOOT\)'
 	[ $DEMO = 1 ] && hide='^KJIT-'
@@ -212,6 +222,7 @@ boot() {
 	tpid=$!
 	wait $qpid
 	rc=$?
+	[ -n "$hpid" ] && { kill $hpid 2> /dev/null; wait $hpid; }
 	wait $tpid
 	tr -d '\r' < "$TTYS1" > "$TTYS1.txt"
 	return $rc

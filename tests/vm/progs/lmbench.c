@@ -11,6 +11,16 @@
  *   lmbench -l [BENCH...]      the kernel functions their timed loops enter
  *                              (what to attach kjit to), each once, one line
  *   lmbench hello              exit at once: the program lat_proc exec runs
+ *   lmbench -K -n ITERS [BENCH...]
+ *                              share mode (bench/share.sh): per benchmark,
+ *                              after a warm-up run, zero kjit's counters,
+ *                              call access("KJITSTEP-OPEN"), run ITERS
+ *                              operations, call access("KJITSTEP-CLOSE"),
+ *                              and print what kjit counted in between:
+ *     KJIT-SHARE <name> ops=<o> blocks=<b> insns=<i>
+ *                              (block executions, and the original
+ *                              instructions they ran); the host's
+ *                              bench_share single-steps the same window
  *
  * Method, as LMbench's benchmp: a benchmark first finds how many operations
  * fill MS milliseconds (default 200), then times REPS repetitions (default
@@ -51,6 +61,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "kmod/kjit_ioctl.h"
 
 #define FILE_PATH "/tmp/lmbench.file"
 #define FILE_SIZE (4 << 20) /* lat_mmap 4m, lat_pagefault's file */
@@ -712,6 +723,52 @@ static double in_unit(const struct bench *b, double ns, double ops)
 }
 
 static long fixed_iters; /* -n: no calibration */
+static int share_mode;	 /* -K */
+
+/* -K: one measured window of n operations (see the top). Everything the
+ * window needs is ready before kjit's counters are zeroed: /dev/kjit open,
+ * the buffer for the blocks allocated, so that no system call on the
+ * suite's entry points (open, close, mmap) runs between the reset and the
+ * read of the counts except the window's own. */
+static int share(const struct bench *b, long n)
+{
+	struct kjit_blocks kb = {.size = sizeof(kb)};
+	struct kjit_block_info *info = NULL;
+	unsigned long long blocks = 0, insns = 0;
+	int fd = open(KJIT_DEVICE, O_RDWR), rc = -1;
+	double ops;
+	__u32 i;
+
+	if (fd < 0 || run_bench(b, n, &ops) < 0 || /* warm-up */
+	    ioctl(fd, KJIT_IOC_BLOCKS, &kb))
+		goto out;
+	kb.max = kb.total + 65536; /* room for what the window adds */
+	info = calloc(kb.max, sizeof(*info));
+	if (!info)
+		goto out;
+	memset(info, 0, kb.max * sizeof(*info)); /* fault it in now */
+	kb.buf = (__u64)(unsigned long)info;
+	if (ioctl(fd, KJIT_IOC_RESET, 0))
+		goto out;
+	syscall(SYS_access, "KJITSTEP-OPEN", F_OK);
+	if (run_bench(b, n, &ops) < 0)
+		goto out;
+	syscall(SYS_access, "KJITSTEP-CLOSE", F_OK);
+	if (ioctl(fd, KJIT_IOC_BLOCKS, &kb) || kb.written < kb.total)
+		goto out;
+	for (i = 0; i < kb.written; i++) {
+		blocks += info[i].count;
+		insns += info[i].count * info[i].n_insns;
+	}
+	printf("KJIT-SHARE %s ops=%.0f blocks=%llu insns=%llu\n", b->name, ops,
+	       blocks, insns);
+	rc = 0;
+out:
+	free(info);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
 
 static int measure(const struct bench *b, int reps, double target_ns)
 {
@@ -720,6 +777,8 @@ static int measure(const struct bench *b, int reps, double target_ns)
 	int i;
 
 	n = fixed_iters ? fixed_iters : calibrate(b, target_ns);
+	if (share_mode)
+		return n > 0 ? share(b, n) : -1;
 	for (i = 0; n > 0 && i < reps; i++) {
 		ns = run_bench(b, n, &ops);
 		if (ns < 0 || ops <= 0)
@@ -837,8 +896,10 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && !strcmp(argv[1], "hello"))
 		return 0;
-	while ((opt = getopt(argc, argv, "+c:n:r:t:x:lL")) != -1) {
-		if (opt == 'n') {
+	while ((opt = getopt(argc, argv, "+c:n:r:t:x:lLK")) != -1) {
+		if (opt == 'K') {
+			share_mode = 1;
+		} else if (opt == 'n') {
 			fixed_iters = atol(optarg);
 		} else if (opt == 'x' && n_excluded < N_SUITE) {
 			excluded[n_excluded++] = find(optarg)->name;

@@ -1,0 +1,69 @@
+#!/bin/sh
+# share-report.sh - the table of docs/results/share.md from one run of
+# bench/share.sh: the guest's KJIT-SHARE lines (what kjit counted in each
+# window) and KSYM lines, and bench_share's WINDOW and NATIVE lines (what
+# ran natively under a root in the same windows, window n = the n-th
+# KJIT-SHARE line).
+# Usage: bench/share-report.sh GUEST_OUTPUT WINDOWS
+guest=$1 windows=$2
+ksyms=$(mktemp)
+trap 'rm -f "$ksyms"' EXIT
+# kallsyms by address (16 hex digits each: text order is number order)
+sed -n 's/^KSYM //p' "$guest" | sort > "$ksyms"
+awk '
+BEGIN { ns = 0; nk = 0 }
+FNR == 1 { file = FILENAME == ARGV[1] ? 1 : FILENAME == ARGV[2] ? 2 : 3 }
+file == 1 { kx[nk] = hex($1); kn2[nk] = $2; nk++; next }
+file == 2 && /^KJIT-SHARE / {
+	name[ns] = $2
+	for (i = 3; i <= NF; i++) { split($i, kv, "="); v[ns, kv[1]] = kv[2] }
+	ns++
+}
+file == 3 && /^WINDOW / {
+	w = $2; nw = w + 1
+	for (i = 3; i <= NF; i++) { split($i, kv, "="); h[w, kv[1]] = kv[2] }
+}
+file == 3 && /^NATIVE / { top[w] = top[w] " " $2 ":" $3 }
+# the low 32 bits: kernel text lies in the top 2 GiB (same high half), and
+# awk numbers are doubles
+function hex(s,   i, c, n) {
+	n = 0
+	s = substr(s, length(s) - 7)
+	for (i = 1; i <= length(s); i++) {
+		c = index("0123456789abcdef", substr(tolower(s), i, 1)) - 1
+		n = n * 16 + c
+	}
+	return n
+}
+function name_of(a,   lo, hi, mid, x) {
+	x = hex(a); lo = 0; hi = nk - 1
+	if (nk == 0 || x < kx[0]) return a
+	while (lo < hi) { mid = int((lo + hi + 1) / 2); if (kx[mid] <= x) lo = mid; else hi = mid - 1 }
+	return kn2[lo]
+}
+END {
+	print "| benchmark | ops | counted blocks/op | native blocks/op | blocks counted | counted insns/op | native insns/op | insns counted | kjit'"'"'s own insns/op (entry sites, thunks, kernel calls of kjit.ko) | native code (most executed instructions, by function) |"
+	print "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+	m = ns < nw ? ns : nw
+	for (i = 0; i < m; i++) {
+		ops = v[i, "ops"]; cb = v[i, "blocks"]; ci = v[i, "insns"]
+		nb = h[i, "native_blocks"]; ni = h[i, "native_insns"]
+		en = h[i, "site_insns"] + h[i, "thunk_insns"] + h[i, "kjit_insns"]
+		sb = cb + nb > 0 ? 100 * cb / (cb + nb) : 0
+		si = ci + ni > 0 ? 100 * ci / (ci + ni) : 0
+		tb += cb; tnb += nb; ti += ci; tni += ni
+		if (i == 0 || sb < minb) { minb = sb; minb_n = name[i] }
+		# the native instructions, by function
+		delete byf; nf = 0; desc = ""
+		split(top[i], t, " ")
+		for (k in t) { split(t[k], pc, ":"); f = name_of(pc[1]); byf[f] += pc[2] }
+		for (f in byf) desc = desc (desc == "" ? "" : ", ") f " " byf[f]
+		printf "| %s | %d | %.1f | %.1f | %.2f%% | %.0f | %.0f | %.2f%% | %.1f | %s |\n",
+			name[i], ops, cb / ops, nb / ops, sb, ci / ops, ni / ops, si,
+			en / ops, desc == "" ? "none" : desc
+	}
+	printf "\nAll windows: %d of %d block executions under the roots ran counted (%.2f%%), %d of %d instructions (%.2f%%); the lowest share: %s (%.2f%%).\n",
+		tb, tb + tnb, tb + tnb ? 100 * tb / (tb + tnb) : 0, ti, ti + tni,
+		ti + tni ? 100 * ti / (ti + tni) : 0, minb_n, minb
+	if (ns != nw) printf "\nWarning: %d kjit windows and %d stepped windows: paired the first %d.\n", ns, nw, m
+}' "$ksyms" "$guest" "$windows"
