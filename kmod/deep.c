@@ -4,6 +4,7 @@
  */
 #include <linux/kallsyms.h>
 #include <linux/irq_work.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -106,6 +107,8 @@ static void deep_grow_work(struct work_struct *w)
 
 	if (cap <= d->cap)
 		return;
+	if (d->delay_ms)
+		msleep(d->delay_ms);
 	if (!hold(d, cap))
 		goto fail;
 	if (map_slots(cap) > m->mask + 1) {

@@ -88,6 +88,7 @@ struct kjit_deep {
 	u32 cap; /* entries held (chunks, rows, map room); release */
 	u32 max;
 	u32 ahead;		  /* kick the worker when less room is left */
+	u32 delay_ms;		  /* the worker waits this long first (tests) */
 	struct kjit_deep_fn **fn; /* [dir_len] chunks of KJIT_DEEP_CHUNK */
 	u32 dir_len;
 	struct kjit_deep_map *map;  /* published with release */

@@ -50,11 +50,9 @@
 	}
 
 /* Deep mode follows callees without an __fentry__ site too (notrace and
- * outlined inline functions, asm in .text), but not in these sections... */
+ * outlined inline functions, asm in .text, __schedule), but not in these
+ * sections... */
 #define KJIT_DEEP_NOTRACE_SECTIONS                                             \
-	{"__sched_text_start", "__sched_text_end",                             \
-	 "scheduler code without an ftrace site (__schedule, "                 \
-	 "preempt_schedule: they switch tasks)"},                              \
 	{"__static_call_text_start", "__static_call_text_end",                 \
 	 KJIT_STATIC_CALL_TRAMP_WHY},                                          \
 	{                                                                      \
@@ -80,11 +78,19 @@
 
 /* Deep mode never follows these, whatever else says: they end the task or
  * switch stacks, or run with the task in a state translated code must not
- * be in (kmod/deep.c; the tool's eligible_deep_why()). */
+ * be in (kmod/deep.c; the tool's eligible_deep_why()). schedule() and
+ * __schedule() are followed: a task switched out inside them sleeps at an
+ * exact return site of translated code, as in any callee that sleeps, and
+ * the switch itself (__switch_to_asm, __switch_to) stays native; the
+ * preemption entries stay native (the dispatcher's preempt_enable() calls
+ * preempt_schedule; preempt_schedule_irq runs from entry code), and so
+ * does the last switch of a dying task. */
 #define KJIT_DEEP_DENY                                                         \
-	"schedule", "preempt_schedule_irq", "do_exit", "do_group_exit",        \
-	    "make_task_dead", "rewind_stack_and_make_dead", "__switch_to",     \
-	    "panic", "machine_restart", "kernel_restart"
+	"preempt_schedule_irq", "preempt_schedule",                            \
+	    "preempt_schedule_notrace", "preempt_schedule_common",             \
+	    "do_task_dead", "do_exit", "do_group_exit", "make_task_dead",      \
+	    "rewind_stack_and_make_dead", "__switch_to", "panic",              \
+	    "machine_restart", "kernel_restart"
 #define KJIT_DEEP_DENY_WHY                                                     \
 	"on deep mode's deny list (ends or switches the task)"
 

@@ -84,6 +84,11 @@ module_param(deep_ahead, uint, 0444);
 MODULE_PARM_DESC(deep_ahead, "free room a deep table's worker keeps ahead of "
 			     "the callees followed (512; 0: grow only when "
 			     "full)");
+static unsigned int deep_grow_delay_ms;
+module_param(deep_grow_delay_ms, uint, 0444);
+MODULE_PARM_DESC(deep_grow_delay_ms,
+		 "for tests: the deep table's worker waits this long before "
+		 "it grows the table (0)");
 
 /* Fills a 0 limit from @def; -EINVAL outside [@lo, @hi]. */
 static int limit(u32 *v, u32 def, u32 lo, u32 hi)
@@ -332,6 +337,7 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 	    kjit_deep_init(&s->deep_tab, lim->deep_max, first,
 			   min(deep_ahead, KJIT_DEEP_MAX), &s->native, n))
 		goto fail;
+	s->deep_tab.delay_ms = min(deep_grow_delay_ms, 10000u);
 	s->grown_base = kjit_session_grown_bytes(s);
 	s->mem_bytes += s->grown_base;
 	/* one slot per original block, room for every CPU's full cache of

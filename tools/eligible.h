@@ -34,7 +34,7 @@ struct eligible {
 	const struct symtab *syms;
 	struct eligible_name *by_name; /* every symbol of syms, by name */
 	uint64_t sections[4][2]; /* KJIT_REFUSED_SECTIONS bounds, 0: unknown */
-	uint64_t notrace_sections[3][2]; /* KJIT_DEEP_NOTRACE_SECTIONS */
+	uint64_t notrace_sections[2][2]; /* KJIT_DEEP_NOTRACE_SECTIONS */
 	char **traceable; /* sorted "name\tmodule" (filter list by name) */
 	size_t n_traceable;
 	uint64_t *traceable_at; /* sorted function starts with a site */

@@ -381,13 +381,13 @@ static void mark_static_calls(struct oracle *o, const struct symtab *t)
 }
 
 /* Scheduler functions (in .sched.text) whose context switch goes through
- * __schedule, a notrace function that deep mode keeps native
- * (KJIT_DEEP_NOTRACE_SECTIONS): the tracer cannot see it, so what it
- * calls looks called from these; it runs natively below a counted one. */
+ * __schedule on a path deep mode keeps native (the preemption entries are
+ * on KJIT_DEEP_DENY): the tracer cannot see __schedule (notrace), so what
+ * it calls looks called from these; it runs natively below a counted one.
+ * schedule() and its wrappers reach __schedule translated. */
 static const char *const sched_core_callers[] = {
-    "__cond_resched",	"preempt_schedule_common", "preempt_schedule",
-    "preempt_schedule_notrace", "schedule", "io_schedule", "yield",
-    "schedule_preempt_disabled", "preempt_schedule_irq"};
+    "__cond_resched", "preempt_schedule_common", "preempt_schedule",
+    "preempt_schedule_notrace", "preempt_schedule_irq"};
 
 static const char *sched_core_why(const char *parent)
 {
@@ -396,8 +396,8 @@ static const char *sched_core_why(const char *parent)
 	for (i = 0; i < sizeof(sched_core_callers) / sizeof(*sched_core_callers);
 	     i++)
 		if (!strcmp(parent, sched_core_callers[i]))
-			return "called through the scheduler's notrace core "
-			       "(__schedule), which deep mode keeps native";
+			return "called through __schedule from a preemption "
+			       "point (kept native in deep mode)";
 	return NULL;
 }
 

@@ -6,9 +6,10 @@
 # late (deep_growing 0) or because a table was full, the memory kjit holds
 # grew, the default limit is the module's (16384), and read's entry block
 # still counted every read of a workload after a reset.
-# Then with room for one callee at attach and none kept ahead
-# (kjit.deep_first=1 deep_ahead=0: the worker is asked only when a callee
-# finds the table full): the callees met then ran natively that once
+# Then with room for one callee at attach and none kept ahead, and a
+# worker that takes its time (kjit.deep_first=1 deep_ahead=0
+# deep_grow_delay_ms=300: it is asked only when a callee finds the table
+# full, and brings room 300 ms later): the callees met then ran natively
 # (deep_growing, said in plain words by stat and detach) and were followed
 # later - no exit was linked to their native code for good: after a reset,
 # read's callees down to vfs_read count every one of 200 reads.
@@ -48,10 +49,20 @@ grep -Eq "^deep mode: [0-9]+ callee\(s\) followed of at most 16384 \(room held f
 [ "${reads:-0}" -ge 200 ] || fail "read's entry block counted ${reads:-0} times for 200 reads"
 unload_kjit
 
-load_kjit deep_first=1 deep_ahead=0
+load_kjit deep_first=1 deep_ahead=0 deep_grow_delay_ms=300
 kjit attach --deep __x64_sys_read __x64_sys_openat __x64_sys_close > /tmp/a.out || fail "attach (deep_first=1)"
 workload -c 0 read 50 || fail "read"
 workload -c 0 openclose 50 || fail "openclose"
+# the worker brings room 300 ms after each ask, once it gets a CPU: give it
+# time (each round of room lets more callees in, which ask again)
+i=0
+while [ $i -lt 5 ]; do
+	sleep 1
+	workload -c 0 read 50 > /dev/null
+	workload -c 0 openclose 50 > /dev/null
+	i=$((i + 1))
+done
+sleep 1
 kjit reset > /dev/null || fail "reset"
 workload -c 0 read 200 || fail "read"
 kjit stat > /tmp/s.out || fail "stat"

@@ -1,0 +1,56 @@
+# deep_schedule - deep mode follows schedule() and __schedule(): a task that
+# blocks under an attached root switches out inside translated code and
+# resumes there. A pipe ping-pong under deep read and write roots: the
+# entry blocks of schedule and __schedule count at least once a round trip,
+# the context switch's callee pick_next_task_fair is counted, and the
+# ping-pongs complete. Then, with a reader asleep
+# in __schedule's translated code (its switch frame returns into the cache),
+# detach and rmmod: its return addresses move back to the original code and
+# it completes natively when woken (as detach_sleeping, one level deeper).
+# Both vCPUs run the workloads.
+# tcg: multi
+# timeout: 300
+. /tests/lib.sh
+load_kjit
+kjit attach --deep __x64_sys_read __x64_sys_write > /tmp/a.out || fail "attach"
+lmbench -c 0 -n 20 -r 1 lat_pipe > /dev/null || fail "lmbench warm-up"
+kjit reset > /dev/null
+# 200 round trips on one CPU: at least one of the two blocks in read()
+# each trip (the other may be preempted instead, natively: preemption
+# enters __schedule through preempt_schedule, kept native)
+lmbench -c 0 -n 200 -r 1 lat_pipe || fail "lat_pipe"
+for f in schedule __schedule pick_next_task_fair; do
+	n=$(entry_count $f)
+	echo "$f entry counted ${n:-0} time(s) for 200 round trips"
+	case $f in
+	schedule | __schedule) [ "${n:-0}" -ge 200 ] || fail "$f counted ${n:-0} times for 200 round trips" ;;
+	*) [ "${n:-0}" -ge 1 ] || fail "$f never counted: the switch ran natively" ;;
+	esac
+done
+# the switch itself stays native
+for f in __switch_to_asm __switch_to; do
+	[ -z "$(entry_count $f)" ] || fail "$f was translated"
+done
+kjit stat | grep -E '^deep mode|^nothing ran|natively' | head -n 4
+# more switching: a context-switch ring, then the ping-pong on two CPUs
+lmbench -c 0 -n 200 -r 1 lat_ctx_2p_0k || fail "lat_ctx on one CPU"
+lmbench -n 200 -r 1 lat_pipe || fail "lat_pipe on two CPUs"
+kjit detach > /dev/null || fail "detach"
+unload_kjit
+for how in detach rmmod; do
+	load_kjit
+	kjit attach --deep __x64_sys_read > /dev/null || fail "attach ($how)"
+	sleeper > /tmp/sleeper.out & s=$!
+	sleep 1
+	pid=$(sed -n 's/^child \([0-9]*\) asleep/\1/p' /tmp/sleeper.out)
+	[ -n "$pid" ] || fail "no sleeping child"
+	cat /proc/$pid/stack 2>/dev/null | head -n 4
+	dmesg -c > /dev/null
+	[ $how = detach ] && { kjit detach > /dev/null || fail "detach"; }
+	unload_kjit
+	dmesg | grep 'moved out of the code cache' ||
+		fail "$how: no return address was moved"
+	kill -USR1 $s
+	wait $s || fail "$how: the reader asleep in __schedule did not complete natively"
+	echo "$how: $(cat /tmp/sleeper.out | tail -n 1)"
+done
