@@ -42,7 +42,7 @@ function name_of(a,   lo, hi, mid, x) {
 	return kn2[lo]
 }
 END {
-	print "| benchmark | ops | counted blocks/op | native blocks/op | blocks counted | counted insns/op | native insns/op | insns counted | kjit'"'"'s own insns/op (entry sites, thunks, kernel calls of kjit.ko) | native code (most executed instructions, by function) |"
+	print "| benchmark | ops | counted blocks/op | native blocks/op | blocks counted | counted insns/op | native insns/op | insns counted | kjit'"'"'s own insns/op (entry sites, thunks, kernel calls of kjit.ko) | native code (instructions in the window, top six functions) |"
 	print "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
 	m = ns < nw ? ns : nw
 	for (i = 0; i < m; i++) {
@@ -57,7 +57,14 @@ END {
 		delete byf; nf = 0; desc = ""
 		split(top[i], t, " ")
 		for (k in t) { split(t[k], pc, ":"); f = name_of(pc[1]); byf[f] += pc[2] }
-		for (f in byf) desc = desc (desc == "" ? "" : ", ") f " " byf[f]
+		# the six functions with the most native instructions
+		for (r = 0; r < 6; r++) {
+			best = ""
+			for (f in byf) if (best == "" || byf[f] > byf[best]) best = f
+			if (best == "") break
+			desc = desc (desc == "" ? "" : ", ") best " " byf[best]
+			delete byf[best]
+		}
 		printf "| %s | %d | %.1f | %.1f | %.2f%% | %.0f | %.0f | %.2f%% | %.1f | %s |\n",
 			name[i], ops, cb / ops, nb / ops, sb, ci / ops, ni / ops, si,
 			en / ops, desc == "" ? "none" : desc

@@ -48,7 +48,8 @@
  *
  * Per window OUT gets "WINDOW n native_insns native_blocks site_insns
  * thunk_insns kjit_insns steps extents"
- * and its 16 most executed native instructions ("NATIVE pc count");
+ * and every native instruction it ran, most executed first ("NATIVE pc
+ * count");
  * the report pairs window n with lmbench's n-th KJIT-SHARE line. QEMU's
  * default step flags mask interrupts while stepping, so interrupt handlers
  * do not run inside the windows.
@@ -486,7 +487,7 @@ static int by_hits(const void *a, const void *b)
 	return x->hits < y->hits ? 1 : x->hits > y->hits ? -1 : 0;
 }
 
-/* The window's most executed native instructions, for the report. */
+/* The window's native instructions, most executed first. */
 static void print_top(FILE *out, unsigned n)
 {
 	unsigned i;
@@ -562,7 +563,7 @@ static void run(FILE *out)
 			" steps=%" PRIu64 " extents=%" PRIu64 "\n",
 			n++, w.native_insns, w.native_blocks, w.site_insns,
 			w.thunk_insns, w.kjit_insns, w.steps, w.extents);
-		print_top(out, 16);
+		print_top(out, n_touched);
 		fflush(out);
 	}
 }
