@@ -14,6 +14,10 @@
  *            attached functions, and callees such as atime updates take
  *            time-dependent paths: other callees' blocks are shown, not
  *            judged; callees named with -C must match exactly
+ *     -O     (deep, with -x) arm Kprobes only in the attached functions
+ *            and the -C callees: the others' blocks are shown unchecked
+ *            (deep mode follows the scheduler: Kprobes on every context
+ *            switch of the system make a cross-check run for minutes)
  *     -C F   (deep) callee F is reached only from the attached functions in
  *            this workload: its blocks must match exactly and its entry
  *            block must have run
@@ -344,11 +348,21 @@ static void time_nocount(int fd, char **names, int n_names, const char *op,
 		die("detach");
 }
 
-/* Kprobe counts for every block address (errs: register_kprobe result). */
+static int probe_only; /* -O */
+
+/* -O: no Kprobe in a deep callee that is not named with -C. */
+static int is_skipped(const struct kjit_func_info *f)
+{
+	return probe_only && f->deep && !is_exact(f->name);
+}
+
+/* Kprobe counts for every block address (errs: register_kprobe result;
+ * -ENOENT for the blocks -O leaves without one: read as unchecked). */
 static void kprobe_counts(const char *op, long n, unsigned long long *cnt,
 			  int *errs)
 {
 	static unsigned long long addrs[MAX_BLOCKS + 1024];
+	static unsigned int armed[MAX_BLOCKS + 1024];
 	struct kjitkp_arm a = {.size = sizeof(a),
 			       .n = nblocks + nstatics,
 			       .addrs = (uintptr_t)addrs,
@@ -356,15 +370,21 @@ static void kprobe_counts(const char *op, long n, unsigned long long *cnt,
 	struct kjitkp_read r = {.size = sizeof(r),
 				.n = nblocks + nstatics,
 				.counts = (uintptr_t)cnt};
-	unsigned int i;
+	unsigned int i, k;
 	int fd = open(KJITKP_DEVICE, O_RDWR);
 
 	if (fd < 0)
 		die(KJITKP_DEVICE);
-	for (i = 0; i < nblocks; i++)
-		addrs[i] = blocks[i].orig;
-	for (i = 0; i < nstatics; i++)
-		addrs[nblocks + i] = statics[i].addr;
+	for (i = 0, k = 0; i < nblocks; i++)
+		if (!is_skipped(&funcs[blocks[i].func])) {
+			armed[k] = i;
+			addrs[k++] = blocks[i].orig;
+		}
+	for (i = 0; i < nstatics; i++) {
+		armed[k] = nblocks + i;
+		addrs[k++] = statics[i].addr;
+	}
+	a.n = r.n = k;
 	if (ioctl(fd, KJITKP_IOC_ARM, &a))
 		die("arm kprobes");
 	run_load(op, 10);
@@ -379,6 +399,17 @@ static void kprobe_counts(const char *op, long n, unsigned long long *cnt,
 	a.n = 0;
 	ioctl(fd, KJITKP_IOC_ARM, &a);
 	close(fd);
+	/* spread the packed results back to their blocks (armed[] only
+	 * grows, so from the end nothing is overwritten before it moves) */
+	for (i = k; i-- > 0 && armed[i] != i;) {
+		cnt[armed[i]] = cnt[i];
+		errs[armed[i]] = errs[i];
+	}
+	for (i = 0, k = 0; i < nblocks; i++)
+		if (is_skipped(&funcs[blocks[i].func])) {
+			cnt[i] = 0;
+			errs[i] = -ENOENT;
+		}
 }
 
 /* kjit's count of the block at @orig (0: never translated, never ran). */
@@ -572,13 +603,15 @@ int main(int argc, char **argv)
 	int entry = 0, cross = 0, opt, fd;
 	long n;
 
-	while ((opt = getopt(argc, argv, "c:pexdt:C:IA:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:pexdt:C:OIA:S:")) != -1) {
 		if (opt == 'S') {
 			read_statics(optarg);
 		} else if (opt == 'A') {
 			read_extra(optarg);
 		} else if (opt == 'I') {
 			unit = "insns";
+		} else if (opt == 'O') {
+			probe_only = 1;
 		} else if (opt == 'C' && n_exact < 16) {
 			exact[n_exact++] = optarg;
 		} else if (opt == 'd') {
