@@ -41,6 +41,12 @@ static struct kjit_deep_map *map_alloc(struct kjit_deep *d, u32 slots)
 	return m;
 }
 
+/* Entry @i, to write (kjit_deep_fn() reads). */
+static struct kjit_deep_fn *fn_at(struct kjit_deep *d, u32 i)
+{
+	return &d->fn[i / KJIT_DEEP_CHUNK][i % KJIT_DEEP_CHUNK];
+}
+
 /* Put entry @i into @m (not yet published, or d->lock held). */
 static void map_put(struct kjit_deep_map *m, const struct kjit_deep *d, u32 i)
 {
@@ -295,7 +301,7 @@ static int insert(struct kjit_deep *d, unsigned long start, unsigned long end,
 	idx = lookup_in(d, d->map, start, &slot);
 	if (idx < 0 && d->n < d->cap) {
 		idx = d->n;
-		f = &d->fn[idx / KJIT_DEEP_CHUNK][idx % KJIT_DEEP_CHUNK];
+		f = fn_at(d, idx);
 		f->start = start;
 		f->end = end;
 		f->mod = mod;
@@ -319,12 +325,11 @@ static int insert(struct kjit_deep *d, unsigned long start, unsigned long end,
 
 void kjit_deep_unpin(struct kjit_deep *d)
 {
+	struct kjit_deep_fn *f;
 	u32 i;
 
-	struct kjit_deep_fn *f;
-
 	for (i = 0; d->fn && i < d->n; i++) {
-		f = &d->fn[i / KJIT_DEEP_CHUNK][i % KJIT_DEEP_CHUNK];
+		f = fn_at(d, i);
 		kjit_module_unpin(f->mod);
 		f->mod = NULL;
 	}
