@@ -200,6 +200,14 @@ static bool irq_shadow(const ZydisDecodedInstruction *zi)
 		zi->raw.modrm.reg == KX86_SREG_SS);
 }
 
+/* `call 1f; int3; 1:` (e8 01 00 00 00 cc): a slot of the return stack
+ * buffer filling sequence (FILL_RETURN_BUFFER), not a call of a function */
+static bool is_rsb_slot(const u8 *b)
+{
+	return b[0] == KX86_OP_CALL32 && b[1] == 1 && !b[2] && !b[3] && !b[4] &&
+	       b[5] == KX86_OP_INT3;
+}
+
 static u64 rel_target(const ZydisDecodedInstruction *zi,
 		      const struct kjit_insn *in)
 {
@@ -516,6 +524,7 @@ static enum kjit_reason decode_bytes(struct kjit_translator *tr, u64 addr,
 	in->disp_off = in->rel_off = in->modrm_off = 0;
 	in->reg = 0;
 	in->shadow = irq_shadow(zi);
+	in->rsb_slot = zi->length == 5 && n > 5 && is_rsb_slot(in->bytes);
 	for (i = in->len; i < KX86_MAX_INSN_LEN; i++)
 		in->bytes[i] = 0;
 	set_flags(zi, in);

@@ -66,6 +66,9 @@ struct kjit_insn {
 	u8 reg;	      /* indirect register, or KJIT_IND_MEM */
 	u8 shadow;    /* sti / mov ss: the next instruction runs in its
 			 interrupt shadow, so no block ends right after it */
+	u8 rsb_slot;  /* KJIT_I_CALL to addr + len + 1 over an int3: a
+			 slot of the return stack buffer filling sequence
+			 (`call 1f; int3; 1:`), not a call of a function */
 	u8 fixup;     /* enum kjit_fixup: its exception-table entry's form
 			 (a block holds at most one such instruction) */
 	u64 fixup_target; /* KJIT_FIXUP_EXIT: the original fixup address */

@@ -308,6 +308,27 @@ static enum kjit_reason emit_followed_call_ind(struct kjit_translator *tr,
 	return r ? r : kjit_exit_dispatch(tr, e, blk, true);
 }
 
+/*
+ * Slot of the return stack buffer filling sequence (kjit_insn.rsb_slot,
+ * `call 1f; int3; 1:` in __switch_to_asm's FILL_RETURN_BUFFER):
+ *       e8 01 00 00 00  call +1   a real call, so the CPU's return stack
+ *       cc              int3      buffer gets an entry that traps, as the
+ *                                 original's does; the pushed address (of
+ *                                 this int3) is dropped by the code later
+ *       jmp exit(1f)              an edge within the function
+ */
+static enum kjit_reason emit_rsb_slot(struct kjit_translator *tr,
+				      struct kjit_emit *e,
+				      const struct kjit_insn *in,
+				      struct kjit_block *blk)
+{
+	kjit_emit_u8(e, KX86_OP_CALL32);
+	kjit_emit_u32(e, 1);
+	kjit_emit_u8(e, KX86_OP_INT3);
+	kjit_emit_unwind_sp(e, 8);
+	return emit_exit(tr, e, blk, op_jmp32, 1, in->target);
+}
+
 static enum kjit_reason emit_native_call(struct kjit_translator *tr,
 					 struct kjit_emit *e,
 					 const struct kjit_insn *in,
@@ -316,6 +337,8 @@ static enum kjit_reason emit_native_call(struct kjit_translator *tr,
 	static const u8 op_call32[] = {KX86_OP_CALL32};
 	enum kjit_reason r;
 
+	if (in->kind == KJIT_I_CALL && in->rsb_slot)
+		return emit_rsb_slot(tr, e, in, blk);
 	if (in->kind == KJIT_I_CALL_IND && tr->cfg.follow_indirect_calls)
 		return emit_followed_call_ind(tr, e, in, blk);
 	if (in->kind == KJIT_I_CALL) /* call exit: linkable, not an edge */

@@ -368,13 +368,24 @@ __asm__(".pushsection kjit_corpus,\"ax\",@progbits\n"
 	"1: endbr64\n add $5,%rbx\n"
 	"3: endbr64\n xor %rsi,%rbx\n"
 	"  mov %rbx,%rax\n pop %rbx\n ret\n"
+
+	/* a_rsbfill: __switch_to_asm's return stack buffer filling
+	 * (FILL_RETURN_BUFFER on 6.1): slots `call 1f; int3; 1:` whose
+	 * pushed return addresses the loop drops again, then a tail jump */
+	".globl a_rsbfill\n a_rsbfill:\n"
+	"  mov %rdi,%rcx\n and $3,%rcx\n inc %rcx\n"
+	"1: call 2f\n int3\n"
+	"2: call 3f\n int3\n"
+	"3: add $16,%rsp\n dec %rcx\n jnz 1b\n"
+	"  lfence\n"
+	"  jmp op_add\n"
 	".popsection\n"
 	".pushsection .data\n ptr_cell: .quad op_add\n .popsection\n");
 
 long a_carry(long, long), a_string(long, long), a_loop(long, long);
 long a_repzero(long, long);
 long a_retimm(long, long), a_thunks(long, long), a_callrsp(long, long);
-long a_flags(long, long), a_ibt(long, long);
+long a_flags(long, long), a_ibt(long, long), a_rsbfill(long, long);
 
 const struct corpus_case corpus_cases[] = {
     {"loop", c_loop},	  {"switch", c_switch},	  {"fib", c_fib},
@@ -383,6 +394,6 @@ const struct corpus_case corpus_cases[] = {
     {"goto", c_goto},	  {"bits", c_bits},	  {"carry", a_carry},
     {"string", a_string}, {"loopinsn", a_loop},	  {"retimm", a_retimm},
     {"thunks", a_thunks}, {"callrsp", a_callrsp}, {"repzero", a_repzero},
-    {"flags", a_flags},	  {"ibt", a_ibt},
+    {"flags", a_flags},	  {"ibt", a_ibt},	  {"rsbfill", a_rsbfill},
 };
 const unsigned corpus_n_cases = sizeof(corpus_cases) / sizeof(corpus_cases[0]);

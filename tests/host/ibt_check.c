@@ -93,6 +93,16 @@ static bool is_indirect(const ZydisDecodedInstruction *i,
 
 /* Decode the instruction at offset @off, mark its bytes, queue where
  * control goes next (inside the block). */
+/* Is the int3 at @off the trap of a return stack buffer slot, right after
+ * a reachable `call +1` (e8 01 00 00 00) that jumps over it? */
+static bool rsb_trap(const struct walk *w, u32 off)
+{
+	static const u8 call_over[5] = {0xe8, 1, 0, 0, 0};
+
+	return off >= 5 && state[off - 5] == START &&
+	       !memcmp(w->buf + off - 5, call_over, 5);
+}
+
 static int step(struct ibtc *c, struct walk *w, u32 off)
 {
 	ZydisDecodedInstruction i;
@@ -113,8 +123,10 @@ static int step(struct ibtc *c, struct walk *w, u32 off)
 	for (k = 1; k < i.length; k++)
 		state[off + k] = INSIDE;
 	c->code_bytes += i.length;
-	if (i.mnemonic == ZYDIS_MNEMONIC_INT3)
+	if (i.mnemonic == ZYDIS_MNEMONIC_INT3 && !rsb_trap(w, off))
 		return FAILF("+%#x: int3 padding is reachable", off);
+	if (i.mnemonic == ZYDIS_MNEMONIC_INT3)
+		return 0; /* a trap: nothing follows */
 	if (is_indirect(&i, op)) {
 		c->indirect++;
 		if (!copied_call(c, w, off, &i, &op[0]))

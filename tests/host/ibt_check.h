@@ -19,6 +19,8 @@
  *      IBT does not check). Any other one is reported;
  *  (c) every emitted byte is accounted for: reachable code, or the tail
  *      that nothing reaches (int3 padding to 8, then the 8-byte literals).
+ *      The one int3 counted as code is the trap of a return stack buffer
+ *      slot, `call +1; int3` (only a speculated return lands on it).
  *
  * Invariants: decodes only inside [run, run + b->len); writes only *c.
  */

@@ -225,6 +225,46 @@ static void test_cut_before_native(void)
 		 "r=%s term=%u %s", kjit_reason_name(r), b.term, why);
 }
 
+/* A return-stack-buffer filling slot (FILL_RETURN_BUFFER in
+ * __switch_to_asm: `call 1f; int3; 1:`) in native-call mode. Its call only
+ * pushes a return address that the code drops again (add $16,%rsp): it is
+ * copied as a real call over a copied int3, so the CPU's return stack
+ * buffer is filled as natively, and then an edge to 1f - never a call exit
+ * that would make 1f a callee (deep mode would run the rest of the
+ * function natively, as it follows only function entries). */
+static void test_rsb_slot(void)
+{
+	static const u8 slot[] = {KX86_OP_CALL32, 1, 0, 0, 0, KX86_OP_INT3};
+	struct kjit_block b;
+	enum kjit_reason r;
+	char why[256];
+	unsigned i, found = 0;
+
+	tr.cfg.native_calls = true;
+	vfy.native_calls = true;
+	/* call 1f; int3; 1: call 2f; int3; 2: add $16,%rsp; ret */
+	r = xlate("e801000000 cc e801000000 cc 4883c410 c3", &b, why);
+	for (i = 0; !r && i + sizeof(slot) <= b.body_len; i++)
+		found += !memcmp(out + i, slot, sizeof(slot));
+	kt_check("jit.rsb_slot.edge",
+		 !r && !why[0] && b.term == KJIT_I_CALL && b.n_exits == 1 &&
+		     b.exit[0].kind == KJIT_EXIT_DIRECT &&
+		     b.exit[0].target == ORIG + 6 && !b.ret_off,
+		 "r=%s term %u exits %u, first to %#llx, ret_off %u %s",
+		 kjit_reason_name(r), b.term, b.n_exits,
+		 (unsigned long long)b.exit[0].target, b.ret_off, why);
+	kt_check("jit.rsb_slot.real_call", found == 1,
+		 "`call +1; int3` found %u times in the block", found);
+	/* an ordinary call to the instruction after the next is a call */
+	r = xlate("e801000000 90 c3", &b, why);
+	kt_check("jit.rsb_slot.only_over_int3",
+		 !r && !why[0] && b.term == KJIT_I_CALL && b.ret_off,
+		 "r=%s term %u ret_off %u %s", kjit_reason_name(r), b.term,
+		 b.ret_off, why);
+	tr.cfg.native_calls = false;
+	vfy.native_calls = false;
+}
+
 /* Instructions with exception-table entries (kmod/kjit_fixups.h, env.h):
  * one a block, copied; a fixup elsewhere becomes an exit (the landing),
  * one to the next instruction keeps it adjacent; a type kept native, or a
@@ -1053,6 +1093,7 @@ int main(void)
 	test_goldens();
 	test_refusals();
 	test_cut_before_native();
+	test_rsb_slot();
 	test_fixups();
 	test_relocation();
 	test_liveness();

@@ -216,7 +216,8 @@ static int walk_one(struct uwc *u, struct walk *w, u32 off)
 		return reach(u, w, a + x.length, 0);
 	if (going)
 		return 0; /* the frame is going: nothing more to check */
-	if (x.meta.category == ZYDIS_CATEGORY_RET)
+	if (x.meta.category == ZYDIS_CATEGORY_RET ||
+	    x.mnemonic == ZYDIS_MNEMONIC_INT3) /* int3: nothing follows */
 		return 0;
 	if (x.meta.category == ZYDIS_CATEGORY_CALL) {
 		if (op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&

@@ -834,6 +834,38 @@ static int check_followed_call(struct vfy *v, const struct dinsn *o, u64 a,
 	       dec_out(v, next, &x) || check_dispatch_jmp(v, &x, true);
 }
 
+/* Is the original a slot of the return stack buffer filling sequence,
+ * `call 1f; int3; 1:` (read from the code itself)? */
+static bool is_rsb_slot(struct vfy *v, const struct dinsn *o, u64 fall)
+{
+	u8 next = 0;
+
+	return o->op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+	       orig_target(o) == fall + 1 &&
+	       v->env->read_code(v->env->opaque, fall, &next, 1) == 1 &&
+	       next == 0xcc;
+}
+
+/* ... in native-call mode: a real call over an int3 (call +1; int3), then
+ * an exit to 1f; the block has no return site */
+static int check_rsb_slot(struct vfy *v, const struct dinsn *o, u64 a, u64 fall)
+{
+	struct dinsn x;
+	u64 xt;
+
+	if (dec_out(v, a, &x) || x.i.mnemonic != ZYDIS_MNEMONIC_CALL ||
+	    abs_of(&x, 0, &xt) || xt != x.addr + x.i.length + 1 ||
+	    xt - v->run > v->b->len || v->buf[xt - 1 - v->run] != 0xcc)
+		return FAILF("return stack buffer slot at %#llx: not `call "
+			     "+1; int3`",
+			     (unsigned long long)o->addr);
+	if (v->b->ret_off)
+		return FAILF("return stack buffer slot at %#llx: a return "
+			     "site at +%#x",
+			     (unsigned long long)o->addr, v->b->ret_off);
+	return dec_exit(v, xt, &x) || check_exit_branch(v, &x, fall + 1);
+}
+
 /* native-call mode: call stays a call (to T), then an exit to the return
  * site; ret stays ret; jmp to the return thunk stays a jmp to it */
 static int check_native_call(struct vfy *v, const struct dinsn *o, u64 a,
@@ -843,6 +875,8 @@ static int check_native_call(struct vfy *v, const struct dinsn *o, u64 a,
 	u64 t, xt;
 	int reg = -1;
 
+	if (is_rsb_slot(v, o, fall))
+		return check_rsb_slot(v, o, a, fall);
 	if (v->follow_indirect_calls &&
 	    (o->op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
 	     sym_of(v, orig_target(o), &reg) == KJIT_SYM_INDIRECT_THUNK))
