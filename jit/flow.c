@@ -489,7 +489,8 @@ enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 
 /*
  * Static call guard (kjit_flow_emit_static_call_guard), before the counter
- * of a followed static call trampoline whose code is `jmp F`:
+ * of a followed static call trampoline whose code is `jmp F` (F = 0 for a
+ * NULL static call's `ret`):
  *       [9c]                   pushfq                 if flags are live
  *       48 81 3d <key> <F>     cmpq $F, key(%rip)     ; key->func still F?
  *       74 <ok>                je ok

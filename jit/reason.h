@@ -35,12 +35,13 @@ enum kjit_reason {
 					(int3): jmp or jcc cannot be told */
 	KJIT_R_IRQ_SHADOW, /* sti/mov ss whose next instruction would start
 			      another block (sti; hlt): both run natively */
-	KJIT_R_TRANSIENT_TARGET, /* direct branch into code the kernel may free
-				    (kprobe slot, ftrace or BPF trampoline) */
+	KJIT_R_TRANSIENT_TARGET,  /* direct branch into code the kernel may free
+				     (kprobe slot, ftrace or BPF trampoline) */
 	KJIT_R_STATIC_CALL_TRAMP, /* a followed static call trampoline that is
-				     not `jmp F` when first reached (a NULL
-				     or return-0 static call): it runs
-				     natively for the session */
+				     neither `jmp F` nor a NULL one's ret
+				     when first reached (a return-0 static
+				     call): it runs natively for the
+				     session */
 	KJIT_R_COUNT
 };
 

@@ -148,6 +148,26 @@ static enum kjit_reason emit_fixup_landing(struct kjit_emit *e,
 				d->insn[blk->fix_insn].fixup_target);
 }
 
+/* The guard of a followed static call trampoline, against the function it
+ * holds now: F for `jmp F`, NULL for a plain ret; anything else (a
+ * return-0 `xor; ret`) is refused for good. */
+static enum kjit_reason static_call_guard(struct kjit_translator *tr,
+					  struct kjit_emit *e,
+					  const struct kjit_block_desc *d,
+					  u64 tramp, u64 key, u16 live)
+{
+	const struct kjit_insn *in = &d->insn[0];
+	u64 f;
+
+	if (d->n == 1 && in->kind == KJIT_I_JMP)
+		f = in->target;
+	else if (d->n == 1 && in->kind == KJIT_I_RET && !in->ret_imm)
+		f = 0;
+	else
+		return KJIT_R_STATIC_CALL_TRAMP;
+	return kjit_flow_emit_static_call_guard(tr, e, tramp, key, f, live);
+}
+
 static enum kjit_reason translate(struct kjit_translator *tr,
 				  struct kjit_emit *e, struct kjit_block *blk)
 {
@@ -179,11 +199,9 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 	if (tr->cfg.ibt)
 		kjit_emit_endbr64(e);
 	if (sc_key) {
-		/* a followed static call trampoline: `jmp F` alone, or not now */
-		if (d->n != 1 || d->insn[0].kind != KJIT_I_JMP)
-			return KJIT_R_STATIC_CALL_TRAMP;
-		r = kjit_flow_emit_static_call_guard(
-		    tr, e, blk->orig, sc_key, d->insn[0].target, pi.live);
+		/* a followed static call trampoline: `jmp F` alone, a NULL
+		 * one's `ret` (or jmp to the return thunk), or not now */
+		r = static_call_guard(tr, e, d, blk->orig, sc_key, pi.live);
 		if (r)
 			return r;
 	}

@@ -51,7 +51,7 @@ static const char *const reason_texts[KJIT_R_COUNT] = {
     [KJIT_R_TRANSIENT_TARGET] = "branch into code the kernel may free "
 				"(kprobe slot, ftrace or BPF trampoline)",
     [KJIT_R_STATIC_CALL_TRAMP] =
-	"static call trampoline that is not a jmp now (NULL or return-0)",
+	"static call trampoline that is neither a jmp nor a ret now (return-0)",
 };
 
 const char *fallback_key(unsigned int i)

@@ -464,8 +464,9 @@ static const char *heading(enum oracle_class c)
 	case OC_STATIC_CALL:
 		return "reached through a static call trampoline that ran "
 		       "natively (a module's, which has no guard; one "
-		       "retargeted since it was translated; or one that was "
-		       "NULL or return-0 when first reached)";
+		       "retargeted since it was translated, from NULL "
+		       "included; or one that was return-0 when first "
+		       "reached)";
 	case OC_TABLE_FULL:
 		return "deep table full (callees left native)";
 	case OC_UNEXPLAINED:

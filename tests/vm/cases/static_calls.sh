@@ -6,7 +6,9 @@
 # "voluntary", then the model is switched while kjit stays attached: the
 # translated code must stop calling __cond_resched exactly when native code
 # does, and start again after the switch back. A Kprobe (kprobe_events,
-# independent of kjit) counts the calls of __cond_resched.
+# independent of kjit) counts the calls of __cond_resched. The trampoline
+# of the NULL static call preempt_schedule (a ret under "voluntary") is
+# translated with a guard: counted under "voluntary", never under "full".
 # timeout: 200
 . /tests/lib.sh
 P=/sys/kernel/debug/sched/preempt
@@ -22,12 +24,40 @@ echo 1 > $T/events/kjit/kjit_cr/enable || fail "enable kprobe"
 kjit reset
 # calls during one workload run only (switching the model calls it too)
 calls() { a=$(hits); workload -c 0 piperead 300 || fail "reads ($1)"; b=$(hits); echo $((b - a)); }
+# preempt_enable() calls the NULL static call preempt_schedule's
+# trampoline (a ret) under "voluntary", translated with a guard against
+# NULL; under "full" it jumps to preempt_schedule and the guard sends every
+# call to it natively, so its translation counts nothing more
+# (a pipe ping-pong on one CPU: its wakeups make preempt_enable() call it)
+tramp() { kjit report --live --csv | awk -F, '$1 == "__SCT__preempt_schedule" && $8 == 1 { n = $4 } END { print n + 0 }'; }
+# (a pipe ping-pong on one CPU: some of its wakeups make preempt_enable()
+# call it, 0-20 times in 300 round trips: up to 5 runs until one counts)
+pingpong() { lmbench -c 0 -n 300 -r 1 lat_pipe > /dev/null || fail "lat_pipe ($1)"; }
+tramp_runs() {
+	a=$(tramp)
+	for i in 1 2 3 4 5; do
+		pingpong "$1"
+		b=$(tramp)
+		[ "$b" -gt "$a" ] && break
+	done
+	echo $((b - a))
+}
 vol=$(calls voluntary)
+tv=$(tramp_runs voluntary)
 echo full > $P || fail "set full"
 full=$(calls full)
+t2=$(tramp)
+pingpong full
+pingpong full
+t3=$(tramp)
 echo voluntary > $P || fail "set voluntary again"
 back=$(calls "voluntary again")
+tb=$(tramp_runs "voluntary again")
 kjit detach
+echo "__SCT__preempt_schedule counted by kjit: voluntary +$tv, full +$((t3 - t2)) in 600 round trips, voluntary again +$tb"
+[ "$tv" -ge 1 ] || fail "the NULL trampoline was not run translated under voluntary"
+[ $((t3 - t2)) -eq 0 ] || fail "the translated NULL trampoline ran under full: its guard let $((t3 - t2)) call(s) through"
+[ "$tb" -ge 1 ] || fail "the NULL trampoline was not run translated again after switching back"
 ml=$(kjit report --live --csv | awk -F, '$1 == "mutex_lock" && $2 == "0x0" { print $4 }')
 echo 0 > $T/events/kjit/kjit_cr/enable
 echo '-:kjit/kjit_cr' >> $T/kprobe_events
