@@ -59,38 +59,41 @@
 		"__indirect_thunk_start", "__indirect_thunk_end",              \
 		    "retpoline or return thunk"                                \
 	}
-/* ... and never these: ftrace's own trampolines, the stack switch, the
- * speculation thunks (their section has no bounds on every kernel). */
+/* ... and never these: ftrace's own trampolines, the speculation thunks
+ * (their section has no bounds on every kernel), the preemption thunks. */
 #define KJIT_DEEP_NOTRACE_DENY                                                 \
 	"__fentry__", "ftrace_caller", "ftrace_regs_caller", "ftrace_stub",    \
 	    "ftrace_stub_graph", "ftrace_graph_caller", "return_to_handler",   \
-	    "__switch_to_asm", "__x86_return_thunk", "srso_return_thunk",      \
+	    "__x86_return_thunk", "srso_return_thunk",                         \
 	    "srso_alias_return_thunk", "retbleed_return_thunk",                \
 	    "zen_untrain_ret", "srso_untrain_ret", "srso_alias_untrain_ret",   \
-	    "entry_untrain_ret", "entry_ibpb", "preempt_schedule_thunk",      \
+	    "entry_untrain_ret", "entry_ibpb", "preempt_schedule_thunk",       \
 	    "preempt_schedule_notrace_thunk", "__preempt_schedule",            \
 	    "__preempt_schedule_notrace"
 #define KJIT_STATIC_CALL_TRAMP_WHY                                             \
 	"static call trampoline (the kernel rewrites it at run time)"
 #define KJIT_DEEP_NOTRACE_WHY                                                  \
-	"no __fentry__ site, and kept native (ftrace, stack switch or "        \
-	"speculation thunk)"
+	"no __fentry__ site, and kept native (ftrace, speculation or "         \
+	"preemption thunk)"
 
-/* Deep mode never follows these, whatever else says: they end the task or
- * switch stacks, or run with the task in a state translated code must not
- * be in (kmod/deep.c; the tool's eligible_deep_why()). schedule() and
- * __schedule() are followed: a task switched out inside them sleeps at an
- * exact return site of translated code, as in any callee that sleeps, and
- * the switch itself (__switch_to_asm, __switch_to) stays native; the
- * preemption entries stay native (the dispatcher's preempt_enable() calls
+/* Deep mode never follows these, whatever else says: they end the task,
+ * or run with the task in a state translated code must not be in
+ * (kmod/deep.c; the tool's eligible_deep_why()). schedule(), __schedule()
+ * and the switch (__switch_to_asm, __switch_to) are followed: a task
+ * switched out there sleeps at an exact return site of translated
+ * __schedule, as in any callee that sleeps; the code after the stack
+ * switch runs the next task's half of the switch, and its last ret goes
+ * to what that task's stack holds (the cache or the kernel, whichever
+ * switched it out; ret_from_fork for a new task). So does the preemption
+ * of __cond_resched() (preempt_schedule_common). The other preemption
+ * entries stay native (the dispatcher's preempt_enable() calls
  * preempt_schedule; preempt_schedule_irq runs from entry code), and so
  * does the last switch of a dying task. */
 #define KJIT_DEEP_DENY                                                         \
 	"preempt_schedule_irq", "preempt_schedule",                            \
-	    "preempt_schedule_notrace", "preempt_schedule_common",             \
-	    "do_task_dead", "do_exit", "do_group_exit", "make_task_dead",      \
-	    "rewind_stack_and_make_dead", "__switch_to", "panic",              \
-	    "machine_restart", "kernel_restart"
+	    "preempt_schedule_notrace", "do_task_dead", "do_exit",             \
+	    "do_group_exit", "make_task_dead", "rewind_stack_and_make_dead",   \
+	    "panic", "machine_restart", "kernel_restart"
 #define KJIT_DEEP_DENY_WHY                                                     \
 	"on deep mode's deny list (ends or switches the task)"
 

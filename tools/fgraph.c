@@ -384,10 +384,10 @@ static void mark_static_calls(struct oracle *o, const struct symtab *t)
  * __schedule on a path deep mode keeps native (the preemption entries are
  * on KJIT_DEEP_DENY): the tracer cannot see __schedule (notrace), so what
  * it calls looks called from these; it runs natively below a counted one.
- * schedule() and its wrappers reach __schedule translated. */
+ * schedule() and its wrappers, and __cond_resched() through
+ * preempt_schedule_common(), reach __schedule translated. */
 static const char *const sched_core_callers[] = {
-    "__cond_resched", "preempt_schedule_common", "preempt_schedule",
-    "preempt_schedule_notrace", "preempt_schedule_irq"};
+    "preempt_schedule", "preempt_schedule_notrace", "preempt_schedule_irq"};
 
 static const char *sched_core_why(const char *parent)
 {

@@ -26,8 +26,11 @@
  *  - a synchronous stack switch inside an extent (call_on_irqstack: a
  *    softirq run from local_bh_enable() on the irq stack; interrupts are
  *    masked while stepping, so nothing else switches stacks but the
- *    context switch, __switch_to_asm at switch=) takes the extent along:
- *    the new stack belongs to it until rsp is back on the old one;
+ *    context switch) takes the extent along: the new stack belongs to it
+ *    until rsp is back on the old one. The context switch is
+ *    __switch_to_asm's `mov TASK_threadsp(%rsi),%rsp`, native (at
+ *    switch=) or its copy in kjit's cache: any load of rsp from memory
+ *    (call_on_irqstack moves a register into rsp);
  *  - what kjit.ko's own code calls in the kernel (its dispatcher looks
  *    functions up with kallsyms, __module_address) runs on the task's
  *    stack too; from a call out of kjit.ko's range (kjit= BASE,SIZE) to
@@ -372,6 +375,19 @@ static struct extent *extent_of(uint64_t rsp)
 static uint64_t prev_rip, prev_rsp;
 static int prev_ext = -1; /* the extent of the previous instruction */
 
+/* Did the instruction at @rip switch tasks: is it in the native
+ * __switch_to_asm, or `mov m64,%rsp` (REX.W 8b, ModRM reg rsp, a memory
+ * operand), as __switch_to_asm's copy in the cache is? */
+static int task_switch_at(uint64_t rip)
+{
+	uint8_t b[3];
+
+	if (rip >= switch_to && rip < switch_to + 256)
+		return 1;
+	return read_mem(rip, b, 3) && (b[0] & 0xf8) == 0x48 && b[1] == 0x8b &&
+	       ((b[2] >> 3) & 7) == 4 && !(b[0] & 4) && (b[2] >> 6) != 3;
+}
+
 static void count_step(const struct regs *r, struct window *w)
 {
 	uint64_t stack = r->rsp & ~(uint64_t)(THREAD_SIZE - 1);
@@ -391,8 +407,7 @@ static void count_step(const struct regs *r, struct window *w)
 	e = extent_of(r->rsp);
 	/* a synchronous switch to another stack takes the extent along */
 	if (!e && prev_ext >= 0 && prev_ext < (int)n_ext &&
-	    ext[prev_ext].stack != stack &&
-	    !(prev_rip >= switch_to && prev_rip < switch_to + 256) &&
+	    ext[prev_ext].stack != stack && !task_switch_at(prev_rip) &&
 	    n_ext < MAX_EXT) {
 		e = &ext[n_ext++];
 		memset(e, 0, sizeof(*e));
