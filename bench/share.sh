@@ -8,7 +8,7 @@
 # in it. The host counts every native kernel instruction run under an
 # attached root in the window, and the blocks they make (leader rule).
 # Report: bench/share-report.sh. Run by `BENCH_ONLY=share make bench`.
-# timeout: 3000
+# timeout: 7200
 . /tests/lib.sh
 load_kjit
 ENTRIES=$(lmbench -l)
