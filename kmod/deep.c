@@ -3,7 +3,6 @@
  * deep.c - the deep-mode function table (see deep.h).
  */
 #include <linux/kallsyms.h>
-#include <linux/irq_work.h>
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -101,9 +100,9 @@ static bool hold(struct kjit_deep *d, u32 cap)
  * one more). The map is rebuilt without the lock for the entries published so
  * far, and under it for those added meanwhile (append-only), then swapped
  * in with the new cap. */
-static void deep_grow_work(struct work_struct *w)
+static void deep_grow_work(struct kjit_worker *w)
 {
-	struct kjit_deep *d = container_of(w, struct kjit_deep, work);
+	struct kjit_deep *d = container_of(w, struct kjit_deep, worker);
 	u32 cap = min(d->max,
 		      round_up(smp_load_acquire(&d->n) + max(2 * d->ahead, 1u),
 			       KJIT_DEEP_CHUNK));
@@ -139,13 +138,6 @@ fail:
 	d->failed++;
 }
 
-static void deep_grow_irq_work(struct irq_work *w)
-{
-	struct kjit_deep *d = container_of(w, struct kjit_deep, kick);
-
-	queue_work(system_unbound_wq, &d->work);
-}
-
 int kjit_deep_init(struct kjit_deep *d, u32 max, u32 first, u32 ahead,
 		   struct kjit_native *native, u32 native_base)
 {
@@ -153,8 +145,7 @@ int kjit_deep_init(struct kjit_deep *d, u32 max, u32 first, u32 ahead,
 
 	memset(d, 0, sizeof(*d));
 	raw_spin_lock_init(&d->lock);
-	init_irq_work(&d->kick, deep_grow_irq_work);
-	INIT_WORK(&d->work, deep_grow_work);
+	kjit_worker_init(&d->worker, deep_grow_work);
 	d->max = max;
 	d->ahead = ahead;
 	d->native = native;
@@ -174,20 +165,11 @@ int kjit_deep_init(struct kjit_deep *d, u32 max, u32 first, u32 ahead,
 	d->cap = first;
 	for (i = 0; i < ARRAY_SIZE(deny_names); i++)
 		d->deny[d->n_deny++] = kjit_lookup_name(deny_names[i]);
-	d->live = true;
+	kjit_worker_start(&d->worker);
 	return 0;
 fail:
 	kjit_deep_free(d);
 	return -ENOMEM;
-}
-
-static void stop(struct kjit_deep *d)
-{
-	if (!d->live)
-		return;
-	WRITE_ONCE(d->live, false);
-	irq_work_sync(&d->kick);
-	cancel_work_sync(&d->work);
 }
 
 void kjit_deep_free(struct kjit_deep *d)
@@ -195,7 +177,7 @@ void kjit_deep_free(struct kjit_deep *d)
 	struct kjit_deep_map *m, *older;
 	u32 c;
 
-	stop(d);
+	kjit_worker_stop(&d->worker);
 	kjit_deep_unpin(d);
 	for (c = 0; d->fn && c < d->dir_len; c++)
 		vfree(d->fn[c]);
@@ -213,14 +195,6 @@ void kjit_deep_free(struct kjit_deep *d)
 	d->deny = NULL;
 	d->recent = NULL;
 	d->bytes = 0;
-}
-
-/* The table is running out of room: ask the worker for more. Any
- * context (irq_work_queue() is NMI-safe and takes no lock). */
-static void kick(struct kjit_deep *d)
-{
-	if (smp_load_acquire(&d->live))
-		irq_work_queue(&d->kick);
 }
 
 /* May the function starting at @start be translated? A callee without an
@@ -319,7 +293,7 @@ static int insert(struct kjit_deep *d, unsigned long start, unsigned long end,
 	raw_spin_unlock_irqrestore(&d->lock, flags);
 	kjit_module_unpin(mod);
 	if (low)
-		kick(d);
+		kjit_worker_ask(&d->worker);
 	return idx;
 }
 

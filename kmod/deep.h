@@ -26,7 +26,7 @@
  *
  * Growing: the table holds `cap` entries (fn chunks, native-run rows and a
  * map with room for them); an insert that leaves less than `ahead` free
- * (KJIT_DEEP_AHEAD) or finds none kicks an irq_work, whose work item (process
+ * (KJIT_DEEP_AHEAD) or finds none asks the worker (worker.h), which (process
  * context) adds chunks and rows, builds a bigger map under the lock and then
  * publishes the new cap (release). The dispatcher never allocates. A callee met
  * while the table is at cap but below max is "not now" (KJIT_DEEP_LATER): that
@@ -57,10 +57,9 @@
 #ifndef KJIT_DEEP_H
 #define KJIT_DEEP_H
 
-#include <linux/irq_work.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-#include <linux/workqueue.h>
+#include "worker.h"
 
 struct kjit_session;
 
@@ -94,9 +93,7 @@ struct kjit_deep {
 	struct kjit_deep_map *map;  /* published with release */
 	struct kjit_native *native; /* rows native_base + i for entry i */
 	u32 native_base;
-	bool live; /* kicks are taken (grow started, not stopped) */
-	struct irq_work kick;
-	struct work_struct work;
+	struct kjit_worker worker; /* grows the table (worker.h) */
 	atomic64_t growing;  /* calls run natively: no room yet (dispatcher) */
 	u64 failed;	     /* allocations that failed (tried again later) */
 	size_t bytes;	     /* held now (native rows not included) */

@@ -33,13 +33,6 @@ size_t kjit_grow_first_bytes(u32 max_blocks)
 	       first_map_slots(max_blocks) * sizeof(struct kjit_centry);
 }
 
-static void grow_irq_work(struct irq_work *w)
-{
-	struct kjit_grow *g = container_of(w, struct kjit_grow, kick);
-
-	queue_work(system_unbound_wq, &g->work);
-}
-
 /* Bring the chunks the cache wants, in order; false if one could not be
  * had. */
 static bool add_chunks(struct kjit_grow *g, struct kjit_cache *c, u32 want)
@@ -80,9 +73,9 @@ static bool add_map(struct kjit_grow *g, struct kjit_cache *c)
 	return true;
 }
 
-static void grow_work(struct work_struct *w)
+static void grow_work(struct kjit_worker *w)
 {
-	struct kjit_grow *g = container_of(w, struct kjit_grow, work);
+	struct kjit_grow *g = container_of(w, struct kjit_grow, worker);
 	struct kjit_cache *c = g->cache;
 	struct kjit_centry *old = kjit_cache_retired_map(c);
 
@@ -98,8 +91,7 @@ int kjit_grow_first(struct kjit_grow *g, struct kjit_cache_mem *m,
 		    u32 max_blocks)
 {
 	memset(g, 0, sizeof(*g));
-	init_irq_work(&g->kick, grow_irq_work);
-	INIT_WORK(&g->work, grow_work);
+	kjit_worker_init(&g->worker, grow_work);
 	g->dir_len = kjit_cache_dir_len(max_blocks);
 	g->dir = kvcalloc(g->dir_len, sizeof(*g->dir), GFP_KERNEL);
 	if (!g->dir)
@@ -119,22 +111,17 @@ int kjit_grow_first(struct kjit_grow *g, struct kjit_cache_mem *m,
 void kjit_grow_start(struct kjit_grow *g, struct kjit_cache *c)
 {
 	g->cache = c;
-	smp_store_release(&g->live, true);
+	kjit_worker_start(&g->worker);
 }
 
 void kjit_grow_kick(struct kjit_grow *g)
 {
-	if (smp_load_acquire(&g->live))
-		irq_work_queue(&g->kick);
+	kjit_worker_ask(&g->worker);
 }
 
 void kjit_grow_stop(struct kjit_grow *g)
 {
-	if (!g->live)
-		return;
-	WRITE_ONCE(g->live, false);
-	irq_work_sync(&g->kick);
-	cancel_work_sync(&g->work);
+	kjit_worker_stop(&g->worker);
 }
 
 void kjit_grow_free(struct kjit_grow *g, struct kjit_cache *c,

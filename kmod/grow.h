@@ -7,10 +7,7 @@
  * lock the code it translates holds. So growing is asked for, not done:
  *
  *   dispatcher  after kjit_cache_add(): kjit_cache_wants_room()?
- *               kjit_grow_kick()
- *   kick        irq_work_queue(): NMI-safe, takes no lock
- *   irq_work    queue_work() on system_unbound_wq (hard irq, interrupts
- *               were on, so no lock of the workqueue's is held here)
+ *               kjit_grow_kick(), which asks the worker (worker.h)
  *   worker      vzalloc the chunks and the map the cache wants, hand them
  *               in (kjit_cache_offer_*), vfree a map the owner retired
  *
@@ -30,15 +27,12 @@
 #ifndef KJIT_KMOD_GROW_H
 #define KJIT_KMOD_GROW_H
 
-#include <linux/irq_work.h>
-#include <linux/workqueue.h>
 #include "codecache/cache.h"
+#include "worker.h"
 
 struct kjit_grow {
 	struct kjit_cache *cache; /* set by kjit_grow_start() */
-	bool live;		  /* kicks are taken: started, not stopped */
-	struct irq_work kick;
-	struct work_struct work;
+	struct kjit_worker worker;
 	struct kjit_chunk **dir; /* the cache's directory */
 	u32 dir_len;
 	u32 retire_slots; /* size of the map the owner will retire */

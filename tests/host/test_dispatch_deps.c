@@ -106,11 +106,10 @@ static const struct {
     {"find_tracepoint", "for_each_kernel_tracepoint() at load (scope.c)"},
     {"on_fork", "the sched_process_fork tracepoint (scope.c)"},
     {"on_free", "the sched_process_free tracepoint (scope.c)"},
-    {"grow_irq_work", "the irq_work that asks for a bigger block map: hard "
-		      "irq, after the dispatcher (grow.c)"},
+    {"worker_irq_work", "the irq_work that queues a worker the dispatcher "
+			"asked for: hard irq, after it (worker.c)"},
+    {"worker_run", "a worker's work item (worker.c)"},
     {"grow_work", "the worker that grows a block map (grow.c)"},
-    {"deep_grow_irq_work", "the irq_work that asks for a bigger deep table: "
-			   "hard irq, after the dispatcher (deep.c)"},
     {"deep_grow_work", "the worker that grows the deep table (deep.c)"},
 };
 
