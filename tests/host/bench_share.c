@@ -31,6 +31,13 @@
  *    __switch_to_asm's `mov TASK_threadsp(%rsi),%rsp`, native (at
  *    switch=) or its copy in kjit's cache: any load of rsp from memory
  *    (call_on_irqstack moves a register into rsp);
+ *  - a switch that native code makes (schedule() outside the roots: on
+ *    the way back to user space, in a task outside them) into a task
+ *    inside a root runs its second half - __switch_to_asm after the stack
+ *    switch, __switch_to - on that task's stack, up to __switch_to's ret
+ *    (the switch frame popped): counted apart (switch_insns,
+ *    switch_blocks), as kjit cannot follow code that the switching task
+ *    runs natively; a switch made by translated code runs it translated;
  *  - what kjit.ko's own code calls in the kernel (its dispatcher looks
  *    functions up with kallsyms, __module_address) runs on the task's
  *    stack too; from a call out of kjit.ko's range (kjit= BASE,SIZE) to
@@ -50,7 +57,7 @@
  *    control transfer, or does not end where it starts (leader rule).
  *
  * Per window OUT gets "WINDOW n native_insns native_blocks site_insns
- * thunk_insns kjit_insns steps extents"
+ * thunk_insns kjit_insns switch_insns switch_blocks steps extents"
  * and every native instruction it ran, most executed first ("NATIVE pc
  * count");
  * the report pairs window n with lmbench's n-th KJIT-SHARE line. QEMU's
@@ -74,6 +81,9 @@
 #include <unistd.h>
 
 #define THREAD_SIZE (16u << 10) /* x86-64 kernel stacks (no KASAN) */
+/* struct inactive_task_frame: the six registers __switch_to_asm pushes and
+ * its caller's return address */
+#define SWITCH_FRAME (7 * 8)
 #define MAX_ROOTS   256
 #define MAX_EXT	    64
 #define PC_HASH	    (1u << 20)
@@ -347,6 +357,8 @@ struct extent {
 	uint64_t stack, entry_rsp, ret; /* ret 0: a stack switched to */
 	uint64_t parent;		/* then: the stack it came from */
 	uint64_t kjit_call; /* rsp of a call out of kjit.ko in progress */
+	uint64_t switch_in; /* a native switch into this stack: its second
+			       half runs while rsp is below this, 0: none */
 	uint64_t last_rip;  /* the last instruction stepped on it */
 	uint64_t last_pc;   /* the previous native instruction, 0: none */
 	uint8_t last_len, last_ends;
@@ -356,6 +368,8 @@ struct window {
 	uint64_t native_insns, native_blocks, steps, extents;
 	uint64_t site_insns, thunk_insns; /* kjit's way in (above) */
 	uint64_t kjit_insns;		  /* kernel code kjit.ko called */
+	uint64_t switch_insns, switch_blocks; /* second halves of native
+						 switches into a root task */
 };
 
 static struct extent ext[MAX_EXT];
@@ -433,6 +447,14 @@ static void count_step(const struct regs *r, struct window *w)
 		e->kjit_call = r->rsp;
 	if (e && e->kjit_call && r->rsp > e->kjit_call)
 		e->kjit_call = 0;
+	/* the native __switch_to_asm switched to this stack: up to its
+	 * __switch_to's ret (the switch frame: six registers and the return
+	 * address) the code is the switching task's half of the switch */
+	if (e && prev_rip >= switch_to && prev_rip < switch_to + 256 &&
+	    (prev_rsp & ~(uint64_t)(THREAD_SIZE - 1)) != stack)
+		e->switch_in = r->rsp + SWITCH_FRAME;
+	if (e && e->switch_in && r->rsp >= e->switch_in)
+		e->switch_in = 0;
 	prev_rip = r->rip;
 	prev_rsp = r->rsp;
 	prev_ext = e ? (int)(e - ext) : -1;
@@ -461,6 +483,16 @@ static void count_step(const struct regs *r, struct window *w)
 		return;
 	}
 	pi = decode(r->rip);
+	if (e->switch_in) {
+		w->switch_insns++;
+		if (!e->last_pc || e->last_ends ||
+		    e->last_pc + e->last_len != r->rip)
+			w->switch_blocks++;
+		e->last_pc = r->rip;
+		e->last_len = pi->len;
+		e->last_ends = pi->ends;
+		return;
+	}
 	if (pi->gen != gen) {
 		pi->gen = gen;
 		pi->hits = 0;
@@ -575,9 +607,11 @@ static void run(FILE *out)
 			"WINDOW %u native_insns=%" PRIu64
 			" native_blocks=%" PRIu64 " site_insns=%" PRIu64
 			" thunk_insns=%" PRIu64 " kjit_insns=%" PRIu64
+			" switch_insns=%" PRIu64 " switch_blocks=%" PRIu64
 			" steps=%" PRIu64 " extents=%" PRIu64 "\n",
 			n++, w.native_insns, w.native_blocks, w.site_insns,
-			w.thunk_insns, w.kjit_insns, w.steps, w.extents);
+			w.thunk_insns, w.kjit_insns, w.switch_insns,
+			w.switch_blocks, w.steps, w.extents);
 		print_top(out, n_touched);
 		fflush(out);
 	}
