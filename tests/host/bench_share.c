@@ -262,6 +262,11 @@ static void read_info(const char *ttys1)
 		while (f && fgets(line, sizeof(line), f)) {
 			if (strncmp(line, "KJIT-STEP-INFO ", 15))
 				continue;
+			/* the guest may be writing it still: whole lines
+			 * only (a run read it without its roots= and
+			 * stepped nothing) */
+			if (!strchr(line, '\n'))
+				break;
 			if (sscanf(line + 15,
 				   "marker=%" SCNx64 " stext=%" SCNx64
 				   " etext=%" SCNx64,
