@@ -66,7 +66,7 @@ END {
 	if (ex > 0) {
 		printf "Per 1,000 executed blocks: %.2f indirect branches served by the lookup table, %.3f dispatcher entries.\n", 1000 * kv(st, "lookup_hits") / ex, 1000 * kv(st, "dispatches") / ex
 	}
-	printf "Left native for lack of room: %d callees (deep table full; %d refusals), %d blocks (code cache full), %d blocks (block map full); %d blocks counted with lock incq (per-CPU counter table full).\n", kv(st, "over_funcs"), kv(st, "over_budget"), kv(st, "fallback_full"), kv(st, "fallback_map_full"), kv(st, "pcpu_full")
+	printf "Left native for lack of room: %d callees (deep table full; %d refusals), %d blocks (code cache full), %d blocks (block map full); %d blocks counted with lock incq (per-CPU counter table full), %d while it grew.\n", kv(st, "over_funcs"), kv(st, "over_budget"), kv(st, "fallback_full"), kv(st, "fallback_map_full"), kv(st, "pcpu_full"), kv(st, "pcpu_growing")
 	if (!nm) exit
 	print ""
 	print "Per benchmark, one deep session at its own entry points, counters zeroed before a run of as many operations as a 50-ms run made:"

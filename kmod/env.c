@@ -243,7 +243,8 @@ static enum kjit_fixup env_fixup(void *opaque, u64 addr, u64 *target)
  * the session has no per-CPU counters (kjit.lock_counters, no memory) or
  * their table is full: this CPU's u64 array in the module area,
  * RIP-relative, with `lock incq` because other CPUs may run this cache's
- * code (docs/design.md, "Counters").
+ * code (docs/design.md, "Counters"); also for a block whose per-CPU counter
+ * has no memory yet (the table grows: pcpu.h).
  */
 static bool env_counter(void *opaque, u64 block_addr,
 			enum kjit_counter_kind kind, unsigned int exit,
@@ -251,14 +252,13 @@ static bool env_counter(void *opaque, u64 block_addr,
 {
 	struct kjit_cpu *c = opaque;
 	struct kjit_session *s = c->session;
-	int slot;
+	u64 off;
 
 	if (kind != KJIT_CTR_BLOCK)
 		return false;
-	slot = s->pcpu ? kjit_pcpu_slot(&s->pctr, block_addr, true) : -1;
-	if (slot >= 0) {
+	if (s->pcpu && !kjit_pcpu_claim(&s->pctr, block_addr, &off)) {
 		out->mode = KJIT_MEM_GS;
-		out->addr = kjit_pcpu_offset(&s->pctr, slot);
+		out->addr = off;
 		out->lock = false;
 		return true;
 	}

@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #define KJIT_DEVICE	 "/dev/kjit"
-#define KJIT_ABI_VERSION 8
+#define KJIT_ABI_VERSION 9
 #define KJIT_IOC_MAGIC	 0xB7
 
 #define KJIT_NAME_MAX	  128 /* symbol names, including the NUL */
@@ -293,10 +293,14 @@ struct kjit_session_stats {
 	__u32 scope;	     /* the session's KJIT_SCOPE_* (kjit_attach) */
 	/* the deep table grows (ABI 8; kmod/deep.h) */
 	__u32 deep_held; /* entries it holds room for now (<= deep_max) */
-	__u32 pad2;
+	/* the per-CPU counter table grows (ABI 9; kmod/pcpu.h) */
+	__u32 pcpu_held; /* counters with memory now (<= pcpu_slots) */
 	__u64 deep_growing; /* calls to callees run natively because the
 			     * table's room had not come yet (not a
 			     * limit: a later call is followed) */
+	__u64 pcpu_growing; /* translations counted with lock incq because
+			     * their block's per-CPU counter had no memory
+			     * yet (exact; not a limit) */
 };
 
 #define KJIT_IOC_VERSION _IOWR(KJIT_IOC_MAGIC, 0x00, struct kjit_version)

@@ -56,9 +56,7 @@ static u32 block_flags(unsigned long orig)
  * old form, counters_rw[], 0 where the per-CPU one was used). */
 static u64 pcpu_count(struct kjit_session *s, unsigned long orig)
 {
-	int slot = s->pcpu ? kjit_pcpu_slot(&s->pctr, orig, false) : -1;
-
-	return slot < 0 ? 0 : kjit_pcpu_read(&s->pctr, slot);
+	return s->pcpu ? kjit_pcpu_count(&s->pctr, orig) : 0;
 }
 
 /* Every CPU's blocks into @out (room for @max); returns how many. */
@@ -309,8 +307,10 @@ long kjit_ioctl_stats(void __user *uarg)
 		if (s->pcpu) {
 			st.pcpu_used = (u32)atomic_read(&s->pctr.used);
 			st.pcpu_full = (u64)atomic64_read(&s->pctr.full);
-			/* kjit_pcpu_slot() stops claiming at 3/4 full */
-			st.pcpu_slots = s->pctr.n_slots - s->pctr.n_slots / 4;
+			st.pcpu_slots = s->pctr.n_ctrs;
+			st.pcpu_held = smp_load_acquire(&s->pctr.held);
+			st.pcpu_growing =
+			    (u64)atomic64_read(&s->pctr.growing);
 		}
 		if (s->deep) {
 			st.deep_max = s->lim.deep_max;

@@ -90,6 +90,17 @@ MODULE_PARM_DESC(deep_grow_delay_ms,
 		 "for tests: the deep table's worker waits this long before "
 		 "it grows the table (0)");
 
+static unsigned int pcpu_chunk = KJIT_PCPU_CHUNK;
+module_param(pcpu_chunk, uint, 0444);
+MODULE_PARM_DESC(pcpu_chunk, "per-CPU counters per allocation: the counter "
+			     "table grows by this many (4096, the most; "
+			     "smaller for tests)");
+static unsigned int pcpu_grow_delay_ms;
+module_param(pcpu_grow_delay_ms, uint, 0444);
+MODULE_PARM_DESC(pcpu_grow_delay_ms,
+		 "for tests: the counter table's worker waits this long "
+		 "before it grows the table (0)");
+
 /* Fills a 0 limit from @def; -EINVAL outside [@lo, @hi]. */
 static int limit(u32 *v, u32 def, u32 lo, u32 hi)
 {
@@ -150,7 +161,8 @@ int kjit_session_func_of(struct kjit_session *s, unsigned long addr)
 
 size_t kjit_session_grown_bytes(const struct kjit_session *s)
 {
-	return READ_ONCE(s->deep_tab.bytes) + READ_ONCE(s->native.bytes);
+	return READ_ONCE(s->deep_tab.bytes) + READ_ONCE(s->native.bytes) +
+	       READ_ONCE(s->pctr.bytes);
 }
 
 bool kjit_session_contains(struct kjit_session *s, unsigned long addr)
@@ -338,15 +350,15 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 			   min(deep_ahead, KJIT_DEEP_MAX), &s->native, n))
 		goto fail;
 	s->deep_tab.delay_ms = min(deep_grow_delay_ms, 10000u);
+	/* one key per original block, room for a CPU's full cache of
+	 * distinct blocks twice over; counters come half a chunk ahead of
+	 * the blocks numbered (pcpu.h); without the memory, the old form */
+	if (s->count && !lock_counters && kjit_pcpu_ok)
+		s->pcpu = !kjit_pcpu_init(&s->pctr, 2 * lim->max_blocks,
+					  pcpu_chunk, pcpu_chunk / 2);
+	s->pctr.delay_ms = min(pcpu_grow_delay_ms, 10000u);
 	s->grown_base = kjit_session_grown_bytes(s);
 	s->mem_bytes += s->grown_base;
-	/* one slot per original block, room for every CPU's full cache of
-	 * distinct blocks twice over; without the memory, the old form */
-	if (s->count && !lock_counters && kjit_pcpu_ok)
-		s->pcpu = !kjit_pcpu_init(&s->pctr, 2 * lim->max_blocks);
-	if (s->pcpu) /* keys, base, and a u64 per slot on every CPU */
-		s->mem_bytes += (size_t)s->pctr.n_slots * sizeof(u64) *
-				(2 + num_possible_cpus());
 	if (s->count && !lock_counters && !s->pcpu)
 		pr_info("kjit: no per-CPU counters for this session: "
 			"counting with lock incq\n");

@@ -380,9 +380,11 @@ static void print_counters(const struct kjit_session_stats *st)
 	printf("counters: %s",
 	       st->pcpu ? "per-CPU (incq %gs:)" : "shared (lock incq)");
 	if (st->pcpu)
-		printf(", %u slots in use, %" PRIu64
-		       " blocks on lock incq (table full)",
-		       st->pcpu_used, (uint64_t)st->pcpu_full);
+		printf(", %u slots in use of %u (memory for %u), %" PRIu64
+		       " blocks on lock incq (table full), %" PRIu64
+		       " while the table grew",
+		       st->pcpu_used, st->pcpu_slots, st->pcpu_held,
+		       (uint64_t)st->pcpu_full, (uint64_t)st->pcpu_growing);
 	printf("\n");
 	for (f = 1; f < KJIT_COUNTER_FORMS; f++)
 		for (q = 1; q < KJIT_COUNTER_SEQS; q++)

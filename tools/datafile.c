@@ -51,6 +51,8 @@ static const struct stat_key stat_keys[] = {
     SK(cache_bytes_cpu_max),
     SK(deep_held),
     SK(deep_growing),
+    SK(pcpu_held),
+    SK(pcpu_growing),
 };
 #define N_STAT_KEYS (sizeof(stat_keys) / sizeof(stat_keys[0]))
 

@@ -47,7 +47,8 @@ unsigned int limits_hit(const struct sess_stats *st)
 {
 	return !!st->deep_over_budget + !!st->deep_growing +
 	       !!st->fallback[FB_CODE_FULL] + !!st->fallback[FB_MAP_FULL] +
-	       !!st->fallback[FB_GROWING] + !!st->pcpu_full;
+	       !!st->fallback[FB_GROWING] + !!st->pcpu_full +
+	       !!st->pcpu_growing;
 }
 
 /* How full each table got, when nothing was turned away. */
@@ -124,6 +125,14 @@ void limits_print(const struct sess_stats *st, const char *prefix, FILE *out)
 			prefix, st->pcpu_full,
 			limit_words(lim, sizeof(lim), st->pcpu_slots, "slots",
 				    "--max-blocks"));
+	if (st->pcpu_growing)
+		fprintf(out,
+			"%s%" PRIu64 " block translation(s) counted with "
+			"shared lock incq counters (exact, slower) while the "
+			"per-CPU counter table was growing (new blocks came "
+			"faster than its worker brought memory; the limit, "
+			"%" PRIu64 " slots, was not reached)\n",
+			prefix, st->pcpu_growing, st->pcpu_slots);
 }
 
 void limits_print_reserved(const struct sess_stats *st, const char *prefix,
@@ -157,10 +166,12 @@ void limits_json(const struct sess_stats *st, FILE *out)
 	    ", \"block_map_full\": %" PRIu64 ", \"block_map_growing\": %" PRIu64
 	    ", \"pcpu_full\": %" PRIu64 ", \"pool_bytes\": %" PRIu64
 	    ", \"pool_empty\": %" PRIu64 ", \"deep_held\": %" PRIu64
-	    ", \"deep_growing\": %" PRIu64 ", \"hit\": %u}",
+	    ", \"deep_growing\": %" PRIu64 ", \"pcpu_held\": %" PRIu64
+	    ", \"pcpu_growing\": %" PRIu64 ", \"hit\": %u}",
 	    st->deep_max, st->cache_kb, st->max_blocks, st->pcpu_slots,
 	    st->mem_bytes, st->deep_over_funcs, st->deep_over_budget,
 	    st->fallback[FB_CODE_FULL], st->fallback[FB_MAP_FULL],
 	    st->fallback[FB_GROWING], st->pcpu_full, st->pool_bytes,
-	    st->pool_empty, st->deep_held, st->deep_growing, limits_hit(st));
+	    st->pool_empty, st->deep_held, st->deep_growing, st->pcpu_held,
+	    st->pcpu_growing, limits_hit(st));
 }

@@ -129,6 +129,8 @@ void sess_stats_from(struct sess_stats *o, const struct kjit_session_stats *k)
 	o->mem_bytes = k->mem_bytes;
 	o->deep_held = k->deep_held;
 	o->deep_growing = k->deep_growing;
+	o->pcpu_held = k->pcpu_held;
+	o->pcpu_growing = k->pcpu_growing;
 	for (i = 0; i < k->ncpus && i < KJIT_STAT_CPUS; i++) {
 		o->cache_bytes += k->bytes[i];
 		if (k->bytes[i] > o->cache_bytes_cpu_max)

@@ -68,6 +68,8 @@ struct sess_stats {
 	uint64_t cache_bytes_cpu_max; /* code bytes of the fullest CPU */
 	/* the deep table grows (ABI 8; 0 before) */
 	uint64_t deep_held, deep_growing;
+	/* the per-CPU counter table grows (ABI 9; 0 before) */
+	uint64_t pcpu_held, pcpu_growing;
 	uint64_t fallback[SESSION_FALLBACKS];
 	uint64_t refused[KJIT_R_COUNT];
 	int attached;

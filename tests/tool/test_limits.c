@@ -40,6 +40,7 @@ static void base(struct sess_stats *st)
 	st->cache_bytes_cpu_max = 120 * 1024;
 	st->mem_bytes = 3 * 1024 * 1024 / 2;
 	st->deep_held = 1024;
+	st->pcpu_held = 4096;
 }
 
 static void test_none(void)
@@ -142,6 +143,20 @@ static void test_each(void)
 		  limits_hit(&st) == 1,
 	      r);
 	free(r);
+
+	/* the counter table was growing: counted, but with lock incq */
+	base(&st);
+	st.pcpu_growing = 9;
+	r = lines(&st, "");
+	check("pcpu_growing",
+	      !strcmp(r, "9 block translation(s) counted with shared lock "
+			 "incq counters (exact, slower) while the per-CPU "
+			 "counter table was growing (new blocks came faster "
+			 "than its worker brought memory; the limit, 65536 "
+			 "slots, was not reached)\n") &&
+		  limits_hit(&st) == 1,
+	      r);
+	free(r);
 }
 
 /* A file from a kjit before ABI 5: no limits, no distinct callees. */
@@ -188,7 +203,8 @@ static void test_reserved_json(void)
 			     "\"block_map_growing\": 0, "
 			     "\"pcpu_full\": 0, \"pool_bytes\": 0, "
 			     "\"pool_empty\": 0, \"deep_held\": 1024, "
-			     "\"deep_growing\": 0, \"hit\": 1}"),
+			     "\"deep_growing\": 0, \"pcpu_held\": 4096, "
+			     "\"pcpu_growing\": 0, \"hit\": 1}"),
 	      c.buf);
 	free(c.buf);
 }
@@ -210,6 +226,7 @@ static void test_reports(void)
 	s.st.deep_over_budget = 30;
 	s.st.deep_over_funcs = 12;
 	s.st.deep_growing = 3;
+	s.st.pcpu_growing = 5;
 	report_print(&s, &o, capture_begin(&c));
 	capture_end(&c);
 	check("report_text",
@@ -234,7 +251,8 @@ static void test_reports(void)
 	      !datafile_read(&back, f, why, sizeof(why)) &&
 		  back.st.deep_over_funcs == 12 && back.st.deep_max == 512 &&
 		  back.st.max_blocks == 32768 && back.st.deep_held == 1024 &&
-		  back.st.deep_growing == 3 &&
+		  back.st.deep_growing == 3 && back.st.pcpu_held == 4096 &&
+		  back.st.pcpu_growing == 5 &&
 		  back.st.mem_bytes == s.st.mem_bytes,
 	      why);
 	fclose(f);

@@ -186,7 +186,7 @@ static int cmd_stats(const char *label)
 	       "fallback_nested=%llu fallback_refused=%llu fallback_full=%llu "
 	       "dispatches=%llu over_funcs=%u fallback_map_full=%llu "
 	       "pcpu_full=%llu mem_bytes=%llu lookup_hits=%llu "
-	       "native_links=%llu\n",
+	       "native_links=%llu pcpu_growing=%llu\n",
 	       label, total, execs, s.n_funcs, s.deep_funcs,
 	       (unsigned long long)s.deep_over_budget,
 	       (unsigned long long)s.translated,
@@ -202,7 +202,8 @@ static int cmd_stats(const char *label)
 	       (unsigned long long)s.fallback[6],
 	       (unsigned long long)s.pcpu_full, (unsigned long long)s.mem_bytes,
 	       (unsigned long long)s.lookup_hits,
-	       (unsigned long long)s.native_links);
+	       (unsigned long long)s.native_links,
+	       (unsigned long long)s.pcpu_growing);
 	for (i = 0; i < KJIT_REFUSE_REASONS && i < KJIT_R_COUNT; i++)
 		if (s.refused[i])
 			printf("REFUSALS %s %s=%llu\n", label,

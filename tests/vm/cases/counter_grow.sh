@@ -1,0 +1,65 @@
+# counter_grow - the per-CPU counter table grows with use (kmod/pcpu.h):
+# memory for the first chunk of counters at attach, more chunks from a
+# worker while translated code runs, and counts exact wherever a block's
+# counter lies. kjit.pcpu_chunk=64 makes chunks small, so a deep read path
+# (~170 blocks) spreads its counters over several chunks that came after
+# attach, and every block of read and pipe_read equals Kprobes' count. With
+# the defaults, a small attach holds one chunk of 4096, of 49152 at most. Then with the
+# worker held back (pcpu_grow_delay_ms=300), blocks translated before
+# their chunk came count with lock incq (said as such: "while the per-CPU
+# counter table was growing") - and still equal Kprobes'.
+# tcg: multi
+# timeout: 400
+. /tests/lib.sh
+json() { kjit report --live --json | sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" | head -n 1; }
+crosscheck() {
+	kjitcount -c 0 -d -e -x -O -C pipe_read piperead 300 __x64_sys_read \
+		> /tmp/k.out 2>&1
+	rc=$?
+	grep -E '^(ENTRY|SUMMARY|MISSING)|MISMATCH' /tmp/k.out
+	[ $rc = 0 ] || { cat /tmp/k.out; fail "$1: counts disagree with Kprobes"; }
+	n=$(grep -c '^BLOCK pipe_read+.* OK$' /tmp/k.out)
+	[ "$n" -ge 10 ] || fail "$1: only $n pipe_read blocks matched exactly"
+}
+# The defaults: one chunk (4096 counters) at attach, of 49152 at most.
+load_kjit
+kjit attach __x64_sys_getpid > /tmp/a.out || fail "attach"
+cat /tmp/a.out
+workload getpid 100 || fail "getpid"
+held=$(json pcpu_held)
+slots=$(json pcpu_slots)
+kjit detach > /dev/null || fail "detach"
+unload_kjit
+echo "defaults: counters with memory $held, limit $slots"
+[ "${held:-0}" = 4096 ] || fail "held at attach: '${held}', not one chunk of 4096"
+[ "${slots:-0}" -ge 49152 ] || fail "limit ${slots:-0} below the default's 49152"
+# Chunks of 64: a deep read path's counters lie in many chunks that came
+# after attach, some blocks on lock incq while the worker was late.
+load_kjit pcpu_chunk=64
+insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
+kjit attach --deep __x64_sys_read __x64_sys_write > /dev/null || fail "attach"
+workload -c 0 pipe 100 || fail "pipe"
+workload -c 0 read 100 || fail "read"
+held=$(json pcpu_held)
+growing=$(json pcpu_growing)
+kjit stat | grep '^counters' || fail "stat"
+kjit detach > /dev/null || fail "detach"
+echo "chunks of 64: counters with memory $held; translations counted while growing: $growing"
+[ "${held:-0}" -gt 128 ] || fail "the counter table did not grow: held ${held:-0}"
+crosscheck "grown counters"
+rmmod kjit_kprobes
+unload_kjit
+load_kjit pcpu_chunk=64 pcpu_grow_delay_ms=300
+insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
+kjit attach --deep __x64_sys_read > /dev/null || fail "attach (late worker)"
+workload -c 0 read 50 || fail "read"
+growing=$(json pcpu_growing)
+kjit detach > /tmp/d.out || fail "detach (late worker)"
+cat /tmp/d.out
+echo "late worker: $growing translation(s) counted with lock incq while the table grew"
+[ "${growing:-0}" -gt 0 ] || fail "no translation waited for its counter: the late path was not taken"
+grep -q 'while the per-CPU counter table was growing' /tmp/d.out ||
+	fail "detach did not say the counter table was growing"
+crosscheck "late worker"
+rmmod kjit_kprobes
+unload_kjit
