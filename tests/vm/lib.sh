@@ -29,6 +29,12 @@ unload_pool() {
 	rmmod kjit_pool || fail "rmmod kjit_pool"
 }
 
+# live_json KEY: the first number under "KEY" in the live session's JSON
+# report (its stats and limits: `kjit report --live --json`), or nothing.
+live_json() {
+	kjit report --live --json | sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" | head -n 1
+}
+
 # entry_count FUNC / entry_off FUNC: the count / offset of FUNC's entry
 # block (the block run first on each call: +5 after the __fentry__ site,
 # +9 behind endbr64 on IBT kernels, +0 for a deep callee) in the live

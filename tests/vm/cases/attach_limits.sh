@@ -9,7 +9,6 @@
 # timeout: 300
 . /tests/lib.sh
 load_kjit
-json() { kjit report --live --json | sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" | head -n 1; }
 
 # --- deep table: limit 4
 kjit attach --deep --deep-max 4 __x64_sys_read > /tmp/a.out || fail "attach --deep-max 4"
@@ -19,9 +18,9 @@ grep -q '^limits: deep table 4 functions, code cache [0-9]* KiB and block map [0
 workload -c 0 pipe 200
 kjit detach > /tmp/d.out || fail "detach"
 cat /tmp/d.out
-n=$(json deep_over_funcs)
-times=$(json deep_over_budget)
-funcs=$(json deep_funcs)
+n=$(live_json deep_over_funcs)
+times=$(live_json deep_over_budget)
+funcs=$(live_json deep_funcs)
 echo "deep-max 4: followed $funcs, left native $n callee(s), $times refusal(s)"
 [ "${funcs:-0}" = 4 ] || fail "deep table of 4 holds ${funcs:-?} functions"
 [ "${n:-0}" -gt 0 ] || fail "no callee left native with --deep-max 4"
@@ -36,7 +35,7 @@ kjit report --live > /tmp/r.out
 grep -qxF "# $line" /tmp/r.out || fail "report does not say it"
 kjit report --live --csv > /dev/null 2> /tmp/csv.err
 grep -qxF "kjit report: $line" /tmp/csv.err || fail "report --csv does not say it on stderr"
-[ "$(json hit)" = 1 ] || fail "JSON limits.hit is not 1"
+[ "$(live_json hit)" = 1 ] || fail "JSON limits.hit is not 1"
 
 # --- default limits: nothing native for lack of room, and every callee
 # the tiny table turned away is followed now (the same workload)
@@ -47,8 +46,8 @@ kjit detach > /tmp/d.out || fail "detach (defaults)"
 cat /tmp/d.out
 grep -q '^nothing ran natively for lack of room (deep table [0-9]*/16384 functions; fullest CPU: code cache [0-9]*/2048 KiB, block map [0-9]*/32768 blocks' /tmp/d.out ||
 	fail "defaults: no 'nothing ran natively for lack of room' line"
-[ "$(json deep_over_budget)" = 0 ] && [ "$(json hit)" = 0 ] || fail "defaults: a limit was hit"
-all=$(json deep_funcs)
+[ "$(live_json deep_over_budget)" = 0 ] && [ "$(live_json hit)" = 0 ] || fail "defaults: a limit was hit"
+all=$(live_json deep_funcs)
 echo "defaults: followed $all callees (the tiny table: 4 + $n turned away)"
 [ "$all" -ge $((4 + n)) ] || fail "defaults follow $all < 4 + $n callees"
 
@@ -57,7 +56,7 @@ kjit attach --deep --max-blocks 16 __x64_sys_read > /dev/null || fail "attach --
 workload -c 0 pipe 50
 kjit detach > /tmp/d.out
 cat /tmp/d.out
-m=$(json block_map_full)
+m=$(live_json block_map_full)
 [ "${m:-0}" -gt 0 ] || fail "block map of 16 never full"
 grep -qxF "$m block entries ran natively because the block map was full (limit 16 blocks per CPU; --max-blocks raises it)" /tmp/d.out ||
 	fail "detach does not say the block map was full"
@@ -70,7 +69,7 @@ kjit attach --deep --cache-kb 4 __x64_sys_read > /dev/null || fail "attach --cac
 workload -c 0 pipe 50
 kjit detach > /tmp/d.out
 cat /tmp/d.out
-c=$(json code_cache_full)
+c=$(live_json code_cache_full)
 [ "${c:-0}" -gt 0 ] || fail "code cache of 4 KiB never full"
 grep -qxF "$c block entries ran natively because the code cache was full (limit 4 KiB per CPU; --cache-kb raises it)" /tmp/d.out ||
 	fail "detach does not say the code cache was full"

@@ -10,12 +10,11 @@
 # timeout: 300
 . /tests/lib.sh
 load_kjit
-json() { kjit report --live --json | sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" | head -n 1; }
 kjit attach --deep __x64_sys_read __x64_sys_write __x64_sys_openat \
 	__x64_sys_close __x64_sys_newfstat __x64_sys_getpid > /tmp/a.out ||
 	fail "attach"
 cat /tmp/a.out
-mem0=$(json mem_bytes)
+mem0=$(live_json mem_bytes)
 workload -c 0 pipe 200 || fail "pipe"
 workload -c 0 openclose 200 || fail "openclose"
 workload -c 0 fstat 200 || fail "fstat"
@@ -24,9 +23,9 @@ workload -c 0 read 200 || fail "read"
 kjit stat > /tmp/s.out || fail "stat"
 cat /tmp/s.out
 blocks=$(sed -n 's/^nothing ran natively .*fullest CPU: .*block map \([0-9]*\)\/[0-9]* blocks.*/\1/p' /tmp/s.out)
-grow=$(json block_map_growing)
-hit=$(json hit)
-mem1=$(json mem_bytes)
+grow=$(live_json block_map_growing)
+hit=$(live_json hit)
+mem1=$(live_json mem_bytes)
 reads=$(entry_count __x64_sys_read)
 kjit detach > /tmp/d.out || fail "detach"
 cat /tmp/d.out

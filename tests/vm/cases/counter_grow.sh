@@ -11,7 +11,6 @@
 # tcg: multi
 # timeout: 400
 . /tests/lib.sh
-json() { kjit report --live --json | sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" | head -n 1; }
 crosscheck() {
 	kjitcount -c 0 -d -e -x -O -C pipe_read piperead 300 __x64_sys_read \
 		> /tmp/k.out 2>&1
@@ -26,8 +25,8 @@ load_kjit
 kjit attach __x64_sys_getpid > /tmp/a.out || fail "attach"
 cat /tmp/a.out
 workload getpid 100 || fail "getpid"
-held=$(json pcpu_held)
-slots=$(json pcpu_slots)
+held=$(live_json pcpu_held)
+slots=$(live_json pcpu_slots)
 kjit detach > /dev/null || fail "detach"
 unload_kjit
 echo "defaults: counters with memory $held, limit $slots"
@@ -40,8 +39,8 @@ insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
 kjit attach --deep __x64_sys_read __x64_sys_write > /dev/null || fail "attach"
 workload -c 0 pipe 100 || fail "pipe"
 workload -c 0 read 100 || fail "read"
-held=$(json pcpu_held)
-growing=$(json pcpu_growing)
+held=$(live_json pcpu_held)
+growing=$(live_json pcpu_growing)
 kjit stat | grep '^counters' || fail "stat"
 kjit detach > /dev/null || fail "detach"
 echo "chunks of 64: counters with memory $held; translations counted while growing: $growing"
@@ -53,7 +52,7 @@ load_kjit pcpu_chunk=64 pcpu_grow_delay_ms=300
 insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
 kjit attach --deep __x64_sys_read > /dev/null || fail "attach (late worker)"
 workload -c 0 read 50 || fail "read"
-growing=$(json pcpu_growing)
+growing=$(live_json pcpu_growing)
 kjit detach > /tmp/d.out || fail "detach (late worker)"
 cat /tmp/d.out
 echo "late worker: $growing translation(s) counted with lock incq while the table grew"

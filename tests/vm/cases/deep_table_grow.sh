@@ -16,23 +16,22 @@
 # timeout: 600
 . /tests/lib.sh
 load_kjit
-json() { kjit report --live --json | sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" | head -n 1; }
 kjit attach --deep --best-effort $(lmbench -l) > /tmp/a.out || fail "attach"
 tail -n 3 /tmp/a.out
-held0=$(json deep_held)
-mem0=$(json mem_bytes)
+held0=$(live_json deep_held)
+mem0=$(live_json mem_bytes)
 lmbench -c 0 -r 1 -n 20 > /tmp/lm.out || { cat /tmp/lm.out; fail "lmbench"; }
 kjit reset > /dev/null || fail "reset"
 workload -c 1 read 200 || fail "read"
 kjit stat > /tmp/s.out || fail "stat"
 grep -E '^deep mode|^nothing ran|ran natively' /tmp/s.out
-funcs=$(json deep_funcs)
+funcs=$(live_json deep_funcs)
 [ -n "$funcs" ] || funcs=$(sed -n 's/^deep mode: \([0-9]*\) callee.*/\1/p' /tmp/s.out)
-held=$(json deep_held)
-growing=$(json deep_growing)
-max=$(json deep_max)
-hit=$(json hit)
-mem1=$(json mem_bytes)
+held=$(live_json deep_held)
+growing=$(live_json deep_growing)
+max=$(live_json deep_max)
+hit=$(live_json hit)
+mem1=$(live_json mem_bytes)
 reads=$(entry_count __x64_sys_read)
 kjit detach > /tmp/d.out || fail "detach"
 cat /tmp/d.out
@@ -67,8 +66,8 @@ kjit reset > /dev/null || fail "reset"
 workload -c 0 read 200 || fail "read"
 kjit stat > /tmp/s.out || fail "stat"
 grep -E '^deep mode|while the deep table' /tmp/s.out
-held=$(json deep_held)
-growing=$(json deep_growing)
+held=$(live_json deep_held)
+growing=$(live_json deep_growing)
 vfs=$(entry_count vfs_read)
 ksys=$(entry_count ksys_read)
 kjit detach > /tmp/d.out || fail "detach"
