@@ -29,10 +29,14 @@ unload_pool() {
 	rmmod kjit_pool || fail "rmmod kjit_pool"
 }
 
-# live_json KEY: the first number under "KEY" in the live session's JSON
-# report (its stats and limits: `kjit report --live --json`), or nothing.
+# json_field FILE KEY: the first number under "KEY" in a saved JSON report.
+# live_json KEY: the same in the live session's JSON report (its stats and
+# limits: `kjit report --live --json`), or nothing.
+json_field() {
+	sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$1" | head -n 1
+}
 live_json() {
-	kjit report --live --json | sed -n "s/.*\"$1\": \([0-9]*\).*/\1/p" | head -n 1
+	kjit report --live --json > /tmp/live.json && json_field /tmp/live.json "$1"
 }
 
 # entry_count FUNC / entry_off FUNC: the count / offset of FUNC's entry

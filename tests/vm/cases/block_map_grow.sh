@@ -7,6 +7,10 @@
 # table was full, the memory kjit holds grew by what it says, and the
 # workloads still ran from the cache (read's entry block counted at least
 # once per read of the last workload's 200, after a reset).
+# Multi-threaded TCG: the tables grow while both vCPUs really run, the
+# workers on one while the other translates (single-threaded, a vCPU gets
+# its turn only at QEMU's round-robin switches).
+# tcg: multi
 # timeout: 300
 . /tests/lib.sh
 load_kjit

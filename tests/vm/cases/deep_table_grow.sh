@@ -13,6 +13,10 @@
 # (deep_growing, said in plain words by stat and detach) and were followed
 # later - no exit was linked to their native code for good: after a reset,
 # read's callees down to vfs_read count every one of 200 reads.
+# Multi-threaded TCG: the tables grow while both vCPUs really run, the
+# workers on one while the other translates (single-threaded, a vCPU gets
+# its turn only at QEMU's round-robin switches).
+# tcg: multi
 # timeout: 600
 . /tests/lib.sh
 load_kjit
@@ -30,18 +34,26 @@ funcs=$(live_json deep_funcs)
 held=$(live_json deep_held)
 growing=$(live_json deep_growing)
 max=$(live_json deep_max)
-hit=$(live_json hit)
+kjit report --live --json > /tmp/r.json || fail "report"
+hit=$(json_field /tmp/r.json hit)
+bgrow=$(json_field /tmp/r.json block_map_growing)
 mem1=$(live_json mem_bytes)
 reads=$(entry_count __x64_sys_read)
 kjit detach > /tmp/d.out || fail "detach"
 cat /tmp/d.out
-echo "deep table: $funcs callees followed, room $held0 just after attach -> $held (limit $max); growing $growing; limits hit $hit; memory $mem0 -> $mem1 bytes; read entries $reads"
+echo "deep table: $funcs callees followed, room $held0 just after attach -> $held (limit $max); growing $growing; limits hit $hit (block map growing: ${bgrow:-?} entries); memory $mem0 -> $mem1 bytes; read entries $reads"
 [ "${held0:-0}" -ge 1024 ] || fail "room for ${held0:-0} callees after attach, less than the first 1024"
 [ "${funcs:-0}" -gt 1024 ] || fail "only ${funcs:-0} callees followed: the table never had to grow"
 [ "${held:-0}" -ge "$funcs" ] || fail "room for ${held:-0} callees, $funcs followed"
 [ "$max" = 16384 ] || fail "default deep table limit ${max:-?}, not 16384"
 [ "$growing" = 0 ] || fail "$growing call(s) ran natively while the deep table was growing"
-[ "$hit" = 0 ] || fail "a limit was hit: $(grep -v '^nothing' /tmp/d.out)"
+# The block map's own growing is block_map_grow's to pin: here ~16,000
+# blocks a CPU are translated in bursts, and a worker late by more than
+# 1,024 of them (a loaded host starves a vCPU under TCG) runs a few block
+# entries natively, counted and said; 2 of 7 runs here saw 3-11 of them.
+# Every other limit line fails the case.
+[ "${bgrow:-0}" = 0 ] && bmap=0 || bmap=1
+[ "$hit" = "$bmap" ] || fail "a limit was hit: $(grep -v '^nothing' /tmp/d.out)"
 [ "${mem1:-0}" -gt "${mem0:-0}" ] || fail "memory did not grow: $mem0 -> $mem1"
 grep -Eq "^deep mode: [0-9]+ callee\(s\) followed of at most 16384 \(room held for [0-9]+\)" /tmp/s.out ||
 	fail "kjit stat does not say how much room the deep table holds"
