@@ -93,6 +93,14 @@ $(TT_DIR)/test_micro_report: tests/tool/test_micro_report.sh bench/micro-report.
 	printf '#!/bin/sh\nexec sh %s %s\n' $(ROOT)/tests/tool/test_micro_report.sh $(ROOT) > $@
 	chmod +x $@
 
+# bench/share-report.sh on fixtures of a real run and of a blind oracle.
+HOST_TESTS += $(TT_DIR)/test_share_report
+$(TT_DIR)/test_share_report: tests/tool/test_share_report.sh bench/share-report.sh \
+		$(wildcard tests/tool/fixtures/share/*)
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s %s\n' $(ROOT)/tests/tool/test_share_report.sh $(ROOT) > $@
+	chmod +x $@
+
 # bench/icount-report.sh on fixtures of two -icount boots.
 HOST_TESTS += $(TT_DIR)/test_icount_report
 $(TT_DIR)/test_icount_report: tests/tool/test_icount_report.sh bench/icount-report.sh \
