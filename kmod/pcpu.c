@@ -81,7 +81,7 @@ static void add_chunks(struct kjit_pcpu *p)
 	}
 }
 
-static void grow_work(struct kjit_worker *w)
+static void pcpu_grow_work(struct kjit_worker *w)
 {
 	struct kjit_pcpu *p = container_of(w, struct kjit_pcpu, worker);
 
@@ -109,7 +109,7 @@ int kjit_pcpu_init(struct kjit_pcpu *p, u32 n_keys, u32 chunk_len,
 		   u32 ahead)
 {
 	memset(p, 0, sizeof(*p));
-	kjit_worker_init(&p->worker, grow_work);
+	kjit_worker_init(&p->worker, pcpu_grow_work);
 	if (!chunk_len || chunk_len > KJIT_PCPU_CHUNK)
 		chunk_len = KJIT_PCPU_CHUNK;
 	p->chunk_len = roundup_pow_of_two(chunk_len);

@@ -111,6 +111,8 @@ static const struct {
     {"worker_run", "a worker's work item (worker.c)"},
     {"grow_work", "the worker that grows a block map (grow.c)"},
     {"deep_grow_work", "the worker that grows the deep table (deep.c)"},
+    {"pcpu_grow_work", "the worker that grows the per-CPU counter table "
+		       "(pcpu.c)"},
 };
 
 /* Module variables holding a gate to a kernel function (kmod/ksyms.c,
