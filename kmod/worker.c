@@ -4,11 +4,22 @@
  */
 #include "worker.h"
 
+/*
+ * On another CPU than this one, which asked: it is translating, perhaps
+ * deep inside a system call that makes a thousand more translations
+ * before it returns, and under voluntary preemption a worker woken here
+ * waits for that; the tables' room ahead is sized for a worker that runs
+ * meanwhile. An unbound worker's wake-up would stay here when no idle CPU
+ * shares this one's cache (2 vCPUs as 2 sockets: block_map_grow saw 3
+ * block entries run natively while the block map grew).
+ */
 static void worker_irq_work(struct irq_work *iw)
 {
 	struct kjit_worker *w = container_of(iw, struct kjit_worker, kick);
+	int cpu = smp_processor_id();
+	unsigned int other = cpumask_any_but(cpu_online_mask, cpu);
 
-	queue_work(system_unbound_wq, &w->work);
+	queue_work_on(other < nr_cpu_ids ? other : cpu, system_wq, &w->work);
 }
 
 static void worker_run(struct work_struct *ws)

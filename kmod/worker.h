@@ -5,8 +5,9 @@
  * which may not allocate, runs.
  *
  *   ask       irq_work_queue(): NMI-safe, takes no lock
- *   irq_work  queue_work() on system_unbound_wq (hard irq, interrupts
- *             were on, so no lock of the workqueue's is held here)
+ *   irq_work  queue_work_on() another online CPU, system_wq (hard irq,
+ *             interrupts were on, so no lock of the workqueue's is held
+ *             here; another CPU: worker.c)
  *   work      the owner's function, in process context
  *
  * Invariants: asks are taken only between kjit_worker_start() and
