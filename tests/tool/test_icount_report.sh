@@ -7,15 +7,8 @@
 # Usage: test_icount_report.sh ROOT
 root=$1
 fx=$root/tests/tool/fixtures
-fail=0
-result() { # result NAME OK DETAIL
-	if [ "$2" = 1 ]; then
-		echo "KJIT-RESULT PASS tool.icount_report.$1"
-	else
-		echo "KJIT-RESULT FAIL tool.icount_report.$1 $3"
-		fail=1
-	fi
-}
+GROUP=tool.icount_report
+. "$root/tests/tool/result.sh"
 out=$(sh "$root/bench/icount-report.sh" "$fx/icount-a.out" "$fx/icount-b.out")
 rc=$?
 row='| getpid | 2.00 | 321 | 4.5 | 10.5 | 6.0 | 518.3 | 402.4 | 157 |'

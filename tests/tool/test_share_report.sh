@@ -8,15 +8,8 @@
 # Usage: test_share_report.sh ROOT
 root=$1
 fx=$root/tests/tool/fixtures/share
-fail=0
-result() { # result NAME OK DETAIL
-	if [ "$2" = 1 ]; then
-		echo "KJIT-RESULT PASS tool.share_report.$1"
-	else
-		echo "KJIT-RESULT FAIL tool.share_report.$1 $3"
-		fail=1
-	fi
-}
+GROUP=tool.share_report
+. "$root/tests/tool/result.sh"
 out=$(sh "$root/bench/share-report.sh" "$fx/good-guest.out" "$fx/good-windows.txt")
 rc=$?
 ok=0; [ $rc = 0 ] && printf '%s\n' "$out" | grep -q '^All windows: 80448 of 82213 block executions .* (97.85%)' && ok=1

@@ -95,7 +95,7 @@ $(TT_DIR)/test_micro_report: tests/tool/test_micro_report.sh bench/micro-report.
 
 # bench/share-report.sh on fixtures of a real run and of a blind oracle.
 HOST_TESTS += $(TT_DIR)/test_share_report
-$(TT_DIR)/test_share_report: tests/tool/test_share_report.sh bench/share-report.sh \
+$(TT_DIR)/test_share_report: tests/tool/test_share_report.sh tests/tool/result.sh bench/share-report.sh \
 		$(wildcard tests/tool/fixtures/share/*)
 	@mkdir -p $(dir $@)
 	printf '#!/bin/sh\nexec sh %s %s\n' $(ROOT)/tests/tool/test_share_report.sh $(ROOT) > $@
@@ -103,7 +103,7 @@ $(TT_DIR)/test_share_report: tests/tool/test_share_report.sh bench/share-report.
 
 # bench/icount-report.sh on fixtures of two -icount boots.
 HOST_TESTS += $(TT_DIR)/test_icount_report
-$(TT_DIR)/test_icount_report: tests/tool/test_icount_report.sh bench/icount-report.sh \
+$(TT_DIR)/test_icount_report: tests/tool/test_icount_report.sh tests/tool/result.sh bench/icount-report.sh \
 		tests/tool/fixtures/icount-a.out tests/tool/fixtures/icount-b.out \
 		tests/tool/fixtures/icount-c.out
 	@mkdir -p $(dir $@)
