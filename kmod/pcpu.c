@@ -185,6 +185,7 @@ static int number_of(struct kjit_pcpu *p, u64 orig, bool claim)
 int kjit_pcpu_claim(struct kjit_pcpu *p, u64 orig, u64 *off)
 {
 	u64 __percpu *ch;
+	u32 held;
 	int n;
 
 	if (orig >> 32 != 0xffffffffULL)
@@ -194,7 +195,9 @@ int kjit_pcpu_claim(struct kjit_pcpu *p, u64 orig, u64 *off)
 		atomic64_inc(&p->full);
 		return n;
 	}
-	if ((u32)atomic_read(&p->used) + p->ahead > smp_load_acquire(&p->held))
+	held = smp_load_acquire(&p->held);
+	/* once every chunk is held there is nothing to ask for */
+	if (held < p->n_ctrs && (u32)atomic_read(&p->used) + p->ahead > held)
 		kjit_worker_ask(&p->worker);
 	ch = smp_load_acquire(&p->chunk[n / p->chunk_len]);
 	if (!ch) {
