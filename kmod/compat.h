@@ -23,12 +23,35 @@
 #ifndef ENDBR
 #define ENDBR
 #endif
-/* "no unwind information here": renamed in 6.4 (objtool_types.h appeared
- * with the new name). */
+#include <asm/segment.h>
+/*
+ * "No unwind information here": the unwinder stops and calls the trace
+ * unreliable. 6.4 named it UNWIND_HINT_UNDEFINED (objtool_types.h appeared
+ * with the new name). 6.1's UNWIND_HINT_EMPTY is not that: it also sets
+ * `end`, which tells the unwinder the stack ends here, so a trace cut in
+ * kjit's asm would pass for whole and reliable. On 6.1 the same meaning is
+ * an undefined sp_reg (0) without `end`.
+ */
 #ifdef UNWIND_HINT_TYPE_UNDEFINED
 #define KJIT_UNWIND_HINT_NONE UNWIND_HINT_UNDEFINED
 #else
-#define KJIT_UNWIND_HINT_NONE UNWIND_HINT_EMPTY
+#define KJIT_UNWIND_HINT_NONE UNWIND_HINT type=UNWIND_HINT_TYPE_CALL
+#endif
+/*
+ * KJIT_UNWIND_HINT_TARGET(off), in the dispatcher (dispatch_entry.S): the
+ * word at sp + off - 8 is an original target address T, and above it the
+ * program's stack as it is at T. 6.4 gave hints a signal bit, which makes
+ * the unwinder look the next frame up at T itself rather than at T - 1 as
+ * for a return address: a CALL frame with signal=1 says it exactly. 6.1's
+ * hints have no such bit: there the fast path has no unwind information,
+ * and the slow path builds an iret frame (UNWIND_HINT_IRET_REGS), the
+ * one frame the 6.1 unwinder reads an exact ip from.
+ */
+#ifdef UNWIND_HINT_TYPE_UNDEFINED
+#define KJIT_UNWIND_HINT_TARGET(off) \
+	UNWIND_HINT type=UNWIND_HINT_TYPE_CALL sp_reg=ORC_REG_SP sp_offset=off signal=1
+#else
+#define KJIT_UNWIND_HINT_TARGET(off) KJIT_UNWIND_HINT_NONE
 #endif
 
 #else /* !__ASSEMBLY__ */

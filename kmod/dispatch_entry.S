@@ -41,6 +41,22 @@
  *     0   r11   8  r10  16  r9   24  r8   32  rdi
  *     40  rsi  48  rdx  56  rcx  64  rax  72  rflags
  *     80  target -> replaced by the continuation address
+ *
+ * For the unwinder (docs/design.md, "Stack traces"), the frame below the
+ * dispatcher is the program's at the target: a trace taken in here (a
+ * perf sample, a Kprobe, a WARN inside a translation) goes on from the
+ * target to the program's own frames, which return into the cache. The
+ * word at the target slot is an address to look up as it is, not as a
+ * return address (target - 1 may be another function): on 6.4+ a CALL
+ * hint with signal=1 says so from the first instruction
+ * (KJIT_UNWIND_HINT_TARGET); on 6.1 the slow path pushes an iret frame
+ *
+ *     0   target (ip)   8  __KERNEL_CS   16  rflags   24  the program's sp
+ *     32  __KERNEL_DS
+ *
+ * below the saved frame while it is in C, and the fast path (the IBL
+ * probe, no calls) has no unwind information: a trace taken there stops,
+ * unreliable, as it always did on both kernels.
  */
 #include <linux/linkage.h>
 #include "compat.h"
@@ -69,7 +85,7 @@
 
 	.text
 SYM_CODE_START(kjit_dispatch_entry)
-	KJIT_UNWIND_HINT_NONE
+	KJIT_UNWIND_HINT_TARGET(8)
 	ENDBR	/* its address is taken (trampolines, exit stubs jump here) */
 	pushfq
 	pushq	%rax
@@ -92,13 +108,20 @@ SYM_CODE_START(kjit_dispatch_entry)
 	movq	80(%rsp), %rdi			/* the target */
 	movq	88(%rsp), %rsi			/* the word above it: a followed
 						 * call's return address, maybe */
-	pushq	%rbp
-	movq	%rsp, %rbp
-	andq	$-16, %rsp
+	leaq	88(%rsp), %rax			/* the program's sp */
+	pushq	$__KERNEL_DS			/* the iret frame (above) */
+	pushq	%rax
+	pushq	88(%rsp)			/* rflags, saved at 72 */
+	pushq	$__KERNEL_CS
+	pushq	%rdi
+	UNWIND_HINT_IRET_REGS
 	cld
-	call	kjit_dispatch
-	movq	%rbp, %rsp
-	popq	%rbp
+	call	kjit_dispatch	/* the kernel's C wants 8-byte alignment only
+				 * (-mpreferred-stack-boundary=3); no realigning
+				 * `and` on rsp, which objtool cannot follow
+				 * below a REGS hint */
+	addq	$40, %rsp			/* drop the iret frame */
+	KJIT_UNWIND_HINT_TARGET(88)
 	movq	%rax, 80(%rsp)
 	popq	%r11
 	popq	%r10
@@ -115,7 +138,7 @@ SYM_CODE_END(kjit_dispatch_entry)
 
 /* Exits whose arithmetic flags are dead: the probe without pushfq/popfq. */
 SYM_CODE_START(kjit_dispatch_entry_nf)
-	KJIT_UNWIND_HINT_NONE
+	KJIT_UNWIND_HINT_TARGET(8)
 	ENDBR	/* its address is taken (exit stubs jump here) */
 	pushq	%rax
 	pushq	%rcx

@@ -17,7 +17,7 @@ SYM_DATA_END(kjit_gate_to)
  * KJIT_GATE_SIZE. */
 .macro KJIT_GATE n
 	.balign KJIT_GATE_SIZE, 0xcc
-	KJIT_UNWIND_HINT_NONE
+	UNWIND_HINT_FUNC	/* called: [rsp] returns into kjit */
 	ENDBR
 	pushq	kjit_gate_to + 8 * (\n)(%rip)
 	RET

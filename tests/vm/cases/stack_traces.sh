@@ -15,8 +15,15 @@
 # the native one again. The same for a perf-style callchain: a Kprobe with
 # a stacktrace trigger on pipe_read (a followed callee: its entry guard
 # runs it natively under the Kprobe) shows the same functions below
-# pipe_read natively, attached and after detach.
-# timeout: 120
+# pipe_read natively, attached and after detach. And a callchain taken
+# inside the dispatcher while it translates (a Kprobe with a stacktrace
+# trigger on copy_from_kernel_nofault, with which the translator reads the
+# code it translates) goes on below kjit_dispatch_entry: to the original
+# target it is translating, then the program's frames down to
+# do_syscall_64 (or ret_from_fork, on a kernel thread's stack that a switch
+# made in the cache entered). Before, every such trace ended at
+# kjit_dispatch_entry, on 6.1 as if the stack ended there.
+# timeout: 150
 . /tests/lib.sh
 # start_sleeper OUTFILE: sets s (the sleeper) and p (its child, asleep in
 # pipe_read).
@@ -119,4 +126,42 @@ names /tmp/native.cc > /tmp/native.names
 names /tmp/attached.cc > /tmp/attached.names
 cmp -s /tmp/native.names /tmp/attached.names || fail "the attached callchain does not have the native functions"
 grep -q '=> vfs_read' /tmp/after.cc || fail "after detach the callchain is not whole again"
+
+# the dispatcher's frame: every trace through kjit_dispatch_entry goes on
+# to the stack's bottom, through a frame that is not kjit's (the target)
+echo 'p:kjit/kjit_rd copy_from_kernel_nofault' >> $T/kprobe_events || fail "kprobe event on copy_from_kernel_nofault"
+R=$T/events/kjit/kjit_rd
+echo stacktrace > $R/trigger || fail "stacktrace trigger"
+echo > $T/trace
+echo 1 > $R/enable
+kjit attach --deep __x64_sys_read > /dev/null || fail "attach for the dispatcher's trace"
+workload -c 0 piperead 1 || fail "read under the dispatcher's trace"
+echo 0 > $R/enable
+# (read before the event goes: removing it empties the buffer)
+# one line per trace: its frames' functions, space-separated
+awk '/<stack trace>/ { if (t != "") print t; t = ""; next }
+	/^ =>/ { f = $2; sub(/\+.*/, "", f); t = t " " f }
+	END { if (t != "") print t }' $T/trace > /tmp/all.tr
+# the raw traces (frames one per line, | between traces), for the log
+awk '/<stack trace>/ { print "|"; next } /^ =>/ { print }' $T/trace > /tmp/raw.tr
+grep ' kjit_dispatch_entry' /tmp/all.tr > /tmp/disp.tr
+kjit detach > /dev/null || fail "detach"
+echo '!stacktrace' > $R/trigger
+echo '-:kjit/kjit_rd' >> $T/kprobe_events
+n=$(wc -l < /tmp/disp.tr)
+echo "== traces in kjit: $(grep -c kjit /tmp/all.tr) of $(wc -l < /tmp/all.tr); the first:"
+grep -m 1 kjit /tmp/all.tr
+echo "== $n traces taken in the dispatcher; the first, raw:"
+awk '/kjit_dispatch_entry/ { on = 1 } on && /^\|/ { exit } { if (/^\|/) b = ""; else b = b $0 "\n" } on { printf "%s", b; b = "" }' /tmp/raw.tr
+[ "$n" -gt 0 ] || fail "no trace taken in the dispatcher (did the Kprobe fire while translating?)"
+# the bottom: a system call's, or a kernel thread's (a switch made in the
+# cache runs the next task's half there, on a kthread's stack)
+bottom=' kjit_dispatch_entry .* (do_syscall_64|ret_from_fork)'
+cut=$(grep -Ecv "$bottom" /tmp/disp.tr)
+if [ "$cut" != 0 ]; then
+	echo "== the first that stops:"; grep -m 1 -Ev "$bottom" /tmp/disp.tr
+	fail "$cut of $n traces in the dispatcher stop before the stack's bottom"
+fi
+grep -Eq ' kjit_dispatch_entry (kjit|\?)' /tmp/disp.tr &&
+	fail "the frame below kjit_dispatch_entry is not the original target"
 unload_kjit
