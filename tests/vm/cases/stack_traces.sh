@@ -131,10 +131,10 @@ grep -q '=> vfs_read' /tmp/after.cc || fail "after detach the callchain is not w
 # to the stack's bottom, through a frame that is not kjit's (the target)
 echo 'p:kjit/kjit_rd copy_from_kernel_nofault' >> $T/kprobe_events || fail "kprobe event on copy_from_kernel_nofault"
 R=$T/events/kjit/kjit_rd
-echo stacktrace > $R/trigger || fail "stacktrace trigger"
+echo stacktrace:500 > $R/trigger || fail "stacktrace trigger"
+kjit attach --deep __x64_sys_read > /dev/null || fail "attach for the dispatcher's trace"
 echo > $T/trace
 echo 1 > $R/enable
-kjit attach --deep __x64_sys_read > /dev/null || fail "attach for the dispatcher's trace"
 workload -c 0 piperead 1 || fail "read under the dispatcher's trace"
 echo 0 > $R/enable
 # (read before the event goes: removing it empties the buffer)
@@ -146,7 +146,7 @@ awk '/<stack trace>/ { if (t != "") print t; t = ""; next }
 awk '/<stack trace>/ { print "|"; next } /^ =>/ { print }' $T/trace > /tmp/raw.tr
 grep ' kjit_dispatch_entry' /tmp/all.tr > /tmp/disp.tr
 kjit detach > /dev/null || fail "detach"
-echo '!stacktrace' > $R/trigger
+echo '!stacktrace:500' > $R/trigger
 echo '-:kjit/kjit_rd' >> $T/kprobe_events
 n=$(wc -l < /tmp/disp.tr)
 echo "== traces in kjit: $(grep -c kjit /tmp/all.tr) of $(wc -l < /tmp/all.tr); the first:"
