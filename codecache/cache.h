@@ -97,8 +97,11 @@ struct kjit_pending {
 #endif
 #define KJIT_CHUNK_BLOCKS  (1u << KJIT_CHUNK_SHIFT)
 #define KJIT_CHUNK_PENDING (2 * KJIT_CHUNK_BLOCKS)
-/* The room a grower keeps ahead of the blocks translated so far. */
-#define KJIT_GROW_AHEAD 1024u
+/* The room a grower keeps ahead of the blocks translated so far: ~100 ms
+ * of translation under TCG (47 us a block) while the worker waits for
+ * the other CPU, which may itself be deep in a translating system call
+ * (1,024 was caught short by one block in one clean-clone run). */
+#define KJIT_GROW_AHEAD 2048u
 
 struct kjit_chunk {
 	struct kjit_cblock block[KJIT_CHUNK_BLOCKS];

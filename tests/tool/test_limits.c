@@ -124,7 +124,7 @@ static void test_each(void)
 	r = lines(&st, "");
 	check("growing",
 	      !strcmp(r, "4 block entries ran natively while the block map "
-			 "was growing (more than 1024 translations on one "
+			 "was growing (more than 2048 translations on one "
 			 "CPU before its worker brought room; the limit, "
 			 "32768 blocks per CPU, was not reached)\n") &&
 		  limits_hit(&st) == 1,

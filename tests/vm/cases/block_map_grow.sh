@@ -1,5 +1,5 @@
-# block_map_grow - a CPU's block table and map start with room for 1280
-# blocks (kmod/grow.h: 5 chunks of 256, KJIT_GROW_AHEAD ahead) and grow
+# block_map_grow - a CPU's block table and map start with room for 2304
+# blocks (kmod/grow.h: 9 chunks of 256, KJIT_GROW_AHEAD ahead) and grow
 # while translated code runs on both CPUs. A deep attach at six system call
 # entry points, workloads pinned to CPU 0 that reach a few thousand blocks
 # there: the fullest CPU's block map passes the first room, no block ran
@@ -34,7 +34,7 @@ reads=$(entry_count __x64_sys_read)
 kjit detach > /tmp/d.out || fail "detach"
 cat /tmp/d.out
 echo "fullest CPU: $blocks blocks; growing $grow; limits hit $hit; memory $mem0 -> $mem1 bytes; read entries $reads"
-[ "${blocks:-0}" -gt 1280 ] || fail "only ${blocks:-0} blocks on the fullest CPU: the block map never grew"
+[ "${blocks:-0}" -gt 2304 ] || fail "only ${blocks:-0} blocks on the fullest CPU: the block map never grew"
 [ "$grow" = 0 ] || fail "$grow block entries ran natively while the block map was growing"
 [ "$hit" = 0 ] || fail "a limit was hit: $(grep -v '^nothing' /tmp/d.out)"
 [ "${mem1:-0}" -gt "${mem0:-0}" ] || fail "memory did not grow: $mem0 -> $mem1"
