@@ -228,6 +228,15 @@ boot() {
 	return $rc
 }
 
+# judged_log CONSOLE: the console log less the kernel's echoes of its own
+# parameters: KJIT_VM_APPEND may name rcupdate.rcu_cpu_stall_suppress=1
+# (the share bench), which the command line and RCU's boot banner repeat;
+# neither is a stall.
+judged_log() {
+	grep -av -e 'ommand line: ' \
+		-e 'RCU CPU stall warnings suppressed (rcu_cpu_stall_suppress)' "$1"
+}
+
 # judge SUFFIX CONSOLE CASE...: append the results of one boot to $RESULTS;
 # SUFFIX goes into the names of the boot's own checks, CONSOLE is its log.
 judge() {
@@ -239,10 +248,8 @@ judge() {
 		[ -n "$line" ] || line="KJIT-RESULT FAIL $name no result (guest hung, panicked or rebooted)"
 		echo "$line" | sed "s/^KJIT-RESULT \([A-Z]*\) /KJIT-RESULT \1 $VMP./" >> "$RESULTS"
 	done
-	# the kernel echoes its command line, where KJIT_VM_APPEND may name
-	# rcupdate.rcu_cpu_stall_suppress=1 (the share bench): not a stall
-	if grep -av 'ommand line: ' "$console" | grep -aEq "$BAD"; then
-		echo "KJIT-RESULT FAIL $VMP$suffix.guest_log_clean $(grep -av 'ommand line: ' "$console" | grep -aEm1 "$BAD" | tr -d '\r')" >> "$RESULTS"
+	if judged_log "$console" | grep -aEq "$BAD"; then
+		echo "KJIT-RESULT FAIL $VMP$suffix.guest_log_clean $(judged_log "$console" | grep -aEm1 "$BAD" | tr -d '\r')" >> "$RESULTS"
 	else
 		echo "KJIT-RESULT PASS $VMP$suffix.guest_log_clean" >> "$RESULTS"
 	fi
