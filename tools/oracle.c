@@ -418,6 +418,30 @@ static const struct sess_func *counted(const struct session *s,
 	return NULL;
 }
 
+/*
+ * Where the tracer's run rescheduled and kjit's did not. The tracer cannot
+ * see __schedule (notrace), so what it calls looks called from the
+ * function that entered it: one of these. Deep mode follows __schedule
+ * from them (kmod/kjit_refusals.h); a session that counted no block of
+ * __schedule never rescheduled there, and the two runs of the workload
+ * simply differ (a reschedule comes with a timer tick). A session that
+ * did run __schedule and still missed what it calls stays unexplained.
+ */
+static const char *const resched_points[] = {
+    "__cond_resched", "schedule", "schedule_preempt_disabled", "io_schedule",
+    "yield", "do_sched_yield"};
+
+static bool not_rescheduled_here(const struct oracle_fn *fn,
+				 const struct session *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(resched_points) / sizeof(*resched_points); i++)
+		if (!strcmp(fn->parent, resched_points[i]))
+			return !counted(s, "__schedule");
+	return false;
+}
+
 enum oracle_class oracle_classify(const struct oracle *o,
 				  const struct oracle_fn *fn,
 				  const struct session *s)
@@ -439,6 +463,8 @@ enum oracle_class oracle_classify(const struct oracle *o,
 		return OC_STATIC_CALL;
 	if (!root && s->st.deep_over_budget)
 		return OC_TABLE_FULL;
+	if (!root && not_rescheduled_here(fn, s))
+		return OC_NOT_RUN;
 	return OC_UNEXPLAINED;
 }
 
@@ -446,7 +472,8 @@ const char *oracle_class_name(enum oracle_class c)
 {
 	static const char *const names[OC_COUNT] = {
 	    "counted",	"interrupt",   "refused",    "caller",
-	    "not_deep", "static_call", "table_full", "unexplained"};
+	    "not_deep", "static_call", "table_full", "not_run",
+	    "unexplained"};
 
 	return c < OC_COUNT ? names[c] : "?";
 }
@@ -469,6 +496,10 @@ static const char *heading(enum oracle_class c)
 		       "reached)";
 	case OC_TABLE_FULL:
 		return "deep table full (callees left native)";
+	case OC_NOT_RUN:
+		return "called through __schedule, which kjit's run never "
+		       "entered: the tracer's run rescheduled there, kjit's "
+		       "did not";
 	case OC_UNEXPLAINED:
 		return "called from counted code but not followed: unexplained";
 	default:

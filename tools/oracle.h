@@ -63,6 +63,7 @@ enum oracle_class {
 	OC_NOT_DEEP,
 	OC_STATIC_CALL,
 	OC_TABLE_FULL,
+	OC_NOT_RUN,
 	OC_UNEXPLAINED,
 	OC_COUNT
 };

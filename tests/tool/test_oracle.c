@@ -168,6 +168,8 @@ static struct sess_func funcs[] = {
     {.name = "f", .executions = 5},
     {.name = "g", .executions = 0}, /* attached, never ran */
     {.name = "notrace_x", .executions = 4},
+    {.name = "schedule", .executions = 3},
+    {.name = "__schedule", .executions = 0}, /* never rescheduled */
 };
 
 static struct oracle_fn fns[] = {
@@ -178,6 +180,9 @@ static struct oracle_fn fns[] = {
     {"under_g", "g", "r", "", "", 0},
     {"irq_enter_rcu", "f", "r", "", "", 1},
     {"__cond_resched", "f", "r", "", "__SCT__might_resched", 0},
+    {"schedule", "f", "r", "", "", 0},
+    /* the tracer's run rescheduled in schedule(); kjit's did not */
+    {"pick_next_task_fair", "schedule", "r", "", "", 0},
 };
 #define N_FNS (sizeof(fns) / sizeof(fns[0]))
 
@@ -194,8 +199,8 @@ static void make(struct session *s, struct oracle *o)
 }
 
 static const enum oracle_class expected[N_FNS] = {
-    OC_COUNTED, OC_COUNTED, OC_UNEXPLAINED, OC_REFUSED,
-    OC_CALLER,	OC_IRQ,	    OC_STATIC_CALL};
+    OC_COUNTED, OC_COUNTED, OC_UNEXPLAINED, OC_REFUSED, OC_CALLER,
+    OC_IRQ,	OC_STATIC_CALL, OC_COUNTED,	OC_NOT_RUN};
 
 /* Mismatches between the classifier and @want. */
 static int mismatches(const struct oracle *o, const struct session *s,
@@ -242,6 +247,11 @@ static void classify(void)
 	fns[5].irq = 0;
 	check("mutant_irq", mismatches(&o, &s, expected) == 1, "irq");
 	fns[5].irq = 1;
+	funcs[5].executions = 1; /* __schedule ran, and still missed it */
+	check("mutant_schedule_ran", mismatches(&o, &s, expected) == 1 &&
+		  oracle_classify(&o, &fns[8], &s) == OC_UNEXPLAINED,
+	      "pick_next_task_fair");
+	funcs[5].executions = 0;
 	check("classify_restored", !mismatches(&o, &s, expected), "restored");
 }
 
@@ -270,14 +280,15 @@ static void report(void)
 	s.oracle = &o;
 	r = render(&s);
 	check("report_line",
-	      strstr(r, "function_graph saw 6 functions under r; kjit counted "
-			"2 of them (33.3%)\n") != NULL,
+	      strstr(r, "function_graph saw 8 functions under r; kjit counted "
+			"3 of them (37.5%)\n") != NULL,
 	      r);
 	check("report_reasons",
 	      strstr(
 		  r,
 		  "  not counted, by reason: refused 1, caller 1, "
-		  "not_deep 0, static_call 1, table_full 0, unexplained 1\n") !=
+		  "not_deep 0, static_call 1, table_full 0, not_run 1, "
+		  "unexplained 1\n") !=
 		  NULL,
 	      r);
 	check("report_groups",
@@ -288,7 +299,8 @@ static void report(void)
 			    "g\n") &&
 		  strstr(r,
 			 "    __cond_resched                   called from f "
-			 "via __SCT__might_resched\n"),
+			 "via __SCT__might_resched\n") &&
+		  strstr(r, "kjit's did not (1):\n    pick_next_task_fair "),
 	      r);
 	check("report_irq",
 	      strstr(r, "not counted by design (1): irq_enter_rcu\n") != NULL,
