@@ -459,12 +459,14 @@ enum oracle_class oracle_classify(const struct oracle *o,
 		return OC_CALLER;
 	if (!root && !s->st.deep)
 		return OC_NOT_DEEP;
+	/* before static_call: __schedule's own static calls (the
+	 * sched_switch tracepoint) look called from the reschedule point */
+	if (!root && not_rescheduled_here(fn, s))
+		return OC_NOT_RUN;
 	if (!root && fn->via[0])
 		return OC_STATIC_CALL;
 	if (!root && s->st.deep_over_budget)
 		return OC_TABLE_FULL;
-	if (!root && not_rescheduled_here(fn, s))
-		return OC_NOT_RUN;
 	return OC_UNEXPLAINED;
 }
 

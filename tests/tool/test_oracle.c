@@ -183,6 +183,8 @@ static struct oracle_fn fns[] = {
     {"schedule", "f", "r", "", "", 0},
     /* the tracer's run rescheduled in schedule(); kjit's did not */
     {"pick_next_task_fair", "schedule", "r", "", "", 0},
+    /* __schedule's tracepoint static call, seen from schedule() too */
+    {"__traceiter_sched_switch", "schedule", "r", "", "__SCT__tp_func_sched_switch", 0},
 };
 #define N_FNS (sizeof(fns) / sizeof(fns[0]))
 
@@ -200,7 +202,7 @@ static void make(struct session *s, struct oracle *o)
 
 static const enum oracle_class expected[N_FNS] = {
     OC_COUNTED, OC_COUNTED, OC_UNEXPLAINED, OC_REFUSED, OC_CALLER,
-    OC_IRQ,	OC_STATIC_CALL, OC_COUNTED,	OC_NOT_RUN};
+    OC_IRQ,	OC_STATIC_CALL, OC_COUNTED,	OC_NOT_RUN, OC_NOT_RUN};
 
 /* Mismatches between the classifier and @want. */
 static int mismatches(const struct oracle *o, const struct session *s,
@@ -248,9 +250,10 @@ static void classify(void)
 	check("mutant_irq", mismatches(&o, &s, expected) == 1, "irq");
 	fns[5].irq = 1;
 	funcs[5].executions = 1; /* __schedule ran, and still missed it */
-	check("mutant_schedule_ran", mismatches(&o, &s, expected) == 1 &&
-		  oracle_classify(&o, &fns[8], &s) == OC_UNEXPLAINED,
-	      "pick_next_task_fair");
+	check("mutant_schedule_ran", mismatches(&o, &s, expected) == 2 &&
+		  oracle_classify(&o, &fns[8], &s) == OC_UNEXPLAINED &&
+		  oracle_classify(&o, &fns[9], &s) == OC_STATIC_CALL,
+	      "pick_next_task_fair, __traceiter_sched_switch");
 	funcs[5].executions = 0;
 	check("classify_restored", !mismatches(&o, &s, expected), "restored");
 }
@@ -280,14 +283,14 @@ static void report(void)
 	s.oracle = &o;
 	r = render(&s);
 	check("report_line",
-	      strstr(r, "function_graph saw 8 functions under r; kjit counted "
-			"3 of them (37.5%)\n") != NULL,
+	      strstr(r, "function_graph saw 9 functions under r; kjit counted "
+			"3 of them (33.3%)\n") != NULL,
 	      r);
 	check("report_reasons",
 	      strstr(
 		  r,
 		  "  not counted, by reason: refused 1, caller 1, "
-		  "not_deep 0, static_call 1, table_full 0, not_run 1, "
+		  "not_deep 0, static_call 1, table_full 0, not_run 2, "
 		  "unexplained 1\n") !=
 		  NULL,
 	      r);
@@ -300,7 +303,7 @@ static void report(void)
 		  strstr(r,
 			 "    __cond_resched                   called from f "
 			 "via __SCT__might_resched\n") &&
-		  strstr(r, "kjit's did not (1):\n    pick_next_task_fair "),
+		  strstr(r, "kjit's did not (2):\n    pick_next_task_fair "),
 	      r);
 	check("report_irq",
 	      strstr(r, "not counted by design (1): irq_enter_rcu\n") != NULL,
@@ -341,7 +344,9 @@ static void round_trip(void)
 		  strstr(text, "\noracle deny f r 0 noinstr text\n") &&
 		  strstr(text, "\noracle irq_enter_rcu f r 1 -\n") &&
 		  strstr(text, "\noracle_via __cond_resched "
-			       "__SCT__might_resched\nend\n"),
+			       "__SCT__might_resched\noracle_via "
+			       "__traceiter_sched_switch "
+			       "__SCT__tp_func_sched_switch\nend\n"),
 	      text);
 	f = fmemopen(text, len, "r");
 	rc = datafile_read(&b, f, why, sizeof(why));
