@@ -149,8 +149,6 @@ kjit detach > /dev/null || fail "detach"
 echo '!stacktrace:500' > $R/trigger
 echo '-:kjit/kjit_rd' >> $T/kprobe_events
 n=$(wc -l < /tmp/disp.tr)
-echo "== traces in kjit: $(grep -c kjit /tmp/all.tr) of $(wc -l < /tmp/all.tr); the first:"
-grep -m 1 kjit /tmp/all.tr
 echo "== $n traces taken in the dispatcher; the first, raw:"
 awk '/kjit_dispatch_entry/ { on = 1 } on && /^\|/ { exit } { if (/^\|/) b = ""; else b = b $0 "\n" } on { printf "%s", b; b = "" }' /tmp/raw.tr
 [ "$n" -gt 0 ] || fail "no trace taken in the dispatcher (did the Kprobe fire while translating?)"
