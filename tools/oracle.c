@@ -442,6 +442,33 @@ static bool not_rescheduled_here(const struct oracle_fn *fn,
 	return false;
 }
 
+/*
+ * Tracepoints that have a probe only because the tracer runs: function_graph
+ * registers one on sched_switch (its sleep-time accounting), and every
+ * tracer records task names on sched_switch, sched_wakeup and
+ * sched_wakeup_new (tracing_start_cmdline_record()). In the tracer's run
+ * their static call reaches __traceiter_X; in kjit's, with no tracer and
+ * no other user, it is a ret and nothing is called.
+ */
+static const char *const tracer_tracepoints[] = {
+    "sched_switch", "sched_wakeup", "sched_wakeup_new"};
+
+static bool tracer_probe(const struct oracle_fn *fn)
+{
+	static const char iter[] = "__traceiter_", sct[] = "__SCT__tp_func_";
+	unsigned int i;
+
+	if (strncmp(fn->name, iter, sizeof(iter) - 1) ||
+	    strncmp(fn->via, sct, sizeof(sct) - 1) ||
+	    strcmp(fn->name + sizeof(iter) - 1, fn->via + sizeof(sct) - 1))
+		return false;
+	for (i = 0; i < sizeof(tracer_tracepoints) / sizeof(*tracer_tracepoints);
+	     i++)
+		if (!strcmp(fn->name + sizeof(iter) - 1, tracer_tracepoints[i]))
+			return true;
+	return false;
+}
+
 enum oracle_class oracle_classify(const struct oracle *o,
 				  const struct oracle_fn *fn,
 				  const struct session *s)
@@ -463,6 +490,8 @@ enum oracle_class oracle_classify(const struct oracle *o,
 	 * sched_switch tracepoint) look called from the reschedule point */
 	if (!root && not_rescheduled_here(fn, s))
 		return OC_NOT_RUN;
+	if (!root && tracer_probe(fn))
+		return OC_TRACER_PROBE;
 	if (!root && fn->via[0])
 		return OC_STATIC_CALL;
 	if (!root && s->st.deep_over_budget)
@@ -475,7 +504,7 @@ const char *oracle_class_name(enum oracle_class c)
 	static const char *const names[OC_COUNT] = {
 	    "counted",	"interrupt",   "refused",    "caller",
 	    "not_deep", "static_call", "table_full", "not_run",
-	    "unexplained"};
+	    "tracer_probe", "unexplained"};
 
 	return c < OC_COUNT ? names[c] : "?";
 }
@@ -502,6 +531,10 @@ static const char *heading(enum oracle_class c)
 		return "called through __schedule, which kjit's run never "
 		       "entered: the tracer's run rescheduled there, kjit's "
 		       "did not";
+	case OC_TRACER_PROBE:
+		return "a tracepoint's probes, there only while the tracer "
+		       "runs (its own sched_switch / sched_wakeup probes): "
+		       "kjit's run, without it, called none";
 	case OC_UNEXPLAINED:
 		return "called from counted code but not followed: unexplained";
 	default:

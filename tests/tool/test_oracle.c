@@ -252,8 +252,20 @@ static void classify(void)
 	funcs[5].executions = 1; /* __schedule ran, and still missed it */
 	check("mutant_schedule_ran", mismatches(&o, &s, expected) == 2 &&
 		  oracle_classify(&o, &fns[8], &s) == OC_UNEXPLAINED &&
-		  oracle_classify(&o, &fns[9], &s) == OC_STATIC_CALL,
+		  oracle_classify(&o, &fns[9], &s) == OC_TRACER_PROBE,
 	      "pick_next_task_fair, __traceiter_sched_switch");
+	/* only the tracepoints the tracer itself has probes on */
+	saved = fns[9];
+	snprintf(fns[9].name, sizeof(fns[9].name), "__traceiter_sched_stat_runtime");
+	snprintf(fns[9].via, sizeof(fns[9].via), "__SCT__tp_func_sched_stat_runtime");
+	check("mutant_other_tracepoint",
+	      oracle_classify(&o, &fns[9], &s) == OC_STATIC_CALL,
+	      "a tracepoint the tracer does not arm");
+	snprintf(fns[9].via, sizeof(fns[9].via), "__SCT__tp_func_sched_switch");
+	check("mutant_tracepoint_name",
+	      oracle_classify(&o, &fns[9], &s) == OC_STATIC_CALL,
+	      "another function through the sched_switch trampoline");
+	fns[9] = saved;
 	funcs[5].executions = 0;
 	check("classify_restored", !mismatches(&o, &s, expected), "restored");
 }
@@ -291,7 +303,7 @@ static void report(void)
 		  r,
 		  "  not counted, by reason: refused 1, caller 1, "
 		  "not_deep 0, static_call 1, table_full 0, not_run 2, "
-		  "unexplained 1\n") !=
+		  "tracer_probe 0, unexplained 1\n") !=
 		  NULL,
 	      r);
 	check("report_groups",
