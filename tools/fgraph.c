@@ -380,24 +380,17 @@ static void mark_static_calls(struct oracle *o, const struct symtab *t)
 	kcore_close(kc);
 }
 
-/* Scheduler functions (in .sched.text) whose context switch goes through
- * __schedule on a path deep mode keeps native (the preemption entries are
- * on KJIT_DEEP_DENY): the tracer cannot see __schedule (notrace), so what
- * it calls looks called from these; it runs natively below a counted one.
- * schedule() and its wrappers, and __cond_resched() through
- * preempt_schedule_common(), reach __schedule translated. */
-static const char *const sched_core_callers[] = {
-    "preempt_schedule", "preempt_schedule_notrace", "preempt_schedule_irq"};
-
+/* A function called through __schedule from a preemption entry, which
+ * deep mode keeps native (KJIT_DEEP_DENY): the tracer cannot see
+ * __schedule (notrace), so it names the entry as the caller; it runs
+ * natively below a counted one. */
 static const char *sched_core_why(const char *parent)
 {
-	unsigned int i;
+	bool followed;
 
-	for (i = 0; i < sizeof(sched_core_callers) / sizeof(*sched_core_callers);
-	     i++)
-		if (!strcmp(parent, sched_core_callers[i]))
-			return "called through __schedule from a preemption "
-			       "point (kept native in deep mode)";
+	if (oracle_sched_entry(parent, &followed) && !followed)
+		return "called through __schedule from a preemption point "
+		       "(kept native in deep mode)";
 	return NULL;
 }
 

@@ -418,28 +418,50 @@ static const struct sess_func *counted(const struct session *s,
 	return NULL;
 }
 
-/*
- * Where the tracer's run rescheduled and kjit's did not. The tracer cannot
- * see __schedule (notrace), so what it calls looks called from the
- * function that entered it: one of these. Deep mode follows __schedule
- * from them (kmod/kjit_refusals.h); a session that counted no block of
- * __schedule never rescheduled there, and the two runs of the workload
- * simply differ (a reschedule comes with a timer tick). A session that
- * did run __schedule and still missed what it calls stays unexplained.
- */
-static const char *const resched_points[] = {
-    "__cond_resched", "schedule", "schedule_preempt_disabled", "io_schedule",
-    "yield", "do_sched_yield"};
+/* Every function that enters __schedule, and whether deep mode follows it
+ * there (oracle_sched_entry()). */
+static const struct {
+	const char *name;
+	bool followed;
+} sched_entries[] = {
+    {"__cond_resched", true},
+    {"schedule", true},
+    {"schedule_preempt_disabled", true},
+    {"io_schedule", true},
+    {"yield", true},
+    {"do_sched_yield", true},
+    {"preempt_schedule", false},
+    {"preempt_schedule_notrace", false},
+    {"preempt_schedule_irq", false},
+};
 
-static bool not_rescheduled_here(const struct oracle_fn *fn,
-				 const struct session *s)
+bool oracle_sched_entry(const char *parent, bool *followed)
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(resched_points) / sizeof(*resched_points); i++)
-		if (!strcmp(fn->parent, resched_points[i]))
-			return !counted(s, "__schedule");
+	for (i = 0; i < sizeof(sched_entries) / sizeof(*sched_entries); i++)
+		if (!strcmp(parent, sched_entries[i].name)) {
+			*followed = sched_entries[i].followed;
+			return true;
+		}
 	return false;
+}
+
+/*
+ * Where the tracer's run rescheduled and kjit's did not: a function called
+ * from a followed entry to __schedule (the tracer's parent for it). A
+ * session that counted no block of __schedule never rescheduled there, and
+ * the two runs of the workload simply differ (a reschedule comes with a
+ * timer tick). A session that did run __schedule and still missed what it
+ * calls stays unexplained.
+ */
+static bool not_rescheduled_here(const struct oracle_fn *fn,
+				 const struct session *s)
+{
+	bool followed;
+
+	return oracle_sched_entry(fn->parent, &followed) && followed &&
+	       !counted(s, "__schedule");
 }
 
 /*

@@ -29,6 +29,7 @@
 #ifndef KJIT_TOOL_ORACLE_H
 #define KJIT_TOOL_ORACLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "../kmod/kjit_ioctl.h"
@@ -90,6 +91,13 @@ void oracle_write(const struct oracle *o, FILE *f);
 /* One line's key and rest: 1 if it was an oracle line, 0 if not, -1 if
  * malformed or out of memory. */
 int oracle_read_line(struct oracle *o, const char *key, const char *rest);
+
+/* Is @parent a function that enters __schedule (notrace: the tracer names
+ * it as the caller of what __schedule calls)? *@followed: deep mode
+ * follows __schedule from it (schedule() and its wrappers, __cond_resched
+ * through preempt_schedule_common); false for the preemption entries,
+ * which KJIT_DEEP_DENY keeps native. */
+bool oracle_sched_entry(const char *parent, bool *followed);
 
 enum oracle_class oracle_classify(const struct oracle *o,
 				  const struct oracle_fn *fn,

@@ -270,6 +270,18 @@ static void classify(void)
 	check("classify_restored", !mismatches(&o, &s, expected), "restored");
 }
 
+/* One table of __schedule's entries for the classifier and fgraph.c. */
+static void sched_entries(void)
+{
+	bool f1 = false, f2 = true, f3 = false;
+
+	check("sched_entries",
+	      oracle_sched_entry("__cond_resched", &f1) && f1 &&
+		  oracle_sched_entry("preempt_schedule_irq", &f2) && !f2 &&
+		  !oracle_sched_entry("pipe_read", &f3),
+	      "followed: __cond_resched; kept native: preempt_schedule_irq");
+}
+
 static char *render(const struct session *s)
 {
 	struct report_opts ro = {.sort = SORT_COUNT,
@@ -401,6 +413,7 @@ int main(void)
 	plain_format();
 	lost();
 	classify();
+	sched_entries();
 	report();
 	round_trip();
 	many_roots();
