@@ -112,10 +112,26 @@ static void emit_probe(struct kjit_emit *e, const struct kjit_entry_addrs *a,
 	patch_rel8(e, e->pos - 1, probe);
 }
 
+/* From here on the unwinder finds the return address at rsp + @sp - 8
+ * (entry.h, struct kjit_entry_frames); @fr may be NULL. */
+static void frame_at(struct kjit_entry_frames *fr, u32 off, u32 sp)
+{
+	if (!fr || (fr->n && fr->f[fr->n - 1].sp == sp))
+		return;
+	if (fr->n && fr->f[fr->n - 1].off == off)
+		fr->n--; /* replaced by a later word on the same byte */
+	if (fr->n < KJIT_ENTRY_FRAMES) {
+		fr->f[fr->n].off = off;
+		fr->f[fr->n].sp = sp;
+		fr->n++;
+	}
+}
+
 /* found: load this CPU's slot; miss -> dispatcher, else into the
  * translation through the thunk. */
 static enum kjit_reason emit_found(struct kjit_emit *e,
-				   const struct kjit_entry_addrs *a)
+				   const struct kjit_entry_addrs *a,
+				   struct kjit_entry_frames *fr)
 {
 	enum kjit_reason r;
 
@@ -126,6 +142,7 @@ static enum kjit_reason emit_found(struct kjit_emit *e,
 	emit_bytes(e, (const u8 *)"\x4e\x8b\x1c\xd8", 4);
 	/* pop %rax */
 	kjit_emit_u8(e, 0x58);
+	frame_at(fr, e->pos, 8);
 	/* test %r11,%r11 */
 	emit_bytes(e, (const u8 *)"\x4d\x85\xdb", 3);
 	/* jz dispatch */
@@ -225,8 +242,9 @@ static enum kjit_reason emit_out(struct kjit_emit *e,
 	return kjit_emit_rel32(e, s->ret_via);
 }
 
-enum kjit_reason kjit_entry_emit(u8 *buf, u32 cap,
-				 const struct kjit_entry_addrs *a, u32 *len)
+enum kjit_reason kjit_entry_emit_frames(u8 *buf, u32 cap,
+					const struct kjit_entry_addrs *a,
+					u32 *len, struct kjit_entry_frames *fr)
 {
 	struct kjit_emit e;
 	enum kjit_reason r;
@@ -243,10 +261,14 @@ enum kjit_reason kjit_entry_emit(u8 *buf, u32 cap,
 	for (i = 0; i < cap; i++)
 		/* int3 */
 		buf[i] = 0xcc;
+	if (fr)
+		fr->n = 0;
+	frame_at(fr, 0, 8); /* [rsp] = S+5 */
 	if (a->scope.kind != KJIT_ENTRY_ALL)
 		n_out = emit_scope(&e, &a->scope, out);
 	/* push %rax */
 	kjit_emit_u8(&e, 0x50);
+	frame_at(fr, e.pos, 16);
 	/* mov 8(%rsp),%eax */
 	emit_bytes(&e, (const u8 *)"\x8b\x44\x24\x08", 4);
 	/* imul $H,%eax,%r11d */
@@ -259,12 +281,14 @@ enum kjit_reason kjit_entry_emit(u8 *buf, u32 cap,
 	kjit_emit_u8(&e, (u8)(32 - i));
 	emit_probe(&e, a, &found, &none);
 	patch_rel8(&e, found, e.pos);
-	r = emit_found(&e, a);
+	r = emit_found(&e, a, fr);
 	if (r)
 		return r;
 	patch_rel8(&e, none, e.pos);
+	frame_at(fr, e.pos, 16);
 	/* pop %rax */
 	kjit_emit_u8(&e, 0x58);
+	frame_at(fr, e.pos, 8);
 	/* jmp dispatch */
 	kjit_emit_u8(&e, 0xe9);
 	r = kjit_emit_rel32(&e, a->dispatch);
@@ -277,6 +301,15 @@ enum kjit_reason kjit_entry_emit(u8 *buf, u32 cap,
 	}
 	if (e.overflow)
 		return KJIT_R_NO_SPACE;
+	frame_at(fr, e.pos, 0); /* int3 */
+	if (fr && fr->f[fr->n - 1].off != e.pos)
+		return KJIT_R_NO_SPACE; /* more changes than KJIT_ENTRY_FRAMES */
 	*len = e.pos;
 	return KJIT_OK;
+}
+
+enum kjit_reason kjit_entry_emit(u8 *buf, u32 cap,
+				 const struct kjit_entry_addrs *a, u32 *len)
+{
+	return kjit_entry_emit_frames(buf, cap, a, len, NULL);
 }

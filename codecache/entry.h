@@ -169,4 +169,29 @@ int kjit_entry_find(const u32 *keys, u32 size, u32 key);
 enum kjit_reason kjit_entry_emit(u8 *buf, u32 cap,
 				 const struct kjit_entry_addrs *a, u32 *len);
 
+/* The trampoline's stack for the unwinder (kmod/orc.c gives the code ORC
+ * entries from it): from byte .off on, the return address the unwinder
+ * goes on from is at rsp + .sp - 8, ORC's sp_offset for a CALL frame.
+ * That is S+5, the fentry call's, at 8, or 16 below `push %rax`: the
+ * trampoline is a callee of the function it diverts. After `lea 8(%rsp),
+ * %rsp` it is the function's own return address at 8: the function, at
+ * its first instruction, has not run yet. .sp 0 from the end of the code
+ * on: nothing to unwind (int3). In address order, one point a change. */
+struct kjit_entry_frame {
+	u32 off;
+	u32 sp;
+};
+
+#define KJIT_ENTRY_FRAMES 8
+
+struct kjit_entry_frames {
+	unsigned n;
+	struct kjit_entry_frame f[KJIT_ENTRY_FRAMES];
+};
+
+/* kjit_entry_emit(), with the stack at every point in @fr. */
+enum kjit_reason kjit_entry_emit_frames(u8 *buf, u32 cap,
+					const struct kjit_entry_addrs *a,
+					u32 *len, struct kjit_entry_frames *fr);
+
 #endif /* KJIT_CODECACHE_ENTRY_H */

@@ -4,9 +4,10 @@
  * and codecache/entry.h).
  *
  * Invariants:
- *  - The trampoline and its key table are written through the writable
- *    alias, which is gone (kjit_region_seal) before any direct call points
- *    at them; they never change while diverted.
+ *  - The trampoline (in the code pool, written through the pool's alias)
+ *    and its key table (a data region of the module area) are written at
+ *    attach before any direct call points at them, and never change while
+ *    diverted.
  *  - Every slots[] word is 0 or a translation of this session, written by
  *    its own CPU's dispatcher; it is read by the trampoline only through
  *    kjit_entry_slots, which points at the attached session's slots[] from
@@ -21,6 +22,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include "cachepool.h"
 #include "codecache/entry.h"
 #include "compat.h"
 #include "divert.h"
@@ -29,13 +31,12 @@
 #include "jit/arch_x86.h"
 #include "kjit_refusals.h"
 #include "ksyms.h"
+#include "orc.h"
 #include "refuse.h"
+#include "symbols.h"
 
 DEFINE_PER_CPU(unsigned long *, kjit_entry_slots);
 extern char kjit_dispatch_entry[];
-
-/* Where keys[] starts in the trampoline region (after the code). */
-#define KEYS_OFF ALIGN(KJIT_ENTRY_TRAMP_MAX, 64)
 
 int kjit_divert_check(unsigned long start, const char **why)
 {
@@ -93,40 +94,51 @@ static int alloc_slots(struct kjit_session *s)
 
 int kjit_divert_prepare(struct kjit_session *s)
 {
-	struct kjit_entry_addrs a = {0};
-	unsigned int i;
-	u8 *run;
-	u32 len;
 	int err;
 
 	s->entry_size = kjit_entry_size(s->n_funcs);
 	if (!s->entry_size)
 		return -E2BIG;
-	err = kjit_region_alloc_code(&s->tramps,
-				     KEYS_OFF + s->entry_size * sizeof(u32));
+	/* zeroed: keys[] starts empty */
+	err = kjit_region_alloc_data(&s->keys, s->entry_size * sizeof(u32));
 	if (err)
 		return err;
-	s->mem_bytes += s->tramps.size;
-	run = s->tramps.exec;
-	/* a code region comes filled with int3; keys[] starts empty */
-	memset(kjit_region_rw(&s->tramps, run + KEYS_OFF), 0,
-	       s->entry_size * sizeof(u32));
-	err = fill_keys(s, kjit_region_rw(&s->tramps, run + KEYS_OFF));
+	s->mem_bytes += s->keys.size;
+	err = fill_keys(s, (u32 *)s->keys.rw);
 	if (err)
 		return err;
+	return alloc_slots(s);
+}
+
+int kjit_divert_place(struct kjit_session *s)
+{
+	struct kjit_entry_addrs a = {0};
+	struct kjit_entry_frames fr;
+	unsigned int i;
+	u8 *run, *rw;
+	u32 size, len;
+
+	if (!kjit_pool_take(&run, &rw, &size))
+		return -ENOMEM;
 	a.run = (unsigned long)run;
-	a.keys = (unsigned long)run + KEYS_OFF;
+	a.keys = (unsigned long)s->keys.exec;
 	a.size = s->entry_size;
 	a.slots_gs = (unsigned long)&kjit_entry_slots;
 	a.dispatch = (unsigned long)kjit_dispatch_entry;
 	a.thunk = kjit_env_indirect_thunk(11);
 	kjit_scope_entry(&s->scope, &a.scope);
-	if (kjit_entry_emit(kjit_region_rw(&s->tramps, run), KEYS_OFF, &a,
-			    &len))
+	if (kjit_entry_emit_frames(rw, min_t(u32, size, KJIT_ENTRY_TRAMP_MAX),
+				   &a, &len, &fr))
 		return -ERANGE;
+	if (kjit_orc_place_frames((unsigned long)run, &fr) < 0)
+		pr_warn("kjit: no ORC entries for the entry trampoline: "
+			"stack traces in it are unreliable\n");
+	kjit_symbols_add((unsigned long)run, "kjit_entry_trampoline");
+	s->tramp = (unsigned long)run;
+	s->tramp_len = len;
 	for (i = 0; i < s->n_funcs; i++)
-		s->funcs[i].tramp = (unsigned long)run;
-	return alloc_slots(s);
+		s->funcs[i].tramp = s->tramp;
+	return 0;
 }
 
 /* Register the functions [first, first + n) of @s without err as one
@@ -149,7 +161,7 @@ static int divert_range(struct kjit_session *s, unsigned int first,
 	g = kzalloc(sizeof(*g), GFP_KERNEL);
 	if (!g)
 		return -ENOMEM;
-	err = kjit_direct_on(&g->d, sites, k, (unsigned long)s->tramps.exec);
+	err = kjit_direct_on(&g->d, sites, k, s->tramp);
 	if (!err) {
 		g->first = first;
 		g->n = n;
@@ -203,7 +215,7 @@ void kjit_divert_off(struct kjit_session *s)
 	int err;
 
 	while ((g = *p)) {
-		err = kjit_direct_off(&g->d, (unsigned long)s->tramps.exec);
+		err = kjit_direct_off(&g->d, s->tramp);
 		if (err) {
 			pr_err("kjit: cannot remove the diversion of %u "
 			       "functions from %s: %d\n",
@@ -224,7 +236,7 @@ void kjit_divert_release(struct kjit_session *s)
 	int cpu;
 
 	for_each_possible_cpu(cpu) per_cpu(kjit_entry_slots, cpu) = NULL;
-	kjit_region_free(&s->tramps);
+	kjit_region_free(&s->keys);
 }
 
 void kjit_divert_free(struct kjit_session *s)
@@ -235,4 +247,5 @@ void kjit_divert_free(struct kjit_session *s)
 		for_each_possible_cpu(cpu) vfree(s->entry_slots[cpu]);
 	kfree(s->entry_slots);
 	s->entry_slots = NULL;
+	kjit_region_free(&s->keys); /* a session that never attached */
 }

@@ -12,9 +12,14 @@
  *            none yet: jz kjit_dispatch_entry with [rsp] = S+5
  *            else: drop S+5, jmp __x86_indirect_thunk_r11
  *
- * Memory of a session (all allocated at attach, kjit_divert_prepare()):
- *  - the trampoline and keys[] in one code region (s->tramps, module area,
- *    so keys[] is in reach of an absolute disp32), sealed once written;
+ * Memory of a session (allocated with it, kjit_divert_prepare(), but the
+ * trampoline's, which it gets at attach, kjit_divert_place()):
+ *  - the trampoline at the start of a code pool chunk of its own
+ *    (s->tramp), module text of kjit_pool.ko: the ORC unwinder finds its
+ *    entries (orc.h, from codecache/entry.h's frames) and %pS its name,
+ *    kjit_entry_trampoline; detach int3s it with the cache;
+ *  - keys[] in a data region of the module area (s->keys, in reach of an
+ *    absolute disp32);
  *  - per CPU, slots[] (vmalloc): 8 bytes per key-table slot, 0 until the
  *    dispatcher of that CPU has translated the function's first block;
  *    the per-CPU pointer kjit_entry_slots (a static per-CPU variable of
@@ -53,12 +58,17 @@ DECLARE_PER_CPU(unsigned long *, kjit_entry_slots);
 
 /* Why a function cannot be attached (also reported to user space). */
 int kjit_divert_check(unsigned long start, const char **why);
-/* Allocate the trampoline region, the key table and every CPU's slots[]
- * for the functions of @s (sorted, body set), write the trampoline; adds
+/* Allocate the key table and every CPU's slots[] for the functions of @s
+ * (sorted, body set) and fill the keys; adds
  * what it took to s->mem_bytes. 0, -ENOMEM, -ERANGE (a function or the
  * region outside the top 2 GiB), -E2BIG (too many functions for a table).
  * Process context, before any diversion. */
 int kjit_divert_prepare(struct kjit_session *s);
+/* Attach, the code pool just opened, before any cache takes a chunk: write
+ * the trampoline into a chunk of its own, with its ORC entries and its
+ * name. 0, -ENOMEM (no chunk), -ERANGE (keys[], the dispatcher or a %gs
+ * offset out of reach). kjit_mutex held. */
+int kjit_divert_place(struct kjit_session *s);
 /* Point every CPU's kjit_entry_slots at @s's, then divert its functions
  * (pinned by the caller; one with err set is skipped). With @best_effort a
  * function ftrace refuses gets its err and the rest are diverted;
@@ -69,10 +79,10 @@ int kjit_divert_on(struct kjit_session *s, bool best_effort);
 /* Remove every registration of @s (each waits for ftrace's grace
  * periods). Tasks may still be inside the trampoline afterwards. */
 void kjit_divert_off(struct kjit_session *s);
-/* After detach's last RCU-tasks wait: free the trampoline region and
- * clear every CPU's kjit_entry_slots. */
+/* After detach's last RCU-tasks wait: free the key table and clear every
+ * CPU's kjit_entry_slots (the trampoline goes with the pool's chunks). */
 void kjit_divert_release(struct kjit_session *s);
-/* Free the slots[] and groups (session free). */
+/* Free the slots[], the key table and groups (session free). */
 void kjit_divert_free(struct kjit_session *s);
 /* The dispatcher of this CPU translated function @fi's first block into
  * @run: let the trampoline jump there from now on. Preemption disabled. */

@@ -143,7 +143,7 @@ static bool is_fentry_call(const struct kjit_cpu *c, u64 target)
 	return target == fentry_addr ||
 	       (ftrace_caller_addr && target == ftrace_caller_addr) ||
 	       (ftrace_regs_caller_addr && target == ftrace_regs_caller_addr) ||
-	       kjit_region_contains(&c->session->tramps, (unsigned long)target);
+	       target - c->session->tramp < c->session->tramp_len;
 }
 
 /* Code that lives as long as a translation can: the core kernel's text,

@@ -55,10 +55,6 @@ static const struct {
 	const char *name;
 	void **slot;
 } wanted[] = {
-    {"set_memory_ro", (void **)&kjit_kapi.set_memory_ro},
-    {"set_memory_rw", (void **)&kjit_kapi.set_memory_rw},
-    {"set_memory_x", (void **)&kjit_kapi.set_memory_x},
-    {"set_memory_nx", (void **)&kjit_kapi.set_memory_nx},
     {"search_exception_tables", (void **)&kjit_kapi.search_exception_tables},
     {"within_kprobe_blacklist", (void **)&kjit_kapi.within_kprobe_blacklist},
     {"kallsyms_lookup_size_offset",

@@ -22,10 +22,6 @@ struct cred;
 
 /* The resolved functions; every pointer is non-NULL after kjit_ksyms_init(). */
 struct kjit_kernel_api {
-	int (*set_memory_ro)(unsigned long addr, int numpages);
-	int (*set_memory_rw)(unsigned long addr, int numpages);
-	int (*set_memory_x)(unsigned long addr, int numpages);
-	int (*set_memory_nx)(unsigned long addr, int numpages);
 	const struct exception_table_entry *(*search_exception_tables)(
 	    unsigned long addr);
 	bool (*within_kprobe_blacklist)(unsigned long addr);

@@ -11,8 +11,10 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/objtool.h>
 #include <asm/orc_types.h>
 #include "cachepool.h"
+#include "codecache/entry.h"
 #include "jit/translate.h"
 #include "kmod/pool/kjit_pool.h"
 #include "ksyms.h"
@@ -138,6 +140,40 @@ int kjit_orc_place(const struct kjit_block *b, const struct kjit_translator *tr,
 	slots_used[chunk] += n;
 	atomic64_add(n, &entries);
 	return n;
+}
+
+/* A CALL frame: the return address at sp + @sp - 8, bp unchanged.
+ * UNWIND_HINT_TYPE_CALL is the ORC type on both kernels (0 on 6.1, 2 =
+ * ORC_TYPE_CALL on 6.12); 6.1's `end` and 6.12's `signal` stay 0. */
+static void call_entry(struct orc_entry *o, u32 sp)
+{
+	memset(o, 0, sizeof(*o));
+	if (!sp)
+		return; /* undefined */
+	o->sp_reg = ORC_REG_SP;
+	o->sp_offset = (s16)sp;
+	o->bp_reg = ORC_REG_UNDEFINED;
+	o->type = UNWIND_HINT_TYPE_CALL;
+}
+
+int kjit_orc_place_frames(unsigned long run, const struct kjit_entry_frames *fr)
+{
+	unsigned int chunk, first, k;
+	struct orc_entry e;
+
+	if (!slots_used || !kjit_pool_contains(run))
+		return -1;
+	chunk = kjit_pool_chunk(run);
+	if (slots_used[chunk] + fr->n > kjit_pool.orc_per_chunk)
+		return -1;
+	first = slot0(chunk) + slots_used[chunk];
+	for (k = 0; k < fr->n; k++) {
+		call_entry(&e, fr->f[k].sp);
+		put_slot(first + k, run + fr->f[k].off, &e);
+	}
+	slots_used[chunk] += fr->n;
+	atomic64_add(fr->n, &entries);
+	return fr->n;
 }
 
 void kjit_orc_reset(unsigned int chunks)

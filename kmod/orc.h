@@ -29,6 +29,7 @@
 #include <linux/types.h>
 
 struct kjit_block;
+struct kjit_entry_frames;
 struct kjit_translator;
 
 /* Module init, after kjit_pool_init(): find vmlinux's ORC tables, empty
@@ -49,6 +50,11 @@ int kjit_orc_place(const struct kjit_block *b, const struct kjit_translator *tr,
 /* Detach, once nothing runs in the pool: empty the slices of the first
  * @chunks chunks. Process context. */
 void kjit_orc_reset(unsigned int chunks);
+/* Record the entry trampoline at @run (in a chunk of its own, before any
+ * block): at each of @fr's points a CALL frame @fr->f[i].sp bytes up, or
+ * none (sp 0). Returns the slots used, or -1 (no room, not in the pool).
+ * Process context, kjit_mutex held. */
+int kjit_orc_place_frames(unsigned long run, const struct kjit_entry_frames *fr);
 /* Entries written since load (statistics). */
 u64 kjit_orc_entries(void);
 

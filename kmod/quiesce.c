@@ -73,8 +73,9 @@ static int move_word(unsigned long *p, void *arg)
 	struct scan *sc = arg;
 	unsigned long v = READ_ONCE(*p), orig;
 
-	if (!kjit_pool_in_session(v))
-		return 0;
+	if (!kjit_pool_in_session(v) || v - sc->s->tramp < sc->s->tramp_len)
+		return 0; /* not the cache: no task runs the trampoline now
+			     (detach's RCU-tasks wait), so stale data */
 	orig = return_site_of(sc->s, v);
 	if (!orig)
 		return READ_ONCE(sc->t->on_rq) ? -EBUSY : 0;

@@ -289,7 +289,6 @@ void kjit_session_free(struct kjit_session *s)
 		for (i = 0; i < nr_cpu_ids; i++)
 			cpu_free(s->cpu[i]);
 	kfree(s->cpu);
-	kjit_region_free(&s->tramps);
 	kjit_divert_free(s);
 	kjit_deep_free(&s->deep_tab);
 	kjit_native_free(&s->native);
@@ -373,7 +372,6 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 	}
 	if (kjit_divert_prepare(s))
 		goto fail;
-	kjit_region_seal(&s->tramps); /* written once, never again */
 	return s;
 fail:
 	kjit_session_free(s);
@@ -393,9 +391,14 @@ int __kjit_session_attach(struct kjit_session *s, bool best_effort)
 	err = kjit_pool_open();
 	if (err)
 		return err;
-	err = kjit_scope_start(&s->scope);
+	err = kjit_divert_place(s);
+	if (!err)
+		err = kjit_scope_start(&s->scope);
 	if (err) {
 		kjit_pool_seal();
+		kjit_pool_reset(); /* the trampoline's chunk, if it took one */
+		s->tramp = 0;
+		s->tramp_len = 0;
 		return err;
 	}
 	kjit_ibl_clear();

@@ -5,8 +5,9 @@
  *
  *     kjit_active --rcu--> struct kjit_session
  *                            funcs[n_funcs] sorted by start address
- *                            tramps       the entry trampoline and its
- *                                         key table (divert.h)
+ *                            tramp, keys  the entry trampoline (in the
+ *                                         code pool) and its key table
+ *                                         (divert.h)
  *                            entry_slots  per CPU: translations by key
  *                            direct       ftrace registrations (groups)
  *                            cpu[c] ----> struct kjit_cpu: cache, translator,
@@ -116,7 +117,10 @@ struct kjit_session {
 	struct kjit_deep deep_tab; /* functions n_funcs.. of blocks */
 	struct kjit_native native; /* native runs per function (native.h) */
 	struct kjit_func *funcs;   /* n_funcs, kvmalloc'd */
-	struct kjit_region tramps; /* trampoline + key table */
+	struct kjit_region keys;   /* the entry trampoline's key table */
+	unsigned long tramp;	   /* the entry trampoline, in the code pool
+				      (kjit_divert_place), or 0 */
+	u32 tramp_len;		   /* its bytes of code */
 	u32 entry_size;		   /* slots of the entry table */
 	unsigned long **entry_slots;	  /* [nr_cpu_ids][entry_size] */
 	struct kjit_divert_group *groups; /* ftrace registrations */

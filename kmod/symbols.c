@@ -113,6 +113,11 @@ void kjit_symbols_stop(void)
 	cancel_delayed_work_sync(&namer);
 }
 
+bool kjit_symbols_add(unsigned long value, const char *name)
+{
+	return table.symtab && add_symbol(value, name);
+}
+
 void kjit_symbols_reset(void)
 {
 	if (!table.symtab || table.num_symtab == base_n)

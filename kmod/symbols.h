@@ -42,6 +42,10 @@ void kjit_symbols_start(struct kjit_session *s);
  * name once kjit_symbols_reset() has returned. Process context. */
 void kjit_symbols_stop(void);
 void kjit_symbols_reset(void);
+/* Name code of kjit's own in the pool (the entry trampoline) @name until
+ * kjit_symbols_reset(). False if the table is full or missing. Process
+ * context, kjit_mutex held. */
+bool kjit_symbols_add(unsigned long value, const char *name);
 /* Blocks named so far in this session, and left unnamed for want of room. */
 u64 kjit_symbols_named(void);
 u64 kjit_symbols_dropped(void);

@@ -404,6 +404,158 @@ static void scope_run(u8 *page, u32 kind, bool thunk)
 	kt_check(name, ok, "a call went the wrong way");
 }
 
+/* ---- the unwinder's view: kjit_entry_frames against the code ---------- */
+
+/* The sp the frames give at byte @off (0 when none covers it). */
+static u32 frame_sp(const struct kjit_entry_frames *fr, u32 off)
+{
+	u32 sp = 0;
+	unsigned i;
+
+	for (i = 0; i < fr->n; i++)
+		if (fr->f[i].off <= off)
+			sp = fr->f[i].sp;
+	return sp;
+}
+
+/* What rsp does in @in: bytes pushed (+8 push, -8 pop or lea 8(%rsp)),
+ * or 1 for a write to rsp this checker does not know. */
+static int rsp_move(const ZydisDecodedInstruction *in,
+		    const ZydisDecodedOperand *op)
+{
+	unsigned i;
+
+	if (in->mnemonic == ZYDIS_MNEMONIC_PUSH)
+		return 8;
+	if (in->mnemonic == ZYDIS_MNEMONIC_POP)
+		return -8;
+	if (in->mnemonic == ZYDIS_MNEMONIC_LEA &&
+	    op[0].reg.value == ZYDIS_REGISTER_RSP)
+		return op[1].mem.base == ZYDIS_REGISTER_RSP &&
+			       op[1].mem.index == ZYDIS_REGISTER_NONE &&
+			       op[1].mem.disp.value == 8
+			   ? -8
+			   : 1;
+	for (i = 0; i < in->operand_count_visible; i++)
+		if ((op[i].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) &&
+		    op[i].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		    op[i].reg.value == ZYDIS_REGISTER_RSP)
+			return 1;
+	return 0;
+}
+
+/* Walk every path through the code from its first byte (entered with S+5
+ * at [rsp]) with the bytes pushed so far, and check at each instruction
+ * the frames' sp: 8 + pushed while S+5 is on the stack, 8 once `lea`
+ * dropped it (pushed -8); every branch out of the code leaves with S+5 at
+ * [rsp] (the dispatcher, S+5 itself) or dropped (the translation); 0
+ * past the code. */
+static const char *frames_check(const u8 *code, u32 len,
+				const struct kjit_entry_frames *fr)
+{
+	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction in;
+	ZydisDecoder d;
+	int depth[KJIT_ENTRY_TRAMP_MAX], todo[KJIT_ENTRY_TRAMP_MAX], n = 0;
+	u32 off, i;
+
+	if (!fr->n || fr->f[0].off != 0 || frame_sp(fr, len) != 0)
+		return "no frame at the first byte, or one past the end";
+	for (i = 1; i < fr->n; i++)
+		if (fr->f[i].off <= fr->f[i - 1].off)
+			return "frames out of address order";
+	for (i = 0; i < KJIT_ENTRY_TRAMP_MAX; i++)
+		depth[i] = 99;
+	ZydisDecoderInit(&d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	depth[0] = 0;
+	todo[n++] = 0;
+	while (n) {
+		int dep, move;
+		u64 to;
+
+		off = (u32)todo[--n];
+		dep = depth[off];
+		if (off >= len ||
+		    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&d, code + off,
+							 len - off, &in, op)))
+			return "a path leaves the code without a branch";
+		if (frame_sp(fr, off) != (u32)(dep >= 0 ? 8 + dep : 8))
+			return "the frames' sp differs from the code's";
+		move = rsp_move(&in, op);
+		if (move == 1 || dep + move < -8)
+			return "rsp moves in a way the frames cannot say";
+		dep += move;
+		to = 0;
+		if (in.meta.branch_type == ZYDIS_BRANCH_TYPE_SHORT ||
+		    in.meta.branch_type == ZYDIS_BRANCH_TYPE_NEAR) {
+			if (op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
+				ZydisCalcAbsoluteAddress(&in, &op[0], off,
+							 &to);
+			else
+				to = ~0ull; /* jmp *%r11 */
+		}
+		if (in.meta.category == ZYDIS_CATEGORY_RET)
+			to = ~0ull;
+		if (to && to < len) {
+			if (depth[to] != 99 && depth[to] != dep)
+				return "two paths meet with different stacks";
+			if (depth[to] == 99) {
+				depth[to] = dep;
+				todo[n++] = (int)to;
+			}
+		} else if (to && dep != 0 && dep != -8) {
+			return "a branch leaves with %rax still pushed";
+		}
+		if (in.mnemonic == ZYDIS_MNEMONIC_JMP ||
+		    in.meta.category == ZYDIS_CATEGORY_RET)
+			continue;
+		off += in.length;
+		if (depth[off] != 99 && depth[off] != dep)
+			return "two paths meet with different stacks";
+		if (depth[off] == 99) {
+			depth[off] = dep;
+			todo[n++] = (int)off;
+		}
+	}
+	return NULL;
+}
+
+static void frames_checks(u8 *page, u32 kind, bool thunk)
+{
+	struct kjit_entry_addrs a = {
+	    .run = (u64)(unsigned long)page,
+	    .keys = (u64)(unsigned long)keys,
+	    .size = SIZE,
+	    .slots_gs = offsetof(struct cpu_area, slots),
+	    .dispatch = (u64)(unsigned long)disp_stub,
+	    .thunk = thunk ? (u64)(unsigned long)thunk_r11 : 0,
+	    .scope = {.kind = kind,
+		      .preempt_gs = offsetof(struct cpu_area, preempt),
+		      .irq_mask = IRQ_MASK,
+		      .current_gs = offsetof(struct cpu_area, current),
+		      .tgid_off = TGID_OFF,
+		      .cpu_gs = offsetof(struct cpu_area, cpu),
+		      .bitmap = (u64)(unsigned long)bitmap,
+		      .limit = 200,
+		      .ret_via = thunk ? (u64)(unsigned long)thunk_ret : 0},
+	};
+	static const char *const kinds[] = {"all", "tasks", "cpus"};
+	struct kjit_entry_frames fr;
+	const char *why = "not emitted";
+	char name[64];
+	u32 len = 0;
+
+	memset(&fr, 0, sizeof(fr));
+	mprotect(page, 4096, PROT_READ | PROT_WRITE);
+	if (!kjit_entry_emit_frames(page, KJIT_ENTRY_TRAMP_MAX, &a, &len,
+				    &fr))
+		why = frames_check(page, len, &fr);
+	mprotect(page, 4096, PROT_READ | PROT_EXEC);
+	snprintf(name, sizeof(name), "entry.frames.%s%s", kinds[kind],
+		 thunk ? ".thunk" : "");
+	kt_check(name, !why, "%s (%u frames)", why, fr.n);
+}
+
 static void reach_checks(u8 *page)
 {
 	struct kjit_entry_addrs a = {
@@ -447,6 +599,10 @@ int main(void)
 	scope_run(page, KJIT_ENTRY_TASKS, false);
 	scope_run(page, KJIT_ENTRY_TASKS, true);
 	scope_run(page, KJIT_ENTRY_CPUS, false);
+	frames_checks(page, KJIT_ENTRY_ALL, false);
+	frames_checks(page, KJIT_ENTRY_ALL, true);
+	frames_checks(page, KJIT_ENTRY_TASKS, true);
+	frames_checks(page, KJIT_ENTRY_CPUS, false);
 	reach_checks(page);
 	return kt_exit();
 }

@@ -1,16 +1,17 @@
 # rw_alias - the code cache's writable alias (a vmap of the pages of the
 # code pool in kjit_pool.ko, docs/design.md "The code pool") exists only
 # while kjit may write through it: from attach to detach, once no
-# dispatcher can run; the trampolines' alias goes as soon as they are
-# written. Counted in /proc/vmallocinfo by the function that made each
+# dispatcher can run (the entry trampoline is written through it too, at
+# attach: it has no region or alias of its own). Counted in /proc/vmallocinfo by the function that made each
 # vmap. The executable code is module text, mapped as long as
 # kjit_pool.ko is loaded, so what detach must do is leave no translation
 # in it: every byte int3 again, once quiesce has moved every task out of
 # it - the detaching task's own return addresses included (its ioctl
 # enters through the deep-attached __x64_sys_ioctl here). Read by `kjit
 # decode` at the pool's start (both kjit.ko's and the tool's own decoder,
-# from /proc/kcore), where the first block a session translates goes
-# (after 16 bytes that hold no block: 16 int3s, then a translation).
+# from /proc/kcore), where a session's entry trampoline goes, in the first
+# chunk it takes (after 16 bytes that hold no code: 16 int3s, then the
+# trampoline).
 # timeout: 60
 . /tests/lib.sh
 aliases() { grep -c 'kjit_region_alloc_code\|kjit_pool_open' /proc/vmallocinfo; }
@@ -45,6 +46,6 @@ echo "int3 among the pool's first 32 instructions: loaded $i0, attached $i1, det
 [ "$n1" = 1 ] || fail "attached: $n1 aliases, want one (the pool's), none for the trampolines"
 [ "$n2" = 0 ] || fail "detached: $n2 writable aliases left"
 [ "$i0" = 32 ] || fail "the pool is not int3 at load"
-[ "$i1" -lt 32 ] || fail "attached: no translation at the pool's start"
+[ "$i1" -lt 32 ] || fail "attached: no trampoline at the pool's start"
 [ "$i2" = 32 ] || fail "detached: translated code still in the pool"
 [ "$i4" = 32 ] || fail "a fresh kjit_pool.ko is not int3 at load"

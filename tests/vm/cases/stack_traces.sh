@@ -22,7 +22,12 @@
 # target it is translating, then the program's frames down to
 # do_syscall_64 (or ret_from_fork, on a kernel thread's stack that a switch
 # made in the cache entered). Before, every such trace ended at
-# kjit_dispatch_entry, on 6.1 as if the stack ended there.
+# kjit_dispatch_entry, on 6.1 as if the stack ended there. And a walk
+# from inside the shared entry trampoline, with %rax pushed over the fentry
+# call's return address (a Kprobe there, kjit_stackcheck.ko addr=): every
+# hit's walk is reliable and goes on to the attached function and
+# do_syscall_64. Before, the trampoline had no name to probe by, nor ORC
+# entries: it lived in module memory outside any module.
 # timeout: 150
 . /tests/lib.sh
 # start_sleeper OUTFILE: sets s (the sleeper) and p (its child, asleep in
@@ -162,4 +167,27 @@ if [ "$cut" != 0 ]; then
 fi
 grep -Eq ' kjit_dispatch_entry (kjit|\?)' /tmp/disp.tr &&
 	fail "the frame below kjit_dispatch_entry is not the original target"
+
+# the entry trampoline's frame: a Kprobe on its second instruction, after
+# push %rax (codecache/entry.h), walks each hit's stack as livepatch would
+kjit attach __x64_sys_getpid > /dev/null || fail "attach for the trampoline's trace"
+workload getpid 10 || fail "warm-up"
+a=$(awk '$3 == "kjit_entry_trampoline" { print $1; exit }' /proc/kallsyms)
+[ -n "$a" ] || fail "no kjit_entry_trampoline in /proc/kallsyms"
+insmod /lib/kjit/kjit_stackcheck.ko addr=0x$a off=1 ||
+	{ dmesg | grep kjit_stackcheck; fail "cannot probe the trampoline"; }
+workload getpid 200 || fail "getpid under the trampoline's probe"
+rmmod kjit_stackcheck || fail "rmmod kjit_stackcheck"
+kjit detach > /dev/null || fail "detach"
+dmesg | grep 'kjit_stackcheck: probe at' | tail -n 2 > /tmp/tramp.tr
+echo "== walks from inside the entry trampoline:"
+cat /tmp/tramp.tr
+hits=$(sed -n 's/.*: \([0-9]*\) hits, .*/\1/p' /tmp/tramp.tr)
+good=$(sed -n 's/.* hits, \([0-9]*\) reliable.*/\1/p' /tmp/tramp.tr)
+[ "${hits:-0}" -ge 200 ] || fail "the trampoline's probe hit ${hits:-0} times for 200 calls"
+[ "$good" = "$hits" ] || fail "$((hits - good)) of $hits walks from the trampoline were unreliable"
+# its first return address is S+5 in getpid (__do_sys_getpid: the same
+# address), found 16 bytes up only from the trampoline's own ORC entry
+grep -Eq 'first: __(x64|do)_sys_getpid\+0x[0-9a-f]*/.* < do_syscall_64' /tmp/tramp.tr ||
+	fail "the walk from the trampoline does not go on through getpid to do_syscall_64"
 unload_kjit
