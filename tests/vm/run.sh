@@ -231,10 +231,12 @@ boot() {
 # judged_log CONSOLE: the console log less the kernel's echoes of its own
 # parameters: KJIT_VM_APPEND may name rcupdate.rcu_cpu_stall_suppress=1
 # (the share bench), which the command line and RCU's boot banner repeat;
-# neither is a stall.
+# neither is a stall. Less the share bench's dump of /proc/kallsyms too
+# ("KSYM ADDR NAME": __traceiter_rcu_stall_warning is a name, not a stall).
 judged_log() {
 	grep -av -e 'ommand line: ' \
-		-e 'RCU CPU stall warnings suppressed (rcu_cpu_stall_suppress)' "$1"
+		-e 'RCU CPU stall warnings suppressed (rcu_cpu_stall_suppress)' \
+		-e '^KSYM [0-9a-f]* [^ ]*.$' -e '^KSYM [0-9a-f]* [^ ]*$' "$1"
 }
 
 # judge SUFFIX CONSOLE CASE...: append the results of one boot to $RESULTS;
