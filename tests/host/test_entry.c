@@ -322,6 +322,25 @@ static int scoped_call(unsigned long t, u32 key)
 	return r == (0x55ul ^ 0x1000) ? 1 : r == (0x55ul ^ 0x7000) ? 0 : -1;
 }
 
+/* The scope prologue of @kind over this file's fake CPU, task and bitmap;
+ * out of scope returns through thunk_ret with @thunk, else by ret. */
+static struct kjit_entry_scope test_scope(u32 kind, bool thunk)
+{
+	struct kjit_entry_scope sc = {
+	    .kind = kind,
+	    .preempt_gs = offsetof(struct cpu_area, preempt),
+	    .irq_mask = IRQ_MASK,
+	    .current_gs = offsetof(struct cpu_area, current),
+	    .tgid_off = TGID_OFF,
+	    .cpu_gs = offsetof(struct cpu_area, cpu),
+	    .bitmap = (u64)(unsigned long)bitmap,
+	    .limit = 200,
+	    .ret_via = thunk ? (u64)(unsigned long)thunk_ret : 0,
+	};
+
+	return sc;
+}
+
 static void scope_run(u8 *page, u32 kind, bool thunk)
 {
 	struct kjit_entry_addrs a = {
@@ -330,15 +349,7 @@ static void scope_run(u8 *page, u32 kind, bool thunk)
 	    .size = SIZE,
 	    .slots_gs = offsetof(struct cpu_area, slots),
 	    .dispatch = (u64)(unsigned long)disp_stub,
-	    .scope = {.kind = kind,
-		      .preempt_gs = offsetof(struct cpu_area, preempt),
-		      .irq_mask = IRQ_MASK,
-		      .current_gs = offsetof(struct cpu_area, current),
-		      .tgid_off = TGID_OFF,
-		      .cpu_gs = offsetof(struct cpu_area, cpu),
-		      .bitmap = (u64)(unsigned long)bitmap,
-		      .limit = 200,
-		      .ret_via = thunk ? (u64)(unsigned long)thunk_ret : 0},
+	    .scope = test_scope(kind, thunk),
 	};
 	const char *mode = kind == KJIT_ENTRY_TASKS ? "tasks" : "cpus";
 	struct kjit_entry_keys kt = {keys, SIZE, 0};
@@ -456,7 +467,9 @@ static const char *frames_check(const u8 *code, u32 len,
 	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
 	ZydisDecodedInstruction in;
 	ZydisDecoder d;
-	int depth[KJIT_ENTRY_TRAMP_MAX], todo[KJIT_ENTRY_TRAMP_MAX], n = 0;
+	/* + 1: a path may fall off the code's last byte (then refused) */
+	int depth[KJIT_ENTRY_TRAMP_MAX + 1], todo[KJIT_ENTRY_TRAMP_MAX + 1];
+	int n = 0;
 	u32 off, i;
 
 	if (!fr->n || fr->f[0].off != 0 || frame_sp(fr, len) != 0)
@@ -464,7 +477,7 @@ static const char *frames_check(const u8 *code, u32 len,
 	for (i = 1; i < fr->n; i++)
 		if (fr->f[i].off <= fr->f[i - 1].off)
 			return "frames out of address order";
-	for (i = 0; i < KJIT_ENTRY_TRAMP_MAX; i++)
+	for (i = 0; i <= KJIT_ENTRY_TRAMP_MAX; i++)
 		depth[i] = 99;
 	ZydisDecoderInit(&d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	depth[0] = 0;
@@ -475,9 +488,8 @@ static const char *frames_check(const u8 *code, u32 len,
 
 		off = (u32)todo[--n];
 		dep = depth[off];
-		if (off >= len ||
-		    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&d, code + off,
-							 len - off, &in, op)))
+		if (off >= len || !ZYAN_SUCCESS(ZydisDecoderDecodeFull(
+				      &d, code + off, len - off, &in, op)))
 			return "a path leaves the code without a branch";
 		if (frame_sp(fr, off) != (u32)(dep >= 0 ? 8 + dep : 8))
 			return "the frames' sp differs from the code's";
@@ -489,8 +501,7 @@ static const char *frames_check(const u8 *code, u32 len,
 		if (in.meta.branch_type == ZYDIS_BRANCH_TYPE_SHORT ||
 		    in.meta.branch_type == ZYDIS_BRANCH_TYPE_NEAR) {
 			if (op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
-				ZydisCalcAbsoluteAddress(&in, &op[0], off,
-							 &to);
+				ZydisCalcAbsoluteAddress(&in, &op[0], off, &to);
 			else
 				to = ~0ull; /* jmp *%r11 */
 		}
@@ -529,15 +540,7 @@ static void frames_checks(u8 *page, u32 kind, bool thunk)
 	    .slots_gs = offsetof(struct cpu_area, slots),
 	    .dispatch = (u64)(unsigned long)disp_stub,
 	    .thunk = thunk ? (u64)(unsigned long)thunk_r11 : 0,
-	    .scope = {.kind = kind,
-		      .preempt_gs = offsetof(struct cpu_area, preempt),
-		      .irq_mask = IRQ_MASK,
-		      .current_gs = offsetof(struct cpu_area, current),
-		      .tgid_off = TGID_OFF,
-		      .cpu_gs = offsetof(struct cpu_area, cpu),
-		      .bitmap = (u64)(unsigned long)bitmap,
-		      .limit = 200,
-		      .ret_via = thunk ? (u64)(unsigned long)thunk_ret : 0},
+	    .scope = test_scope(kind, thunk),
 	};
 	static const char *const kinds[] = {"all", "tasks", "cpus"};
 	struct kjit_entry_frames fr;
@@ -547,8 +550,7 @@ static void frames_checks(u8 *page, u32 kind, bool thunk)
 
 	memset(&fr, 0, sizeof(fr));
 	mprotect(page, 4096, PROT_READ | PROT_WRITE);
-	if (!kjit_entry_emit_frames(page, KJIT_ENTRY_TRAMP_MAX, &a, &len,
-				    &fr))
+	if (!kjit_entry_emit_frames(page, KJIT_ENTRY_TRAMP_MAX, &a, &len, &fr))
 		why = frames_check(page, len, &fr);
 	mprotect(page, 4096, PROT_READ | PROT_EXEC);
 	snprintf(name, sizeof(name), "entry.frames.%s%s", kinds[kind],
