@@ -302,8 +302,9 @@ enum kjit_reason kjit_entry_emit_frames(u8 *buf, u32 cap,
 	if (e.overflow)
 		return KJIT_R_NO_SPACE;
 	frame_at(fr, e.pos, 0); /* int3 */
+	/* more changes than KJIT_ENTRY_FRAMES hold */
 	if (fr && fr->f[fr->n - 1].off != e.pos)
-		return KJIT_R_NO_SPACE; /* more changes than KJIT_ENTRY_FRAMES */
+		return KJIT_R_NO_SPACE;
 	*len = e.pos;
 	return KJIT_OK;
 }

@@ -472,8 +472,8 @@ static bool not_rescheduled_here(const struct oracle_fn *fn,
  * their static call reaches __traceiter_X; in kjit's, with no tracer and
  * no other user, it is a ret and nothing is called.
  */
-static const char *const tracer_tracepoints[] = {
-    "sched_switch", "sched_wakeup", "sched_wakeup_new"};
+static const char *const tracer_tracepoints[] = {"sched_switch", "sched_wakeup",
+						 "sched_wakeup_new"};
 
 static bool tracer_probe(const struct oracle_fn *fn)
 {
@@ -484,8 +484,8 @@ static bool tracer_probe(const struct oracle_fn *fn)
 	    strncmp(fn->via, sct, sizeof(sct) - 1) ||
 	    strcmp(fn->name + sizeof(iter) - 1, fn->via + sizeof(sct) - 1))
 		return false;
-	for (i = 0; i < sizeof(tracer_tracepoints) / sizeof(*tracer_tracepoints);
-	     i++)
+	for (i = 0;
+	     i < sizeof(tracer_tracepoints) / sizeof(*tracer_tracepoints); i++)
 		if (!strcmp(fn->name + sizeof(iter) - 1, tracer_tracepoints[i]))
 			return true;
 	return false;
@@ -524,8 +524,8 @@ enum oracle_class oracle_classify(const struct oracle *o,
 const char *oracle_class_name(enum oracle_class c)
 {
 	static const char *const names[OC_COUNT] = {
-	    "counted",	"interrupt",   "refused",    "caller",
-	    "not_deep", "static_call", "table_full", "not_run",
+	    "counted",	    "interrupt",   "refused",	 "caller",
+	    "not_deep",	    "static_call", "table_full", "not_run",
 	    "tracer_probe", "unexplained"};
 
 	return c < OC_COUNT ? names[c] : "?";

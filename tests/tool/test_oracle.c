@@ -184,7 +184,8 @@ static struct oracle_fn fns[] = {
     /* the tracer's run rescheduled in schedule(); kjit's did not */
     {"pick_next_task_fair", "schedule", "r", "", "", 0},
     /* __schedule's tracepoint static call, seen from schedule() too */
-    {"__traceiter_sched_switch", "schedule", "r", "", "__SCT__tp_func_sched_switch", 0},
+    {"__traceiter_sched_switch", "schedule", "r", "",
+     "__SCT__tp_func_sched_switch", 0},
 };
 #define N_FNS (sizeof(fns) / sizeof(fns[0]))
 
@@ -201,7 +202,7 @@ static void make(struct session *s, struct oracle *o)
 }
 
 static const enum oracle_class expected[N_FNS] = {
-    OC_COUNTED, OC_COUNTED, OC_UNEXPLAINED, OC_REFUSED, OC_CALLER,
+    OC_COUNTED, OC_COUNTED,	OC_UNEXPLAINED, OC_REFUSED, OC_CALLER,
     OC_IRQ,	OC_STATIC_CALL, OC_COUNTED,	OC_NOT_RUN, OC_NOT_RUN};
 
 /* Mismatches between the classifier and @want. */
@@ -250,14 +251,17 @@ static void classify(void)
 	check("mutant_irq", mismatches(&o, &s, expected) == 1, "irq");
 	fns[5].irq = 1;
 	funcs[5].executions = 1; /* __schedule ran, and still missed it */
-	check("mutant_schedule_ran", mismatches(&o, &s, expected) == 2 &&
+	check("mutant_schedule_ran",
+	      mismatches(&o, &s, expected) == 2 &&
 		  oracle_classify(&o, &fns[8], &s) == OC_UNEXPLAINED &&
 		  oracle_classify(&o, &fns[9], &s) == OC_TRACER_PROBE,
 	      "pick_next_task_fair, __traceiter_sched_switch");
 	/* only the tracepoints the tracer itself has probes on */
 	saved = fns[9];
-	snprintf(fns[9].name, sizeof(fns[9].name), "__traceiter_sched_stat_runtime");
-	snprintf(fns[9].via, sizeof(fns[9].via), "__SCT__tp_func_sched_stat_runtime");
+	snprintf(fns[9].name, sizeof(fns[9].name),
+		 "__traceiter_sched_stat_runtime");
+	snprintf(fns[9].via, sizeof(fns[9].via),
+		 "__SCT__tp_func_sched_stat_runtime");
 	check("mutant_other_tracepoint",
 	      oracle_classify(&o, &fns[9], &s) == OC_STATIC_CALL,
 	      "a tracepoint the tracer does not arm");
@@ -311,12 +315,9 @@ static void report(void)
 			"3 of them (33.3%)\n") != NULL,
 	      r);
 	check("report_reasons",
-	      strstr(
-		  r,
-		  "  not counted, by reason: refused 1, caller 1, "
-		  "not_deep 0, static_call 1, table_full 0, not_run 2, "
-		  "tracer_probe 0, unexplained 1\n") !=
-		  NULL,
+	      strstr(r, "  not counted, by reason: refused 1, caller 1, "
+			"not_deep 0, static_call 1, table_full 0, not_run 2, "
+			"tracer_probe 0, unexplained 1\n") != NULL,
 	      r);
 	check("report_groups",
 	      strstr(r, "    deny                             called from f: "

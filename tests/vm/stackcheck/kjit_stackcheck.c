@@ -68,8 +68,8 @@ static void frames_line(char *line, size_t cap, const unsigned long *a,
 
 	line[0] = 0;
 	for (i = 0; i < n && len < (int)cap - 80; i++)
-		len += scnprintf(line + len, cap - len, "%s%pS",
-				 i ? " < " : "", (void *)a[i]);
+		len += scnprintf(line + len, cap - len, "%s%pS", i ? " < " : "",
+				 (void *)a[i]);
 }
 
 /* probe mode: counts, and the first trace and the first unreliable one */
