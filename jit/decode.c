@@ -233,6 +233,10 @@ static enum kjit_reason classify_direct(struct kjit_translator *tr,
 		return KJIT_OK;
 	if (sym == KJIT_SYM_TRANSIENT)
 		return KJIT_R_TRANSIENT_TARGET;
+	if (sym == KJIT_SYM_LEAVE) {
+		in->leave = kind == KJIT_I_CALL;
+		return KJIT_OK;
+	}
 	if (kind == KJIT_I_JCC)
 		return KJIT_R_THUNK_COND;
 	if (sym == KJIT_SYM_FENTRY && kind == KJIT_I_CALL) {
@@ -525,6 +529,7 @@ static enum kjit_reason decode_bytes(struct kjit_translator *tr, u64 addr,
 	in->reg = 0;
 	in->shadow = irq_shadow(zi);
 	in->rsb_slot = zi->length == 5 && n > 5 && is_rsb_slot(in->bytes);
+	in->leave = 0;
 	for (i = in->len; i < KX86_MAX_INSN_LEN; i++)
 		in->bytes[i] = 0;
 	set_flags(zi, in);

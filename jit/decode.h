@@ -69,6 +69,9 @@ struct kjit_insn {
 	u8 rsb_slot;  /* KJIT_I_CALL to addr + len + 1 over an int3: a
 			 slot of the return stack buffer filling sequence
 			 (`call 1f; int3; 1:`), not a call of a function */
+	u8 leave;     /* KJIT_I_CALL to a KJIT_SYM_LEAVE function: it pushes
+			 the original return address and jumps to the
+			 original callee (jit/flow.c emit_leave_call) */
 	u8 fixup;     /* enum kjit_fixup: its exception-table entry's form
 			 (a block holds at most one such instruction) */
 	u64 fixup_target; /* KJIT_FIXUP_EXIT: the original fixup address */

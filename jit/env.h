@@ -24,6 +24,11 @@ enum kjit_sym {
 	KJIT_SYM_TRANSIENT,	 /* code the kernel may free while the cache
 				    lives (a kprobe slot, an ftrace or BPF
 				    trampoline): a branch to it is refused */
+	KJIT_SYM_LEAVE,		 /* a call to it leaves the cache: the callee
+				    returns to the original code after the
+				    call, and the caller's rest runs natively
+				    (kjit_insn.leave); a jmp to it is an
+				    ordinary exit */
 };
 
 /* How an instruction with an exception-table entry is translated

@@ -353,6 +353,24 @@ static enum kjit_reason emit_native_call(struct kjit_translator *tr,
 	return emit_exit(tr, e, blk, op_jmp32, 1, in->addr + in->len);
 }
 
+/*
+ * Call that leaves the cache (kjit_insn.leave), in either call mode:
+ *       push $R         the original return address
+ *       jmp T           e9 rel32: the original callee, never a translation
+ * The callee returns to the original code after the call, so the rest of
+ * the caller runs natively and no cache address is left for anything to
+ * return to: do_exit() leaves this way before exit_notify() can make the
+ * dying task invisible to detach's scan of every task's stack.
+ */
+static enum kjit_reason emit_leave_call(struct kjit_emit *e,
+					const struct kjit_insn *in)
+{
+	enum kjit_reason r = kjit_emit_push_const(e, in->addr + in->len);
+
+	kjit_emit_unwind_sp(e, 8);
+	return r ? r : emit_op_rel32(e, KX86_OP_JMP32, in->target);
+}
+
 static enum kjit_reason emit_native_ret(struct kjit_translator *tr,
 					struct kjit_emit *e,
 					const struct kjit_insn *in,
@@ -554,6 +572,8 @@ enum kjit_reason kjit_flow_emit_term(struct kjit_translator *tr,
 	if (in->kind >= KJIT_ARRAY_SIZE(term_fns) || !term_fns[in->kind])
 		return KJIT_R_BAD_ARG;
 	blk->term = in->kind;
+	if (in->kind == KJIT_I_CALL && in->leave)
+		return emit_leave_call(e, in);
 	if (tr->cfg.native_calls &&
 	    (in->kind == KJIT_I_CALL || in->kind == KJIT_I_CALL_IND))
 		return emit_native_call(tr, e, in, blk);

@@ -17,6 +17,9 @@
 
 /* Never followed, whatever else says (kjit_refusals.h). */
 static const char *const deny_names[] = {KJIT_DEEP_DENY};
+/* ... and these where a call cannot leave the cache (kjit_env_leaves()). */
+static const char *const deny_unless_leave[] = {KJIT_DEEP_DENY_UNLESS_LEAVE};
+#define N_DENY (ARRAY_SIZE(deny_names) + ARRAY_SIZE(deny_unless_leave))
 
 static u32 hash_start(unsigned long a)
 {
@@ -152,12 +155,11 @@ int kjit_deep_init(struct kjit_deep *d, u32 max, u32 first, u32 ahead,
 	d->native_base = native_base;
 	d->dir_len = DIV_ROUND_UP(max, KJIT_DEEP_CHUNK);
 	d->fn = kvcalloc(d->dir_len, sizeof(*d->fn), GFP_KERNEL);
-	d->deny = kcalloc(ARRAY_SIZE(deny_names), sizeof(*d->deny), GFP_KERNEL);
+	d->deny = kcalloc(N_DENY, sizeof(*d->deny), GFP_KERNEL);
 	d->recent = kcalloc(nr_cpu_ids, sizeof(*d->recent), GFP_KERNEL);
 	if (!d->fn || !d->deny || !d->recent)
 		goto fail;
-	d->bytes = d->dir_len * sizeof(*d->fn) +
-		   ARRAY_SIZE(deny_names) * sizeof(*d->deny) +
+	d->bytes = d->dir_len * sizeof(*d->fn) + N_DENY * sizeof(*d->deny) +
 		   nr_cpu_ids * sizeof(*d->recent);
 	d->map = map_alloc(d, map_slots(first));
 	if (!d->map || !hold(d, first))
@@ -165,6 +167,9 @@ int kjit_deep_init(struct kjit_deep *d, u32 max, u32 first, u32 ahead,
 	d->cap = first;
 	for (i = 0; i < ARRAY_SIZE(deny_names); i++)
 		d->deny[d->n_deny++] = kjit_lookup_name(deny_names[i]);
+	for (i = 0; !kjit_env_leaves() && i < ARRAY_SIZE(deny_unless_leave);
+	     i++)
+		d->deny[d->n_deny++] = kjit_lookup_name(deny_unless_leave[i]);
 	kjit_worker_start(&d->worker);
 	return 0;
 fail:

@@ -17,6 +17,7 @@
 #include "extable.h"
 #include "jit/arch_x86.h"
 #include "kjit_fixups.h"
+#include "kjit_refusals.h"
 #include "ksyms.h"
 #include "session.h"
 #include "sites.h"
@@ -30,6 +31,10 @@ static const struct exception_table_entry *ex_start, *ex_stop;
 static unsigned long ftrace_caller_addr, ftrace_regs_caller_addr;
 /* __x86_indirect_thunk_<reg>, indexed by register number (rsp has none). */
 static unsigned long indirect_thunk[16];
+
+/* Functions a call to which leaves the cache (kjit_refusals.h). */
+static const char *const leave_names[] = {KJIT_LEAVE_AT};
+static unsigned long leave_addr[ARRAY_SIZE(leave_names)];
 
 static const char *const reg_names[16] = {
     "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
@@ -128,6 +133,8 @@ int kjit_env_init(void)
 			 reg_names[i]);
 		indirect_thunk[i] = kjit_lookup_name(name);
 	}
+	for (i = 0; i < ARRAY_SIZE(leave_names); i++)
+		leave_addr[i] = kjit_lookup_name(leave_names[i]);
 	if (!fentry_addr || !stext_addr || !etext_addr) {
 		pr_err("kjit: kernel symbol %s not found; cannot load\n",
 		       !fentry_addr  ? "__fentry__"
@@ -136,6 +143,16 @@ int kjit_env_init(void)
 		return -ENOENT;
 	}
 	return 0;
+}
+
+bool kjit_env_leaves(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(leave_names); i++)
+		if (!leave_addr[i])
+			return false;
+	return true;
 }
 
 unsigned long kjit_env_indirect_thunk(int reg)
@@ -197,6 +214,9 @@ static enum kjit_sym env_classify(void *opaque, u64 target, int *reg)
 			return KJIT_SYM_INDIRECT_THUNK;
 		}
 	}
+	for (i = 0; i < ARRAY_SIZE(leave_names); i++)
+		if (leave_addr[i] && target == leave_addr[i])
+			return KJIT_SYM_LEAVE;
 	return kjit_lasting_code((unsigned long)target) ? KJIT_SYM_NONE
 						   : KJIT_SYM_TRANSIENT;
 }

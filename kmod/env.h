@@ -26,5 +26,8 @@ const struct exception_table_entry *kjit_env_ex_entry(unsigned long addr);
 /* The kernel's retpoline thunk for register @reg (0 = rax .. 15 = r15),
  * or 0 when it has none (built without retpolines). */
 unsigned long kjit_env_indirect_thunk(int reg);
+/* Every function of KJIT_LEAVE_AT was found: a call to it leaves the cache
+ * (kjit_refusals.h). */
+bool kjit_env_leaves(void);
 
 #endif

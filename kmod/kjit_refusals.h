@@ -88,12 +88,29 @@
  * of __cond_resched() (preempt_schedule_common). The other preemption
  * entries stay native (the dispatcher's preempt_enable() calls
  * preempt_schedule; preempt_schedule_irq runs from entry code), and so
- * does the last switch of a dying task. */
+ * does the last switch of a dying task (do_task_dead; do_exit is followed up
+ * to KJIT_LEAVE_AT). */
 #define KJIT_DEEP_DENY                                                         \
 	"preempt_schedule_irq", "preempt_schedule",                            \
-	    "preempt_schedule_notrace", "do_task_dead", "do_exit",             \
-	    "do_group_exit", "make_task_dead", "rewind_stack_and_make_dead",   \
-	    "panic", "machine_restart", "kernel_restart"
+	    "preempt_schedule_notrace", "do_task_dead", "make_task_dead",      \
+	    "rewind_stack_and_make_dead", "panic", "machine_restart",          \
+	    "kernel_restart"
+/* Calls that leave the cache (jit/env.h KJIT_SYM_LEAVE, jit/flow.c
+ * emit_leave_call): the callee returns to the original code after the
+ * call, so the rest of its caller runs natively. do_exit() leaves at
+ * exit_tasks_rcu_start(): just after it, exit_notify() may unhash the dying
+ * task (its own release_task(), or its parent's wait()), and from then on
+ * detach's scan of every task's stack (kmod/quiesce.c) cannot find it, and
+ * RCU-tasks waits for it only up to exit_tasks_rcu_finish(), before
+ * do_exit()'s last instructions. So a dying task runs no cache code past
+ * that call. Everything before it (exit_mm() and the task's files,
+ * namespaces, cgroup) is counted; exit_notify() and the rest are not. If a
+ * name here is missing from the running kernel, KJIT_DEEP_DENY_UNLESS_LEAVE
+ * joins the deny list. */
+#define KJIT_LEAVE_AT		    "exit_tasks_rcu_start"
+#define KJIT_LEAVE_FROM		    "do_exit" /* the caller of each, in order */
+#define KJIT_DEEP_DENY_UNLESS_LEAVE "do_exit", "do_group_exit"
+
 #define KJIT_DEEP_DENY_WHY                                                     \
 	"on deep mode's deny list (ends or switches the task)"
 

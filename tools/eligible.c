@@ -18,6 +18,10 @@ static const char *const deep_deny[] = {KJIT_DEEP_DENY};
 #define N_DISPATCH (sizeof(dispatch_deps) / sizeof(dispatch_deps[0]))
 #define N_IDLE	   (sizeof(idle_path) / sizeof(idle_path[0]))
 #define N_DENY	   (sizeof(deep_deny) / sizeof(deep_deny[0]))
+static const char *const leave_at[] = {KJIT_LEAVE_AT};
+static const char *const deny_unless_leave[] = {KJIT_DEEP_DENY_UNLESS_LEAVE};
+#define N_LEAVE	 (sizeof(leave_at) / sizeof(leave_at[0]))
+#define N_UNLESS (sizeof(deny_unless_leave) / sizeof(deny_unless_leave[0]))
 static const struct {
 	const char *start, *end, *why;
 } section_names[] = {KJIT_REFUSED_SECTIONS};
@@ -251,6 +255,22 @@ static uint64_t *core_addrs(const struct eligible *e, const char *const *names,
 	return v;
 }
 
+/* Is every function of KJIT_LEAVE_AT in the kernel (kmod's
+ * kjit_env_leaves())? -1: out of memory. */
+static int leaves(const struct eligible *e)
+{
+	uint64_t *v = core_addrs(e, leave_at, N_LEAVE);
+	size_t i;
+	int all = 1;
+
+	if (!v)
+		return -1;
+	for (i = 0; i < N_LEAVE; i++)
+		all &= v[i] != 0;
+	free(v);
+	return all;
+}
+
 static int in_addrs(const uint64_t *v, size_t n, uint64_t a)
 {
 	size_t i;
@@ -329,7 +349,11 @@ int eligible_load(struct eligible *e, const struct symtab *syms)
 	e->idle_at = core_addrs(e, idle_path, N_IDLE);
 	e->deny_at = core_addrs(e, deep_deny, N_DENY);
 	e->notrace_at = core_addrs(e, notrace_deny, N_NOTRACE_DENY);
-	if (!e->dispatch_at || !e->idle_at || !e->deny_at || !e->notrace_at)
+	err = leaves(e);
+	e->n_deny_leave = err ? 0 : N_UNLESS;
+	e->deny_leave_at = core_addrs(e, deny_unless_leave, e->n_deny_leave);
+	if (!e->dispatch_at || !e->idle_at || !e->deny_at || !e->notrace_at ||
+	    err < 0 || !e->deny_leave_at)
 		return -ENOMEM;
 	err = load_file(sysfile_tracing("available_filter_functions_addrs"), e,
 			load_traceable_addrs, &e->have_traceable);
@@ -362,6 +386,7 @@ void eligible_free(struct eligible *e)
 	free(e->dispatch_at);
 	free(e->idle_at);
 	free(e->deny_at);
+	free(e->deny_leave_at);
 	free(e->notrace_at);
 	free(e->black);
 	free(e->maxend);
@@ -493,7 +518,8 @@ const char *eligible_deep_why(const struct eligible *e, const struct ksym *s)
 
 	if (why)
 		return why;
-	if (in_addrs(e->deny_at, N_DENY, s->addr))
+	if (in_addrs(e->deny_at, N_DENY, s->addr) ||
+	    in_addrs(e->deny_leave_at, e->n_deny_leave, s->addr))
 		return KJIT_DEEP_DENY_WHY;
 	if (!e->have_traceable)
 		return "unknown: cannot read available_filter_functions "

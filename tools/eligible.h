@@ -41,6 +41,10 @@ struct eligible {
 	size_t n_traceable_at;
 	/* the name lists' core-kernel addresses (0: absent) */
 	uint64_t *dispatch_at, *idle_at, *deny_at, *notrace_at;
+	/* KJIT_DEEP_DENY_UNLESS_LEAVE's functions, denied as the module
+	 * denies them when a name of KJIT_LEAVE_AT is missing (else 0). */
+	uint64_t *deny_leave_at;
+	size_t n_deny_leave;
 	uint64_t (*black)[2]; /* kprobe blacklist ranges */
 	uint64_t *maxend;     /* maxend[i]: highest end of black[0..i] */
 	size_t n_black;

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../kmod/kjit_refusals.h"
 #include "oracle.h"
 #include "session.h"
 
@@ -491,13 +492,40 @@ static bool tracer_probe(const struct oracle_fn *fn)
 	return false;
 }
 
+/*
+ * A call that leaves the cache (kmod/kjit_refusals.h KJIT_LEAVE_AT): what
+ * its caller calls from there on runs natively (do_exit() past
+ * exit_tasks_rcu_start(): exit_notify() and the dying task's last steps).
+ * The tracer's list keeps each function where it first ran, so a callee
+ * of that caller listed at or after the leaving callee ran after it.
+ */
+static const char *const leave_at[] = {KJIT_LEAVE_AT};
+static const char *const leave_from[] = {KJIT_LEAVE_FROM};
+_Static_assert(sizeof(leave_at) == sizeof(leave_from),
+	       "one caller per leaving callee");
+
+static bool after_leave(const struct oracle *o, const struct oracle_fn *fn)
+{
+	unsigned int i, k;
+
+	for (k = 0; k < sizeof(leave_at) / sizeof(*leave_at); k++) {
+		if (strcmp(fn->parent, leave_from[k]))
+			continue;
+		for (i = 0; i < o->n && &o->fn[i] <= fn; i++)
+			if (!strcmp(o->fn[i].name, leave_at[k]) &&
+			    !strcmp(o->fn[i].parent, leave_from[k]) &&
+			    !strcmp(o->fn[i].root, fn->root))
+				return true;
+	}
+	return false;
+}
+
 enum oracle_class oracle_classify(const struct oracle *o,
 				  const struct oracle_fn *fn,
 				  const struct session *s)
 {
 	int root = !strcmp(fn->parent, "-");
 
-	(void)o;
 	if (fn->irq)
 		return OC_IRQ;
 	if (counted(s, fn->name))
@@ -514,6 +542,8 @@ enum oracle_class oracle_classify(const struct oracle *o,
 		return OC_NOT_RUN;
 	if (!root && tracer_probe(fn))
 		return OC_TRACER_PROBE;
+	if (!root && after_leave(o, fn))
+		return OC_LEFT_CACHE;
 	if (!root && fn->via[0])
 		return OC_STATIC_CALL;
 	if (!root && s->st.deep_over_budget)
@@ -526,7 +556,7 @@ const char *oracle_class_name(enum oracle_class c)
 	static const char *const names[OC_COUNT] = {
 	    "counted",	    "interrupt",   "refused",	 "caller",
 	    "not_deep",	    "static_call", "table_full", "not_run",
-	    "tracer_probe", "unexplained"};
+	    "tracer_probe", "left_cache",  "unexplained"};
 
 	return c < OC_COUNT ? names[c] : "?";
 }
@@ -557,6 +587,10 @@ static const char *heading(enum oracle_class c)
 		return "a tracepoint's probes, there only while the tracer "
 		       "runs (its own sched_switch / sched_wakeup probes): "
 		       "kjit's run, without it, called none";
+	case OC_LEFT_CACHE:
+		return "called after its caller left the cache on purpose "
+		       "(do_exit() at exit_tasks_rcu_start(): a dying task "
+		       "runs natively from there)";
 	case OC_UNEXPLAINED:
 		return "called from counted code but not followed: unexplained";
 	default:

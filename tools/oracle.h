@@ -66,6 +66,7 @@ enum oracle_class {
 	OC_TABLE_FULL,
 	OC_NOT_RUN,
 	OC_TRACER_PROBE,
+	OC_LEFT_CACHE,
 	OC_UNEXPLAINED,
 	OC_COUNT
 };

@@ -22,6 +22,7 @@
 #define FENTRY	  0xffffffff81e00000ull
 #define RETTHUNK  0xffffffff81e00100ull
 #define ITHUNK(r) (0xffffffff81e00200ull + 0x20 * (r))
+#define LEAVE	  0xffffffff81e00400ull /* a KJIT_SYM_LEAVE function */
 
 static struct henv henv;
 static struct kjit_translator tr;
@@ -263,6 +264,69 @@ static void test_rsb_slot(void)
 		 b.ret_off, why);
 	tr.cfg.native_calls = false;
 	vfy.native_calls = false;
+}
+
+/* The block holds `push $R; jmp T` (push imm32, e9 rel32) at some offset. */
+static bool has_push_jmp(const struct kjit_block *b, u64 ret, u64 t)
+{
+	unsigned i;
+	s32 rel;
+
+	for (i = 0; i + 10 <= b->body_len; i++) {
+		if (out[i] != KX86_OP_PUSH_I32 ||
+		    memcmp(&out[i + 1], &ret, 4) || out[i + 5] != KX86_OP_JMP32)
+			continue;
+		memcpy(&rel, &out[i + 6], 4);
+		if (RUN + i + 10 + (u64)(s64)rel == t)
+			return true;
+	}
+	return false;
+}
+
+/* A call to a function the environment marks KJIT_SYM_LEAVE (the kernel:
+ * do_exit()'s call of exit_tasks_rcu_start) leaves the cache in both call
+ * modes: it pushes the ORIGINAL return address and jumps to the original
+ * callee, so the caller's rest runs natively; the block has no exit and no
+ * return site in the cache. A jmp to the same function is an ordinary exit.
+ * The verifier rejects an ordinary call translation once the target is
+ * LEAVE (a test that can fail). */
+static void test_leave_call(void)
+{
+	/* xor %eax,%eax; call LEAVE; xor %eax,%eax; ret */
+	static const char call_leave[] = "31c0 e8f903e000 31c0 c3";
+	struct kjit_block b;
+	enum kjit_reason r;
+	char why[256];
+	int native;
+
+	henv_add_sym(&henv, LEAVE, KJIT_SYM_LEAVE, -1);
+	for (native = 0; native < 2; native++) {
+		tr.cfg.native_calls = vfy.native_calls = native;
+		r = xlate(call_leave, &b, why);
+		kt_check(native ? "jit.leave_call.native_calls"
+				: "jit.leave_call.dispatch_calls",
+			 !r && !why[0] && b.term == KJIT_I_CALL && !b.n_exits &&
+			     !b.ret_off && has_push_jmp(&b, ORIG + 7, LEAVE),
+			 "r=%s term %u exits %u ret_off %u push+jmp %d %s",
+			 kjit_reason_name(r), b.term, b.n_exits, b.ret_off,
+			 has_push_jmp(&b, ORIG + 7, LEAVE), why);
+	}
+	/* xor %eax,%eax; jmp LEAVE: an exit like any jmp */
+	r = xlate("31c0 e9f903e000", &b, why);
+	kt_check("jit.leave_call.jmp_is_exit",
+		 !r && !why[0] && b.n_exits == 1 && b.exit[0].target == LEAVE,
+		 "r=%s exits %u %s", kjit_reason_name(r), b.n_exits, why);
+	henv.n_sym--;
+	/* translated as an ordinary call, then judged with LEAVE known */
+	r = xlate(call_leave, &b, why);
+	henv_add_sym(&henv, LEAVE, KJIT_SYM_LEAVE, -1);
+	kt_check("jit.leave_call.verifier_rejects_call",
+		 !r && !why[0] &&
+		     vfy_block(&vfy, kjit_last_desc(&tr), &b, out, RUN),
+		 "r=%s %s: the verifier accepted an ordinary call to LEAVE",
+		 kjit_reason_name(r), why);
+	henv.n_sym--;
+	tr.cfg.native_calls = vfy.native_calls = false;
 }
 
 /* Instructions with exception-table entries (kmod/kjit_fixups.h, env.h):
@@ -1094,6 +1158,7 @@ int main(void)
 	test_refusals();
 	test_cut_before_native();
 	test_rsb_slot();
+	test_leave_call();
 	test_fixups();
 	test_relocation();
 	test_liveness();

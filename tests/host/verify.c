@@ -674,6 +674,24 @@ static int check_call_ret_push(struct vfy *v, u64 a, u64 want, u64 *next)
 	return 0;
 }
 
+/* A call that leaves the cache (KJIT_SYM_LEAVE), in either call mode:
+ * push of the original return address, then a direct jmp to the original
+ * callee @t itself (no exit, no translation). */
+static int check_leave_call(struct vfy *v, u64 a, u64 fall, u64 t)
+{
+	struct dinsn x;
+	u64 xt;
+
+	if (check_call_ret_push(v, a, fall, &a) || dec_out(v, a, &x))
+		return -1;
+	if (x.i.mnemonic != ZYDIS_MNEMONIC_JMP ||
+	    x.op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+	    abs_of(&x, 0, &xt) || xt != t)
+		return FAILF("leaving call: no direct jmp to the callee %#llx",
+			     (unsigned long long)t);
+	return 0;
+}
+
 static int check_ret(struct vfy *v, const struct dinsn *o, u64 a)
 {
 	struct dinsn x;
@@ -959,6 +977,9 @@ static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 		return check_push_target(v, &o, a, -1, 0, &next) ||
 		       dec_out(v, next, &x) || check_dispatch_jmp(v, &x, false);
 	case ZYDIS_CATEGORY_CALL:
+		if (o.op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+		    sym_of(v, t, &reg) == KJIT_SYM_LEAVE)
+			return check_leave_call(v, a, fall, t);
 		if (v->native_calls)
 			return check_native_call(v, &o, a, fall);
 		if (check_call_ret_push(v, a, fall, &next))

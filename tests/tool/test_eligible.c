@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "kmod/kjit_refusals.h"
 #include "tools/eligible.h"
 #include "tools/symtab.h"
 #include "tools/sysfiles.h"
@@ -27,6 +28,24 @@ static void expect(const struct eligible *e, const struct symtab *t,
 	got = eligible_why(e, r.sym);
 	check(name, why ? got && !strcmp(got, why) : !got,
 	      got ? got : "(instrumentable)");
+}
+
+/* eligible_deep_why(): is @spec followed in deep mode (why == NULL)? */
+static void expect_deep(const struct eligible *e, const struct symtab *t,
+			const char *spec, const char *why)
+{
+	struct target r;
+	const char *got;
+	char name[96];
+
+	snprintf(name, sizeof(name), "deep.%s", spec);
+	if (target_resolve(t, spec, &r, stderr)) {
+		check(name, 0, "cannot resolve");
+		return;
+	}
+	got = eligible_deep_why(e, r.sym);
+	check(name, why ? got && !strcmp(got, why) : !got,
+	      got ? got : "(followed)");
 }
 
 static int load(const char *root, struct symtab *t, struct eligible *e)
@@ -88,6 +107,13 @@ int main(void)
 	expect(&e, &t, "ksys_read", NULL);
 	/* within_kprobe_blacklist(): foo.cold is refused when foo is */
 	expect(&e, &t, "notify_die.cold", "on the kprobe blacklist");
+	/* no exit_tasks_rcu_start here: do_exit cannot leave the cache
+	 * before exit_notify(), so deep mode keeps it native (the module's
+	 * kjit_env_leaves()) */
+	expect_deep(&e, &t, "do_exit", KJIT_DEEP_DENY_WHY);
+	expect_deep(&e, &t, "do_group_exit", KJIT_DEEP_DENY_WHY);
+	eligible_free(&e);
+	symtab_free(&t);
 
 	/* 6.5+: the sites themselves (available_filter_functions_addrs), so
 	 * of two static functions sharing a name only the traced one */
@@ -106,6 +132,11 @@ int main(void)
 	expect(&e, &t, "mymod:pipe_helper", NULL);
 	expect(&e, &t, "othermod:pipe_helper",
 	       "not traceable (no __fentry__ site at its start)");
+	/* with exit_tasks_rcu_start, do_exit is followed up to that call
+	 * (KJIT_LEAVE_AT); the dying task's last switch stays native */
+	expect_deep(&e, &t, "do_exit", NULL);
+	expect_deep(&e, &t, "do_group_exit", NULL);
+	expect_deep(&e, &t, "do_task_dead", KJIT_DEEP_DENY_WHY);
 	eligible_free(&e);
 	symtab_free(&t);
 

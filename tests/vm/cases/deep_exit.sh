@@ -1,0 +1,73 @@
+# deep_exit - deep mode follows a dying task into do_exit() up to its call
+# of exit_tasks_rcu_start() (KJIT_LEAVE_AT in kmod/kjit_refusals.h), which
+# leaves the cache: the callee returns to the original do_exit(), so
+# exit_notify() - after which the task can vanish from the task list that
+# detach scans - and the rest of the exit run natively. Before, do_exit and
+# do_group_exit were on the deep deny list and a process's exit (exit_mm's
+# page-table teardown included) ran natively under every root.
+#  1. Under __x64_sys_exit_group, children that fork and _exit(): exit_mmap
+#     and exit_files are counted, proc_exit_connector and do_task_dead
+#     (called after the leaving call) are not, and do_group_exit, do_exit
+#     and exit_mmap count exactly what a Kprobe on each of their blocks
+#     counts (kjitcount -C), the entry block N times.
+#  2. A child stopped at PTRACE_EVENT_EXIT inside translated do_exit()
+#     (sleeper exit) survives detach: its cache return addresses are moved,
+#     and it exits natively with its status once resumed.
+#  3. Attach and detach 15 times while children exit on both vCPUs.
+# tcg: multi
+# timeout: 600
+. /tests/lib.sh
+load_kjit
+kjit attach --deep __x64_sys_exit_group > /dev/null || fail "deep attach"
+workload -c 0 forkexit 100 || fail "forkexit"
+kjit report --live --csv > /tmp/r.csv || fail "report"
+kjit detach || fail "detach"
+funcs() { awk -F, 'NR > 1 && $4 > 0 { n = $1; sub(/ \[.*\]$/, "", n); sub(/^.*:/, "", n); print n }' /tmp/r.csv | sort -u; }
+echo "functions counted under exit_group: $(funcs | wc -l)"
+for f in do_group_exit do_exit exit_mmap exit_files; do
+	funcs | grep -qx "$f" || fail "$f not counted under exit_group"
+done
+for f in proc_exit_connector do_task_dead release_task; do
+	funcs | grep -qx "$f" && fail "$f counted: do_exit did not leave the cache at exit_tasks_rcu_start"
+done
+
+insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
+kjitcount -c 0 -d -e -x -O -C do_group_exit -C do_exit -C exit_mmap \
+	forkexit 100 __x64_sys_exit_group > /tmp/d.out 2>&1
+rc=$?
+grep -E '^(ENTRY|SUMMARY|MISSING)|MISMATCH' /tmp/d.out
+rmmod kjit_kprobes
+[ $rc = 0 ] || { cat /tmp/d.out; fail "exit counts disagree with Kprobes"; }
+for f in do_group_exit do_exit exit_mmap; do
+	grep -q "^BLOCK $f+0x.* OK$" /tmp/d.out || fail "no $f block matched a Kprobe exactly"
+done
+
+kjit attach --deep __x64_sys_exit_group > /dev/null || fail "deep attach (sleeper)"
+sleeper exit > /tmp/sleeper.out & s=$!
+sleep 1
+cat /tmp/sleeper.out
+pid=$(sed -n 's/^child \([0-9]*\) asleep/\1/p' /tmp/sleeper.out)
+[ -n "$pid" ] || fail "no child stopped in do_exit"
+grep -q do_exit /proc/$pid/stack 2>/dev/null || cat /proc/$pid/stack
+dmesg -c > /dev/null
+kjit detach || fail "detach under a child stopped in do_exit"
+dmesg | grep 'moved out of the code cache' ||
+	fail "no return address was moved (the child was not in translated do_exit)"
+kill -USR1 $s
+wait $s || fail "the child stopped in do_exit did not exit natively"
+cat /tmp/sleeper.out
+
+workload -c 0 forkexit 100000000 & w0=$!
+workload -c 1 forkexit 100000000 & w1=$!
+i=0
+while [ $i -lt 15 ]; do
+	kjit attach --deep __x64_sys_exit_group __x64_sys_exit > /dev/null ||
+		fail "attach, cycle $i"
+	workload threadpid 20 || fail "threads under kjit, cycle $i"
+	kjit detach || fail "detach, cycle $i"
+	i=$((i + 1))
+done
+kill -0 $w0 && kill -0 $w1 || fail "a background workload died"
+kill $w0 $w1
+unload_kjit
+echo "15 deep attach/detach cycles while children exit on both vCPUs"
