@@ -495,6 +495,8 @@ static void text_functions(const struct session *s, const unsigned int *fx,
 		if (native_total(f))
 			fprintf(out, "  %s\n",
 				native_words(f, words, sizeof(words)));
+		if (native_leave_words(f, words, sizeof(words))[0])
+			fprintf(out, "  %s\n", words);
 	}
 	native_print_other(s, "# ", out);
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "../kmod/kjit_refusals.h"
 #include "format.h"
 #include "names.h"
 #include "native.h"
@@ -133,6 +134,24 @@ const char *native_words(const struct sess_func *f, char *buf, size_t size)
 		refused_part(f, ref, sizeof(ref));
 		snprintf(buf + len, size - len, "%s%s", len ? "; " : "", ref);
 	}
+	return buf;
+}
+
+const char *native_leave_words(const struct sess_func *f, char *buf,
+			       size_t size)
+{
+	static const char *const at[] = {KJIT_LEAVE_AT};
+	static const char *const from[] = {KJIT_LEAVE_FROM};
+	unsigned int k;
+
+	buf[0] = 0;
+	for (k = 0; f->calls && k < sizeof(from) / sizeof(*from); k++)
+		if (!strcmp(f->name, from[k]))
+			snprintf(buf, size,
+				 "the rest after its call of %s ran natively "
+				 "%" PRIu64 "x: a dying task leaves the cache "
+				 "there (exit_notify and its last steps)",
+				 at[k], f->calls);
 	return buf;
 }
 

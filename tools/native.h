@@ -30,6 +30,14 @@ uint64_t native_total(const struct sess_func *f);
  * was full ...") into @buf; "" when nothing of @f ran natively. */
 const char *native_words(const struct sess_func *f, char *buf, size_t size);
 
+/* For a function that leaves the cache on purpose part-way (do_exit() at
+ * its call of exit_tasks_rcu_start(): kmod/kjit_refusals.h KJIT_LEAVE_AT),
+ * "the rest after its call of exit_tasks_rcu_start ran natively 5x: ..."
+ * (once per call: the call is on every path) into @buf; "" for any other
+ * function or one never called. */
+const char *native_leave_words(const struct sess_func *f, char *buf,
+			       size_t size);
+
 /* The why alone ("its ftrace site was held by a Kprobe"; several reasons
  * joined with "; "). */
 const char *native_why(const struct sess_func *f, char *buf, size_t size);

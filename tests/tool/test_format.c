@@ -415,6 +415,47 @@ static void native(void)
 	}
 }
 
+/* do_exit() leaves the cache at exit_tasks_rcu_start() on every call: the
+ * report says its rest ran natively, as many times as it was called; not
+ * for another function, nor for a do_exit never called. */
+static void left_cache(void)
+{
+	struct sess_func fn[2] = {
+	    {.name = "do_exit",
+	     .start = 0x1000,
+	     .end = 0x1400,
+	     .entry = 0x1000,
+	     .deep = 1,
+	     .native_known = 1},
+	    {.name = "do_group_exit",
+	     .start = 0x2000,
+	     .end = 0x2100,
+	     .entry = 0x2000,
+	     .deep = 1,
+	     .native_known = 1},
+	};
+	struct sess_block bl[2] = {{0x1000, 5, 0, 9, 2, 1, 0},
+				   {0x2000, 5, 1, 9, 2, 1, 0}};
+	struct session s = {
+	    .funcs = fn, .n_funcs = 2, .blocks = bl, .n_blocks = 2};
+	char *r;
+
+	session_derive(&s);
+	r = render(&s, FMT_TEXT, SORT_ADDR, 0);
+	check("left_cache.text",
+	      strstr(r, "\n  the rest after its call of exit_tasks_rcu_start "
+			"ran natively 5x: a dying task leaves the cache there "
+			"(exit_notify and its last steps)\n") &&
+		  !strstr(strstr(r, "do_group_exit"), "the rest after"),
+	      r);
+	free(r);
+	bl[0].count = 0;
+	session_derive(&s);
+	r = render(&s, FMT_TEXT, SORT_ADDR, 0);
+	check("left_cache.never_called", !strstr(r, "the rest after"), r);
+	free(r);
+}
+
 /* Who holds an ftrace site, from fixture copies of debugfs' kprobes/list
  * and tracefs' enabled_functions (tests/tool/fixtures/holders). */
 static void holders(void)
@@ -495,6 +536,7 @@ int main(void)
 	ibt_calls();
 	native();
 	holders();
+	left_cache();
 	bad_file("data_foreign", "hello\n", "not a kjit data file");
 	bad_file("data_future", "kjit-data 9\nend\n", "version 9");
 	bad_file("data_bad_block", "kjit-data 1\nblock 0x1 0 1 1 1 1\nend\n",

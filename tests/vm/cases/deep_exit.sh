@@ -9,7 +9,8 @@
 #     and exit_files are counted, proc_exit_connector and do_task_dead
 #     (called after the leaving call) are not, and do_group_exit, do_exit
 #     and exit_mmap count exactly what a Kprobe on each of their blocks
-#     counts (kjitcount -C), the entry block N times.
+#     counts (kjitcount -C), the entry block N times; the report says that
+#     do_exit's rest ran natively, and how often.
 #  2. A child stopped at PTRACE_EVENT_EXIT inside translated do_exit()
 #     (sleeper exit) survives detach: its cache return addresses are moved,
 #     and it exits natively with its status once resumed.
@@ -21,6 +22,9 @@ load_kjit
 kjit attach --deep __x64_sys_exit_group > /dev/null || fail "deep attach"
 workload -c 0 forkexit 100 || fail "forkexit"
 kjit report --live --csv > /tmp/r.csv || fail "report"
+kjit report --live > /tmp/r.txt || fail "text report"
+grep 'the rest after its call of exit_tasks_rcu_start ran natively [0-9]*x' /tmp/r.txt ||
+	fail "the report does not say that do_exit's rest ran natively"
 kjit detach || fail "detach"
 funcs() { awk -F, 'NR > 1 && $4 > 0 { n = $1; sub(/ \[.*\]$/, "", n); sub(/^.*:/, "", n); print n }' /tmp/r.csv | sort -u; }
 echo "functions counted under exit_group: $(funcs | wc -l)"
