@@ -67,6 +67,16 @@
 #include <asm/unaligned.h>
 #endif
 
+/* Bytes of padding before every function (CONFIG_CALL_PADDING, 6.2+; none
+ * on 6.1). With call depth tracking (retbleed=stuff) the kernel rewrites a
+ * direct `call f` into a call of an accounting thunk in f's padding, which
+ * falls through into f. */
+#if defined(CONFIG_CALL_PADDING) && defined(CONFIG_FUNCTION_PADDING_BYTES)
+#define KJIT_FUNC_PADDING CONFIG_FUNCTION_PADDING_BYTES
+#else
+#define KJIT_FUNC_PADDING 0
+#endif
+
 /* Argument @n of the traced function, in an ftrace_ops callback that did
  * not ask for saved registers: struct ftrace_regs became opaque (6.12). */
 #ifdef ftrace_regs_get_argument

@@ -11,6 +11,7 @@
 #include <linux/kernel.h>
 #include <linux/extable.h>
 #include <linux/module.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <asm/extable_fixup_types.h>
 #include "env.h"
@@ -32,9 +33,13 @@ static unsigned long ftrace_caller_addr, ftrace_regs_caller_addr;
 /* __x86_indirect_thunk_<reg>, indexed by register number (rsp has none). */
 static unsigned long indirect_thunk[16];
 
-/* Functions a call to which leaves the cache (kjit_refusals.h). */
+/* Functions a call to which leaves the cache, and the one function that
+ * makes each such call (kjit_refusals.h). */
 static const char *const leave_names[] = {KJIT_LEAVE_AT};
+static const char *const leave_from_names[] = {KJIT_LEAVE_FROM};
+static_assert(ARRAY_SIZE(leave_names) == ARRAY_SIZE(leave_from_names));
 static unsigned long leave_addr[ARRAY_SIZE(leave_names)];
+static bool leaves_checked; /* each caller calls its callee directly */
 
 static const char *const reg_names[16] = {
     "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
@@ -114,6 +119,64 @@ static void probe_ex_table(void)
 	}
 }
 
+/* A direct call's target that is a call of the leaving function @fn: its
+ * start, or the call depth accounting thunk in its padding (compat.h). */
+static bool is_leave_target(u64 target, unsigned long fn)
+{
+	return fn && target <= fn && target >= fn - KJIT_FUNC_PADDING;
+}
+
+/* Does the function at @from hold a direct call (e8 rel32) of the leaving
+ * function @to? Its code is read whole and every byte tried as a call's
+ * first: a real call's five bytes are always found, and a false one would
+ * need four bytes that happen to encode exactly that target. */
+static bool calls_directly(unsigned long from, unsigned long to)
+{
+	unsigned long size = 0, off = 0, i;
+	bool found = false;
+	s32 rel;
+	u8 *code;
+
+	if (!from || !to ||
+	    !kjit_kapi.kallsyms_lookup_size_offset(from, &size, &off) || off ||
+	    size < 5 || size > 65536)
+		return false;
+	code = kmalloc(size, GFP_KERNEL);
+	if (!code || copy_from_kernel_nofault(code, (void *)from, size)) {
+		kfree(code);
+		return false;
+	}
+	for (i = 0; !found && i + 5 <= size; i++) {
+		if (code[i] != KX86_OP_CALL32)
+			continue;
+		memcpy(&rel, code + i + 1, sizeof(rel));
+		found = is_leave_target(from + i + 5 + (s64)rel, to);
+	}
+	kfree(code);
+	return found;
+}
+
+/* A call can leave the cache where every KJIT_LEAVE_AT function was found
+ * and its caller calls it directly: else (the call inlined, renamed, made
+ * through a pointer) deep mode keeps the caller native (kmod/deep.c). */
+static void check_leaves(void)
+{
+	unsigned long from;
+	int i;
+
+	leaves_checked = true;
+	for (i = 0; i < ARRAY_SIZE(leave_names); i++) {
+		from = kjit_lookup_name(leave_from_names[i]);
+		if (calls_directly(from, leave_addr[i]))
+			continue;
+		pr_info("kjit: %s has no direct call of %s: deep mode keeps "
+			"it native (a dying task could not leave the code "
+			"cache there)\n",
+			leave_from_names[i], leave_names[i]);
+		leaves_checked = false;
+	}
+}
+
 int kjit_env_init(void)
 {
 	char name[40];
@@ -135,6 +198,7 @@ int kjit_env_init(void)
 	}
 	for (i = 0; i < ARRAY_SIZE(leave_names); i++)
 		leave_addr[i] = kjit_lookup_name(leave_names[i]);
+	check_leaves();
 	if (!fentry_addr || !stext_addr || !etext_addr) {
 		pr_err("kjit: kernel symbol %s not found; cannot load\n",
 		       !fentry_addr  ? "__fentry__"
@@ -147,12 +211,7 @@ int kjit_env_init(void)
 
 bool kjit_env_leaves(void)
 {
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(leave_names); i++)
-		if (!leave_addr[i])
-			return false;
-	return true;
+	return leaves_checked;
 }
 
 unsigned long kjit_env_indirect_thunk(int reg)
@@ -215,7 +274,7 @@ static enum kjit_sym env_classify(void *opaque, u64 target, int *reg)
 		}
 	}
 	for (i = 0; i < ARRAY_SIZE(leave_names); i++)
-		if (leave_addr[i] && target == leave_addr[i])
+		if (is_leave_target(target, leave_addr[i]))
 			return KJIT_SYM_LEAVE;
 	return kjit_lasting_code((unsigned long)target) ? KJIT_SYM_NONE
 						   : KJIT_SYM_TRANSIENT;

@@ -104,9 +104,13 @@
  * RCU-tasks waits for it only up to exit_tasks_rcu_finish(), before
  * do_exit()'s last instructions. So a dying task runs no cache code past
  * that call. Everything before it (exit_mm() and the task's files,
- * namespaces, cgroup) is counted; exit_notify() and the rest are not. If a
- * name here is missing from the running kernel, KJIT_DEEP_DENY_UNLESS_LEAVE
- * joins the deny list. */
+ * namespaces, cgroup) is counted; exit_notify() and the rest are not. The
+ * module checks at load that each KJIT_LEAVE_FROM function calls its
+ * KJIT_LEAVE_AT function directly (kmod/env.c check_leaves(): the call, or
+ * with call depth tracking a call of the thunk in its padding, which leaves
+ * the same way); if a name is missing or the call is not there,
+ * KJIT_DEEP_DENY_UNLESS_LEAVE joins the deny list (the tool's mirror,
+ * tools/eligible.c, checks the names only). */
 #define KJIT_LEAVE_AT		    "exit_tasks_rcu_start"
 #define KJIT_LEAVE_FROM		    "do_exit" /* the caller of each, in order */
 #define KJIT_DEEP_DENY_UNLESS_LEAVE "do_exit", "do_group_exit"

@@ -148,9 +148,10 @@ const char *native_leave_words(const struct sess_func *f, char *buf,
 	for (k = 0; f->calls && k < sizeof(from) / sizeof(*from); k++)
 		if (!strcmp(f->name, from[k]))
 			snprintf(buf, size,
-				 "the rest after its call of %s ran natively "
-				 "%" PRIu64 "x: a dying task leaves the cache "
-				 "there (exit_notify and its last steps)",
+				 "the rest after its call of %s runs natively "
+				 "on every call (%" PRIu64 " calls): a dying "
+				 "task leaves the cache there (exit_notify and "
+				 "its last steps)",
 				 at[k], f->calls);
 	return buf;
 }

@@ -32,9 +32,11 @@ const char *native_words(const struct sess_func *f, char *buf, size_t size);
 
 /* For a function that leaves the cache on purpose part-way (do_exit() at
  * its call of exit_tasks_rcu_start(): kmod/kjit_refusals.h KJIT_LEAVE_AT),
- * "the rest after its call of exit_tasks_rcu_start ran natively 5x: ..."
- * (once per call: the call is on every path) into @buf; "" for any other
- * function or one never called. */
+ * "the rest after its call of exit_tasks_rcu_start runs natively on every
+ * call (5 calls): ..." into @buf (the call is on every path; a call still
+ * before it when the counts were read has not left yet, so the count of
+ * calls is an upper bound of the leaves); "" for any other function or one
+ * never called. */
 const char *native_leave_words(const struct sess_func *f, char *buf,
 			       size_t size);
 

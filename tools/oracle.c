@@ -29,6 +29,9 @@ struct task {
 	long key; /* pid, or -1 - cpu without funcgraph-proc */
 	int stack[ORACLE_DEPTH];
 	int irq_depth; /* interrupt region opened at this depth; -1: none */
+	/* the frame (depth) of a KJIT_LEAVE_FROM call that has called its
+	 * leaving callee: what it calls from then on runs natively; -1 */
+	int left_depth;
 };
 
 struct parser {
@@ -109,6 +112,46 @@ static int add_fn(struct oracle *o, const struct oracle_fn *fn)
 	return 0;
 }
 
+/*
+ * A call that leaves the cache (kmod/kjit_refusals.h KJIT_LEAVE_AT): what
+ * its caller calls from there on runs natively (do_exit() past
+ * exit_tasks_rcu_start(): exit_notify() and the dying task's last steps).
+ * The parser marks each callee of such a caller by where each call of it
+ * came, before or after that invocation's leaving call (oracle_fn.left).
+ */
+static const char *const leave_at[] = {KJIT_LEAVE_AT};
+static const char *const leave_from[] = {KJIT_LEAVE_FROM};
+_Static_assert(sizeof(leave_at) == sizeof(leave_from),
+	       "one caller per leaving callee");
+
+/* Index k of @caller in leave_from, or -1. */
+static int leave_caller(const char *caller)
+{
+	unsigned int k;
+
+	for (k = 0; k < sizeof(leave_from) / sizeof(*leave_from); k++)
+		if (!strcmp(caller, leave_from[k]))
+			return (int)k;
+	return -1;
+}
+
+/* Line @t of task @ts called @name from @caller (its frame one above):
+ * note whether it ran after the invocation's leaving call in fn->left. */
+static void note_leave(struct task *ts, int depth, const char *caller,
+		       struct oracle_fn *fn)
+{
+	int k = leave_caller(caller), after;
+
+	if (ts->left_depth >= depth) /* that invocation is over */
+		ts->left_depth = -1;
+	if (k < 0)
+		return;
+	if (!strcmp(fn->name, leave_at[k]))
+		ts->left_depth = depth - 1;
+	after = ts->left_depth == depth - 1;
+	fn->left = fn->left < 0 ? after : fn->left && after;
+}
+
 /* ---- parsing ---------------------------------------------------------- */
 
 static unsigned int hash_name(const char *s)
@@ -171,6 +214,7 @@ static struct task *task_of(struct parser *p, long key)
 	v = &p->t[p->n_t++];
 	v->key = key;
 	v->irq_depth = -1;
+	v->left_depth = -1;
 	for (i = 0; i < ORACLE_DEPTH; i++)
 		v->stack[i] = -1;
 	return v;
@@ -277,6 +321,7 @@ static int take_line(struct parser *p, const struct tline *t)
 	if (!ts)
 		return -ENOMEM;
 	memset(&fn, 0, sizeof(fn));
+	fn.left = -1;
 	if (t->depth >= ORACLE_DEPTH - 1)
 		return 0;
 	irq = in_irq(ts, t);
@@ -296,8 +341,13 @@ static int take_line(struct parser *p, const struct tline *t)
 	idx = intern(p, &fn);
 	if (idx < 0)
 		return -ENOMEM;
-	if (p->o->fn[idx].irq && !irq) /* first seen in task context now */
+	if (p->o->fn[idx].irq && !irq) { /* first seen in task context now */
+		fn.left = p->o->fn[idx].left;
 		p->o->fn[idx] = fn;
+	}
+	if (t->depth > 0)
+		note_leave(ts, t->depth, p->o->fn[ts->stack[t->depth - 1]].name,
+			   &p->o->fn[idx]);
 	ts->stack[t->depth] = idx;
 	ts->stack[t->depth + 1] = -1;
 	p->o->lines++;
@@ -352,6 +402,24 @@ void oracle_write(const struct oracle *o, FILE *f)
 		if (o->fn[i].via[0])
 			fprintf(f, "oracle_via %s %s\n", o->fn[i].name,
 				o->fn[i].via);
+	for (i = 0; i < o->n; i++)
+		if (o->fn[i].left >= 0)
+			fprintf(f, "oracle_left %s %d\n", o->fn[i].name,
+				o->fn[i].left);
+}
+
+static int read_left(struct oracle *o, const char *rest)
+{
+	char name[KJIT_NAME_MAX];
+	struct oracle_fn *fn;
+	int left;
+
+	if (sscanf(rest, "%127s %d", name, &left) != 2 || left < 0 || left > 1)
+		return -1;
+	fn = oracle_find(o, name);
+	if (fn)
+		fn->left = left;
+	return 1;
 }
 
 static int read_via(struct oracle *o, const char *rest)
@@ -374,6 +442,7 @@ static int read_fn(struct oracle *o, const char *rest)
 	int used = 0;
 
 	memset(&fn, 0, sizeof(fn));
+	fn.left = -1;
 	if (sscanf(rest, "%127s %127s %127s %d %n", name, parent, root, &fn.irq,
 		   &used) < 4 ||
 	    !used || !rest[used])
@@ -396,6 +465,8 @@ int oracle_read_line(struct oracle *o, const char *key, const char *rest)
 		return read_fn(o, rest);
 	if (!strcmp(key, "oracle_via"))
 		return read_via(o, rest);
+	if (!strcmp(key, "oracle_left"))
+		return read_left(o, rest);
 	return 0;
 }
 
@@ -492,34 +563,6 @@ static bool tracer_probe(const struct oracle_fn *fn)
 	return false;
 }
 
-/*
- * A call that leaves the cache (kmod/kjit_refusals.h KJIT_LEAVE_AT): what
- * its caller calls from there on runs natively (do_exit() past
- * exit_tasks_rcu_start(): exit_notify() and the dying task's last steps).
- * The tracer's list keeps each function where it first ran, so a callee
- * of that caller listed at or after the leaving callee ran after it.
- */
-static const char *const leave_at[] = {KJIT_LEAVE_AT};
-static const char *const leave_from[] = {KJIT_LEAVE_FROM};
-_Static_assert(sizeof(leave_at) == sizeof(leave_from),
-	       "one caller per leaving callee");
-
-static bool after_leave(const struct oracle *o, const struct oracle_fn *fn)
-{
-	unsigned int i, k;
-
-	for (k = 0; k < sizeof(leave_at) / sizeof(*leave_at); k++) {
-		if (strcmp(fn->parent, leave_from[k]))
-			continue;
-		for (i = 0; i < o->n && &o->fn[i] <= fn; i++)
-			if (!strcmp(o->fn[i].name, leave_at[k]) &&
-			    !strcmp(o->fn[i].parent, leave_from[k]) &&
-			    !strcmp(o->fn[i].root, fn->root))
-				return true;
-	}
-	return false;
-}
-
 enum oracle_class oracle_classify(const struct oracle *o,
 				  const struct oracle_fn *fn,
 				  const struct session *s)
@@ -542,7 +585,7 @@ enum oracle_class oracle_classify(const struct oracle *o,
 		return OC_NOT_RUN;
 	if (!root && tracer_probe(fn))
 		return OC_TRACER_PROBE;
-	if (!root && after_leave(o, fn))
+	if (!root && fn->left == 1 && leave_caller(fn->parent) >= 0)
 		return OC_LEFT_CACHE;
 	if (!root && fn->via[0])
 		return OC_STATIC_CALL;

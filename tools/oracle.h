@@ -45,6 +45,10 @@ struct oracle_fn {
 	char why[ORACLE_WHY_MAX]; /* deep mode's refusal; "" if it follows */
 	char via[KJIT_NAME_MAX];  /* a static call trampoline to it, or "" */
 	int irq;		  /* seen only in interrupt context */
+	/* called by a KJIT_LEAVE_FROM function (do_exit), each time after
+	 * that call's leaving callee (exit_tasks_rcu_start) or as it: 1; ever
+	 * before it: 0; never called by one: -1 (kjit.data: oracle_left) */
+	int left;
 };
 
 struct oracle {

@@ -444,8 +444,9 @@ static void left_cache(void)
 	r = render(&s, FMT_TEXT, SORT_ADDR, 0);
 	check("left_cache.text",
 	      strstr(r, "\n  the rest after its call of exit_tasks_rcu_start "
-			"ran natively 5x: a dying task leaves the cache there "
-			"(exit_notify and its last steps)\n") &&
+			"runs natively on every call (5 calls): a dying task "
+			"leaves the cache there (exit_notify and its last "
+			"steps)\n") &&
 		  !strstr(strstr(r, "do_group_exit"), "the rest after"),
 	      r);
 	free(r);
