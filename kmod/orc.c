@@ -52,23 +52,64 @@ static const struct orc_entry *search(int *ip_tab, struct orc_entry *tab,
 	return found ? tab + (found - ip_tab) : NULL;
 }
 
-/* The original's entry at @ip: vmlinux's or its module's. Preemption
- * disabled (the module cannot go: kjit pins what it translates). */
-static const struct orc_entry *orig_entry(unsigned long ip)
-{
-	struct module *mod;
+/* Lookups in one sorted table for ascending addresses (a block's
+ * instructions): the first searches the whole table, the next ones step
+ * forward from the last answer, a few entries at most. */
+struct orc_walk {
+	int *ip_tab;
+	struct orc_entry *tab;
+	unsigned int n;
+	int at; /* index of the last answer; -1: none */
+};
 
-	if (ip >= stext && ip < etext)
-		return vml_ip ? search(vml_ip, vml_orc, vml_num, ip) : NULL;
-	mod = kjit_kapi.module_address(ip);
-	if (!mod || !mod->arch.orc_unwind_ip || !mod->arch.orc_unwind)
-		return NULL;
-	return search(mod->arch.orc_unwind_ip, mod->arch.orc_unwind,
-		      mod->arch.num_orcs, ip);
+#define ORC_WALK_STEPS 16 /* then search again */
+
+static const struct orc_entry *walk_find(struct orc_walk *w, unsigned long ip)
+{
+	const struct orc_entry *e;
+	unsigned int steps = 0;
+
+	if (w->at >= 0 && orc_ip(w->ip_tab + w->at) <= ip) {
+		while ((unsigned int)w->at + 1 < w->n &&
+		       orc_ip(w->ip_tab + w->at + 1) <= ip &&
+		       steps++ < ORC_WALK_STEPS)
+			w->at++;
+		if (steps <= ORC_WALK_STEPS)
+			return w->tab + w->at;
+	}
+	e = search(w->ip_tab, w->tab, w->n, ip);
+	w->at = e ? (int)(e - w->tab) : -1;
+	return e;
+}
+
+/* The original's entry at @ip: vmlinux's or its module's, through @w.
+ * Preemption disabled (the module cannot go: kjit pins what it
+ * translates). */
+static const struct orc_entry *orig_entry(struct orc_walk *w, unsigned long ip)
+{
+	struct orc_entry *tab;
+	struct module *mod;
+	unsigned int n;
+	int *ip_tab;
+
+	if (ip >= stext && ip < etext) {
+		if (!vml_ip)
+			return NULL;
+		ip_tab = vml_ip, tab = vml_orc, n = vml_num;
+	} else {
+		mod = kjit_kapi.module_address(ip);
+		if (!mod || !mod->arch.orc_unwind_ip || !mod->arch.orc_unwind)
+			return NULL;
+		ip_tab = mod->arch.orc_unwind_ip, tab = mod->arch.orc_unwind;
+		n = mod->arch.num_orcs;
+	}
+	if (w->ip_tab != ip_tab)
+		*w = (struct orc_walk){ip_tab, tab, n, -1};
+	return walk_find(w, ip);
 }
 
 /* Point @p's entry into @o: the original's, @p->sp bytes deeper. */
-static void point_entry(const struct kjit_uw_point *p,
+static void point_entry(struct orc_walk *w, const struct kjit_uw_point *p,
 			const struct kjit_block_desc *d, struct orc_entry *o)
 {
 	const struct orc_entry *orig;
@@ -76,7 +117,7 @@ static void point_entry(const struct kjit_uw_point *p,
 	memset(o, 0, sizeof(*o)); /* undefined */
 	if (p->insn == KJIT_UW_NONE || p->insn >= d->n)
 		return;
-	orig = orig_entry((unsigned long)d->insn[p->insn].addr);
+	orig = orig_entry(w, (unsigned long)d->insn[p->insn].addr);
 	if (!orig)
 		return;
 	if (p->sp && orig->sp_reg != ORC_REG_SP && orig->sp_reg != ORC_REG_BP &&
@@ -121,6 +162,7 @@ int kjit_orc_place(const struct kjit_block *b, const struct kjit_translator *tr,
 	const struct kjit_block_desc *d = kjit_last_desc(tr);
 	const struct kjit_uw_point *uw;
 	unsigned int n_uw, k, n = 0, chunk, first;
+	struct orc_walk w = {NULL, NULL, 0, -1};
 	struct orc_entry e;
 
 	if (!slots_used || !kjit_pool_contains((unsigned long)run))
@@ -132,7 +174,7 @@ int kjit_orc_place(const struct kjit_block *b, const struct kjit_translator *tr,
 		return -1;
 	first = slot0(chunk) + slots_used[chunk];
 	for (k = 0; k < n_uw; k++) {
-		point_entry(&uw[k], d, &e);
+		point_entry(&w, &uw[k], d, &e);
 		if (n && !memcmp(&e, &kjit_pool.orc[first + n - 1], sizeof(e)))
 			continue;
 		put_slot(first + n++, (unsigned long)run + uw[k].off, &e);
