@@ -13,39 +13,38 @@
 #include "tools/target.h"
 #include "check.h"
 
-static void expect(const struct eligible *e, const struct symtab *t,
-		   const char *spec, const char *why)
+typedef const char *why_fn(const struct eligible *, const struct ksym *);
+
+/* @fn's answer for @spec is @why (NULL: instrumentable / followed); the
+ * check is named @kind.@spec, and says @yes when the answer is NULL. */
+static void expect_by(why_fn *fn, const char *kind, const char *yes,
+		      const struct eligible *e, const struct symtab *t,
+		      const char *spec, const char *why)
 {
 	struct target r;
 	const char *got;
 	char name[96];
 
-	snprintf(name, sizeof(name), "why.%s", spec);
+	snprintf(name, sizeof(name), "%s.%s", kind, spec);
 	if (target_resolve(t, spec, &r, stderr)) {
 		check(name, 0, "cannot resolve");
 		return;
 	}
-	got = eligible_why(e, r.sym);
-	check(name, why ? got && !strcmp(got, why) : !got,
-	      got ? got : "(instrumentable)");
+	got = fn(e, r.sym);
+	check(name, why ? got && !strcmp(got, why) : !got, got ? got : yes);
+}
+
+static void expect(const struct eligible *e, const struct symtab *t,
+		   const char *spec, const char *why)
+{
+	expect_by(eligible_why, "why", "(instrumentable)", e, t, spec, why);
 }
 
 /* eligible_deep_why(): is @spec followed in deep mode (why == NULL)? */
 static void expect_deep(const struct eligible *e, const struct symtab *t,
 			const char *spec, const char *why)
 {
-	struct target r;
-	const char *got;
-	char name[96];
-
-	snprintf(name, sizeof(name), "deep.%s", spec);
-	if (target_resolve(t, spec, &r, stderr)) {
-		check(name, 0, "cannot resolve");
-		return;
-	}
-	got = eligible_deep_why(e, r.sym);
-	check(name, why ? got && !strcmp(got, why) : !got,
-	      got ? got : "(followed)");
+	expect_by(eligible_deep_why, "deep", "(followed)", e, t, spec, why);
 }
 
 static int load(const char *root, struct symtab *t, struct eligible *e)
