@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../kmod/kjit_refusals.h"
+#include "codeenv.h"
+#include "jit/decode.h"
 #include "oracle.h"
 #include "session.h"
 
@@ -537,6 +539,80 @@ static bool not_rescheduled_here(const struct oracle_fn *fn,
 }
 
 /*
+ * The two runs of the workload take different paths (a pipe reader that
+ * blocks in one run finds data waiting in the other): a callee the
+ * tracer saw may be called from a branch of its parent that kjit's run
+ * never took. kjit's own counts say so: a direct call or jump of the
+ * callee in the parent's stored code (to it or into the padding before
+ * it, where a call depth thunk sits) lies in no block that ran. Returns
+ * 0 when such sites exist and none ran, 1 when one ran, -1 when it cannot
+ * tell (no stored code, or no direct site: an indirect call, a static
+ * call, a call from an inlined notrace helper).
+ */
+#define SITE_PADDING 16 /* the most CONFIG_FUNCTION_PADDING_BYTES gives */
+
+static bool names_fn(const char *sym, const char *name)
+{
+	char b[KJIT_NAME_MAX];
+
+	set_str(b, sizeof(b), sym);
+	base_name(b);
+	return !strcmp(b, name);
+}
+
+static bool targets_fn(const struct session *s, uint64_t to, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n_syms; i++)
+		if (to <= s->syms[i].addr &&
+		    s->syms[i].addr - to <= SITE_PADDING &&
+		    names_fn(s->syms[i].name, name))
+			return true;
+	for (i = 0; i < s->n_funcs; i++)
+		if (to <= s->funcs[i].start &&
+		    s->funcs[i].start - to <= SITE_PADDING &&
+		    names_fn(s->funcs[i].name, name))
+			return true;
+	return false;
+}
+
+static bool block_ran_at(const struct session *s, unsigned int fi, uint64_t a)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n_blocks; i++)
+		if (s->blocks[i].func == fi && s->blocks[i].count &&
+		    s->blocks[i].addr <= a &&
+		    a < s->blocks[i].addr + s->blocks[i].len)
+			return true;
+	return false;
+}
+
+static int call_site_ran(const struct session *s,
+			 const struct sess_func *parent, const char *name)
+{
+	unsigned int fi = (unsigned int)(parent - s->funcs);
+	struct cfg g;
+	size_t k;
+	int ran = -1;
+
+	if (session_cfg(s, fi, &g))
+		return -1;
+	for (k = 0; k < g.n_insn && ran != 1; k++) {
+		const struct cfg_insn *in = &g.insn[k];
+
+		if ((in->kind != KJIT_I_CALL && in->kind != KJIT_I_JMP &&
+		     in->kind != KJIT_I_JCC) ||
+		    !targets_fn(s, in->target, name))
+			continue;
+		ran = block_ran_at(s, fi, in->addr);
+	}
+	cfg_free(&g);
+	return ran;
+}
+
+/*
  * Tracepoints that have a probe only because the tracer runs: function_graph
  * registers one on sched_switch (its sleep-time accounting), and every
  * tracer records task names on sched_switch, sched_wakeup and
@@ -587,6 +663,8 @@ enum oracle_class oracle_classify(const struct oracle *o,
 		return OC_TRACER_PROBE;
 	if (!root && fn->left == 1 && leave_caller(fn->parent) >= 0)
 		return OC_LEFT_CACHE;
+	if (!root && call_site_ran(s, counted(s, fn->parent), fn->name) == 0)
+		return OC_SITE_NOT_RUN;
 	if (!root && fn->via[0])
 		return OC_STATIC_CALL;
 	if (!root && s->st.deep_over_budget)
@@ -597,9 +675,9 @@ enum oracle_class oracle_classify(const struct oracle *o,
 const char *oracle_class_name(enum oracle_class c)
 {
 	static const char *const names[OC_COUNT] = {
-	    "counted",	    "interrupt",   "refused",	 "caller",
-	    "not_deep",	    "static_call", "table_full", "not_run",
-	    "tracer_probe", "left_cache",  "unexplained"};
+	    "counted",	    "interrupt",   "refused",	   "caller",
+	    "not_deep",	    "static_call", "table_full",   "not_run",
+	    "tracer_probe", "left_cache",  "site_not_run", "unexplained"};
 
 	return c < OC_COUNT ? names[c] : "?";
 }
@@ -634,6 +712,10 @@ static const char *heading(enum oracle_class c)
 		return "called after its caller left the cache on purpose "
 		       "(do_exit() at exit_tasks_rcu_start(): a dying task "
 		       "runs natively from there)";
+	case OC_SITE_NOT_RUN:
+		return "its caller's call of it never ran in kjit's run (the "
+		       "blocks holding every direct call of it counted 0: the "
+		       "two runs took different paths)";
 	case OC_UNEXPLAINED:
 		return "called from counted code but not followed: unexplained";
 	default:

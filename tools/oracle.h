@@ -71,6 +71,7 @@ enum oracle_class {
 	OC_NOT_RUN,
 	OC_TRACER_PROBE,
 	OC_LEFT_CACHE,
+	OC_SITE_NOT_RUN,
 	OC_UNEXPLAINED,
 	OC_COUNT
 };

@@ -5,7 +5,8 @@
 # every missing function, no "unexplained" one, the tracer's settings
 # restored afterwards, and a clear error when the tracer is busy; no
 # function missed for a static call trampoline (6.1 missed __cond_resched,
-# 6.12 the LSM hooks too, before deep mode followed them).
+# 6.12 the LSM hooks too, before deep mode followed them). The same again
+# with CPU hogs, so that both runs reschedule under the root.
 # timeout: 300
 . /tests/lib.sh
 load_kjit
@@ -17,6 +18,31 @@ settings() {
 		printf '%s=%s ' "$f" "$(cat $T/$f)"
 	done
 	grep -v '^#' $T/set_graph_function | tr '\n' ' '
+}
+# check_report FILE: the completeness section of FILE's report, its
+# percentage, a reason for every missing function, none unexplained
+check_report() {
+	file=$1
+	kjit report -i "$file" > /tmp/r.txt || fail "report"
+	sed -n '/^# completeness/,$p' /tmp/r.txt
+	line=$(grep '^function_graph saw [0-9]* functions under __x64_sys_read; kjit counted [0-9]* of them' /tmp/r.txt) ||
+		fail "no completeness line"
+	set -- $line
+	n=$3 m=$9
+	pct=$(echo "$line" | sed 's/.*(\([0-9.]*\)%)$/\1/')
+	echo "COMPLETENESS $(uname -r) traced=$n counted=$m pct=$pct"
+	awk -v p="$pct" 'BEGIN { exit !(p > 0) }' || fail "percentage $pct"
+	# every missing function has a reason: the per-reason counts add up
+	reasons=$(grep '^  not counted, by reason:' /tmp/r.txt) || fail "no by-reason line"
+	sum=$(echo "$reasons" | tr ',' '\n' | awk '{ s += $NF } END { print s + 0 }')
+	[ "$sum" = $((n - m)) ] || fail "reasons cover $sum of $((n - m)) missing functions"
+	listed=$(sed -n '/^function_graph saw/,/^kjit counted\|^warning/p' /tmp/r.txt | grep -c '^    [^ (]* *called from ')
+	[ "$listed" = $((n - m)) ] || fail "$listed of $((n - m)) missing functions listed"
+	echo "$reasons" | grep -q 'unexplained 0$' || fail "unexplained missing functions (see above)"
+	# the core kernel's static call trampolines are followed (behind a guard
+	# on their key): nothing under read goes native through one
+	echo "$reasons" | grep -q 'static_call 0,' || fail "functions reached through a static call trampoline ran natively (see above)"
+	kjit report -i "$file" --json > /dev/null || fail "json report of an oracle file"
 }
 before=$(settings)
 kb=$(sed 's/.*expanded: \([0-9]*\).*/\1/' $T/buffer_size_kb)
@@ -36,26 +62,22 @@ awk -v a="$(cat $T/buffer_size_kb)" -v b="$kb" 'BEGIN { d = a - b; exit !(d >= 0
 grep -qx 'oracle_root __x64_sys_read' comp.data || fail "no oracle_root line"
 grep -qx 'oracle_lost 0' comp.data || echo "NOTE: the tracer lost events: $(grep oracle_lost comp.data)"
 
-kjit report -i comp.data > /tmp/r.txt || fail "report"
-sed -n '/^# completeness/,$p' /tmp/r.txt
-line=$(grep '^function_graph saw [0-9]* functions under __x64_sys_read; kjit counted [0-9]* of them' /tmp/r.txt) ||
-	fail "no completeness line"
-set -- $line
-n=$3 m=$9
-pct=$(echo "$line" | sed 's/.*(\([0-9.]*\)%)$/\1/')
-echo "COMPLETENESS $(uname -r) traced=$n counted=$m pct=$pct"
-awk -v p="$pct" 'BEGIN { exit !(p > 0) }' || fail "percentage $pct"
-# every missing function has a reason: the per-reason counts add up
-reasons=$(grep '^  not counted, by reason:' /tmp/r.txt) || fail "no by-reason line"
-sum=$(echo "$reasons" | tr ',' '\n' | awk '{ s += $NF } END { print s + 0 }')
-[ "$sum" = $((n - m)) ] || fail "reasons cover $sum of $((n - m)) missing functions"
-listed=$(sed -n '/^function_graph saw/,/^kjit counted\|^warning/p' /tmp/r.txt | grep -c '^    [^ (]* *called from ')
-[ "$listed" = $((n - m)) ] || fail "$listed of $((n - m)) missing functions listed"
-echo "$reasons" | grep -q 'unexplained 0$' || fail "unexplained missing functions (see above)"
-# the core kernel's static call trampolines are followed (behind a guard
-# on their key): nothing under read goes native through one
-echo "$reasons" | grep -q 'static_call 0,' || fail "functions reached through a static call trampoline ran natively (see above)"
-kjit report -i comp.data --json > /dev/null || fail "json report of an oracle file"
+check_report comp.data
+
+# with three CPU hogs on the two CPUs the reader is preempted in both runs,
+# each at its own points: __schedule's callees, seen by the tracer and not
+# reached in kjit's run, must each be explained (site_not_run, not_run),
+# as the clean clone of 974ef77 found on 6.12 when one run rescheduled
+hogs=""
+for i in 1 2 3; do
+	(while :; do :; done) &
+	hogs="$hogs $!"
+done
+kjit record --deep --oracle -f __x64_sys_read -o hogs.data -- workload piperead 2000 \
+	2> /tmp/e.out || { kill $hogs; cat /tmp/e.out; fail "record --oracle with hogs"; }
+kill $hogs
+wait $hogs 2> /dev/null
+check_report hogs.data
 
 # a busy tracer is an error, and left as it was
 echo function > $T/current_tracer || fail "cannot set the function tracer"
@@ -66,5 +88,5 @@ grep -q 'the tracer is busy (current_tracer is function)' /tmp/e.out || fail "bu
 [ "$(cat $T/current_tracer)" = function ] || fail "busy tracer changed"
 echo nop > $T/current_tracer
 kjit record --oracle -f __x64_sys_read -- true 2> /dev/null; [ $? = 2 ] || fail "--oracle without --deep: usage"
-rm -f comp.data busy.data
+rm -f comp.data hogs.data busy.data
 unload_kjit
