@@ -581,14 +581,16 @@ static int check_block_count(struct vfy *v, u64 a, u64 end)
 }
 
 /* Entry: endbr64 (ibt), then the block counter when it is at the entry,
- * ending where the first instruction starts. */
-static int check_entry(struct vfy *v, u64 end)
+ * ending where the first instruction starts. Instructions before @first
+ * were dropped (a seal the block's endbr64 stands for): a counter before
+ * instruction @first is at the entry too. */
+static int check_entry(struct vfy *v, u64 end, unsigned first)
 {
 	u64 a = v->run;
 
 	if (check_endbr(v, &a))
 		return -1;
-	if (v->b->ctr_at)
+	if (v->b->ctr_at > first)
 		return a == end ? 0
 				: FAILF("code before the first instruction, "
 					"counter at insn %u",
@@ -1120,7 +1122,7 @@ int vfy_block(struct vfy *v, const struct kjit_block_desc *d,
 	while (first + 1 < d->n && b->insn_off[first] == 0xffff)
 		first++;
 	a = run + b->insn_off[first];
-	if (check_entry(v, a))
+	if (check_entry(v, a, first))
 		return -1;
 	for (i = 0; i + 1 < d->n; i++) {
 		if (b->insn_off[i] == 0xffff) {
@@ -1128,7 +1130,7 @@ int vfy_block(struct vfy *v, const struct kjit_block_desc *d,
 				return -1;
 			continue;
 		}
-		if (i && i == b->ctr_at) {
+		if (i > first && i == b->ctr_at) {
 			if (check_block_count(v, a, run + b->insn_off[i]))
 				return -1;
 			a = run + b->insn_off[i];
