@@ -542,14 +542,22 @@ static bool not_rescheduled_here(const struct oracle_fn *fn,
  * The two runs of the workload take different paths (a pipe reader that
  * blocks in one run finds data waiting in the other): a callee the
  * tracer saw may be called from a branch of its parent that kjit's run
- * never took. kjit's own counts say so: a direct call or jump of the
- * callee in the parent's stored code (to it or into the padding before
- * it, where a call depth thunk sits) lies in no block that ran. Returns
- * 0 when such sites exist and none ran, 1 when one ran, -1 when it cannot
- * tell (no stored code, or no direct site: an indirect call, a static
- * call, a call from an inlined notrace helper).
+ * never took. kjit's own counts say so. The tracer names as the parent
+ * the innermost function it can see, so the callee was called by the
+ * parent itself - a direct call or jump of it (or of the padding before
+ * it, where a call depth thunk sits), or an indirect call - or by a
+ * function the tracer cannot see (notrace: not in its set) that the
+ * parent calls, in the same ways, down to SITE_DEPTH such functions. If
+ * no block holding one of these sites ran, kjit's run never called it
+ * (SITE_NOT). A direct call of it that ran is SITE_RAN (kjit missed it);
+ * an indirect call that ran, or a call of an unseen function kjit did not
+ * count, SITE_MAYBE (it cannot tell); SITE_NONE: no site at all, or no
+ * stored code.
  */
 #define SITE_PADDING 16 /* the most CONFIG_FUNCTION_PADDING_BYTES gives */
+#define SITE_DEPTH   3
+
+enum site { SITE_NONE, SITE_NOT, SITE_MAYBE, SITE_RAN };
 
 static bool names_fn(const char *sym, const char *name)
 {
@@ -589,27 +597,72 @@ static bool block_ran_at(const struct session *s, unsigned int fi, uint64_t a)
 	return false;
 }
 
-static int call_site_ran(const struct session *s,
-			 const struct sess_func *parent, const char *name)
+/* The function a direct transfer at @to enters, by name (@b), if it is
+ * another function's start that the tracer never saw; else false. */
+static bool unseen_callee(const struct oracle *o, const struct session *s,
+			  unsigned int fi, uint64_t to, char *b, size_t size)
 {
-	unsigned int fi = (unsigned int)(parent - s->funcs);
+	struct disasm_syms d = session_syms(s);
+	const char *name;
+	uint64_t start = 0;
+
+	if (to >= s->funcs[fi].start && to < s->funcs[fi].end)
+		return false;
+	name = d.lookup(d.ctx, to, &start);
+	if (!name || start != to)
+		return false;
+	set_str(b, size, name);
+	base_name(b);
+	return !oracle_find(o, b);
+}
+
+static enum site site_in(const struct oracle *o, const struct session *s,
+			 unsigned int fi, const char *name, unsigned int depth);
+
+/* A site at @in of function @fi that may call @name: what it says. */
+static enum site site_at(const struct oracle *o, const struct session *s,
+			 unsigned int fi, const struct cfg_insn *in,
+			 const char *name, unsigned int depth)
+{
+	const struct sess_func *u;
+	char b[KJIT_NAME_MAX];
+	bool ran;
+
+	if (in->kind == KJIT_I_CALL_IND || in->kind == KJIT_I_JMP_IND)
+		return block_ran_at(s, fi, in->addr) ? SITE_MAYBE : SITE_NOT;
+	if (in->kind != KJIT_I_CALL && in->kind != KJIT_I_JMP &&
+	    in->kind != KJIT_I_JCC)
+		return SITE_NONE;
+	if (targets_fn(s, in->target, name))
+		return block_ran_at(s, fi, in->addr) ? SITE_RAN : SITE_NOT;
+	if (!unseen_callee(o, s, fi, in->target, b, sizeof(b)) ||
+	    !strcmp(b, name))
+		return SITE_NONE;
+	ran = block_ran_at(s, fi, in->addr);
+	if (!ran)
+		return SITE_NOT;
+	u = counted(s, b);
+	if (!u || depth >= SITE_DEPTH)
+		return SITE_MAYBE;
+	return site_in(o, s, (unsigned int)(u - s->funcs), name, depth + 1);
+}
+
+static enum site site_in(const struct oracle *o, const struct session *s,
+			 unsigned int fi, const char *name, unsigned int depth)
+{
+	enum site r = SITE_NONE, one;
 	struct cfg g;
 	size_t k;
-	int ran = -1;
 
 	if (session_cfg(s, fi, &g))
-		return -1;
-	for (k = 0; k < g.n_insn && ran != 1; k++) {
-		const struct cfg_insn *in = &g.insn[k];
-
-		if ((in->kind != KJIT_I_CALL && in->kind != KJIT_I_JMP &&
-		     in->kind != KJIT_I_JCC) ||
-		    !targets_fn(s, in->target, name))
-			continue;
-		ran = block_ran_at(s, fi, in->addr);
+		return depth ? SITE_MAYBE : SITE_NONE;
+	for (k = 0; k < g.n_insn && r < SITE_MAYBE; k++) {
+		one = site_at(o, s, fi, &g.insn[k], name, depth);
+		if (one > r)
+			r = one;
 	}
 	cfg_free(&g);
-	return ran;
+	return r;
 }
 
 /*
@@ -663,7 +716,9 @@ enum oracle_class oracle_classify(const struct oracle *o,
 		return OC_TRACER_PROBE;
 	if (!root && fn->left == 1 && leave_caller(fn->parent) >= 0)
 		return OC_LEFT_CACHE;
-	if (!root && call_site_ran(s, counted(s, fn->parent), fn->name) == 0)
+	if (!root &&
+	    site_in(o, s, (unsigned int)(counted(s, fn->parent) - s->funcs),
+		    fn->name, 0) == SITE_NOT)
 		return OC_SITE_NOT_RUN;
 	if (!root && fn->via[0])
 		return OC_STATIC_CALL;

@@ -388,13 +388,28 @@ static void left_cache(void)
  *   P+9  ret
  *   P+a  call k                       block counted 5
  *   P+f  ret
- * m is not called directly from p (an indirect call, an inlined helper):
- * kjit cannot tell, so it stays unexplained; so does k, whose call ran. */
-#define P 0xffffffff81000000ull
+ * m is not called from p in any way kjit can see (an inlined helper's
+ * alternative, say): it stays unexplained; so does k, whose call ran.
+ * The tracer saw h, k and m (traceable: no route through them).
+ * Through a function the tracer cannot see (notrace), as min_vruntime_cb_
+ * rotate through __rb_erase_color's indirect call on 6.12 (CI, 11-27):
+ * q, at Q, counted, calls r indirectly; the tracer names p2 (which calls
+ * q) as r's parent:
+ *   Q+0  test %edi,%edi; je Q+5       block counted 3
+ *   Q+4  call *%rax (ff d0), ret      block counted 0
+ *   Q+7  ret                          (Q+5: c3 twice)
+ * p2, at P2: its __fentry__ nop, call q; ret    block counted 3 */
+#define P  0xffffffff81000000ull
+#define Q  0xffffffff81005000ull
+#define P2 0xffffffff81006000ull
 static uint8_t p_code[0x10 + 16] = {
     0x85, 0xff, 0x74, 0x06, 0xe8, 0xf7, 0x1f, 0x00,
     0x00, 0xc3, 0xe8, 0xf1, 0x2f, 0x00, 0x00, 0xc3, /* the tail: int3 below */
 };
+static uint8_t q_code[8 + 16] = {0x85, 0xff, 0x74, 0x02,
+				 0xff, 0xd0, 0xc3, 0xc3};
+static uint8_t p2_code[11 + 16] = {0x0f, 0x1f, 0x44, 0x00, 0x00, 0xe8,
+				   0xf6, 0xef, 0xff, 0xff, 0xc3};
 
 static void site_not_run(void)
 {
@@ -405,12 +420,28 @@ static void site_not_run(void)
 	     .executions = 15,
 	     .code = p_code,
 	     .code_len = sizeof(p_code)},
+	    {.name = "q",
+	     .start = Q,
+	     .end = Q + 8,
+	     .executions = 6,
+	     .code = q_code,
+	     .code_len = sizeof(q_code)},
+	    {.name = "p2",
+	     .start = P2,
+	     .end = P2 + 11,
+	     .executions = 3,
+	     .code = p2_code,
+	     .code_len = sizeof(p2_code)},
 	};
 	struct sess_block b[] = {
 	    {.addr = P, .len = 4, .count = 5},
 	    {.addr = P + 4, .len = 5, .count = 0},
 	    {.addr = P + 0xa, .len = 5, .count = 5},
 	    {.addr = P + 0xf, .len = 1, .count = 5},
+	    {.addr = Q, .len = 4, .count = 3, .func = 1},
+	    {.addr = Q + 4, .len = 2, .count = 0, .func = 1},
+	    {.addr = Q + 7, .len = 1, .count = 3, .func = 1},
+	    {.addr = P2, .len = 10, .count = 3, .func = 2},
 	};
 	struct sess_sym sy[] = {
 	    {P + 0x2000, P + 0x2010, "h"},
@@ -418,20 +449,24 @@ static void site_not_run(void)
 	    {P + 0x4000, P + 0x4010, "m"},
 	};
 	struct oracle_fn fn[] = {
-	    {"h", "p", "p", "", "", 0, -1},
-	    {"k", "p", "p", "", "", 0, -1},
-	    {"m", "p", "p", "", "", 0, -1},
+	    {"h", "p", "p", "", "", 0, -1},  {"k", "p", "p", "", "", 0, -1},
+	    {"m", "p", "p", "", "", 0, -1},  {"p", "-", "p", "", "", 0, -1},
+	    {"r", "p2", "p", "", "", 0, -1}, {"p2", "p", "p", "", "", 0, -1},
 	};
 	struct session s;
 	struct oracle o;
 
 	memset(p_code + 0x10, 0xcc, 16);
+	memset(q_code + 8, 0xcc, 16);
+	memset(p2_code + 11, 0xcc, 16);
 	memset(&s, 0, sizeof(s));
 	memset(&o, 0, sizeof(o));
+	o.fn = fn;
+	o.n = o.cap = sizeof(fn) / sizeof(fn[0]);
 	s.funcs = f;
-	s.n_funcs = 1;
+	s.n_funcs = 3;
 	s.blocks = b;
-	s.n_blocks = 4;
+	s.n_blocks = sizeof(b) / sizeof(b[0]);
 	s.syms = sy;
 	s.n_syms = 3;
 	s.st.deep = 1;
@@ -439,7 +474,7 @@ static void site_not_run(void)
 	      oracle_classify(&o, &fn[0], &s) == OC_SITE_NOT_RUN &&
 		  oracle_classify(&o, &fn[1], &s) == OC_UNEXPLAINED &&
 		  oracle_classify(&o, &fn[2], &s) == OC_UNEXPLAINED,
-	      "h: its call never ran; k: it ran; m: no direct call");
+	      "h: its call never ran; k: it ran; m: no site");
 	b[1].count = 1; /* the call of h ran: still missed, unexplained */
 	check("site_ran", oracle_classify(&o, &fn[0], &s) == OC_UNEXPLAINED,
 	      "h");
@@ -455,6 +490,28 @@ static void site_not_run(void)
 	check("site_padding",
 	      oracle_classify(&o, &fn[0], &s) == OC_SITE_NOT_RUN, "h - 16");
 	p_code[5] += 16;
+	/* through q, which the tracer cannot see */
+	check("site_via_unseen",
+	      oracle_classify(&o, &fn[4], &s) == OC_SITE_NOT_RUN,
+	      "r: q's indirect call never ran");
+	b[5].count = 1; /* it ran: to r or elsewhere, kjit cannot tell */
+	check("site_via_unseen_ran",
+	      oracle_classify(&o, &fn[4], &s) == OC_UNEXPLAINED, "r");
+	b[5].count = 0;
+	f[1].executions = 0; /* p2 called q, which kjit did not count */
+	check("site_via_uncounted",
+	      oracle_classify(&o, &fn[4], &s) == OC_UNEXPLAINED, "r");
+	f[1].executions = 6;
+	b[7].count = 0; /* p2's call of q never ran: nor could r */
+	f[2].executions = 1;
+	check("site_via_unseen_not_called",
+	      oracle_classify(&o, &fn[4], &s) == OC_SITE_NOT_RUN, "r");
+	b[7].count = 3;
+	snprintf(fn[5].name, sizeof(fn[5].name), "q"); /* q traceable */
+	check("site_seen_is_no_route",
+	      oracle_classify(&o, &fn[4], &s) == OC_UNEXPLAINED,
+	      "r: p2 calls only a function the tracer saw");
+	snprintf(fn[5].name, sizeof(fn[5].name), "p2");
 	check("site_class_name",
 	      !strcmp(oracle_class_name(OC_SITE_NOT_RUN), "site_not_run"),
 	      oracle_class_name(OC_SITE_NOT_RUN));
