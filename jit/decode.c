@@ -656,6 +656,10 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 		r = classify_site(tr->zi, in);
 	else
 		r = classify(tr, tr->zi, in);
+	/* an RSB slot is a direct call: not one the environment names a
+	 * thunk (its "1f" a retpoline symbol: an indirect call, then) */
+	if (in->kind != KJIT_I_CALL)
+		in->rsb_slot = 0;
 	if (!r && in->fixup && in->kind == KJIT_I_CALL)
 		/* an alternative patched to a call (clear_user's and
 		 * copy_user's `1: call rep_stos_alternative; 2:` with
