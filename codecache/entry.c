@@ -127,14 +127,67 @@ static void frame_at(struct kjit_entry_frames *fr, u32 off, u32 sp)
 	}
 }
 
+/* The exiting guard at "found" (entry.h); returns the offset of its
+ * "jnz exiting" rel32 field. */
+static u32 emit_exiting_guard(struct kjit_emit *e,
+			      const struct kjit_entry_exiting *x)
+{
+	u32 go, field;
+
+	/* mov %gs:P,%eax */
+	emit_bytes(e, (const u8 *)"\x65\x8b\x04\x25", 4);
+	kjit_emit_u32(e, (u32)x->preempt_gs);
+	/* test $M,%eax */
+	kjit_emit_u8(e, 0xa9);
+	kjit_emit_u32(e, x->irq_mask);
+	/* jnz go */
+	kjit_emit_u8(e, 0x75);
+	go = e->pos;
+	kjit_emit_u8(e, 0);
+	/* mov %gs:C,%rax */
+	emit_bytes(e, (const u8 *)"\x65\x48\x8b\x04\x25", 5);
+	kjit_emit_u32(e, (u32)x->current_gs);
+	/* cmpl $0,E(%rax) */
+	emit_bytes(e, (const u8 *)"\x83\xb8", 2);
+	kjit_emit_u32(e, x->exit_state_off);
+	kjit_emit_u8(e, 0);
+	/* jnz exiting */
+	emit_bytes(e, (const u8 *)"\x0f\x85", 2);
+	field = e->pos;
+	kjit_emit_u32(e, 0);
+	patch_rel8(e, go, e->pos);
+	return field;
+}
+
+/* exiting: count the call in its function's counter, %rax back; "out"
+ * follows. */
+static void emit_exiting(struct kjit_emit *e,
+			 const struct kjit_entry_exiting *x, u32 field,
+			 struct kjit_entry_frames *fr)
+{
+	kjit_emit_put32(e, field, e->pos - (field + 4));
+	frame_at(fr, e->pos, 16);
+	/* mov X(,%r11,8),%rax */
+	emit_bytes(e, (const u8 *)"\x4a\x8b\x04\xdd", 4);
+	kjit_emit_u32(e, (u32)x->counters);
+	/* lock incq (%rax) */
+	emit_bytes(e, (const u8 *)"\xf0\x48\xff\x00", 4);
+	/* pop %rax */
+	kjit_emit_u8(e, 0x58);
+	frame_at(fr, e->pos, 8);
+}
+
 /* found: load this CPU's slot; miss -> dispatcher, else into the
- * translation through the thunk. */
+ * translation through the thunk. With the exiting guard, *@exiting gets
+ * its jump's field. */
 static enum kjit_reason emit_found(struct kjit_emit *e,
 				   const struct kjit_entry_addrs *a,
-				   struct kjit_entry_frames *fr)
+				   struct kjit_entry_frames *fr, u32 *exiting)
 {
 	enum kjit_reason r;
 
+	if (a->exiting.current_gs)
+		*exiting = emit_exiting_guard(e, &a->exiting);
 	/* mov %gs:G,%rax */
 	emit_bytes(e, (const u8 *)"\x65\x48\x8b\x04\x25", 5);
 	kjit_emit_u32(e, (u32)a->slots_gs);
@@ -225,21 +278,27 @@ static unsigned emit_scope(struct kjit_emit *e,
 	return n;
 }
 
+static bool exiting_ok(const struct kjit_entry_exiting *x)
+{
+	return !x->current_gs ||
+	       (fits_s32(x->current_gs) && fits_s32(x->preempt_gs) &&
+		fits_s32(x->counters) && x->exit_state_off < 0x80000000u);
+}
+
 /* out: back to S+5, the function runs natively. */
-static enum kjit_reason emit_out(struct kjit_emit *e,
-				 const struct kjit_entry_scope *s, u32 *out,
+static enum kjit_reason emit_out(struct kjit_emit *e, u64 ret_via, u32 *out,
 				 unsigned n)
 {
 	while (n--)
 		kjit_emit_put32(e, out[n], e->pos - (out[n] + 4));
-	if (!s->ret_via) {
+	if (!ret_via) {
 		/* ret */
 		kjit_emit_u8(e, 0xc3);
 		return KJIT_OK;
 	}
 	/* jmp R: a return as the kernel patched its own */
 	kjit_emit_u8(e, 0xe9);
-	return kjit_emit_rel32(e, s->ret_via);
+	return kjit_emit_rel32(e, ret_via);
 }
 
 enum kjit_reason kjit_entry_emit_frames(u8 *buf, u32 cap,
@@ -248,14 +307,18 @@ enum kjit_reason kjit_entry_emit_frames(u8 *buf, u32 cap,
 {
 	struct kjit_emit e;
 	enum kjit_reason r;
-	u32 found, none, i, out[3];
+	u32 found, none, i, out[3], exiting = 0;
 	unsigned n_out = 0;
+	bool guard = a->exiting.current_gs != 0;
+	u64 ret_via = guard ? a->exiting.ret_via : a->scope.ret_via;
 
 	if (a->size < KJIT_ENTRY_MIN_SIZE || (a->size & (a->size - 1)) ||
-	    a->scope.kind > KJIT_ENTRY_CPUS)
+	    a->scope.kind > KJIT_ENTRY_CPUS ||
+	    (guard && a->scope.kind != KJIT_ENTRY_ALL &&
+	     a->scope.ret_via != a->exiting.ret_via))
 		return KJIT_R_BAD_ARG;
 	if (!fits_s32(a->keys) || !fits_s32(a->slots_gs) ||
-	    !scope_ok(&a->scope))
+	    !scope_ok(&a->scope) || !exiting_ok(&a->exiting))
 		return KJIT_R_BRANCH_FAR;
 	kjit_emit_init(&e, buf, cap, a->run);
 	for (i = 0; i < cap; i++)
@@ -281,7 +344,7 @@ enum kjit_reason kjit_entry_emit_frames(u8 *buf, u32 cap,
 	kjit_emit_u8(&e, (u8)(32 - i));
 	emit_probe(&e, a, &found, &none);
 	patch_rel8(&e, found, e.pos);
-	r = emit_found(&e, a, fr);
+	r = emit_found(&e, a, fr, &exiting);
 	if (r)
 		return r;
 	patch_rel8(&e, none, e.pos);
@@ -294,8 +357,10 @@ enum kjit_reason kjit_entry_emit_frames(u8 *buf, u32 cap,
 	r = kjit_emit_rel32(&e, a->dispatch);
 	if (r)
 		return r;
-	if (n_out) {
-		r = emit_out(&e, &a->scope, out, n_out);
+	if (guard)
+		emit_exiting(&e, &a->exiting, exiting, fr);
+	if (n_out || guard) {
+		r = emit_out(&e, ret_via, out, n_out);
 		if (r)
 			return r;
 	}

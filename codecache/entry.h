@@ -50,6 +50,31 @@
  *     58                   pop  %rax
  *     e9 <rel32>           jmp  dispatch              ; [rsp] = S+5
  *
+ * Exiting tasks (struct kjit_entry_exiting) get a guard at "found", before
+ * the slot is read, and a way out after "none":
+ *
+ *   found:
+ *     65 8b 04 25 <P32>    mov  %gs:P,%eax            ; the preempt count
+ *     a9 <M32>             test $M,%eax               ; interrupt context:
+ *     75 <go>              jnz  go                    ;   no guard
+ *     65 48 8b 04 25 <C32> mov  %gs:C,%rax            ; current
+ *     83 b8 <E32> 00       cmpl $0,E(%rax)            ; its exit_state
+ *     0f 85 <exiting32>    jnz  exiting
+ *   go: (the slot, as above)
+ *   ...
+ *   exiting:
+ *     4a 8b 04 dd <X32>    mov  X(,%r11,8),%rax       ; counters[slot]
+ *     f0 48 ff 00          lock incq (%rax)
+ *     58                   pop  %rax
+ *     (out, below)
+ *
+ * A dying task past exit_notify() may be unhashed (a self-reaping thread
+ * is): quiesce walks the task list and would not see a cache return
+ * address on its stack, and on 6.12 RCU-tasks lets an exiting task go at
+ * its first voluntary switch. So it never enters: the function runs
+ * natively, counted in the function's native row (reason "exiting").
+ * Interrupt context on such a task is let in: it cannot sleep there.
+ *
  * What it may clobber: %r11 and the arithmetic flags, dead at a function's
  * entry (%r11 is no argument register; ftrace's own caller does not keep
  * the flags either); %rax is pushed and restored. On a miss the stack holds
@@ -98,7 +123,7 @@
 #include "jit/reason.h"
 #include "jit/types.h"
 
-#define KJIT_ENTRY_TRAMP_MAX 160 /* bytes of trampoline code, int3 after */
+#define KJIT_ENTRY_TRAMP_MAX 224 /* bytes of trampoline code, int3 after */
 #define KJIT_ENTRY_MIN_SIZE  16 /* smallest table */
 #define KJIT_ENTRY_HASH	     0x9e3779b1u
 
@@ -123,6 +148,20 @@ struct kjit_entry_scope {
 			 * does (kmod: kjit_entry_return), or 0: ret */
 };
 
+/* Exiting tasks: a call in task context by a task whose exit_state is set
+ * (past exit_notify(): perhaps unhashed already, where detach's quiesce
+ * cannot find it) goes back to S+5 at once, and adds one to its function's
+ * counter (the u64 that counters[slot] points at: lock incq, a rare path).
+ * current_gs 0: no such guard. Offsets and addresses fit in a disp32. */
+struct kjit_entry_exiting {
+	u64 current_gs;	    /* %gs offset of the current task pointer */
+	u64 preempt_gs;	    /* %gs offset of the preempt count (u32) */
+	u32 irq_mask;	    /* its bits that mean "not task context" */
+	u32 exit_state_off; /* offset of exit_state (int) in a task */
+	u64 counters;	    /* absolute address of u64 counters[size] */
+	u64 ret_via;	    /* as kjit_entry_scope.ret_via */
+};
+
 /* Where the trampoline runs and what it reaches. */
 struct kjit_entry_addrs {
 	u64 run;      /* the trampoline's run address */
@@ -132,6 +171,7 @@ struct kjit_entry_addrs {
 	u64 dispatch; /* kjit_dispatch_entry */
 	u64 thunk;    /* __x86_indirect_thunk_r11, or 0: `jmp *%r11` */
 	struct kjit_entry_scope scope;
+	struct kjit_entry_exiting exiting;
 };
 
 /* The table size for @n functions: a power of two >= 2 @n, at least

@@ -73,6 +73,30 @@ static int fill_keys(struct kjit_session *s, u32 *keys_rw)
 	return 0;
 }
 
+/* The exiting guard's counters[] (codecache/entry.h): per key slot, the
+ * address of its function's KJIT_FB_EXITING counter; 0 in empty slots,
+ * which the trampoline never reads (it reads only a slot it found). */
+static int fill_exiting(struct kjit_session *s)
+{
+	unsigned int i;
+	atomic64_t *ctr;
+	u64 *tab;
+	int err;
+
+	err = kjit_region_alloc_data(&s->exiting, s->entry_size * sizeof(u64));
+	if (err)
+		return err;
+	s->mem_bytes += s->exiting.size;
+	tab = (u64 *)s->exiting.rw;
+	for (i = 0; i < s->n_funcs; i++) {
+		ctr = kjit_native_ctr(&s->native, (int)i, KJIT_FB_EXITING);
+		if (!ctr)
+			return -EINVAL; /* every attached function has a row */
+		tab[s->funcs[i].slot] = (u64)(unsigned long)ctr;
+	}
+	return 0;
+}
+
 static int alloc_slots(struct kjit_session *s)
 {
 	size_t bytes = array_size(s->entry_size, sizeof(unsigned long));
@@ -105,6 +129,8 @@ int kjit_divert_prepare(struct kjit_session *s)
 		return err;
 	s->mem_bytes += s->keys.size;
 	err = fill_keys(s, (u32 *)s->keys.rw);
+	if (!err)
+		err = fill_exiting(s);
 	if (err)
 		return err;
 	return alloc_slots(s);
@@ -127,6 +153,8 @@ int kjit_divert_place(struct kjit_session *s)
 	a.dispatch = (unsigned long)kjit_dispatch_entry;
 	a.thunk = kjit_env_indirect_thunk(11);
 	kjit_scope_entry(&s->scope, &a.scope);
+	kjit_scope_exiting(&a.exiting);
+	a.exiting.counters = (unsigned long)s->exiting.exec;
 	if (kjit_entry_emit_frames(rw, min_t(u32, size, KJIT_ENTRY_TRAMP_MAX),
 				   &a, &len, &fr))
 		return -ERANGE;
@@ -237,6 +265,7 @@ void kjit_divert_release(struct kjit_session *s)
 
 	for_each_possible_cpu(cpu) per_cpu(kjit_entry_slots, cpu) = NULL;
 	kjit_region_free(&s->keys);
+	kjit_region_free(&s->exiting);
 }
 
 void kjit_divert_free(struct kjit_session *s)
@@ -248,4 +277,5 @@ void kjit_divert_free(struct kjit_session *s)
 	kfree(s->entry_slots);
 	s->entry_slots = NULL;
 	kjit_region_free(&s->keys); /* a session that never attached */
+	kjit_region_free(&s->exiting);
 }

@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #define KJIT_DEVICE	 "/dev/kjit"
-#define KJIT_ABI_VERSION 9
+#define KJIT_ABI_VERSION 10
 #define KJIT_IOC_MAGIC	 0xB7
 
 #define KJIT_NAME_MAX	  128 /* symbol names, including the NUL */
@@ -178,8 +178,8 @@ struct kjit_blocks {
 };
 
 /* by enum kjit_fallback: nmi nested refused full ftrace_site rcu_idle
- * map_full growing */
-#define KJIT_FALLBACK_REASONS 8
+ * map_full growing exiting (ABI 10) */
+#define KJIT_FALLBACK_REASONS 9
 
 /* An attached function, as KJIT_IOC_FUNCS reports it. */
 struct kjit_func_info {

@@ -80,13 +80,16 @@ u64 kjit_native_total(const struct kjit_native *n, unsigned int r)
 }
 
 /* Only what the session's totals zero too (report.c): the entry guards'
- * counts; the dispatcher's fallbacks are counted for the whole session,
- * as KJIT_IOC_STATS counts them, so a function's add up to the total. */
+ * and the entry trampoline's counts; the dispatcher's fallbacks are counted
+ * for the whole session, as KJIT_IOC_STATS counts them, so a function's
+ * add up to the total. */
 void kjit_native_reset(struct kjit_native *n)
 {
 	u32 i;
 
-	for (i = 0; i < n->rows; i++)
+	for (i = 0; i < n->rows; i++) {
 		atomic64_set(kjit_native_ctr(n, (int)i, KJIT_FB_FTRACE_SITE),
 			     0);
+		atomic64_set(kjit_native_ctr(n, (int)i, KJIT_FB_EXITING), 0);
+	}
 }

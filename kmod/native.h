@@ -5,7 +5,7 @@
  * kjit_func_info.native[], so no report shows a silent zero.
  *
  *     cnt[fi][r]    one u64 per function and reason, a row of
- *                   KJIT_FALLBACK_REASONS (the ABI's array, one cache line)
+ *                   KJIT_FALLBACK_REASONS (the ABI's array, 72 bytes)
  *                   per function, in a data region of the module area
  *
  *   fi is the session's function index (attached 0..n_funcs-1, deep
@@ -21,8 +21,8 @@
  *   function's code (code cache or block map full, a refused block, NMI,
  *   nested, RCU idle) to the same rows.
  *
- * Cost: 64 bytes per function row held, whatever the number of CPUs (a
- * deep session starts with rows for its first 1,024 callees: 64 KiB); nothing
+ * Cost: 72 bytes per function row held, whatever the number of CPUs (a
+ * deep session starts with rows for its first 1,024 callees: 72 KiB); nothing
  * on the path of a counted block: the guard's increment is on its native
  * side only, as before, and the dispatcher's on its fallback paths.
  *

@@ -285,6 +285,9 @@ long kjit_ioctl_stats(void __user *uarg)
 		/* entry guards count into their function's row (native.h) */
 		st.fallback[KJIT_FB_FTRACE_SITE] +=
 		    kjit_native_total(&s->native, KJIT_FB_FTRACE_SITE);
+		/* and the entry trampoline's exiting guard */
+		st.fallback[KJIT_FB_EXITING] =
+		    kjit_native_total(&s->native, KJIT_FB_EXITING);
 		st.ncpus = min_t(u32, nr_cpu_ids, KJIT_STAT_CPUS);
 		for_each_possible_cpu(cpu) st.lookup_hits +=
 		    READ_ONCE(per_cpu(kjit_ibl_hits, cpu));

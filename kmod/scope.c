@@ -64,8 +64,10 @@ void kjit_scope_init(void)
 	     gs_read(gs_cpu, false) == (u64)smp_processor_id();
 	preempt_enable();
 	if (!ok) {
-		pr_info("kjit: this kernel's current task, preempt count or "
-			"CPU number was not found: no scoped sessions\n");
+		pr_info(
+		    "kjit: this kernel's current task, preempt count or "
+		    "CPU number was not found: no scoped sessions, and a "
+		    "task past exit_notify() is not kept out of the cache\n");
 		gs_current = gs_preempt = gs_cpu = 0;
 	}
 	for_each_kernel_tracepoint(find_tracepoint, NULL);
@@ -118,6 +120,18 @@ void kjit_scope_entry(const struct kjit_scope *sc, struct kjit_entry_scope *e)
 	e->bitmap = (unsigned long)sc->bits.exec;
 	e->limit = sc->limit;
 	e->ret_via = (unsigned long)kjit_entry_return;
+}
+
+void kjit_scope_exiting(struct kjit_entry_exiting *x)
+{
+	memset(x, 0, sizeof(*x));
+	if (!gs_current)
+		return;
+	x->current_gs = gs_current;
+	x->preempt_gs = gs_preempt;
+	x->irq_mask = NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET;
+	x->exit_state_off = offsetof(struct task_struct, exit_state);
+	x->ret_via = (unsigned long)kjit_entry_return;
 }
 
 /* A process forked by one in scope is in scope (threads share the tgid). */

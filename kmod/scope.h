@@ -52,6 +52,10 @@ void kjit_scope_init(void);
 int kjit_scope_prepare(struct kjit_scope *sc, u32 kind, const u32 *ids, u32 n);
 /* The trampoline's view of @sc. */
 void kjit_scope_entry(const struct kjit_scope *sc, struct kjit_entry_scope *e);
+/* The entry trampoline's exiting guard (codecache/entry.h), but its
+ * counters: every session has it; current_gs 0 (no guard) where the %gs
+ * offsets of current and the preempt count were not found. */
+void kjit_scope_exiting(struct kjit_entry_exiting *x);
 /* Attach / detach: follow exits (tasks) and forks (children) while
  * attached. */
 int kjit_scope_start(struct kjit_scope *sc);

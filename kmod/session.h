@@ -53,6 +53,9 @@ enum kjit_fallback {
 	KJIT_FB_MAP_FULL,    /* block map full (KJIT_FB_FULL: code full) */
 	KJIT_FB_GROWING,     /* the block map was growing: its next chunk
 				or bigger map had not come yet (grow.h) */
+	KJIT_FB_EXITING,     /* an attached function called by a task past
+				exit_notify(): sent native by the entry
+				trampoline's guard (codecache/entry.h) */
 	KJIT_FB_COUNT
 };
 
@@ -118,6 +121,8 @@ struct kjit_session {
 	struct kjit_native native; /* native runs per function (native.h) */
 	struct kjit_func *funcs;   /* n_funcs, kvmalloc'd */
 	struct kjit_region keys;   /* the entry trampoline's key table */
+	struct kjit_region exiting; /* its counters[]: per key slot, the
+				     * function's KJIT_FB_EXITING counter */
 	unsigned long tramp;	   /* the entry trampoline, in the code pool
 				      (kjit_divert_place), or 0 */
 	u32 tramp_len;		   /* its bytes of code */

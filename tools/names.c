@@ -8,11 +8,12 @@
 #include <stdio.h>
 #include "jit/instrument.h"
 #include "jit/reason.h"
+#include "../kmod/kjit_ioctl.h"
 #include "names.h"
 
 static const char *const fb_key[] = {"nmi",	 "nested",	"refused",
 				     "full",	 "ftrace_site", "rcu_idle",
-				     "map_full", "growing"};
+				     "map_full", "growing",	"exiting"};
 static const char *const fb_text[] = {
     "dispatcher entered in NMI context",
     "dispatcher re-entered on the same CPU",
@@ -22,7 +23,13 @@ static const char *const fb_text[] = {
     "dispatcher entered where RCU is not watching (idle): ran natively",
     "block map full (--max-blocks raises it)",
     "block map growing: its next chunk had not come yet",
+    "called by a task past exit_notify(): ran natively (entry trampoline)",
 };
+
+_Static_assert(sizeof(fb_key) / sizeof(fb_key[0]) == KJIT_FALLBACK_REASONS &&
+		   sizeof(fb_text) / sizeof(fb_text[0]) ==
+		       KJIT_FALLBACK_REASONS,
+	       "a name and a text for every fallback reason");
 
 static const char *const reason_texts[KJIT_R_COUNT] = {
     [KJIT_OK] = "translated",

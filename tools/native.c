@@ -25,6 +25,8 @@ static const char *const why_text[SESSION_FALLBACKS] = {
     "the block map was full (--max-blocks raises it)",
     "the block map was still growing on that CPU (its next chunk had not "
     "come)",
+    "called by a task past exit_notify() (a dying task never enters the "
+    "cache)",
 };
 
 /* A refusal is counted when the dispatcher meets the block, once per CPU
@@ -66,7 +68,7 @@ static const char *why_one(const struct sess_func *f, unsigned int r, char *buf,
 }
 
 /* Reasons in the order they are told: the ftrace site first. */
-static const unsigned int told[] = {FB_FTRACE_SITE, 3, 6, 0, 1, 5};
+static const unsigned int told[] = {FB_FTRACE_SITE, 3, 6, 7, 8, 0, 1, 5};
 #define N_TOLD (sizeof(told) / sizeof(told[0]))
 
 /* The runs' reasons: one alone, or "20x WHY; 3x WHY". */

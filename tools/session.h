@@ -15,7 +15,7 @@
 #include "../kmod/kjit_ioctl.h"
 #include "jit/reason.h"
 
-#define SESSION_FALLBACKS 8
+#define SESSION_FALLBACKS 9
 
 struct sess_func {
 	char name[KJIT_NAME_MAX];

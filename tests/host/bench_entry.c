@@ -15,6 +15,10 @@
  *   tasks (out)  the same, a tgid not in it: back to S+5 through R (the
  *                module's kjit_entry_return; a `ret` here), the body runs
  *   cpus (in)    T with the cpus prologue, this CPU in the bitmap
+ *   exiting      T, the current task past exit_notify (exit_state set):
+ *                counted in its function's counter, back to S+5 through R
+ * Every T has the exiting guard, as the module emits it; "no exiting
+ * guard" is T without it (kjit before 11-27).
  * The translation's `ret` does not match the `call T` (the trampoline
  * drops S+5), as in the kernel: the return predictor misses it.
  *
@@ -39,6 +43,7 @@
 
 #define SIZE	 64
 #define TGID_OFF 0x9a4
+#define EXIT_OFF 0x5f0
 
 /* %gs: the per-CPU area the prologues and the table read */
 struct cpu_area {
@@ -51,7 +56,8 @@ struct cpu_area {
 static u32 keys[SIZE];
 static unsigned long slots[SIZE];
 static unsigned long bitmap[4];
-static unsigned char task[TGID_OFF + 8];
+static unsigned char task[TGID_OFF + 8], dying[TGID_OFF + 8];
+static unsigned long exiting_count, *counters[SIZE];
 static struct cpu_area pcpu;
 
 /* call_n(fn, n): n calls of fn. xlat: the translation (counts, returns);
@@ -71,11 +77,24 @@ __asm__(".text\n"
 	"ret_via: ret\n"
 	"disp_stub: ud2\n"); /* every slot is set: never a miss */
 
-enum { V_NATIVE, V_ALL, V_TASKS_IN, V_TASKS_OUT, V_CPUS_IN, N_V };
+enum {
+	V_NATIVE,
+	V_ALL,
+	V_TASKS_IN,
+	V_TASKS_OUT,
+	V_CPUS_IN,
+	V_EXITING,
+	V_NO_GUARD,
+	N_V
+};
 static const char *const names[N_V] = {
-    "native (not attached)", "trampoline, no scope",
-    "tasks scope, in (translation)", "tasks scope, out (native body)",
-    "cpus scope, in (translation)"};
+    "native (not attached)",
+    "trampoline, no scope",
+    "tasks scope, in (translation)",
+    "tasks scope, out (native body)",
+    "cpus scope, in (translation)",
+    "a task past exit_notify (native body, counted)",
+    "trampoline, no scope, no exiting guard (before 11-27)"};
 static unsigned long fn[N_V]; /* each variant's function */
 
 /* The function at @at: `call @tramp` (or a 5-byte nop), then its body:
@@ -98,8 +117,9 @@ static unsigned long emit_fn(u8 *at, u8 *tramp)
 	return (unsigned long)at + 5;
 }
 
-/* A trampoline at @at for @kind; 0 or -1. */
-static int emit_tramp(u8 *at, u32 kind)
+/* A trampoline at @at for @kind, with the exiting guard if @guard; 0 or
+ * -1. */
+static int emit_tramp(u8 *at, u32 kind, int guard)
 {
 	struct kjit_entry_addrs a = {
 	    .run = (u64)(unsigned long)at,
@@ -116,17 +136,30 @@ static int emit_tramp(u8 *at, u32 kind)
 		      .bitmap = (u64)(unsigned long)bitmap,
 		      .limit = 200,
 		      .ret_via = (u64)(unsigned long)ret_via},
+	    .exiting = {.current_gs = offsetof(struct cpu_area, current),
+			.preempt_gs = offsetof(struct cpu_area, preempt),
+			.irq_mask = 0x1f0100u,
+			.exit_state_off = EXIT_OFF,
+			.counters = (u64)(unsigned long)counters,
+			.ret_via = (u64)(unsigned long)ret_via},
 	};
 	u32 len;
 
+	if (!guard)
+		a.exiting.current_gs = 0;
 	return kjit_entry_emit(at, KJIT_ENTRY_TRAMP_MAX, &a, &len) ? -1 : 0;
 }
 
 /* Every variant's trampoline and function in @page; 0 or -1. */
 static int build(u8 *page)
 {
-	static const u32 kinds[N_V] = {0, KJIT_ENTRY_ALL, KJIT_ENTRY_TASKS,
-				       KJIT_ENTRY_TASKS, KJIT_ENTRY_CPUS};
+	static const u32 kinds[N_V] = {0,
+				       KJIT_ENTRY_ALL,
+				       KJIT_ENTRY_TASKS,
+				       KJIT_ENTRY_TASKS,
+				       KJIT_ENTRY_CPUS,
+				       KJIT_ENTRY_ALL,
+				       KJIT_ENTRY_ALL};
 	struct kjit_entry_keys kt = {keys, SIZE, 0};
 	u32 tgid = 77;
 	int v, s;
@@ -135,7 +168,8 @@ static int build(u8 *page)
 		u8 *tramp = page + 256 * v, *f = page + 2048 + 64 * v;
 		unsigned long s5;
 
-		if (v != V_NATIVE && emit_tramp(tramp, kinds[v]))
+		if (v != V_NATIVE &&
+		    emit_tramp(tramp, kinds[v], v != V_NO_GUARD))
 			return -1;
 		s5 = emit_fn(f, v == V_NATIVE ? NULL : tramp);
 		fn[v] = (unsigned long)f;
@@ -145,8 +179,11 @@ static int build(u8 *page)
 		if (s < 0)
 			return -1;
 		slots[s] = (unsigned long)xlat;
+		counters[s] = &exiting_count;
 	}
 	memcpy(&task[TGID_OFF], &tgid, 4);
+	memcpy(&dying[TGID_OFF], &tgid, 4);
+	memcpy(&dying[EXIT_OFF], &(int){16}, 4); /* EXIT_ZOMBIE */
 	bitmap[1] = 1ul << (77 - 64); /* tgid 77, and CPU 77 */
 	pcpu.slots = slots;
 	pcpu.current = task;
@@ -159,12 +196,15 @@ static int check(unsigned v, long n, int want_xlat)
 {
 	int ok;
 
-	pcpu.xlat_runs = pcpu.body_runs = 0;
+	pcpu.xlat_runs = pcpu.body_runs = exiting_count = 0;
 	/* tasks (out): another process's tgid */
 	memcpy(&task[TGID_OFF], &(u32){v == V_TASKS_OUT ? 78 : 77}, 4);
+	pcpu.current = v == V_EXITING ? dying : task;
 	call_n(fn[v], n);
+	pcpu.current = task;
 	ok = pcpu.xlat_runs == (unsigned long)(want_xlat ? n : 0) &&
-	     pcpu.body_runs == (unsigned long)(want_xlat ? 0 : n);
+	     pcpu.body_runs == (unsigned long)(want_xlat ? 0 : n) &&
+	     exiting_count == (unsigned long)(v == V_EXITING ? n : 0);
 	printf("KJIT-RESULT %s bench.entry.%u %s: %lu translation, %lu "
 	       "native\n",
 	       ok ? "PASS" : "FAIL", v, names[v], pcpu.xlat_runs,
@@ -194,7 +234,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (v = 0; v < N_V; v++)
-		bad |= check(v, iters, v != V_NATIVE && v != V_TASKS_OUT);
+		bad |=
+		    check(v, iters,
+			  v != V_NATIVE && v != V_TASKS_OUT && v != V_EXITING);
 	a = kb_now_ns();
 	b = __rdtsc();
 	while (kb_now_ns() - a < (smoke ? 1e6 : 5e7))
@@ -207,9 +249,11 @@ int main(int argc, char **argv)
 
 			memcpy(&task[TGID_OFF],
 			       &(u32){w == V_TASKS_OUT ? 78 : 77}, 4);
+			pcpu.current = w == V_EXITING ? dying : task;
 			t0 = __rdtscp(&aux);
 			call_n(fn[w], iters);
 			ticks[w][r] = (double)(__rdtscp(&aux) - t0) / iters;
+			pcpu.current = task;
 		}
 	for (r = 0; r < rounds; r++)
 		for (v = 0; v < N_V; v++)

@@ -29,7 +29,7 @@
 unsigned long entry_call(unsigned long tramp, unsigned long key,
 			 unsigned long rax);
 void xlat_1(void), xlat_2(void), xlat_3(void), disp_stub(void), thunk_r11(void);
-void native_stub(void), thunk_ret(void);
+void native_stub(void), native_stub2(void), thunk_ret(void);
 __asm__(".text\n"
 	".globl entry_call\n"
 	"entry_call:\n"
@@ -52,8 +52,9 @@ __asm__(".text\n"
 	".globl thunk_r11\n"
 	"thunk_r11: jmp *%r11\n"
 	/* S+5 for the scope checks: the function's native body */
-	".globl native_stub, thunk_ret\n"
+	".globl native_stub, native_stub2, thunk_ret\n"
 	"native_stub: xor $0x7000, %rax; ret\n"
+	"native_stub2: xor $0x8000, %rax; ret\n"
 	"thunk_ret: ret\n");
 
 struct cpu_area {
@@ -415,6 +416,118 @@ static void scope_run(u8 *page, u32 kind, bool thunk)
 	kt_check(name, ok, "a call went the wrong way");
 }
 
+/* ---- exiting tasks: past exit_notify(), a call runs natively, counted - */
+
+#define EXIT_STATE_OFF 0x5f0
+static u64 exit_counts[2], *exit_counters[SIZE];
+
+static void set_exit_state(int t, int v)
+{
+	memcpy(&task[t][EXIT_STATE_OFF], &v, 4);
+}
+
+static struct kjit_entry_exiting test_exiting(bool thunk)
+{
+	struct kjit_entry_exiting x = {
+	    .current_gs = offsetof(struct cpu_area, current),
+	    .preempt_gs = offsetof(struct cpu_area, preempt),
+	    .irq_mask = IRQ_MASK,
+	    .exit_state_off = EXIT_STATE_OFF,
+	    .counters = (u64)(unsigned long)exit_counters,
+	    .ret_via = thunk ? (u64)(unsigned long)thunk_ret : 0,
+	};
+
+	return x;
+}
+
+/* Two functions in the table (native_stub's key and another): a task
+ * with exit_state set runs either natively, counted in its own counter;
+ * in a hardirq or a softirq it is let in; exit_state 0 is let in; and
+ * with a tasks scope the scope decides first. */
+static void exiting_run(u8 *page, u32 kind, bool thunk)
+{
+	struct kjit_entry_addrs a = {
+	    .run = (u64)(unsigned long)page,
+	    .keys = (u64)(unsigned long)keys,
+	    .size = SIZE,
+	    .slots_gs = offsetof(struct cpu_area, slots),
+	    .dispatch = (u64)(unsigned long)disp_stub,
+	    .thunk = thunk ? (u64)(unsigned long)thunk_r11 : 0,
+	    .scope = test_scope(kind, thunk),
+	    .exiting = test_exiting(thunk),
+	};
+	static const char *const kinds[] = {"all", "tasks", "cpus"};
+	struct kjit_entry_keys kt = {keys, SIZE, 0};
+	u32 key = (u32)(unsigned long)native_stub,
+	    other = (u32)(unsigned long)native_stub2, len = 0;
+	unsigned long t = (unsigned long)page, r;
+	char name[64];
+	const char *why;
+	int s, s2, ok;
+
+	memset(keys, 0, sizeof(keys));
+	memset(slots, 0, sizeof(slots));
+	memset(bitmap, 0, sizeof(bitmap));
+	memset(exit_counts, 0, sizeof(exit_counts));
+	s = kjit_entry_insert(&kt, key);
+	s2 = kjit_entry_insert(&kt, other);
+	slots[0][s] = (unsigned long)xlat_1;
+	slots[0][s2] = (unsigned long)xlat_2;
+	exit_counters[s] = &exit_counts[0];
+	exit_counters[s2] = &exit_counts[1];
+	mprotect(page, 4096, PROT_READ | PROT_WRITE);
+	snprintf(name, sizeof(name), "entry.exiting.%s%s.emit", kinds[kind],
+		 thunk ? ".thunk" : "");
+	kt_check(name,
+		 !kjit_entry_emit(page, KJIT_ENTRY_TRAMP_MAX, &a, &len) &&
+		     len <= KJIT_ENTRY_TRAMP_MAX,
+		 "len %u", len);
+	why = decode_any(page, len, KJIT_ENTRY_TRAMP_MAX);
+	snprintf(name, sizeof(name), "entry.exiting.%s%s.decode", kinds[kind],
+		 thunk ? ".thunk" : "");
+	kt_check(name, !why, "%s", why);
+	mprotect(page, 4096, PROT_READ | PROT_EXEC);
+	if (why)
+		return;
+	cpu[0].slots = slots[0];
+	cpu[0].current = task[0];
+	cpu[0].preempt = 0;
+	cpu[0].cpu = 3;
+	bitmap[1] = 1ul << (77 - 64); /* tgid 77 in a tasks scope */
+	bitmap[0] = 1ul << 3;	      /* CPU 3 in a cpus scope */
+	set_tgid(0, 77);
+	set_exit_state(0, 0);
+	set_gs(&cpu[0]);
+	ok = scoped_call(t, key) == 1; /* alive: in */
+	set_exit_state(0, 16);	       /* EXIT_ZOMBIE */
+	ok &= scoped_call(t, key) == 0 && exit_counts[0] == 1;
+	set_exit_state(0, 32); /* EXIT_DEAD (self-reaped) */
+	ok &= scoped_call(t, key) == 0 && exit_counts[0] == 2;
+	/* the other function: its own counter, %rax kept */
+	r = entry_call(t, other, 0x55);
+	ok &= r == (0x55ul ^ 0x8000) && exit_counts[1] == 1 &&
+	      exit_counts[0] == 2;
+	cpu[0].preempt = 0x10000; /* a hardirq on the dying task: in */
+	ok &= scoped_call(t, key) == (kind == KJIT_ENTRY_TASKS ? 0 : 1);
+	cpu[0].preempt = 0x100; /* serving a softirq: in */
+	ok &= scoped_call(t, key) == (kind == KJIT_ENTRY_TASKS ? 0 : 1);
+	cpu[0].preempt = 0x202; /* bh and preemption off: a task */
+	ok &= scoped_call(t, key) == 0 && exit_counts[0] == 3;
+	if (kind == KJIT_ENTRY_TASKS) {
+		set_tgid(0, 78); /* out of scope: not counted as exiting */
+		ok &= scoped_call(t, key) == 0 && exit_counts[0] == 3;
+		set_tgid(0, 77);
+	}
+	set_exit_state(0, 0);
+	ok &= scoped_call(t, key) == 1 && exit_counts[0] == 3;
+	set_gs(NULL);
+	snprintf(name, sizeof(name), "entry.exiting.%s%s.run", kinds[kind],
+		 thunk ? ".thunk" : "");
+	kt_check(name, ok, "a call went the wrong way (counts %llu %llu)",
+		 (unsigned long long)exit_counts[0],
+		 (unsigned long long)exit_counts[1]);
+}
+
 /* ---- the unwinder's view: kjit_entry_frames against the code ---------- */
 
 /* The sp the frames give at byte @off (0 when none covers it). */
@@ -531,7 +644,7 @@ static const char *frames_check(const u8 *code, u32 len,
 	return NULL;
 }
 
-static void frames_checks(u8 *page, u32 kind, bool thunk)
+static void frames_checks_x(u8 *page, u32 kind, bool thunk, bool exiting)
 {
 	struct kjit_entry_addrs a = {
 	    .run = (u64)(unsigned long)page,
@@ -544,6 +657,9 @@ static void frames_checks(u8 *page, u32 kind, bool thunk)
 	};
 	static const char *const kinds[] = {"all", "tasks", "cpus"};
 	struct kjit_entry_frames fr;
+
+	if (exiting)
+		a.exiting = test_exiting(thunk);
 	const char *why = "not emitted";
 	char name[64];
 	u32 len = 0;
@@ -553,9 +669,19 @@ static void frames_checks(u8 *page, u32 kind, bool thunk)
 	if (!kjit_entry_emit_frames(page, KJIT_ENTRY_TRAMP_MAX, &a, &len, &fr))
 		why = frames_check(page, len, &fr);
 	mprotect(page, 4096, PROT_READ | PROT_EXEC);
-	snprintf(name, sizeof(name), "entry.frames.%s%s", kinds[kind],
-		 thunk ? ".thunk" : "");
+	snprintf(name, sizeof(name), "entry.frames.%s%s%s",
+		 exiting ? "exiting." : "", kinds[kind], thunk ? ".thunk" : "");
 	kt_check(name, !why, "%s (%u frames)", why, fr.n);
+}
+
+static void frames_checks(u8 *page, u32 kind, bool thunk)
+{
+	frames_checks_x(page, kind, thunk, false);
+}
+
+static void exiting_frames(u8 *page, u32 kind, bool thunk)
+{
+	frames_checks_x(page, kind, thunk, true);
 }
 
 static void reach_checks(u8 *page)
@@ -605,6 +731,12 @@ int main(void)
 	frames_checks(page, KJIT_ENTRY_ALL, true);
 	frames_checks(page, KJIT_ENTRY_TASKS, true);
 	frames_checks(page, KJIT_ENTRY_CPUS, false);
+	exiting_run(page, KJIT_ENTRY_ALL, false);
+	exiting_run(page, KJIT_ENTRY_ALL, true);
+	exiting_run(page, KJIT_ENTRY_TASKS, true);
+	exiting_run(page, KJIT_ENTRY_CPUS, false);
+	exiting_frames(page, KJIT_ENTRY_ALL, true);
+	exiting_frames(page, KJIT_ENTRY_TASKS, false);
 	reach_checks(page);
 	return kt_exit();
 }

@@ -102,7 +102,7 @@ static const char json_top1[] =
     "  ],\n"
     "  \"native_other\": {\"nmi\": 0, \"nested\": 0, \"refused\": 1, "
     "\"full\": 0, \"ftrace_site\": 0, \"rcu_idle\": 0, \"map_full\": 0, "
-    "\"growing\": 0},\n"
+    "\"growing\": 0, \"exiting\": 0},\n"
     "  \"blocks\": [\n"
     "    {\"function\": \"vfs_read\", \"offset\": 64, \"address\": "
     "\"0xffffffff81001040\", "
@@ -117,7 +117,7 @@ static const char json_top1[] =
     "    \"deep\": true, \"deep_funcs\": 1, \"deep_over_budget\": 2,\n"
     "    \"fallback\": {\"nmi\": 0, \"nested\": 0, \"refused\": 1, \"full\": "
     "0, \"ftrace_site\": 0, \"rcu_idle\": 0, \"map_full\": 0, "
-    "\"growing\": 0},\n"
+    "\"growing\": 0, \"exiting\": 0},\n"
     "    \"refused\": {\"trap\": 1},\n"
     "    \"limits\": {\"deep_max\": 0, \"cache_kb\": 0, \"max_blocks\": 0, "
     "\"pcpu_slots\": 0, \"mem_bytes\": 0, \"deep_over_funcs\": 0, "
@@ -348,7 +348,7 @@ static void native(void)
 			    "\"nested\": 0, \"refused\": 0, \"full\": 0, "
 			    "\"ftrace_site\": 20, \"rcu_idle\": 0, "
 			    "\"map_full\": 0, \"growing\": 0, "
-			    "\"holder\": \"a Kprobe\", "
+			    "\"exiting\": 0, \"holder\": \"a Kprobe\", "
 			    "\"why\": \"its ftrace site was held by a "
 			    "Kprobe\"}},\n") &&
 		  strstr(r, "\"native\": {\"total\": 0, ") &&
