@@ -855,14 +855,16 @@ static int check_followed_call(struct vfy *v, const struct dinsn *o, u64 a,
 }
 
 /* Is the original a slot of the return stack buffer filling sequence,
- * `call 1f; int3; 1:` (read from the code itself), and a direct call (1f
- * no indirect thunk, which makes it an indirect call through it)? */
+ * `call 1f; int3; 1:` (read from the code itself: e8 01 00 00 00 cc, no
+ * prefix), and a direct call (1f no indirect thunk, which makes it an
+ * indirect call through it)? */
 static bool is_rsb_slot(struct vfy *v, const struct dinsn *o, u64 fall)
 {
 	u8 next = 0;
 	int reg = -1;
 
 	return o->op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+	       o->i.length == 5 &&
 	       orig_target(o) == fall + 1 &&
 	       sym_of(v, fall + 1, &reg) != KJIT_SYM_INDIRECT_THUNK &&
 	       v->env->read_code(v->env->opaque, fall, &next, 1) == 1 &&
