@@ -127,23 +127,14 @@ static void frame_at(struct kjit_entry_frames *fr, u32 off, u32 sp)
 	}
 }
 
-/* The exiting guard at "found" (entry.h); returns the offset of its
+/* The exiting guard at "found" (entry.h): current's exit_state, the
+ * common case (0) falling through to "go"; returns the offset of its
  * "jnz exiting" rel32 field. */
 static u32 emit_exiting_guard(struct kjit_emit *e,
 			      const struct kjit_entry_exiting *x)
 {
-	u32 go, field;
+	u32 field;
 
-	/* mov %gs:P,%eax */
-	emit_bytes(e, (const u8 *)"\x65\x8b\x04\x25", 4);
-	kjit_emit_u32(e, (u32)x->preempt_gs);
-	/* test $M,%eax */
-	kjit_emit_u8(e, 0xa9);
-	kjit_emit_u32(e, x->irq_mask);
-	/* jnz go */
-	kjit_emit_u8(e, 0x75);
-	go = e->pos;
-	kjit_emit_u8(e, 0);
 	/* mov %gs:C,%rax */
 	emit_bytes(e, (const u8 *)"\x65\x48\x8b\x04\x25", 5);
 	kjit_emit_u32(e, (u32)x->current_gs);
@@ -155,18 +146,26 @@ static u32 emit_exiting_guard(struct kjit_emit *e,
 	emit_bytes(e, (const u8 *)"\x0f\x85", 2);
 	field = e->pos;
 	kjit_emit_u32(e, 0);
-	patch_rel8(e, go, e->pos);
 	return field;
 }
 
-/* exiting: count the call in its function's counter, %rax back; "out"
- * follows. */
+/* exiting: in interrupt context back to "go" (@go); else count the call
+ * in its function's counter, %rax back; "out" follows. */
 static void emit_exiting(struct kjit_emit *e,
-			 const struct kjit_entry_exiting *x, u32 field,
+			 const struct kjit_entry_exiting *x, u32 field, u32 go,
 			 struct kjit_entry_frames *fr)
 {
 	kjit_emit_put32(e, field, e->pos - (field + 4));
 	frame_at(fr, e->pos, 16);
+	/* mov %gs:P,%eax */
+	emit_bytes(e, (const u8 *)"\x65\x8b\x04\x25", 4);
+	kjit_emit_u32(e, (u32)x->preempt_gs);
+	/* test $M,%eax */
+	kjit_emit_u8(e, 0xa9);
+	kjit_emit_u32(e, x->irq_mask);
+	/* jnz go */
+	emit_bytes(e, (const u8 *)"\x0f\x85", 2);
+	kjit_emit_u32(e, go - (e->pos + 4));
 	/* mov X(,%r11,8),%rax */
 	emit_bytes(e, (const u8 *)"\x4a\x8b\x04\xdd", 4);
 	kjit_emit_u32(e, (u32)x->counters);
@@ -179,15 +178,17 @@ static void emit_exiting(struct kjit_emit *e,
 
 /* found: load this CPU's slot; miss -> dispatcher, else into the
  * translation through the thunk. With the exiting guard, *@exiting gets
- * its jump's field. */
+ * its jump's field and *@go where the slot is read. */
 static enum kjit_reason emit_found(struct kjit_emit *e,
 				   const struct kjit_entry_addrs *a,
-				   struct kjit_entry_frames *fr, u32 *exiting)
+				   struct kjit_entry_frames *fr, u32 *exiting,
+				   u32 *go)
 {
 	enum kjit_reason r;
 
 	if (a->exiting.current_gs)
 		*exiting = emit_exiting_guard(e, &a->exiting);
+	*go = e->pos;
 	/* mov %gs:G,%rax */
 	emit_bytes(e, (const u8 *)"\x65\x48\x8b\x04\x25", 5);
 	kjit_emit_u32(e, (u32)a->slots_gs);
@@ -307,7 +308,7 @@ enum kjit_reason kjit_entry_emit_frames(u8 *buf, u32 cap,
 {
 	struct kjit_emit e;
 	enum kjit_reason r;
-	u32 found, none, i, out[3], exiting = 0;
+	u32 found, none, i, out[3], exiting = 0, go = 0;
 	unsigned n_out = 0;
 	bool guard = a->exiting.current_gs != 0;
 	u64 ret_via = guard ? a->exiting.ret_via : a->scope.ret_via;
@@ -344,7 +345,7 @@ enum kjit_reason kjit_entry_emit_frames(u8 *buf, u32 cap,
 	kjit_emit_u8(&e, (u8)(32 - i));
 	emit_probe(&e, a, &found, &none);
 	patch_rel8(&e, found, e.pos);
-	r = emit_found(&e, a, fr, &exiting);
+	r = emit_found(&e, a, fr, &exiting, &go);
 	if (r)
 		return r;
 	patch_rel8(&e, none, e.pos);
@@ -358,7 +359,7 @@ enum kjit_reason kjit_entry_emit_frames(u8 *buf, u32 cap,
 	if (r)
 		return r;
 	if (guard)
-		emit_exiting(&e, &a->exiting, exiting, fr);
+		emit_exiting(&e, &a->exiting, exiting, go, fr);
 	if (n_out || guard) {
 		r = emit_out(&e, ret_via, out, n_out);
 		if (r)

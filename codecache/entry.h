@@ -54,15 +54,15 @@
  * the slot is read, and a way out after "none":
  *
  *   found:
- *     65 8b 04 25 <P32>    mov  %gs:P,%eax            ; the preempt count
- *     a9 <M32>             test $M,%eax               ; interrupt context:
- *     75 <go>              jnz  go                    ;   no guard
  *     65 48 8b 04 25 <C32> mov  %gs:C,%rax            ; current
  *     83 b8 <E32> 00       cmpl $0,E(%rax)            ; its exit_state
  *     0f 85 <exiting32>    jnz  exiting
  *   go: (the slot, as above)
  *   ...
  *   exiting:
+ *     65 8b 04 25 <P32>    mov  %gs:P,%eax            ; the preempt count
+ *     a9 <M32>             test $M,%eax               ; interrupt context:
+ *     0f 85 <go32>         jnz  go                    ;   let in
  *     4a 8b 04 dd <X32>    mov  X(,%r11,8),%rax       ; counters[slot]
  *     f0 48 ff 00          lock incq (%rax)
  *     58                   pop  %rax
