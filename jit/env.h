@@ -139,6 +139,16 @@ struct kjit_env {
 	/* Counter (u64, `lock incq` RIP-relative, within rel32 reach of the
 	 * code) of entry guards that sent a function native; 0 = none. */
 	u64 guard_counter;
+	/* Where a call to a KJIT_SYM_LEAVE function stays in the cache
+	 * (native-call mode only): the address of a helper that takes the
+	 * call in the callee's place, with the cache return address on top
+	 * of the stack, and runs the callee; 0 = the call leaves
+	 * (kjit_insn.leave). The kernel's helper (kmod/exittail.h) first
+	 * registers the task, so that detach can find it after it drops off
+	 * the task list, or, with no room, makes the call leave after all
+	 * by returning to the original code. Only one KJIT_LEAVE_AT function
+	 * exists, so the helper knows its callee. */
+	u64 stay_call;
 	/* Dispatcher entry: see the contract in jit/exit.h. */
 	u64 dispatch;
 	/* The same for exits where the arithmetic flags are dead (indirect

@@ -371,6 +371,29 @@ static enum kjit_reason emit_leave_call(struct kjit_emit *e,
 	return r ? r : emit_op_rel32(e, KX86_OP_JMP32, in->target);
 }
 
+/*
+ * Call that would leave the cache (kjit_insn.leave) where the environment
+ * lets it stay (kjit_env.stay_call; native-call mode only):
+ *       call H          e8 rel32: the helper, in the callee's place
+ *       jmp exit(fall)
+ * H runs the original callee, which returns here, so the caller's rest
+ * runs from the cache; or H makes the call leave after all, by returning
+ * to the original code after the call (kmod/exittail.h says when).
+ */
+static enum kjit_reason emit_stay_call(struct kjit_translator *tr,
+				       struct kjit_emit *e,
+				       const struct kjit_insn *in,
+				       struct kjit_block *blk)
+{
+	enum kjit_reason r =
+	    emit_op_rel32(e, KX86_OP_CALL32, tr->env->stay_call);
+
+	if (r)
+		return r;
+	blk->ret_off = (u16)e->pos;
+	return emit_exit(tr, e, blk, op_jmp32, 1, in->addr + in->len);
+}
+
 static enum kjit_reason emit_native_ret(struct kjit_translator *tr,
 					struct kjit_emit *e,
 					const struct kjit_insn *in,
@@ -573,7 +596,9 @@ enum kjit_reason kjit_flow_emit_term(struct kjit_translator *tr,
 		return KJIT_R_BAD_ARG;
 	blk->term = in->kind;
 	if (in->kind == KJIT_I_CALL && in->leave)
-		return emit_leave_call(e, in);
+		return tr->cfg.native_calls && tr->env->stay_call
+			   ? emit_stay_call(tr, e, in, blk)
+			   : emit_leave_call(e, in);
 	if (tr->cfg.native_calls &&
 	    (in->kind == KJIT_I_CALL || in->kind == KJIT_I_CALL_IND))
 		return emit_native_call(tr, e, in, blk);

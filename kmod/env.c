@@ -15,6 +15,7 @@
 #include <linux/uaccess.h>
 #include <asm/extable_fixup_types.h>
 #include "env.h"
+#include "exittail.h"
 #include "extable.h"
 #include "jit/arch_x86.h"
 #include "kjit_fixups.h"
@@ -436,6 +437,7 @@ void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
 	    .static_call_key = env_static_call_key,
 	    .guard_counter = (u64)(unsigned long)(c->cache.counters_run +
 						  c->cache.max_blocks),
+	    .stay_call = kjit_exit_tail_helper(),
 	    .dispatch = (u64)(unsigned long)kjit_dispatch_entry,
 	    .dispatch_nf = (u64)(unsigned long)kjit_dispatch_entry_nf,
 	};

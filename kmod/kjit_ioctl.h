@@ -19,7 +19,11 @@
 #include <linux/types.h>
 
 #define KJIT_DEVICE	 "/dev/kjit"
-#define KJIT_ABI_VERSION 10
+#define KJIT_ABI_VERSION 11
+
+/* Dying tasks that may run the rest of do_exit() from the cache at once
+ * (kmod/exittail.h; kjit_session_stats.exit_tail_left counts the others). */
+#define KJIT_EXIT_TAIL_MAX 512
 #define KJIT_IOC_MAGIC	 0xB7
 
 #define KJIT_NAME_MAX	  128 /* symbol names, including the NUL */
@@ -301,6 +305,17 @@ struct kjit_session_stats {
 	__u64 pcpu_growing; /* translations counted with lock incq because
 			     * their block's per-CPU counter had no memory
 			     * yet (exact; not a limit) */
+	/* dying tasks and the rest of do_exit() (ABI 11; kmod/exittail.h:
+	 * at most KJIT_EXIT_TAIL_MAX there at once) */
+	__u32 exit_tail; /* 1: they run it from the cache, 0: they
+			  * leave at KJIT_LEAVE_AT (kjit.exit_tail=0,
+			  * or the kernel's do_exit() does not allow
+			  * it) */
+	__u32 pad2;
+	__u64 exit_tail_stayed; /* dying tasks that ran it from the cache */
+	__u64 exit_tail_left;	/* ... that left for want of a slot in the
+				 * table of dying tasks (KJIT_EXIT_TAIL_MAX
+				 * at once): it ran natively */
 };
 
 #define KJIT_IOC_VERSION _IOWR(KJIT_IOC_MAGIC, 0x00, struct kjit_version)

@@ -87,24 +87,27 @@
  * switched it out; ret_from_fork for a new task). So does the preemption
  * of __cond_resched() (preempt_schedule_common). The other preemption
  * entries stay native (the dispatcher's preempt_enable() calls
- * preempt_schedule; preempt_schedule_irq runs from entry code), and so
- * does the last switch of a dying task (do_task_dead; do_exit is followed up
- * to KJIT_LEAVE_AT). */
+ * preempt_schedule; preempt_schedule_irq runs from entry code). The last
+ * switch of a dying task (do_task_dead) is followed where do_exit() is
+ * followed past KJIT_LEAVE_AT (kmod/exittail.h); elsewhere nothing in the
+ * cache reaches it. */
 #define KJIT_DEEP_DENY                                                         \
 	"preempt_schedule_irq", "preempt_schedule",                            \
-	    "preempt_schedule_notrace", "do_task_dead", "make_task_dead",      \
+	    "preempt_schedule_notrace", "make_task_dead",                      \
 	    "rewind_stack_and_make_dead", "panic", "machine_restart",          \
 	    "kernel_restart"
 /* Calls that leave the cache (jit/env.h KJIT_SYM_LEAVE, jit/flow.c
- * emit_leave_call): the callee returns to the original code after the
- * call, so the rest of its caller runs natively. do_exit() leaves at
- * exit_tasks_rcu_start(): just after it, exit_notify() may unhash the dying
- * task (its own release_task(), or its parent's wait()), and from then on
- * detach's scan of every task's stack (kmod/quiesce.c) cannot find it, and
- * RCU-tasks waits for it only up to exit_tasks_rcu_finish(), before
- * do_exit()'s last instructions. So a dying task runs no cache code past
- * that call. Everything before it (exit_mm() and the task's files,
- * namespaces, cgroup) is counted; exit_notify() and the rest are not. The
+ * emit_leave_call) unless the task can stay: the callee returns to the
+ * original code after the call, so the rest of its caller runs natively.
+ * do_exit() calls exit_tasks_rcu_start() just before exit_notify(), which
+ * may unhash the dying task (its own release_task(), or its parent's
+ * wait()); from then on detach's walk of the task list (kmod/quiesce.c)
+ * cannot find it, and RCU-tasks waits for it only up to
+ * exit_tasks_rcu_finish() (6.1) or its first voluntary switch (6.12).
+ * So the task stays in the cache only where kjit can still find it: the
+ * call goes to a helper that gives it a slot in a table of dying tasks
+ * that quiesce scans too (kmod/exittail.h, jit/env.h stay_call); with no
+ * slot free, or kjit.exit_tail=0, the call leaves. The
  * module checks at load that each KJIT_LEAVE_FROM function calls its
  * KJIT_LEAVE_AT function directly (kmod/env.c check_leaves(): the call, or
  * with call depth tracking a call of the thunk in its padding, which leaves

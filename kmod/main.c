@@ -17,6 +17,7 @@
 #include "kjit_ioctl.h"
 #include "ibl.h"
 #include "ksyms.h"
+#include "exittail.h"
 #include "livepatch.h"
 #include "pcpu.h"
 #include "refuse.h"
@@ -35,6 +36,7 @@ static int __init kjit_init(void)
 		err = kjit_env_init();
 	if (err)
 		return err;
+	kjit_exit_tail_init();
 	err = kjit_pool_init();
 	if (err)
 		return err;
@@ -74,6 +76,7 @@ static void __exit kjit_exit(void)
 	kjit_chardev_exit();
 	kjit_livepatch_exit();
 	kjit_control_exit();
+	kjit_exit_tail_forget();
 	kjit_sites_exit();
 	kjit_ibl_exit();
 	kjit_pool_exit();

@@ -33,33 +33,20 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
 #include "cachepool.h"
+#include "exittail.h"
 #include "ksyms.h"
 #include "quiesce.h"
 #include "retstores.h"
 #include "session.h"
 
+struct busy;
+
 struct scan {
 	const struct kjit_session *s;
 	struct task_struct *t; /* the task being scanned */
 	unsigned long rewritten;
+	struct busy *busy; /* scan_all()'s, for scan_dying() */
 };
-
-/* The original return address that cache address @a stands for, if it
- * is exactly one that a translated call pushed, in any CPU's cache. */
-static unsigned long return_site_of(const struct kjit_session *s,
-				    unsigned long a)
-{
-	unsigned long orig;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-	{
-		orig = kjit_cache_return_site(&s->cpu[cpu]->cache, a);
-		if (orig)
-			return orig;
-	}
-	return 0;
-}
 
 /* A word of @sc->t's stack, or a slot where another tracer keeps one of
  * its return addresses: a cache return address is rewritten to the
@@ -76,7 +63,7 @@ static int move_word(unsigned long *p, void *arg)
 	if (!kjit_pool_in_session(v) || v - sc->s->tramp < sc->s->tramp_len)
 		return 0; /* not the cache: no task runs the trampoline now
 			     (detach's RCU-tasks wait), so stale data */
-	orig = return_site_of(sc->s, v);
+	orig = kjit_session_return_site(sc->s, v);
 	if (!orig)
 		return READ_ONCE(sc->t->on_rq) ? -EBUSY : 0;
 	WRITE_ONCE(*p, orig);
@@ -133,6 +120,16 @@ static void scan_or_hold(struct scan *sc, struct busy *b, struct task_struct *t)
 	b->t[b->n++] = t;
 }
 
+/* kjit_exit_tail_each() callback: a dying task is scanned as any other
+ * (twice if the walk found it too: a moved address is moved once). */
+static void scan_dying(struct task_struct *t, void *arg)
+{
+	struct scan *sc = arg;
+
+	if (t != current)
+		scan_or_hold(sc, sc->busy, t);
+}
+
 /* One pass over every task, the idle tasks included: for_each_process_thread
  * does not list them (nor does RCU-tasks wait for them), yet an idle task
  * runs kernel code like any other. An offline CPU's idle task is parked in
@@ -152,6 +149,12 @@ static void scan_all(struct scan *sc, struct busy *b)
 	}
 	for_each_online_cpu(cpu) scan_or_hold(sc, b, kjit_kapi.idle_task(cpu));
 	rcu_read_unlock();
+	/* dying tasks in the cache's tail of do_exit() (exittail.h): one
+	 * may be off the task list already. Each took its slot while still
+	 * on it, so one that the walk missed is in the table by now. */
+	smp_mb();
+	sc->busy = b;
+	kjit_exit_tail_each(scan_dying, sc);
 }
 
 /* move_word() for the quiescing task itself: its ioctl may have entered
@@ -164,7 +167,7 @@ static int move_own_word(unsigned long *p, void *arg)
 	struct scan *sc = arg;
 	unsigned long v = READ_ONCE(*p), orig;
 
-	orig = kjit_pool_in_session(v) ? return_site_of(sc->s, v) : 0;
+	orig = kjit_pool_in_session(v) ? kjit_session_return_site(sc->s, v) : 0;
 	if (orig) {
 		WRITE_ONCE(*p, orig);
 		sc->rewritten++;

@@ -15,6 +15,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include "exittail.h"
 #include "control.h"
 #include "ibl.h"
 #include "cachepool.h"
@@ -291,6 +292,8 @@ long kjit_ioctl_stats(void __user *uarg)
 		st.ncpus = min_t(u32, nr_cpu_ids, KJIT_STAT_CPUS);
 		for_each_possible_cpu(cpu) st.lookup_hits +=
 		    READ_ONCE(per_cpu(kjit_ibl_hits, cpu));
+		st.exit_tail = kjit_exit_tail_helper() != 0;
+		kjit_exit_tail_counts(&st.exit_tail_stayed, &st.exit_tail_left);
 		st.attached = s->attached;
 		st.n_funcs = s->n_funcs;
 		st.deep = s->deep;

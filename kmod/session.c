@@ -35,6 +35,7 @@
 #include "cachepool.h"
 #include "divert.h"
 #include "env.h"
+#include "exittail.h"
 #include "ibl.h"
 #include "ksyms.h"
 #include "extable.h"
@@ -157,6 +158,21 @@ int kjit_session_func_of(struct kjit_session *s, unsigned long addr)
 		return i;
 	i = kjit_deep_func_of(&s->deep_tab, addr);
 	return i < 0 ? i : (int)s->n_funcs + i;
+}
+
+unsigned long kjit_session_return_site(const struct kjit_session *s,
+				       unsigned long a)
+{
+	unsigned long orig;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+	{
+		orig = kjit_cache_return_site(&s->cpu[cpu]->cache, a);
+		if (orig)
+			return orig;
+	}
+	return 0;
 }
 
 size_t kjit_session_grown_bytes(const struct kjit_session *s)
@@ -403,6 +419,7 @@ int __kjit_session_attach(struct kjit_session *s, bool best_effort)
 	}
 	kjit_ibl_clear();
 	kjit_ibl_reset_hits();
+	kjit_exit_tail_reset();
 	rcu_assign_pointer(kjit_active, s);
 	kjit_symbols_start(s);
 	kjit_watch_start(s);
@@ -462,5 +479,6 @@ void __kjit_session_detach(struct kjit_session *s)
 		s->funcs[i].mod = NULL;
 	}
 	kjit_deep_unpin(&s->deep_tab);
+	kjit_exit_tail_forget(); /* the cache is gone: no task runs it */
 	s->attached = false;
 }

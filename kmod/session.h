@@ -151,6 +151,11 @@ extern struct mutex kjit_mutex;
 int kjit_session_func_of(struct kjit_session *s, unsigned long addr);
 /* Bytes the deep table and the native-run rows hold now (they grow). */
 size_t kjit_session_grown_bytes(const struct kjit_session *s);
+/* The original return address that cache address @a stands for, if it is
+ * exactly one that a translated call pushed, in any CPU's cache; else 0.
+ * Any context (kjit_cache_return_site() reads published blocks only). */
+unsigned long kjit_session_return_site(const struct kjit_session *s,
+				       unsigned long a);
 
 /* Index of the attached function containing @addr, or -1 (deep callees
  * not included). Any context. */

@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "../kmod/kjit_ioctl.h"
+#include "../kmod/kjit_refusals.h"
 #include "jit/instrument.h"
 #include "args.h"
 #include "attach.h"
@@ -447,6 +448,18 @@ static void print_stats(const struct kjit_session_stats *st)
 		       st->deep_funcs, st->deep_max, st->deep_held,
 		       st->deep_over_funcs, (uint64_t)st->deep_over_budget,
 		       (uint64_t)st->deep_growing);
+	if (st->exit_tail && (st->exit_tail_stayed || st->exit_tail_left))
+		printf("dying tasks: %" PRIu64 " ran the rest of do_exit() "
+		       "from the cache, %" PRIu64 " left it at %s (no slot "
+		       "free in the table of dying tasks, %d at once)\n",
+		       (uint64_t)st->exit_tail_stayed,
+		       (uint64_t)st->exit_tail_left, KJIT_LEAVE_AT,
+		       KJIT_EXIT_TAIL_MAX);
+	else if (!st->exit_tail && st->deep && st->attached)
+		printf("dying tasks leave the cache at %s: the rest of "
+		       "do_exit() runs natively (kjit.exit_tail=0, or this "
+		       "kernel's do_exit() does not call it directly)\n",
+		       KJIT_LEAVE_AT);
 	if (st->patched)
 		printf("warning: %" PRIu64 " int3 Kprobe(s) armed inside "
 		       "translated code after attach (first at 0x%" PRIx64

@@ -53,6 +53,9 @@ static const struct stat_key stat_keys[] = {
     SK(deep_growing),
     SK(pcpu_held),
     SK(pcpu_growing),
+    SK(exit_tail),
+    SK(exit_tail_stayed),
+    SK(exit_tail_left),
 };
 #define N_STAT_KEYS (sizeof(stat_keys) / sizeof(stat_keys[0]))
 

@@ -495,7 +495,7 @@ static void text_functions(const struct session *s, const unsigned int *fx,
 		if (native_total(f))
 			fprintf(out, "  %s\n",
 				native_words(f, words, sizeof(words)));
-		if (native_leave_words(f, words, sizeof(words))[0])
+		if (native_leave_words(f, &s->st, words, sizeof(words))[0])
 			fprintf(out, "  %s\n", words);
 	}
 	native_print_other(s, "# ", out);

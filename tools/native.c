@@ -139,7 +139,8 @@ const char *native_words(const struct sess_func *f, char *buf, size_t size)
 	return buf;
 }
 
-const char *native_leave_words(const struct sess_func *f, char *buf,
+const char *native_leave_words(const struct sess_func *f,
+			       const struct sess_stats *st, char *buf,
 			       size_t size)
 {
 	static const char *const at[] = {KJIT_LEAVE_AT};
@@ -147,14 +148,24 @@ const char *native_leave_words(const struct sess_func *f, char *buf,
 	unsigned int k;
 
 	buf[0] = 0;
-	for (k = 0; f->calls && k < sizeof(from) / sizeof(*from); k++)
-		if (!strcmp(f->name, from[k]))
+	for (k = 0; f->calls && k < sizeof(from) / sizeof(*from); k++) {
+		if (strcmp(f->name, from[k]))
+			continue;
+		if (!st->exit_tail)
 			snprintf(buf, size,
 				 "the rest after its call of %s runs natively "
 				 "on every call (%" PRIu64 " calls): a dying "
 				 "task leaves the cache there (exit_notify and "
 				 "its last steps)",
 				 at[k], f->calls);
+		else if (st->exit_tail_left)
+			snprintf(buf, size,
+				 "the rest after its call of %s ran natively "
+				 "for %" PRIu64 " dying task(s): no slot was "
+				 "free in the table of dying tasks (%d at "
+				 "once)",
+				 at[k], st->exit_tail_left, KJIT_EXIT_TAIL_MAX);
+	}
 	return buf;
 }
 

@@ -30,14 +30,17 @@ uint64_t native_total(const struct sess_func *f);
  * was full ...") into @buf; "" when nothing of @f ran natively. */
 const char *native_words(const struct sess_func *f, char *buf, size_t size);
 
-/* For a function that leaves the cache on purpose part-way (do_exit() at
- * its call of exit_tasks_rcu_start(): kmod/kjit_refusals.h KJIT_LEAVE_AT),
- * "the rest after its call of exit_tasks_rcu_start runs natively on every
- * call (5 calls): ..." into @buf (the call is on every path; a call still
- * before it when the counts were read has not left yet, so the count of
- * calls is an upper bound of the leaves); "" for any other function or one
- * never called. */
-const char *native_leave_words(const struct sess_func *f, char *buf,
+/* For a function that leaves the cache part-way (do_exit() at its call of
+ * exit_tasks_rcu_start(): kmod/kjit_refusals.h KJIT_LEAVE_AT) where the
+ * session @st says dying tasks leave there (exit_tail 0: every call, "the
+ * rest after its call of exit_tasks_rcu_start runs natively on every call
+ * (5 calls): ..."; the call is on every path, and a call still before it
+ * when the counts were read has not left yet, so the count of calls is an
+ * upper bound of the leaves) or some did (exit_tail_left: "... ran
+ * natively for 2 dying task(s): no slot was free ..."), into @buf; "" for
+ * any other function, one never called, or none left. */
+const char *native_leave_words(const struct sess_func *f,
+			       const struct sess_stats *st, char *buf,
 			       size_t size);
 
 /* The why alone ("its ftrace site was held by a Kprobe"; several reasons

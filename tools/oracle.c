@@ -137,6 +137,17 @@ static int leave_caller(const char *caller)
 	return -1;
 }
 
+/* Is @name a KJIT_LEAVE_AT function? */
+static bool is_leave_at(const char *name)
+{
+	unsigned int k;
+
+	for (k = 0; k < sizeof(leave_at) / sizeof(*leave_at); k++)
+		if (!strcmp(name, leave_at[k]))
+			return true;
+	return false;
+}
+
 /* Line @t of task @ts called @name from @caller (its frame one above):
  * note whether it ran after the invocation's leaving call in fn->left. */
 static void note_leave(struct task *ts, int depth, const char *caller,
@@ -714,7 +725,12 @@ enum oracle_class oracle_classify(const struct oracle *o,
 		return OC_NOT_RUN;
 	if (!root && tracer_probe(fn))
 		return OC_TRACER_PROBE;
-	if (!root && fn->left == 1 && leave_caller(fn->parent) >= 0)
+	/* the leaving callee itself always runs natively (jumped to, or
+	 * called by kjit's helper: kmod/exittail.h); what follows it only
+	 * where dying tasks leave the cache */
+	if (!root && leave_caller(fn->parent) >= 0 &&
+	    (is_leave_at(fn->name) ||
+	     (fn->left == 1 && (!s->st.exit_tail || s->st.exit_tail_left))))
 		return OC_LEFT_CACHE;
 	if (!root &&
 	    site_in(o, s, (unsigned int)(counted(s, fn->parent) - s->funcs),
@@ -766,7 +782,10 @@ static const char *heading(enum oracle_class c)
 	case OC_LEFT_CACHE:
 		return "called after its caller left the cache on purpose "
 		       "(do_exit() at exit_tasks_rcu_start(): a dying task "
-		       "runs natively from there)";
+		       "runs natively from there where the session says so: "
+		       "kjit.exit_tail=0, or no slot free in the table of "
+		       "dying tasks), or the leaving callee itself, which "
+		       "runs natively either way";
 	case OC_SITE_NOT_RUN:
 		return "its caller's call of it never ran in kjit's run (the "
 		       "blocks holding every direct call of it counted 0: the "

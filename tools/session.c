@@ -131,6 +131,9 @@ void sess_stats_from(struct sess_stats *o, const struct kjit_session_stats *k)
 	o->deep_growing = k->deep_growing;
 	o->pcpu_held = k->pcpu_held;
 	o->pcpu_growing = k->pcpu_growing;
+	o->exit_tail = k->exit_tail;
+	o->exit_tail_stayed = k->exit_tail_stayed;
+	o->exit_tail_left = k->exit_tail_left;
 	for (i = 0; i < k->ncpus && i < KJIT_STAT_CPUS; i++) {
 		o->cache_bytes += k->bytes[i];
 		if (k->bytes[i] > o->cache_bytes_cpu_max)

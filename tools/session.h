@@ -70,6 +70,9 @@ struct sess_stats {
 	uint64_t deep_held, deep_growing;
 	/* the per-CPU counter table grows (ABI 9; 0 before) */
 	uint64_t pcpu_held, pcpu_growing;
+	/* dying tasks and the rest of do_exit() (ABI 11; 0 before: they
+	 * left the cache at KJIT_LEAVE_AT) */
+	uint64_t exit_tail, exit_tail_stayed, exit_tail_left;
 	uint64_t fallback[SESSION_FALLBACKS];
 	uint64_t refused[KJIT_R_COUNT];
 	int attached;

@@ -96,6 +96,11 @@ static const struct {
     {"kjit_exit", "module exit (the loader, through __this_module)"},
     {"scan_task", "task_call_func()'s callback in detach's quiesce"},
     {"move_word", "kjit_retstores_walk()'s callback in detach's quiesce"},
+    {"scan_dying", "kjit_exit_tail_each()'s callback in detach's quiesce"},
+    {"kjit_exit_tail_call",
+     "called by translated do_exit() in a dying task, in task context, "
+     "in place of exit_tasks_rcu_start (exittail.h): what it calls may "
+     "be attached, and runs from the cache then"},
     {"move_own_word",
      "kjit_retstores_walk()'s callback for the detaching task (quiesce)"},
     {"cmp_site", "sort() at load (sites.c)"},

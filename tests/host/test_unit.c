@@ -23,6 +23,7 @@
 #define RETTHUNK  0xffffffff81e00100ull
 #define ITHUNK(r) (0xffffffff81e00200ull + 0x20 * (r))
 #define LEAVE	  0xffffffff81e00400ull /* a KJIT_SYM_LEAVE function */
+#define STAY	  0xffffffff81e00500ull /* kjit_env.stay_call's helper */
 
 static struct henv henv;
 static struct kjit_translator tr;
@@ -290,6 +291,62 @@ static bool has_push_jmp(const struct kjit_block *b, u64 ret, u64 t)
  * return site in the cache. A jmp to the same function is an ordinary exit.
  * The verifier rejects an ordinary call translation once the target is
  * LEAVE (a test that can fail). */
+/* The block holds `call T` (e8 rel32) at some offset. */
+static bool has_call(const struct kjit_block *b, u64 t)
+{
+	unsigned i;
+	s32 rel;
+
+	for (i = 0; i + 5 <= b->body_len; i++) {
+		if (out[i] != KX86_OP_CALL32)
+			continue;
+		memcpy(&rel, &out[i + 1], 4);
+		if (RUN + i + 5 + (u64)(s64)rel == t)
+			return true;
+	}
+	return false;
+}
+
+/* Where the environment names a helper (kjit_env.stay_call: the kernel's
+ * kjit_exit_tail_call, kmod/exittail.h), a call to a LEAVE function stays
+ * in native-call mode: a direct call of the helper, a return site in the
+ * cache and an exit to the instruction after the call. With cache return
+ * addresses dispatched (mode a) it still leaves. The verifier rejects a
+ * call of any other helper. */
+static void test_stay_call(void)
+{
+	static const char call_leave[] = "31c0 e8f903e000 31c0 c3";
+	struct kjit_block b;
+	enum kjit_reason r;
+	char why[256];
+
+	henv_add_sym(&henv, LEAVE, KJIT_SYM_LEAVE, -1);
+	henv.env.stay_call = STAY;
+	tr.cfg.native_calls = vfy.native_calls = true;
+	r = xlate(call_leave, &b, why);
+	kt_check("jit.stay_call.native_calls",
+		 !r && !why[0] && b.term == KJIT_I_CALL && b.n_exits == 1 &&
+		     b.exit[0].target == ORIG + 7 && b.ret_off &&
+		     has_call(&b, STAY) && !has_push_jmp(&b, ORIG + 7, LEAVE),
+		 "r=%s term %u exits %u ret_off %u call %d %s",
+		 kjit_reason_name(r), b.term, b.n_exits, b.ret_off,
+		 has_call(&b, STAY), why);
+	henv.env.stay_call = STAY + 0x10;
+	kt_check("jit.stay_call.verifier_rejects_other_helper",
+		 !r && vfy_block(&vfy, kjit_last_desc(&tr), &b, out, RUN),
+		 "the verifier accepted a call of another helper");
+	henv.env.stay_call = STAY;
+	tr.cfg.native_calls = vfy.native_calls = false;
+	r = xlate(call_leave, &b, why);
+	kt_check("jit.stay_call.dispatch_calls_leave",
+		 !r && !why[0] && !b.n_exits && !b.ret_off &&
+		     has_push_jmp(&b, ORIG + 7, LEAVE),
+		 "r=%s exits %u ret_off %u %s", kjit_reason_name(r), b.n_exits,
+		 b.ret_off, why);
+	henv.env.stay_call = 0;
+	henv.n_sym--;
+}
+
 static void test_leave_call(void)
 {
 	/* xor %eax,%eax; call LEAVE; xor %eax,%eax; ret */
@@ -1159,6 +1216,7 @@ int main(void)
 	test_cut_before_native();
 	test_rsb_slot();
 	test_leave_call();
+	test_stay_call();
 	test_fixups();
 	test_relocation();
 	test_liveness();

@@ -924,6 +924,25 @@ static int check_native_call(struct vfy *v, const struct dinsn *o, u64 a,
 	       check_exit_branch(v, &x, fall);
 }
 
+/* A leaving call that stays (kjit_env.stay_call, native-call mode): a
+ * direct call of the helper in the callee's place, then the exit to the
+ * instruction after the original call. */
+static int check_stay_call(struct vfy *v, u64 a, u64 fall)
+{
+	struct dinsn x;
+	u64 xt;
+
+	if (dec_out(v, a, &x))
+		return -1;
+	if (x.i.mnemonic != ZYDIS_MNEMONIC_CALL ||
+	    x.op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+	    abs_of(&x, 0, &xt) || xt != v->env->stay_call)
+		return FAILF("staying call: no direct call of the helper %#llx",
+			     (unsigned long long)v->env->stay_call);
+	return dec_exit(v, x.addr + x.i.length, &x) ||
+	       check_exit_branch(v, &x, fall);
+}
+
 static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 {
 	struct dinsn o, x;
@@ -986,7 +1005,9 @@ static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 	case ZYDIS_CATEGORY_CALL:
 		if (o.op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
 		    sym_of(v, t, &reg) == KJIT_SYM_LEAVE)
-			return check_leave_call(v, a, fall, t);
+			return v->native_calls && v->env->stay_call
+				   ? check_stay_call(v, a, fall)
+				   : check_leave_call(v, a, fall, t);
 		if (v->native_calls)
 			return check_native_call(v, &o, a, fall);
 		if (check_call_ret_push(v, a, fall, &next))

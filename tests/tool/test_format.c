@@ -455,6 +455,22 @@ static void left_cache(void)
 	r = render(&s, FMT_TEXT, SORT_ADDR, 0);
 	check("left_cache.never_called", !strstr(r, "the rest after"), r);
 	free(r);
+	/* dying tasks stay in the cache (ABI 11 exit_tail): nothing said,
+	 * unless some left for want of a slot */
+	bl[0].count = 5;
+	s.st.exit_tail = 1;
+	session_derive(&s);
+	r = render(&s, FMT_TEXT, SORT_ADDR, 0);
+	check("left_cache.exit_tail", !strstr(r, "the rest after"), r);
+	free(r);
+	s.st.exit_tail_left = 2;
+	r = render(&s, FMT_TEXT, SORT_ADDR, 0);
+	check("left_cache.exit_tail_left",
+	      strstr(r, "\n  the rest after its call of exit_tasks_rcu_start "
+			"ran natively for 2 dying task(s): no slot was free "
+			"in the table of dying tasks (512 at once)\n") != NULL,
+	      r);
+	free(r);
 }
 
 /* Who holds an ftrace site, from fixture copies of debugfs' kprobes/list

@@ -373,6 +373,26 @@ static void left_cache(void)
 	check("oracle_class_name_left",
 	      !strcmp(oracle_class_name(OC_LEFT_CACHE), "left_cache"),
 	      oracle_class_name(OC_LEFT_CACHE));
+	/* where dying tasks stay in the cache (exit_tail, kmod/exittail.h),
+	 * only the leaving callee itself ran natively (kjit's helper calls
+	 * it): release_task and proc_exit_connector, missed, are
+	 * unexplained; where some left (no slot free), left_cache again */
+	s.st.exit_tail = 1;
+	check("left_cache.exit_tail.callee",
+	      (fn = oracle_find(&o, "exit_tasks_rcu_start")) &&
+		  oracle_classify(&o, fn, &s) == OC_LEFT_CACHE,
+	      "exit_tasks_rcu_start");
+	check("left_cache.exit_tail.rest",
+	      (fn = oracle_find(&o, "proc_exit_connector")) &&
+		  oracle_classify(&o, fn, &s) == OC_UNEXPLAINED &&
+		  (fn = oracle_find(&o, "release_task")) &&
+		  oracle_classify(&o, fn, &s) == OC_UNEXPLAINED,
+	      "proc_exit_connector and release_task not left_cache");
+	s.st.exit_tail_left = 2;
+	check("left_cache.exit_tail.left",
+	      (fn = oracle_find(&o, "proc_exit_connector")) &&
+		  oracle_classify(&o, fn, &s) == OC_LEFT_CACHE,
+	      "proc_exit_connector after a leave for want of a slot");
 	free(buf);
 	oracle_free(&back);
 	oracle_free(&o);
