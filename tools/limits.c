@@ -3,6 +3,7 @@
  */
 #include <inttypes.h>
 #include "codecache/cache.h" /* KJIT_GROW_AHEAD */
+#include "kmod/kjit_ioctl.h" /* KJIT_EXIT_TAIL_MAX */
 #include "limits.h"
 
 #define FB_CODE_FULL 3 /* fallback "full" (names.c, enum kjit_fallback) */
@@ -48,7 +49,7 @@ unsigned int limits_hit(const struct sess_stats *st)
 	return !!st->deep_over_budget + !!st->deep_growing +
 	       !!st->fallback[FB_CODE_FULL] + !!st->fallback[FB_MAP_FULL] +
 	       !!st->fallback[FB_GROWING] + !!st->pcpu_full +
-	       !!st->pcpu_growing;
+	       !!st->pcpu_growing + !!st->exit_tail_left;
 }
 
 /* How full each table got, when nothing was turned away. */
@@ -133,6 +134,12 @@ void limits_print(const struct sess_stats *st, const char *prefix, FILE *out)
 			"faster than its worker brought memory; the limit, "
 			"%" PRIu64 " slots, was not reached)\n",
 			prefix, st->pcpu_growing, st->pcpu_slots);
+	if (st->exit_tail_left)
+		fprintf(out,
+			"%s%" PRIu64 " dying task(s) ran the rest of do_exit() "
+			"natively because the table of dying tasks was full "
+			"(limit %d tasks at once, fixed: KJIT_EXIT_TAIL_MAX)\n",
+			prefix, st->exit_tail_left, KJIT_EXIT_TAIL_MAX);
 }
 
 void limits_print_reserved(const struct sess_stats *st, const char *prefix,
@@ -157,21 +164,22 @@ void limits_print_reserved(const struct sess_stats *st, const char *prefix,
 
 void limits_json(const struct sess_stats *st, FILE *out)
 {
-	fprintf(
-	    out,
-	    "\"limits\": {\"deep_max\": %" PRIu64 ", \"cache_kb\": %" PRIu64
-	    ", \"max_blocks\": %" PRIu64 ", \"pcpu_slots\": %" PRIu64
-	    ", \"mem_bytes\": %" PRIu64 ", \"deep_over_funcs\": %" PRIu64
-	    ", \"deep_over_budget\": %" PRIu64 ", \"code_cache_full\": %" PRIu64
-	    ", \"block_map_full\": %" PRIu64 ", \"block_map_growing\": %" PRIu64
-	    ", \"pcpu_full\": %" PRIu64 ", \"pool_bytes\": %" PRIu64
-	    ", \"pool_empty\": %" PRIu64 ", \"deep_held\": %" PRIu64
-	    ", \"deep_growing\": %" PRIu64 ", \"pcpu_held\": %" PRIu64
-	    ", \"pcpu_growing\": %" PRIu64 ", \"hit\": %u}",
-	    st->deep_max, st->cache_kb, st->max_blocks, st->pcpu_slots,
-	    st->mem_bytes, st->deep_over_funcs, st->deep_over_budget,
-	    st->fallback[FB_CODE_FULL], st->fallback[FB_MAP_FULL],
-	    st->fallback[FB_GROWING], st->pcpu_full, st->pool_bytes,
-	    st->pool_empty, st->deep_held, st->deep_growing, st->pcpu_held,
-	    st->pcpu_growing, limits_hit(st));
+	fprintf(out,
+		"\"limits\": {\"deep_max\": %" PRIu64 ", \"cache_kb\": %" PRIu64
+		", \"max_blocks\": %" PRIu64 ", \"pcpu_slots\": %" PRIu64
+		", \"mem_bytes\": %" PRIu64 ", \"deep_over_funcs\": %" PRIu64
+		", \"deep_over_budget\": %" PRIu64
+		", \"code_cache_full\": %" PRIu64
+		", \"block_map_full\": %" PRIu64
+		", \"block_map_growing\": %" PRIu64 ", \"pcpu_full\": %" PRIu64
+		", \"pool_bytes\": %" PRIu64 ", \"pool_empty\": %" PRIu64
+		", \"deep_held\": %" PRIu64 ", \"deep_growing\": %" PRIu64
+		", \"pcpu_held\": %" PRIu64 ", \"pcpu_growing\": %" PRIu64
+		", \"exit_tail_left\": %" PRIu64 ", \"hit\": %u}",
+		st->deep_max, st->cache_kb, st->max_blocks, st->pcpu_slots,
+		st->mem_bytes, st->deep_over_funcs, st->deep_over_budget,
+		st->fallback[FB_CODE_FULL], st->fallback[FB_MAP_FULL],
+		st->fallback[FB_GROWING], st->pcpu_full, st->pool_bytes,
+		st->pool_empty, st->deep_held, st->deep_growing, st->pcpu_held,
+		st->pcpu_growing, st->exit_tail_left, limits_hit(st));
 }

@@ -125,7 +125,8 @@ static const char json_top1[] =
     "\"block_map_full\": 0, \"block_map_growing\": 0, \"pcpu_full\": 0, "
     "\"pool_bytes\": 0, "
     "\"pool_empty\": 0, \"deep_held\": 0, \"deep_growing\": 0, "
-    "\"pcpu_held\": 0, \"pcpu_growing\": 0, \"hit\": 1}}\n"
+    "\"pcpu_held\": 0, \"pcpu_growing\": 0, \"exit_tail_left\": 0, "
+    "\"hit\": 1}}\n"
     "}\n";
 
 static void formats(const struct session *s)

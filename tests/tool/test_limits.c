@@ -157,6 +157,19 @@ static void test_each(void)
 		  limits_hit(&st) == 1,
 	      r);
 	free(r);
+
+	/* dying tasks found the table of dying tasks full (exittail.h) */
+	base(&st);
+	st.exit_tail = 1;
+	st.exit_tail_left = 3;
+	r = lines(&st, "");
+	check("exit_tail_left",
+	      !strcmp(r, "3 dying task(s) ran the rest of do_exit() natively "
+			 "because the table of dying tasks was full (limit "
+			 "512 tasks at once, fixed: KJIT_EXIT_TAIL_MAX)\n") &&
+		  limits_hit(&st) == 1,
+	      r);
+	free(r);
 }
 
 /* A file from a kjit before ABI 5: no limits, no distinct callees. */
@@ -204,7 +217,8 @@ static void test_reserved_json(void)
 			     "\"pcpu_full\": 0, \"pool_bytes\": 0, "
 			     "\"pool_empty\": 0, \"deep_held\": 1024, "
 			     "\"deep_growing\": 0, \"pcpu_held\": 4096, "
-			     "\"pcpu_growing\": 0, \"hit\": 1}"),
+			     "\"pcpu_growing\": 0, \"exit_tail_left\": 0, "
+			     "\"hit\": 1}"),
 	      c.buf);
 	free(c.buf);
 }
