@@ -4,7 +4,6 @@
  * from the cache (the design, and why, in exittail.h).
  */
 #include <linux/atomic.h>
-#include <linux/delay.h>
 #include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -23,20 +22,36 @@ MODULE_PARM_DESC(exit_tail,
 		 "dying tasks run the rest of do_exit() from the cache "
 		 "(default 1; 0: they leave it at " KJIT_LEAVE_AT ")");
 
+static unsigned int exit_tail_max = KJIT_EXIT_TAIL_MAX;
+module_param(exit_tail_max, uint, 0444);
+MODULE_PARM_DESC(exit_tail_max,
+		 "slots in the table of dying tasks (1 to 512; default 512): "
+		 "more at once leave the cache at " KJIT_LEAVE_AT);
+
 static bool ready;
 
+/* The attached session, from attach to the end of its detach (not
+ * kjit_active, which detach clears before quiesce has run). */
+static struct kjit_session __rcu *tail_session;
 static DEFINE_RAW_SPINLOCK(tail_lock);
 static struct task_struct *tail[KJIT_EXIT_TAIL_MAX];
 static atomic64_t stayed, left;
 
 bool kjit_exit_tail_init(void)
 {
+	exit_tail_max =
+	    clamp_t(unsigned int, exit_tail_max, 1, KJIT_EXIT_TAIL_MAX);
 	kjit_exit_tail_to = kjit_lookup_name(KJIT_LEAVE_AT);
 	ready = exit_tail && kjit_exit_tail_to && kjit_env_leaves();
 	if (exit_tail && !ready)
 		pr_info("kjit: dying tasks leave the code cache at %s\n",
 			KJIT_LEAVE_AT);
 	return ready;
+}
+
+unsigned int kjit_exit_tail_size(void)
+{
+	return exit_tail_max;
 }
 
 u64 kjit_exit_tail_helper(void)
@@ -59,7 +74,7 @@ static int take_slot(struct task_struct **put, unsigned int max,
 	int i, slot = -1;
 
 	raw_spin_lock_irqsave(&tail_lock, flags);
-	for (i = 0; i < KJIT_EXIT_TAIL_MAX; i++) {
+	for (i = 0; i < exit_tail_max; i++) {
 		if (tail[i] && *n_put < max && gone(tail[i])) {
 			put[(*n_put)++] = tail[i];
 			tail[i] = NULL;
@@ -75,47 +90,57 @@ static int take_slot(struct task_struct **put, unsigned int max,
 	return slot;
 }
 
-/* The original return address that @cache_ret stands for (the active
- * session's: this call came from its cache), or 0. */
+/* The original return address that @cache_ret stands for, or 0 when it
+ * is not a cache return address (any more): detach's quiesce has moved
+ * it already, with this task inside the helper. */
 static unsigned long original_return(unsigned long cache_ret)
 {
 	struct kjit_session *s;
 	unsigned long orig = 0;
 
 	rcu_read_lock_sched();
-	s = rcu_dereference_sched(kjit_active);
+	s = rcu_dereference_sched(tail_session);
 	if (s)
 		orig = kjit_session_return_site(s, cache_ret);
 	rcu_read_unlock_sched();
 	return orig;
 }
 
-/* Process context, before exit_notify(): the task may sleep here. */
+/* Process context, before exit_notify(). Never sleeps: RCU-tasks would
+ * count that as leaving kjit's text. Without a slot, where @cache_ret no
+ * longer stands for anything the task already returns natively: 0 keeps
+ * whatever the stack now holds. */
 unsigned long kjit_exit_tail_enter(unsigned long cache_ret)
 {
 	struct task_struct *put[16];
-	unsigned int n_put, i;
+	unsigned int n_put = 0, i;
 	unsigned long orig;
-	int slot;
+	int slot = take_slot(put, ARRAY_SIZE(put), &n_put);
 
-	for (;;) {
-		n_put = 0;
-		slot = take_slot(put, ARRAY_SIZE(put), &n_put);
-		for (i = 0; i < n_put; i++)
-			put_task_struct(put[i]);
-		if (slot >= 0) {
-			atomic64_inc(&stayed);
-			return 0;
-		}
-		orig = original_return(cache_ret);
-		if (orig) {
-			atomic64_inc(&left);
-			return orig;
-		}
-		/* no session to ask (detach has begun): a slot frees up
-		 * as soon as a dying task has made its last switch */
-		msleep(1);
+	for (i = 0; i < n_put; i++)
+		put_task_struct(put[i]);
+	if (slot >= 0) {
+		atomic64_inc(&stayed);
+		return 0;
 	}
+	orig = original_return(cache_ret);
+	if (orig)
+		atomic64_inc(&left);
+	return orig;
+}
+
+void kjit_exit_tail_start(struct kjit_session *s)
+{
+	atomic64_set(&stayed, 0);
+	atomic64_set(&left, 0);
+	rcu_assign_pointer(tail_session, s);
+}
+
+void kjit_exit_tail_stop(void)
+{
+	RCU_INIT_POINTER(tail_session, NULL);
+	synchronize_rcu(); /* no helper reads the session any more */
+	kjit_exit_tail_forget();
 }
 
 void kjit_exit_tail_each(void (*fn)(struct task_struct *t, void *arg),
@@ -161,10 +186,4 @@ void kjit_exit_tail_counts(u64 *s, u64 *l)
 {
 	*s = atomic64_read(&stayed);
 	*l = atomic64_read(&left);
-}
-
-void kjit_exit_tail_reset(void)
-{
-	atomic64_set(&stayed, 0);
-	atomic64_set(&left, 0);
 }

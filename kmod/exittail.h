@@ -16,10 +16,10 @@
  * has made its last switch (TASK_DEAD and off the CPU). A slot is freed
  * once its task has done so, when another task takes one.
  *
- * No slot free (KJIT_EXIT_TAIL_MAX dying tasks between that call and their
- * last switch at once): the helper returns to the original code after
- * the call instead, and the rest of that do_exit() runs natively, as it
- * did before (counted: exit_tail_left; reports say so).
+ * No slot free (KJIT_EXIT_TAIL_MAX dying tasks, or kjit.exit_tail_max,
+ * between that call and their last switch at once): the helper returns to the
+ * original code after the call instead, and the rest of that do_exit() runs
+ * natively, as it did before (counted: exit_tail_left; reports say so).
  *
  * Invariants: a task takes its slot before exit_notify(), so while it is
  * still on the task list; quiesce reads the table after its walk of the
@@ -34,6 +34,7 @@
 #include "kjit_ioctl.h" /* KJIT_EXIT_TAIL_MAX */
 
 struct task_struct;
+struct kjit_session;
 
 /* The helper translated code calls in exit_tasks_rcu_start()'s place
  * (exittail_call.S); not a C function. */
@@ -48,6 +49,8 @@ unsigned long kjit_exit_tail_enter(unsigned long cache_ret);
  * dying tasks cannot stay (kjit.exit_tail=0, the callee or do_exit()'s
  * direct call of it missing): then do_exit() leaves the cache there. */
 bool kjit_exit_tail_init(void);
+/* The table's size (kjit.exit_tail_max, at most KJIT_EXIT_TAIL_MAX). */
+unsigned int kjit_exit_tail_size(void);
 /* kjit_env.stay_call: the helper's address, or 0 when tasks cannot stay. */
 u64 kjit_exit_tail_helper(void);
 /* Call @fn for every task holding a slot, each with a reference held
@@ -56,9 +59,14 @@ void kjit_exit_tail_each(void (*fn)(struct task_struct *t, void *arg),
 			 void *arg);
 /* Drop every slot's reference (the cache is gone, or the module is). */
 void kjit_exit_tail_forget(void);
-/* Since the last kjit_exit_tail_reset(): tasks that stayed, and that
+/* Attach, before any diversion: @s's cache is the one the helper's
+ * callers return into; the counts start again. */
+void kjit_exit_tail_start(struct kjit_session *s);
+/* The end of detach, once the cache is freed: the session is no longer
+ * asked (an RCU grace period), and the slots are dropped. */
+void kjit_exit_tail_stop(void);
+/* Since the last kjit_exit_tail_start(): tasks that stayed, and that
  * left for want of a slot. */
 void kjit_exit_tail_counts(u64 *stayed, u64 *left);
-void kjit_exit_tail_reset(void);
 
 #endif

@@ -22,7 +22,8 @@
 #define KJIT_ABI_VERSION 11
 
 /* Dying tasks that may run the rest of do_exit() from the cache at once
- * (kmod/exittail.h; kjit_session_stats.exit_tail_left counts the others). */
+ * (kmod/exittail.h; kjit_session_stats.exit_tail_left counts the others);
+ * the module parameter kjit.exit_tail_max may set fewer. */
 #define KJIT_EXIT_TAIL_MAX 512
 #define KJIT_IOC_MAGIC	 0xB7
 
@@ -311,7 +312,8 @@ struct kjit_session_stats {
 			  * leave at KJIT_LEAVE_AT (kjit.exit_tail=0,
 			  * or the kernel's do_exit() does not allow
 			  * it) */
-	__u32 pad2;
+	__u32 exit_tail_max;	/* the table of dying tasks' size
+				 * (kjit.exit_tail_max) */
 	__u64 exit_tail_stayed; /* dying tasks that ran it from the cache */
 	__u64 exit_tail_left;	/* ... that left for want of a slot in the
 				 * table of dying tasks (KJIT_EXIT_TAIL_MAX

@@ -293,6 +293,7 @@ long kjit_ioctl_stats(void __user *uarg)
 		for_each_possible_cpu(cpu) st.lookup_hits +=
 		    READ_ONCE(per_cpu(kjit_ibl_hits, cpu));
 		st.exit_tail = kjit_exit_tail_helper() != 0;
+		st.exit_tail_max = kjit_exit_tail_size();
 		kjit_exit_tail_counts(&st.exit_tail_stayed, &st.exit_tail_left);
 		st.attached = s->attached;
 		st.n_funcs = s->n_funcs;

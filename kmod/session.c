@@ -419,7 +419,7 @@ int __kjit_session_attach(struct kjit_session *s, bool best_effort)
 	}
 	kjit_ibl_clear();
 	kjit_ibl_reset_hits();
-	kjit_exit_tail_reset();
+	kjit_exit_tail_start(s);
 	rcu_assign_pointer(kjit_active, s);
 	kjit_symbols_start(s);
 	kjit_watch_start(s);
@@ -479,6 +479,6 @@ void __kjit_session_detach(struct kjit_session *s)
 		s->funcs[i].mod = NULL;
 	}
 	kjit_deep_unpin(&s->deep_tab);
-	kjit_exit_tail_forget(); /* the cache is gone: no task runs it */
+	kjit_exit_tail_stop(); /* the cache is gone: no task runs it */
 	s->attached = false;
 }

@@ -454,7 +454,7 @@ static void print_stats(const struct kjit_session_stats *st)
 		       "free in the table of dying tasks, %d at once)\n",
 		       (uint64_t)st->exit_tail_stayed,
 		       (uint64_t)st->exit_tail_left, KJIT_LEAVE_AT,
-		       KJIT_EXIT_TAIL_MAX);
+		       sess_exit_tail_max_k(st));
 	else if (!st->exit_tail && st->deep && st->attached)
 		printf("dying tasks leave the cache at %s: the rest of "
 		       "do_exit() runs natively (kjit.exit_tail=0, or this "

@@ -54,6 +54,7 @@ static const struct stat_key stat_keys[] = {
     SK(pcpu_held),
     SK(pcpu_growing),
     SK(exit_tail),
+    SK(exit_tail_max),
     SK(exit_tail_stayed),
     SK(exit_tail_left),
 };

@@ -138,8 +138,10 @@ void limits_print(const struct sess_stats *st, const char *prefix, FILE *out)
 		fprintf(out,
 			"%s%" PRIu64 " dying task(s) ran the rest of do_exit() "
 			"natively because the table of dying tasks was full "
-			"(limit %d tasks at once, fixed: KJIT_EXIT_TAIL_MAX)\n",
-			prefix, st->exit_tail_left, KJIT_EXIT_TAIL_MAX);
+			"(limit %d tasks at once; kjit.exit_tail_max sets it, "
+			"up to %d)\n",
+			prefix, st->exit_tail_left, sess_exit_tail_max(st),
+			KJIT_EXIT_TAIL_MAX);
 }
 
 void limits_print_reserved(const struct sess_stats *st, const char *prefix,

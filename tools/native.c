@@ -164,7 +164,8 @@ const char *native_leave_words(const struct sess_func *f,
 				 "for %" PRIu64 " dying task(s): no slot was "
 				 "free in the table of dying tasks (%d at "
 				 "once)",
-				 at[k], st->exit_tail_left, KJIT_EXIT_TAIL_MAX);
+				 at[k], st->exit_tail_left,
+				 sess_exit_tail_max(st));
 	}
 	return buf;
 }

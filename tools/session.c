@@ -132,6 +132,7 @@ void sess_stats_from(struct sess_stats *o, const struct kjit_session_stats *k)
 	o->pcpu_held = k->pcpu_held;
 	o->pcpu_growing = k->pcpu_growing;
 	o->exit_tail = k->exit_tail;
+	o->exit_tail_max = k->exit_tail_max;
 	o->exit_tail_stayed = k->exit_tail_stayed;
 	o->exit_tail_left = k->exit_tail_left;
 	for (i = 0; i < k->ncpus && i < KJIT_STAT_CPUS; i++) {
@@ -349,4 +350,14 @@ uint64_t session_executions(const struct session *s)
 	for (i = 0; i < s->n_blocks; i++)
 		t += s->blocks[i].count;
 	return t;
+}
+
+int sess_exit_tail_max(const struct sess_stats *st)
+{
+	return st->exit_tail_max ? (int)st->exit_tail_max : KJIT_EXIT_TAIL_MAX;
+}
+
+int sess_exit_tail_max_k(const struct kjit_session_stats *st)
+{
+	return st->exit_tail_max ? (int)st->exit_tail_max : KJIT_EXIT_TAIL_MAX;
 }

@@ -72,7 +72,7 @@ struct sess_stats {
 	uint64_t pcpu_held, pcpu_growing;
 	/* dying tasks and the rest of do_exit() (ABI 11; 0 before: they
 	 * left the cache at KJIT_LEAVE_AT) */
-	uint64_t exit_tail, exit_tail_stayed, exit_tail_left;
+	uint64_t exit_tail, exit_tail_max, exit_tail_stayed, exit_tail_left;
 	uint64_t fallback[SESSION_FALLBACKS];
 	uint64_t refused[KJIT_R_COUNT];
 	int attached;
@@ -110,6 +110,9 @@ struct session {
 
 /* Copies the module's statistics @k into @o (fields the tool keeps). */
 void sess_stats_from(struct sess_stats *o, const struct kjit_session_stats *k);
+/* The table of dying tasks' size (0 in older files: KJIT_EXIT_TAIL_MAX). */
+int sess_exit_tail_max(const struct sess_stats *st);
+int sess_exit_tail_max_k(const struct kjit_session_stats *st);
 
 /* Reads functions, blocks and statistics through the open device @fd.
  * Returns 0 or -errno (-ENOENT: no session). */

@@ -166,7 +166,8 @@ static void test_each(void)
 	check("exit_tail_left",
 	      !strcmp(r, "3 dying task(s) ran the rest of do_exit() natively "
 			 "because the table of dying tasks was full (limit "
-			 "512 tasks at once, fixed: KJIT_EXIT_TAIL_MAX)\n") &&
+			 "512 tasks at once; kjit.exit_tail_max sets it, up to "
+			 "512)\n") &&
 		  limits_hit(&st) == 1,
 	      r);
 	free(r);
