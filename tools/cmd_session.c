@@ -451,10 +451,10 @@ static void print_stats(const struct kjit_session_stats *st)
 	if (st->exit_tail && (st->exit_tail_stayed || st->exit_tail_left))
 		printf("dying tasks: %" PRIu64 " ran the rest of do_exit() "
 		       "from the cache, %" PRIu64 " left it at %s (no slot "
-		       "free in the table of dying tasks, %d at once)\n",
+		       "free in the table of dying tasks, %u at once)\n",
 		       (uint64_t)st->exit_tail_stayed,
 		       (uint64_t)st->exit_tail_left, KJIT_LEAVE_AT,
-		       sess_exit_tail_max_k(st));
+		       st->exit_tail_max);
 	else if (!st->exit_tail && st->deep && st->attached)
 		printf("dying tasks leave the cache at %s: the rest of "
 		       "do_exit() runs natively (kjit.exit_tail=0, or this "

@@ -356,8 +356,3 @@ int sess_exit_tail_max(const struct sess_stats *st)
 {
 	return st->exit_tail_max ? (int)st->exit_tail_max : KJIT_EXIT_TAIL_MAX;
 }
-
-int sess_exit_tail_max_k(const struct kjit_session_stats *st)
-{
-	return st->exit_tail_max ? (int)st->exit_tail_max : KJIT_EXIT_TAIL_MAX;
-}

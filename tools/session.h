@@ -112,7 +112,6 @@ struct session {
 void sess_stats_from(struct sess_stats *o, const struct kjit_session_stats *k);
 /* The table of dying tasks' size (0 in older files: KJIT_EXIT_TAIL_MAX). */
 int sess_exit_tail_max(const struct sess_stats *st);
-int sess_exit_tail_max_k(const struct kjit_session_stats *st);
 
 /* Reads functions, blocks and statistics through the open device @fd.
  * Returns 0 or -errno (-ENOENT: no session). */
