@@ -56,6 +56,9 @@ enum kx86_reg {
 #define KX86_PFX_OPSIZE 0x66 /* operand-size override */
 #define KX86_PFX_GS	0x65 /* %gs segment override */
 #define KX86_PFX_LOCK	0xf0 /* lock: atomic read-modify-write */
+/* %cs segment override: ignored in 64-bit mode, so it pads the instruction
+ * it precedes (the kernel pads its own `jmp *%reg` so) */
+#define KX86_PFX_CS	0x2e
 #define KX86_REX	0x40 /* REX base; | W R X B below */
 #define KX86_REX_W	0x08
 #define KX86_REX_B	0x01

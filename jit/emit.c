@@ -65,26 +65,22 @@ void kjit_emit_put32(struct kjit_emit *e, u32 off, u32 v)
 	}
 }
 
-/* Recommended multi-byte nops: 90 / 66 90 / 0f 1f 00 (nopl (%rax)). */
-void kjit_emit_nops(struct kjit_emit *e, unsigned n)
-{
-	while (n >= 3) {
-		kjit_emit_u8(e, KX86_OP_ESC);
-		kjit_emit_u8(e, KX86_OP2_NOPL);
-		kjit_emit_u8(e, KX86_MODRM(0, 0, 0));
-		n -= 3;
-	}
-	if (n == 2)
-		kjit_emit_u8(e, KX86_PFX_OPSIZE);
-	if (n >= 1)
-		kjit_emit_u8(e, KX86_OP_NOP);
-}
-
+/*
+ * The padding that aligns a field is %cs prefixes on the instruction that
+ * holds it, not nops before it: a prefix is part of that instruction, so
+ * no pass through the block executes anything more (a nop is one more
+ * instruction each time; under -icount every executed block paid up to
+ * two). In 64-bit mode a %cs override is ignored on every instruction
+ * kjit pads (jmp/jcc/call rel32, cmp $imm32,%reg), a jcc included: the
+ * hint it once meant (branch not taken) is ignored by current CPUs.
+ */
 void kjit_emit_align_rel32(struct kjit_emit *e, unsigned oplen)
 {
 	unsigned mis = (unsigned)((kjit_emit_here(e) + oplen) & 3);
+	unsigned n = (4 - mis) & 3;
 
-	kjit_emit_nops(e, (4 - mis) & 3);
+	while (n--)
+		kjit_emit_u8(e, KX86_PFX_CS);
 }
 
 void kjit_emit_align_int3(struct kjit_emit *e, unsigned align)

@@ -89,9 +89,9 @@ static inline void kjit_emit_u8(struct kjit_emit *e, u8 v)
 void kjit_emit_u32(struct kjit_emit *e, u32 v);
 /* Overwrite 4 bytes at offset @off (inside what was already emitted). */
 void kjit_emit_put32(struct kjit_emit *e, u32 off, u32 v);
-void kjit_emit_nops(struct kjit_emit *e, unsigned n);
-/* Pad with nops so that an instruction of @oplen opcode bytes emitted next
- * has its rel32 field 4-byte aligned (run-time address). */
+/* Pad with %cs prefixes (never a nop: emit.c) so that the instruction of
+ * @oplen opcode bytes emitted right after has its rel32 (or imm32) field
+ * 4-byte aligned (run-time address). */
 void kjit_emit_align_rel32(struct kjit_emit *e, unsigned oplen);
 /* Pad with int3 to @align (power of two) - for non-executed areas. */
 void kjit_emit_align_int3(struct kjit_emit *e, unsigned align);

@@ -10,7 +10,8 @@
 #include "jit/translate.h"
 #include "jit/arch_x86.h"
 
-/* Emit a direct exit branch: [nops] op[0..oplen) rel32(placeholder). */
+/* Emit a direct exit branch: [%cs prefixes] op[0..oplen) rel32
+ * (placeholder). */
 enum kjit_reason kjit_exit_branch(struct kjit_emit *e, struct kjit_block *blk,
 				  const u8 *op, unsigned oplen, u64 target)
 {

@@ -74,10 +74,11 @@ static const struct golden goldens[] = {
     /* xor %eax,%eax; ret -> incq %gs:0x10000 (flags dead: xor kills all);
      * xor; jmp dispatcher */
     {"jit.golden.ret", "31c0 c3", "6548ff04250000010031c0e9f0ffefff"},
-    /* cmp $5,%rdi; je +0x10 -> inc; cmp; [nop] je rel32 -> stub0;
-     * [nop] jmp rel32 -> stub1; stubs: push $T; jmp disp */
+    /* cmp $5,%rdi; je +0x10 -> inc; cmp; cs je rel32 -> stub0;
+     * cs cs cs jmp rel32 -> stub1 (prefixes align rel32); stubs: push $T;
+     * jmp disp */
     {"jit.golden.jcc8", "4883ff05 7410",
-     "6548ff0425000001004883ff05900f84080000000f1f00e9"
+     "6548ff0425000001004883ff052e0f84080000002e2e2ee9"
      "0a0000006816000081e9daffefff6806000081e9d0ffefff"},
     /* mov 0x100(%rip),%eax; ret -> flags live at ret: LAHF sequence;
      * disp rebased by ORIG-RUN = -0x1000000 */
@@ -110,7 +111,7 @@ static const struct golden goldens[] = {
      "0000e9e1ffefff"},
     /* loop -4 */
     {"jit.golden.loop", "31c0 e2fc",
-     "6548ff04250000010031c0e2076690e9080000000f1f00e9"
+     "6548ff04250000010031c0e2072e2ee9080000002e2e2ee9"
      "0a0000006804000081e9daffefff6800000081e9d0ffefff"},
 };
 

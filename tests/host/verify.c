@@ -71,19 +71,19 @@ static bool is_nop(const struct dinsn *x)
 	return x->i.mnemonic == ZYDIS_MNEMONIC_NOP;
 }
 
-/* skip nops from @a; decode the first non-nop into @x */
-static int dec_skip_nops(struct vfy *v, u64 a, struct dinsn *x)
+/* Decode the instruction at @a into @x, where the translator may have
+ * aligned a rel32 or imm32 field: the padding must be ignored prefixes of
+ * that instruction (jit/emit.c), never a nop of its own, which every pass
+ * through the block would execute. */
+static int dec_aligned(struct vfy *v, u64 a, struct dinsn *x)
 {
-	int i;
-
-	for (i = 0; i < 8; i++) {
-		if (dec_out(v, a, x))
-			return -1;
-		if (!is_nop(x))
-			return 0;
-		a += x->i.length;
-	}
-	return FAILF("too many nops at %#llx", (unsigned long long)a);
+	if (dec_out(v, a, x))
+		return -1;
+	if (is_nop(x))
+		return FAILF("padding at %#llx executes as an instruction (%u "
+			     "byte nop)",
+			     (unsigned long long)a, x->i.length);
+	return 0;
 }
 
 /* value pushed by a `push imm32` / `push [rip+lit]` */
@@ -730,14 +730,14 @@ static int skip_count_seq(struct vfy *v, u64 a, u64 *after)
 	return 0;
 }
 
-/* The exit branch at @a: nops, optional edge counter, nops, branch. */
+/* The exit branch at @a: optional edge counter, then the branch. */
 static int dec_exit(struct vfy *v, u64 a, struct dinsn *x)
 {
-	if (dec_skip_nops(v, a, x))
+	if (dec_aligned(v, a, x))
 		return -1;
 	if (skip_count_seq(v, x->addr, &a))
 		return -1;
-	return dec_skip_nops(v, a, x);
+	return dec_aligned(v, a, x);
 }
 
 /* condition code of a jcc (70+cc or 0f 80+cc) */
@@ -753,7 +753,7 @@ static int check_jcc(struct vfy *v, const struct dinsn *o, u64 a, u64 t,
 	struct dinsn x;
 	u64 skip;
 
-	if (dec_skip_nops(v, a, &x))
+	if (dec_aligned(v, a, &x))
 		return -1;
 	if (x.i.meta.category != ZYDIS_CATEGORY_COND_BR ||
 	    (jcc_cond(&x) != jcc_cond(o) && jcc_cond(&x) != (jcc_cond(o) ^ 1)))
@@ -776,7 +776,7 @@ static int check_jcc(struct vfy *v, const struct dinsn *o, u64 a, u64 t,
 }
 
 /* The inline prediction at @a of a followed call through @zreg, as emitted
- * (jit/flow.c): [nops] cmp $0,%zreg (imm32 4-aligned); jne M; [nops]
+ * (jit/flow.c): [pad] cmp $0,%zreg (imm32 4-aligned); jne M; [pad]
  * jmp M (rel32 4-aligned); M. The block's pred_imm_off/pred_jmp_off name
  * those fields. @next: M. */
 static int check_prediction(struct vfy *v, u64 a, ZydisRegister zreg,
@@ -785,7 +785,7 @@ static int check_prediction(struct vfy *v, u64 a, ZydisRegister zreg,
 	struct dinsn c, j, k;
 	u64 m, t, imm_at, rel_at;
 
-	if (dec_skip_nops(v, a, &c) || c.i.mnemonic != ZYDIS_MNEMONIC_CMP ||
+	if (dec_aligned(v, a, &c) || c.i.mnemonic != ZYDIS_MNEMONIC_CMP ||
 	    c.op[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
 	    c.op[0].reg.value != zreg ||
 	    c.op[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
@@ -796,11 +796,11 @@ static int check_prediction(struct vfy *v, u64 a, ZydisRegister zreg,
 	if (dec_out(v, c.addr + c.i.length, &j) ||
 	    j.i.mnemonic != ZYDIS_MNEMONIC_JNZ || abs_of(&j, 0, &m))
 		return FAILF("prediction: no jne after the cmp");
-	if (dec_skip_nops(v, j.addr + j.i.length, &k) ||
-	    k.i.mnemonic != ZYDIS_MNEMONIC_JMP || k.i.length != 5 ||
-	    abs_of(&k, 0, &t))
+	if (dec_aligned(v, j.addr + j.i.length, &k) ||
+	    k.i.mnemonic != ZYDIS_MNEMONIC_JMP ||
+	    k.i.length - k.i.raw.prefix_count != 5 || abs_of(&k, 0, &t))
 		return FAILF("prediction: no jmp rel32 after the jne");
-	rel_at = k.addr + 1;
+	rel_at = k.addr + k.i.length - 4;
 	if (t != m || m != k.addr + k.i.length)
 		return FAILF("prediction: jne and jmp must both lead to the "
 			     "dispatcher path right after the jmp");
@@ -908,7 +908,7 @@ static int check_native_call(struct vfy *v, const struct dinsn *o, u64 a,
 		return check_followed_call(v, o, a, reg, fall);
 	if (o->op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 		/* a call straight to a thunk, or a call exit to its stub
-		 * (after the nops that align its rel32) */
+		 * (its rel32 aligned by prefixes) */
 		if (dec_exit(v, a, &x))
 			return -1;
 		t = orig_target(o);
@@ -962,7 +962,7 @@ static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 	case ZYDIS_CATEGORY_COND_BR:
 		if (!is_loop(o.i.mnemonic))
 			return check_jcc(v, &o, a, t, fall);
-		if (dec_skip_nops(v, a, &x) || x.i.mnemonic != o.i.mnemonic)
+		if (dec_aligned(v, a, &x) || x.i.mnemonic != o.i.mnemonic)
 			return FAILF("loop %#llx not re-emitted",
 				     (unsigned long long)in->addr);
 		{
@@ -1126,7 +1126,7 @@ static int check_fixups(struct vfy *v, const struct kjit_block_desc *d)
 	}
 	if (b->ctr_at > at)
 		return FAILF("block counter after the fixup instruction");
-	if (dec_skip_nops(v, v->run + b->fix_land_off, &x))
+	if (dec_aligned(v, v->run + b->fix_land_off, &x))
 		return -1;
 	if (x.i.mnemonic != ZYDIS_MNEMONIC_JMP)
 		return FAILF("fixup landing is not a jmp");
