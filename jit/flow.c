@@ -405,17 +405,26 @@ static enum kjit_reason emit_native_ret(struct kjit_translator *tr,
 }
 
 /*
- * Live-patched site (KJIT_I_SITE), tested against the original each time:
- *       9c                       pushfq
- *       80 3d <site> e9          cmpb $0xe9, site(%rip)   ; jmp rel32?
+ * Live-patched site (KJIT_I_SITE), tested against the original each time.
+ * The kernel makes a 5-byte site a jmp rel32 and a 2-byte one a jmp rel8,
+ * never the other (the length it reads there decides), so one compare of
+ * the first byte says which; anything else there (the nop, or int3 while
+ * text_poke_bp() rewrites it) is the nop. The cmp writes the arithmetic
+ * flags, so they are saved only where a successor may read them (look-ahead
+ * of jit/liveness.c, as for a block's counter):
+ *   flags dead:
+ *       80 3d <site> op          cmpb $op, site(%rip)  ; e9 or eb
+ *       0f 84 <rel32>            je exit(target)       ; jmp today
+ *       e9 <rel32>               jmp exit(site + len)  ; nop today
+ *   flags live (or exit instrumentation, which needs a point per edge):
+ *       [9c]                     pushfq
+ *       80 3d <site> op          cmpb $op, site(%rip)
  *       74 <J>                   je J
- *       80 3d <site> eb          cmpb $0xeb, site(%rip)   ; jmp rel8?
- *       74 <J>                   je J
- *       9d                       popfq
- *       jmp exit(site + len)     nop today: fall through
- *   J:  9d                       popfq
- *       jmp exit(target)         jmp today
- * Flags are saved around the compares; both exits are linkable.
+ *       [9d]                     popfq
+ *       jmp exit(site + len)
+ *   J:  [9d]                     popfq
+ *       jmp exit(target)
+ * Both exits are linkable.
  */
 static enum kjit_reason emit_cmp_site(struct kjit_emit *e, u64 site, u8 op)
 {
@@ -427,9 +436,27 @@ static enum kjit_reason emit_cmp_site(struct kjit_emit *e, u64 site, u8 op)
 		return KJIT_R_RIP_FAR;
 	kjit_emit_u32(e, (u32)rel);
 	kjit_emit_u8(e, op);
-	kjit_emit_u8(e, KX86_OP_JCC8 | 0x4); /* je rel8, patched below */
-	kjit_emit_u8(e, 0);
 	return KJIT_OK;
+}
+
+/* je rel8, its displacement 0 until the caller patches it: returns the
+ * displacement's offset. */
+static u32 emit_je8(struct kjit_emit *e)
+{
+	kjit_emit_u8(e, KX86_OP_JCC8 | 0x4);
+	kjit_emit_u8(e, 0);
+	return e->pos - 1;
+}
+
+/* Arithmetic flags live after the site @in: at either successor. */
+static u16 site_live_after(struct kjit_translator *tr,
+			   const struct kjit_insn *in)
+{
+	if (tr->cfg.force_live)
+		return KX86_FLAGS_ARITH;
+	return (kjit_live_at(tr, in->target, tr->cfg.live_depth) |
+		kjit_live_at(tr, in->addr + in->len, tr->cfg.live_depth)) &
+	       KX86_FLAGS_ARITH;
 }
 
 static enum kjit_reason emit_site(struct kjit_translator *tr,
@@ -437,32 +464,46 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
 				  const struct kjit_insn *in,
 				  struct kjit_block *blk)
 {
-	u32 je1, je2, j;
+	static const u8 op_je32[] = {KX86_OP_ESC, KX86_OP2_JCC32 | 0x4};
+	u8 op = in->len == 2 ? KX86_OP_JMP8 : KX86_OP_JMP32;
+	bool save = site_live_after(tr, in) != 0;
 	enum kjit_reason r;
+	u32 je;
 
-	kjit_emit_u8(e, KX86_OP_PUSHF);
-	kjit_emit_unwind_sp(e, 8);
-	r = emit_cmp_site(e, in->addr, KX86_OP_JMP32);
-	je1 = e->pos - 1;
-	if (!r)
-		r = emit_cmp_site(e, in->addr, KX86_OP_JMP8);
-	je2 = e->pos - 1;
-	kjit_emit_u8(e, KX86_OP_POPF);
-	kjit_emit_unwind_sp(e, -8);
-	if (!r)
-		r = emit_exit(tr, e, blk, op_jmp32, 1, in->addr + in->len);
+	if (!save && !kjit_instrument_wants(tr, KJIT_POINT_EXIT)) {
+		r = emit_cmp_site(e, in->addr, op);
+		if (r)
+			return r;
+		r = kjit_exit_branch(e, blk, op_je32, 2, in->target);
+		return r ? r
+			 : kjit_exit_branch(e, blk, op_jmp32, 1,
+					    in->addr + in->len);
+	}
+	if (save) {
+		kjit_emit_u8(e, KX86_OP_PUSHF);
+		kjit_emit_unwind_sp(e, 8);
+	}
+	r = emit_cmp_site(e, in->addr, op);
 	if (r)
 		return r;
-	j = e->pos;
-	if (j - (je1 + 1) > 127)
-		return KJIT_R_BRANCH_FAR;
-	if (je2 < e->cap && je1 < e->cap) {
-		e->buf[je1] = (u8)(j - (je1 + 1));
-		e->buf[je2] = (u8)(j - (je2 + 1));
+	je = emit_je8(e);
+	if (save) {
+		kjit_emit_u8(e, KX86_OP_POPF);
+		kjit_emit_unwind_sp(e, -8);
 	}
-	kjit_emit_unwind_sp(e, 8); /* J: reached with the flags pushed */
-	kjit_emit_u8(e, KX86_OP_POPF);
-	kjit_emit_unwind_sp(e, -8);
+	r = emit_exit(tr, e, blk, op_jmp32, 1, in->addr + in->len);
+	if (r)
+		return r;
+	if (e->pos - (je + 1) > 127)
+		return KJIT_R_BRANCH_FAR;
+	if (je < e->cap)
+		e->buf[je] = (u8)(e->pos - (je + 1));
+	if (save) {
+		kjit_emit_unwind_sp(e,
+				    8); /* J: reached with the flags pushed */
+		kjit_emit_u8(e, KX86_OP_POPF);
+		kjit_emit_unwind_sp(e, -8);
+	}
 	return emit_exit(tr, e, blk, op_jmp32, 1, in->target);
 }
 
@@ -522,7 +563,7 @@ enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 		kjit_emit_unwind_sp(e, 8);
 	}
 	r = emit_cmp_site(e, site, KX86_NOP5_FIRST);
-	je = e->pos - 1;
+	je = emit_je8(e);
 	if (!r && ctr.addr)
 		r = kjit_emit_inc_mem(e, &ctr, KX86_NREGS, false);
 	return r ? r : emit_guard_exit(e, je, live, fn);

@@ -4,6 +4,7 @@
  * Every translation here is also run through the independent verifier, and
  * golden cases compare emitted bytes with frozen, hand-reviewed output.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -718,60 +719,226 @@ static void test_sequences_run(void)
 	}
 }
 
-/* A live-patched site (static key) at ORIG+2, jumping to ORIG+0x40. */
+/* A live-patched site (static key) at site_at, jumping to site_to. */
+static u64 site_at = ORIG + 2, site_to = ORIG + 0x40;
+
 static bool unit_site(void *opaque, u64 addr, u64 *target)
 {
-	if (addr != ORIG + 2)
+	if (addr != site_at)
 		return false;
-	*target = ORIG + 0x40;
+	*target = site_to;
 	return true;
 }
 
-/* The emitted code must test the site's first byte against jmp32 and jmp8
- * (cmpb $imm, site(%rip)) and exit to both the fall-through and the jmp
- * target; a site caught mid-patch (int3) must not be frozen in. */
-static void test_patch_site(void)
+/* What the translation of a site block holds: compares of the site's first
+ * byte (and against which opcode), pushfq, and instructions in the body. */
+struct site_shape {
+	unsigned cmps, cmp_op, pushf, insns;
+};
+
+static struct site_shape site_shape(const struct kjit_block *b, const u8 *buf,
+				    u64 run)
 {
+	struct site_shape sh = {0, 0, 0, 0};
 	ZydisDecoder dec;
 	ZydisDecodedInstruction zi;
 	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
-	struct kjit_block b;
-	enum kjit_reason r;
-	unsigned off = 0, cmps = 0;
+	unsigned off = 0;
 	ZyanU64 abs;
 
-	henv.env.patch_site = unit_site;
-	memset(code, 0xcc, sizeof(code));
-	kt_unhex("31c0 0f1f440000 c3", code); /* xor; nop5 (the site); ret */
-	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64,
 			 ZYDIS_STACK_WIDTH_64);
-	while (!r && off < b.body_len &&
+	while (off < b->body_len &&
 	       ZYAN_SUCCESS(ZydisDecoderDecodeFull(
-		   &dec, out + off, b.body_len - off, &zi, op))) {
+		   &dec, buf + off, b->body_len - off, &zi, op))) {
 		if (zi.mnemonic == ZYDIS_MNEMONIC_CMP &&
 		    op[0].type == ZYDIS_OPERAND_TYPE_MEMORY &&
 		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, &op[0],
-							  RUN + off, &abs)) &&
-		    abs == ORIG + 2 &&
-		    ((op[1].imm.value.u & 0xff) == 0xe9 ||
-		     (op[1].imm.value.u & 0xff) == 0xeb))
-			cmps++;
+							  run + off, &abs)) &&
+		    abs == site_at) {
+			sh.cmps++;
+			sh.cmp_op = (unsigned)(op[1].imm.value.u & 0xff);
+		}
+		sh.pushf += zi.mnemonic == ZYDIS_MNEMONIC_PUSHFQ;
+		sh.insns++;
 		off += zi.length;
 	}
-	kt_check("jit.site.runtime_test",
-		 !r && b.term == KJIT_I_SITE && b.n_exits == 2 && cmps == 2 &&
-		     b.exit[0].target == ORIG + 7 &&
-		     b.exit[1].target == ORIG + 0x40,
-		 "r=%s term=%u exits=%u cmps=%u", kjit_reason_name(r), b.term,
-		 b.n_exits, cmps);
-	code[2] = 0xcc; /* mid-patch: int3 at the site */
+	return sh;
+}
+
+/*
+ * The kernel makes a 5-byte site a jmp rel32 and a 2-byte site a jmp rel8,
+ * never the other (arch_jump_entry_size() reads the length), so one compare
+ * of the first byte against that opcode says which; the flags are saved
+ * around it only where a successor may read them. Flags dead, the block is
+ * its counter, the cmp, `je exit(target)` and `jmp exit(fall)`. A site
+ * caught mid-patch (int3) must not be frozen in.
+ */
+static void test_patch_site(void)
+{
+	static const struct {
+		const char *name, *code;
+		unsigned op;
+		bool live;
+	} cases[] = {
+	    /* xor; nop5 (the site); xor; ret -- target: xor; ret */
+	    {"jit.site.nop5_flags_dead", "31c0 0f1f440000 31c9 c3", 0xe9,
+	     false},
+	    /* ...; target and fall-through read the flags (setc) */
+	    {"jit.site.nop5_flags_live", "31c0 0f1f440000 0f92c1 c3", 0xe9,
+	     true},
+	    {"jit.site.nop2_flags_dead", "31c0 6690 31c9 c3", 0xeb, false},
+	    {"jit.site.nop2_flags_live", "31c0 6690 0f92c1 c3", 0xeb, true},
+	};
+	struct kjit_block b;
+	enum kjit_reason r;
+	unsigned i;
+
+	henv.env.patch_site = unit_site;
+	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
+		struct site_shape sh;
+		u64 fall;
+
+		memset(code, 0xcc, sizeof(code));
+		kt_unhex(cases[i].code, code);
+		kt_unhex(cases[i].live ? "0f92c1 c3" : "31c9 c3",
+			 code + (site_to - ORIG));
+		fall = site_at + (cases[i].op == 0xe9 ? 5 : 2);
+		r = kjit_translate(&tr, ORIG + 2, out, sizeof(out), RUN, &b);
+		sh = site_shape(&b, out, RUN);
+		/* flags dead: the counter (incq %gs:disp32), cmp, je, jmp */
+		kt_check(cases[i].name,
+			 !r && b.term == KJIT_I_SITE && b.n_exits == 2 &&
+			     sh.cmps == 1 && sh.cmp_op == cases[i].op &&
+			     sh.pushf == (cases[i].live ? 1u : 0u) &&
+			     ((b.exit[0].target == fall &&
+			       b.exit[1].target == site_to) ||
+			      (b.exit[0].target == site_to &&
+			       b.exit[1].target == fall)) &&
+			     (cases[i].live || sh.insns == 1 + 3),
+			 "r=%s term=%u exits=%u cmps=%u op=%#x pushf=%u "
+			 "insns=%u",
+			 kjit_reason_name(r), b.term, b.n_exits, sh.cmps,
+			 sh.cmp_op, sh.pushf, sh.insns);
+	}
+	memset(code, 0xcc, sizeof(code));
+	kt_unhex("31c0 cc1f440000 c3", code); /* mid-patch: int3 at the site */
 	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
 	kt_check("jit.site.mid_patch_not_frozen",
 		 !r && b.orig_len == 2 && b.term == KJIT_I_LIMIT,
 		 "r=%s orig_len=%u term=%u", kjit_reason_name(r), b.orig_len,
 		 b.term);
 	henv.env.patch_site = NULL;
+}
+
+/*
+ * Run a site block's translation against the site's real bytes: original
+ * code and translation in one executable page, exits linked to the
+ * original successors, which return 1 (fall-through) or 2 (jmp target)
+ * and, where they read the flags, the flags they got. Every site state the
+ * kernel leaves (nop, jmp, int3 mid-patch) and every combination of the
+ * six arithmetic flags: the right successor, the flags intact where live,
+ * the counter up by one each run.
+ */
+static void test_patch_site_run(void)
+{
+	static const struct {
+		const char *name, *nop, *jmp;
+		bool live;
+	} cases[] = {
+	    {"jit.site.run.nop5_flags_dead", "0f1f440000", "e93b000000", false},
+	    {"jit.site.run.nop5_flags_live", "0f1f440000", "e93b000000", true},
+	    {"jit.site.run.nop2_flags_dead", "6690", "eb3e", false},
+	    {"jit.site.run.nop2_flags_live", "6690", "eb3e", true},
+	};
+	/* mov $N,%eax; then pushfq; pop %rdx (flags read) or xor %edx,%edx */
+	static const char *const tail[2] = {"31d2 c3", "9c5a c3"};
+	unsigned i;
+
+	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
+		u8 *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+		u64 o = (u64)(uintptr_t)m, run = o + 0x800, w = o + 0x700;
+		struct kjit_config cfg;
+		struct kjit_block b;
+		struct henv h;
+		unsigned state, f, x, n;
+		int bad = 0;
+		u64 *ctr;
+		enum kjit_reason r;
+
+		if (m == MAP_FAILED) {
+			kt_fail(cases[i].name, "mmap: %s", strerror(errno));
+			continue;
+		}
+		memset(m, 0xcc, 4096);
+		n = (unsigned)kt_unhex(cases[i].nop, m);
+		m[n] = 0xb8, m[n + 1] = 1, m[n + 2] = m[n + 3] = m[n + 4] = 0;
+		kt_unhex(tail[cases[i].live], m + n + 5);
+		m[0x40] = 0xb8, m[0x41] = 2, m[0x42] = m[0x43] = m[0x44] = 0;
+		kt_unhex(tail[cases[i].live], m + 0x45);
+		m[0x700] = 0x57,
+		m[0x701] = 0x9d; /* push %rdi; popfq; jmp run */
+		m[0x702] = 0xe9;
+		memcpy(m + 0x703, &(u32){(u32)(run - (w + 7))}, 4);
+		kjit_config_default(&cfg);
+		henv_init(&h, KJIT_MEM_ABS32, seq_ctr, seq_key, 0);
+		henv_add_region(&h, o, m, 0x700);
+		h.env.patch_site = unit_site;
+		site_at = o;
+		site_to = o + 0x40;
+		kjit_translator_init(&tr, &h.env, &cfg);
+		r = kjit_translate(&tr, o, m + 0x800, 0x800, run, &b);
+		for (x = 0; !r && x < b.n_exits; x++) {
+			u32 off, nv, ov;
+
+			r = kjit_exit_patch(&b, run, x, b.exit[x].target, &off,
+					    &nv, &ov);
+			if (!r)
+				memcpy(m + 0x800 + off, &nv, 4);
+		}
+		ctr = henv_counter_of(&h, o);
+		if (r || !ctr) {
+			kt_fail(cases[i].name, "translate: %s",
+				kjit_reason_name(r));
+			munmap(m, 4096);
+			continue;
+		}
+		for (state = 0; state < 3; state++) {
+			/* 0: the nop, 1: the jmp, 2: int3 over the nop's first
+			 * byte (text_poke_bp mid-patch): the old nop */
+			kt_unhex(state == 1 ? cases[i].jmp : cases[i].nop, m);
+			if (state == 2)
+				m[0] = 0xcc;
+			for (f = 0; f < 64; f++) {
+				static const unsigned bits[6] = {0, 2, 4,
+								 6, 7, 11};
+				struct two {
+					u64 a, d;
+				} got;
+				u64 fl = 0x202, before = *ctr;
+				unsigned k;
+
+				for (k = 0; k < 6; k++)
+					if (f & (1u << k))
+						fl |= 1ull << bits[k];
+				got = ((struct two(*)(u64))(void *)(m + 0x700))(
+				    fl);
+				if (got.a != (state == 1 ? 2u : 1u) ||
+				    *ctr != before + 1 ||
+				    (cases[i].live &&
+				     (got.d & 0xcd5) != (fl & 0xcd5)))
+					bad++;
+			}
+		}
+		kt_check(cases[i].name, !bad,
+			 "%d of 192 runs (3 site states x 64 flag "
+			 "combinations) broken",
+			 bad);
+		munmap(m, 4096);
+	}
+	site_at = ORIG + 2;
+	site_to = ORIG + 0x40;
 }
 
 /* Static call sites: ORIG+2 a call site, ORIG+0x20 a tail site, both of
@@ -1230,6 +1397,7 @@ int main(void)
 	test_fentry_candidates();
 	test_decode_memo();
 	test_irq_shadow();
+	test_patch_site_run();
 	test_sequences_run();
 	return kt_exit();
 }
