@@ -23,7 +23,7 @@ static enum kjit_reason emit_exit(struct kjit_translator *tr,
 	    KJIT_POINT_EXIT, blk->orig, blk->n_exits, 0, 0, 0};
 	enum kjit_reason r;
 
-	if (kjit_instrument_wants(tr, KJIT_POINT_EXIT)) {
+	if (kjit_instrument_wants(tr, KJIT_POINT_EXIT) || tr->ctr_on_edges) {
 		pi.live = kjit_live_at(tr, target, tr->cfg.live_depth);
 		r = kjit_instrument_point(tr, e, &pi, blk);
 		if (r)
@@ -33,7 +33,8 @@ static enum kjit_reason emit_exit(struct kjit_translator *tr,
 }
 
 /* jcc T. Without exit instrumentation: jcc rel32 -> exit0; jmp -> exit1.
- * With it, each edge needs its own hot path:
+ * With it, or with the block counter on the edges (kjit_config.ctr_edges),
+ * each edge needs its own hot path:
  *   j!cc skip; <exit0 point>; jmp -> exit0(T); skip: <exit1 point>; jmp ->
  * exit1
  */
@@ -49,7 +50,7 @@ static enum kjit_reason emit_jcc(struct kjit_translator *tr,
 	enum kjit_reason r;
 	u32 skip;
 
-	if (!kjit_instrument_wants(tr, KJIT_POINT_EXIT)) {
+	if (!kjit_instrument_wants(tr, KJIT_POINT_EXIT) && !tr->ctr_on_edges) {
 		r = kjit_exit_branch(e, blk, op, 2, in->target);
 		return r ? r
 			 : kjit_exit_branch(e, blk, op_jmp32, 1,

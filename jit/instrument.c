@@ -35,7 +35,7 @@ static const char *const form_names[KJIT_CTR_FORMS] = {
     "none", "lock", "plain", "gs_disp32", "gs_reg", "gs_reg_saved",
 };
 static const char *const seq_names[KJIT_SEQ_COUNT] = {
-    "none", "flags_dead", "lahf", "pushf", "moved",
+    "none", "flags_dead", "lahf", "pushf", "moved", "edges",
 };
 
 const char *kjit_ctr_form_name(unsigned form)
@@ -391,6 +391,27 @@ enum kjit_reason kjit_instrument_entry_at(struct kjit_translator *tr,
 	return KJIT_OK;
 }
 
+bool kjit_instrument_on_edges(struct kjit_translator *tr,
+			      const struct kjit_block_desc *d,
+			      const struct kjit_point_info *pi)
+{
+	const struct kjit_insn *t = &d->insn[d->n - 1];
+	unsigned i, depth = tr->cfg.live_depth;
+
+	if (!tr->cfg.ctr_edges || tr->cfg.force_live ||
+	    !(tr->cfg.instr & KJIT_INSTR_BLOCK_COUNT) ||
+	    kjit_instrument_wants(tr, KJIT_POINT_EXIT) ||
+	    t->kind != KJIT_I_JCC || !flags_live(tr, pi->live))
+		return false;
+	for (i = 0; i < d->n; i++)
+		if (d->insn[i].fixup)
+			return false;
+	/* the look-ahead decodes into tr->la, never into @d */
+	return !(kjit_live_at(tr, t->target, depth) & KX86_FLAGS_INC_CLOBBER) &&
+	       !(kjit_live_at(tr, t->addr + t->len, depth) &
+		 KX86_FLAGS_INC_CLOBBER);
+}
+
 enum kjit_reason kjit_instrument_point(struct kjit_translator *tr,
 				       struct kjit_emit *e,
 				       const struct kjit_point_info *pi,
@@ -398,6 +419,12 @@ enum kjit_reason kjit_instrument_point(struct kjit_translator *tr,
 {
 	enum kjit_reason r;
 	unsigned i;
+
+	if (pi->point == KJIT_POINT_EXIT && tr->ctr_on_edges) {
+		r = count_block(tr, e, pi, blk);
+		if (r)
+			return r;
+	}
 
 	for (i = 0; i < KJIT_ARRAY_SIZE(instrumentations); i++) {
 		if (!(tr->cfg.instr & instrumentations[i].bit) ||

@@ -25,6 +25,9 @@
  *   flags   <inc>                                     OF SF ZF AF PF dead
  *           push %rax; lahf; seto %al; <inc>; add $0x7f,%al; sahf; pop %rax
  *           pushfq; <inc>; popfq
+ *   edges   j!cc skip; <inc>; jmp T; skip: <inc>; jmp fall   (a jcc block
+ *           whose flags are live up to the jcc, dead at both successors:
+ *           kjit_instrument_on_edges)
  *
  * Invariants:
  *  - Inserted code preserves every register, and every arithmetic flag in
@@ -89,6 +92,22 @@ bool kjit_instrument_wants(const struct kjit_translator *tr, enum kjit_point p);
 enum kjit_reason kjit_instrument_entry_at(struct kjit_translator *tr,
 					  const struct kjit_block_desc *d,
 					  struct kjit_point_info *pi);
+
+/*
+ * kjit_instrument_on_edges - should block @d's counter go on both edges of
+ * its jcc (kjit_config.ctr_edges) instead of at pi (as chosen by
+ * kjit_instrument_entry_at)? Yes where pi still needs the flags saved, the
+ * block has no instruction with an exception fixup (a fault would leave it
+ * through neither edge), no exit instrumentation is on, and the flags the
+ * increment writes are dead at both successors (look-ahead). Each edge
+ * then gets the bare increment, through a saved register where it needs
+ * one (registers are never proven dead past a block), at its
+ * KJIT_POINT_EXIT (jit/flow.c's instrumented jcc):
+ *   j!cc skip; <inc>; jmp exit(target); skip: <inc>; jmp exit(fall)
+ */
+bool kjit_instrument_on_edges(struct kjit_translator *tr,
+			      const struct kjit_block_desc *d,
+			      const struct kjit_point_info *pi);
 
 /* Emit `incq` of @mem (the counter operand), flags clobbered: OF SF ZF AF
  * PF. KJIT_MEM_GS with an offset beyond 32 bits needs a register: it goes

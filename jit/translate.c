@@ -20,6 +20,7 @@ void kjit_config_default(struct kjit_config *cfg)
 	cfg->force_live = false;
 	cfg->live_depth = 2;
 	cfg->ctr_move = true;
+	cfg->ctr_edges = true;
 	cfg->ctr_reg = KJIT_REG_DEAD;
 	cfg->native_calls = false;
 	cfg->follow_indirect_calls = false;
@@ -56,6 +57,7 @@ enum kjit_reason kjit_translator_init(struct kjit_translator *tr,
 	tr->zi = NULL;
 	tr->zctx = NULL;
 	tr->ctr_ready = false;
+	tr->ctr_on_edges = false;
 	if (!ZYAN_SUCCESS(ZydisDecoderInit(&tr->dec, ZYDIS_MACHINE_MODE_LONG_64,
 					   ZYDIS_STACK_WIDTH_64)))
 		return KJIT_R_BAD_ARG;
@@ -105,7 +107,8 @@ static enum kjit_reason emit_body(struct kjit_translator *tr,
 
 	for (i = 0; i + 1 < d->n; i++) {
 		kjit_emit_unwind(e, i, 0);
-		if (tr->cfg.instr && pi->at && i == pi->at) {
+		if (tr->cfg.instr && !tr->ctr_on_edges && pi->at &&
+		    i == pi->at) {
 			r = kjit_instrument_point(tr, e, pi, blk);
 			if (r)
 				return r;
@@ -216,7 +219,9 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 	}
 	if (tr->cfg.instr) {
 		r = kjit_instrument_entry_at(tr, d, &pi);
-		if (!r && !pi.at)
+		if (!r)
+			tr->ctr_on_edges = kjit_instrument_on_edges(tr, d, &pi);
+		if (!r && !pi.at && !tr->ctr_on_edges)
 			r = kjit_instrument_point(tr, e, &pi, blk);
 		if (r)
 			return r;
@@ -225,7 +230,7 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 	if (r)
 		return r;
 	kjit_emit_unwind(e, d->n - 1, 0);
-	if (tr->cfg.instr && pi.at && pi.at == d->n - 1) {
+	if (tr->cfg.instr && !tr->ctr_on_edges && pi.at && pi.at == d->n - 1) {
 		r = kjit_instrument_point(tr, e, &pi, blk);
 		if (r)
 			return r;
@@ -235,6 +240,10 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 	if (r) {
 		blk->reason_addr = d->insn[d->n - 1].addr;
 		return r;
+	}
+	if (tr->ctr_on_edges) { /* the counter follows the jcc */
+		blk->seq = KJIT_SEQ_EDGES;
+		blk->ctr_at = (u8)(d->n - 1);
 	}
 	r = emit_fixup_landing(e, d, blk);
 	if (r)
@@ -257,6 +266,7 @@ enum kjit_reason kjit_translate(struct kjit_translator *tr, u64 orig, u8 *buf,
 		return KJIT_R_BAD_ARG;
 	block_reset(blk, orig);
 	tr->ctr_ready = false;
+	tr->ctr_on_edges = false;
 	kjit_emit_init(&e, buf, cap, run);
 	e.no_indirect = tr->cfg.ibt;
 	e.uw = tr->uw;

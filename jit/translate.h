@@ -57,6 +57,9 @@ enum kjit_flagsave {
 	KJIT_SEQ_MOVED, /* the increment alone, moved past the block's first
 			   instructions to a point where the flags are dead
 			   (kjit_config.ctr_move) */
+	KJIT_SEQ_EDGES, /* the increment alone on both edges of the block's
+			   jcc, where the flags are dead at both successors
+			   (kjit_config.ctr_edges) */
 	KJIT_SEQ_COUNT
 };
 
@@ -93,6 +96,14 @@ struct kjit_config {
 	 * 64-bit offset) are dead, instead of at the entry: still once per
 	 * execution of the block, cheaper (default on; see instrument.h). */
 	bool ctr_move;
+	/* A block ending in a jcc whose counter would need the flags saved
+	 * wherever it went (a lone jcc at a branch target, mostly) has it on
+	 * both of the jcc's edges instead, where the look-ahead proves the
+	 * flags dead at both successors: still once per execution, as the
+	 * block is left only by one of them (a block with an exception fixup
+	 * is not: a fault would leave it uncounted). Default on; see
+	 * instrument.h. */
+	bool ctr_edges;
 	enum kjit_ctr_reg ctr_reg; /* default KJIT_REG_DEAD */
 	/* Native-call mode (default off): calls run as real calls from the
 	 * cache - the return address pushed is the cache address of the exit
@@ -224,6 +235,9 @@ struct kjit_translator {
 	struct kjit_mem ctr_mem;
 	u64 ctr_for; /* the block ctr_mem was given for */
 	bool ctr_ready;
+	/* the block being translated counts on its jcc's edges
+	 * (kjit_config.ctr_edges, kjit_instrument_on_edges()) */
+	bool ctr_on_edges;
 	u16 live_flags[KJIT_MAX_INSNS], live_regs[KJIT_MAX_INSNS];
 	struct kjit_memo *memo_cur; /* the entry of tr->zi */
 	u8 memo_next[KJIT_MEMO_SETS];

@@ -255,6 +255,20 @@ static const struct golden goldens[] = {
      "0f94c15048b800000100000040006548ff00588ed031c0e9"
      "e4ffefff",
      KJIT_CTR_GS_SAVED, KJIT_SEQ_MOVED, 1, KX86_RAX, KJIT_SEQ_LAHF, false},
+    /* je alone (a branch target, flags live), both successors xor first:
+     * the counter on each edge, bare, through a saved %rax:
+     * jne skip; <inc>; jmp exit(T); skip: <inc>; jmp exit(fall) */
+    {"jit.ctr.edges", "7403 31c0 c3 31c9 c3",
+     "0f85160000005048b800000100000040006548ff00582ee9"
+     "180000005048b800000100000040006548ff00582e2e2ee9"
+     "0a0000006805000081e9c2ffefff6802000081e9b8ffefff",
+     KJIT_CTR_GS_SAVED, KJIT_SEQ_EDGES, 0, KX86_RAX, KJIT_SEQ_LAHF, false},
+    /* ... where the jcc's target reads ZF (sete): LAHF at the entry */
+    {"jit.ctr.edges_not_live", "7403 31c0 c3 0f94c0 c3",
+     "509f0f90c05148b900000100000040006548ff0159047f9e"
+     "582e0f84080000002e2e2ee90a0000006805000081e9ceff"
+     "efff6802000081e9c4ffefff",
+     KJIT_CTR_GS_SAVED, KJIT_SEQ_LAHF, 0, KX86_RCX, KJIT_SEQ_LAHF, false},
     /* sete %al; call __fentry__ (dropped); xor; ret: not before the dropped
      * call, before the xor */
     {"jit.ctr.not_at_dropped", "0f94c0 e8f8ffdf00 31c0 c3",

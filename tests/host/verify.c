@@ -539,6 +539,11 @@ static int check_block_count(struct vfy *v, u64 a, u64 end)
 	unsigned k = v->b->ctr_at;
 	int r;
 
+	if (v->b->seq == KJIT_SEQ_EDGES) /* check_jcc_edges() */
+		return a == end ? 0
+				: FAILF("code before +%llu in a block counted "
+					"on its edges",
+					(unsigned long long)(end - v->run));
 	if (v->b->seq == KJIT_SEQ_NONE)
 		return a == end ? 0
 				: FAILF("code before +%llu in an uncounted "
@@ -746,6 +751,56 @@ static int jcc_cond(const struct dinsn *x)
 	return x->i.opcode & 0xf;
 }
 
+/* The block counter on one edge of a block counted on its edges: a bare
+ * increment (the flags are dead at both successors by the translator's
+ * look-ahead, as b->live_in is taken for a bare one at the entry), its
+ * register saved (none is proven dead past a block). */
+static int check_edge_count(struct vfy *v, u64 a, u64 *after)
+{
+	struct cseq c;
+	int r = parse_count(v, a, &c);
+
+	if (r)
+		return r < 0 ? -1
+			     : FAILF("no block counter on the edge at %#llx",
+				     (unsigned long long)a);
+	if (c.flags != KJIT_SEQ_INC)
+		return FAILF("block counter on an edge saves the flags");
+	if (c.reg >= 0 && !c.saved)
+		return FAILF("block counter on an edge through an unsaved "
+			     "register");
+	*after = c.end;
+	return 0;
+}
+
+/* A block counted on its jcc's edges (KJIT_SEQ_EDGES): j!cc skip; <inc>;
+ * jmp exit(T); skip: <inc>; jmp exit(fall), and no instruction of the
+ * block with an exception fixup (a fault would leave by neither edge). */
+static int check_jcc_edges(struct vfy *v, const struct dinsn *o,
+			   const struct dinsn *x, u64 t, u64 fall)
+{
+	struct dinsn y;
+	u64 skip, a;
+	unsigned i;
+
+	for (i = 0; i < v->d->n; i++)
+		if (v->d->insn[i].fixup)
+			return FAILF("block counted on its edges has a fixup "
+				     "at insn %u",
+				     i);
+	if (jcc_cond(x) != (jcc_cond(o) ^ 1) || abs_of(x, 0, &skip))
+		return FAILF("block counted on its edges: no j!cc to the "
+			     "second edge");
+	if (check_edge_count(v, x->addr + x->i.length, &a) ||
+	    dec_aligned(v, a, &y) || y.i.mnemonic != ZYDIS_MNEMONIC_JMP ||
+	    check_exit_branch(v, &y, t))
+		return -1;
+	if (check_edge_count(v, skip, &a) || dec_aligned(v, a, &y) ||
+	    y.i.mnemonic != ZYDIS_MNEMONIC_JMP)
+		return FAILF("block counted on its edges: second edge");
+	return check_exit_branch(v, &y, fall);
+}
+
 /* jcc: plain form, or j!cc skip; <edge>; jmp exit0(T); skip: <edge>; jmp */
 static int check_jcc(struct vfy *v, const struct dinsn *o, u64 a, u64 t,
 		     u64 fall)
@@ -755,6 +810,11 @@ static int check_jcc(struct vfy *v, const struct dinsn *o, u64 a, u64 t,
 
 	if (dec_aligned(v, a, &x))
 		return -1;
+	if (v->b->seq == KJIT_SEQ_EDGES)
+		return x.i.meta.category != ZYDIS_CATEGORY_COND_BR
+			   ? FAILF("conditional branch %#llx not re-emitted",
+				   (unsigned long long)o->addr)
+			   : check_jcc_edges(v, o, &x, t, fall);
 	if (x.i.meta.category != ZYDIS_CATEGORY_COND_BR ||
 	    (jcc_cond(&x) != jcc_cond(o) && jcc_cond(&x) != (jcc_cond(o) ^ 1)))
 		return FAILF("conditional branch %#llx not re-emitted",
