@@ -59,8 +59,8 @@ static enum kjit_reason xlate(const char *in, struct kjit_block *b, char *why)
 	why[0] = 0;
 	if (!r && vfy_block(&vfy, kjit_last_desc(&tr), b, out, RUN))
 		snprintf(why, 256, "verifier: %.200s", vfy.msg);
-	else if (!r && uwc_block(&uwc, kjit_last_desc(&tr), b, out, RUN,
-				 tr.uw, tr.n_uw))
+	else if (!r && uwc_block(&uwc, kjit_last_desc(&tr), b, out, RUN, tr.uw,
+				 tr.n_uw))
 		snprintf(why, 256, "unwind map: %.200s", uwc.msg);
 	return r;
 }
@@ -660,6 +660,20 @@ static void test_exit_patch(void)
  * instrumentation path (kjit_instrument_point), counter in a low array. */
 static u64 seq_ctr[HENV_MAX_CTRS], seq_key[HENV_MAX_CTRS];
 
+/* RFLAGS with IF and the reserved bit set, and combination @f (0..63) of
+ * the six arithmetic flags CF PF AF ZF SF OF. */
+static u64 rflags_combo(unsigned f)
+{
+	static const unsigned bits[6] = {0, 2, 4, 6, 7, 11};
+	u64 fl = 0x202;
+	unsigned k;
+
+	for (k = 0; k < 6; k++)
+		if (f & (1u << k))
+			fl |= 1ull << bits[k];
+	return fl;
+}
+
 static void test_sequences_run(void)
 {
 	static const u8 pre[] = {0x48, 0x89, 0xf8,  /* mov %rdi,%rax */
@@ -702,12 +716,9 @@ static void test_sequences_run(void)
 		m[e.pos + 5] = 0x48, m[e.pos + 6] = 0x89,
 			  m[e.pos + 7] = 0x46; /* mov %rax,8(%rsi) */
 		for (f = 0; f < 64; f++) {
-			u64 fl = 0x202, got[2] = {0, 0}, before = *ctr;
-			unsigned k, bits[6] = {0, 2, 4, 6, 7, 11};
+			u64 fl = rflags_combo(f), got[2] = {0, 0},
+			    before = *ctr;
 
-			for (k = 0; k < 6; k++)
-				if (f & (1u << k))
-					fl |= 1ull << bits[k];
 			((void (*)(u64, u64 *))m)(fl, got);
 			if ((got[0] & 0xcd5) != (fl & 0xcd5) || got[1] != fl ||
 			    *ctr != before + 1)
@@ -911,17 +922,11 @@ static void test_patch_site_run(void)
 			if (state == 2)
 				m[0] = 0xcc;
 			for (f = 0; f < 64; f++) {
-				static const unsigned bits[6] = {0, 2, 4,
-								 6, 7, 11};
 				struct two {
 					u64 a, d;
 				} got;
-				u64 fl = 0x202, before = *ctr;
-				unsigned k;
+				u64 fl = rflags_combo(f), before = *ctr;
 
-				for (k = 0; k < 6; k++)
-					if (f & (1u << k))
-						fl |= 1ull << bits[k];
 				got = ((struct two(*)(u64))(void *)(m + 0x700))(
 				    fl);
 				if (got.a != (state == 1 ? 2u : 1u) ||
