@@ -12,14 +12,33 @@
 #include "jit/translate.h"
 #include "jit/arch_x86.h"
 
+/* Is @fn a compiled C function's entry: is its first instruction, after
+ * an endbr64 or its seal, the function's __fentry__ site (decoded as
+ * KJIT_I_DROP)? gcc's -mfentry puts one there in every traceable C
+ * function, and assembly gets none. Decodes into tr->la. */
+static bool c_function_entry(struct kjit_translator *tr, u64 fn)
+{
+	struct kjit_insn *in = &tr->la;
+
+	if (kjit_decode_insn(tr, fn, in, false))
+		return false;
+	if (in->len == KX86_ENDBR64_LEN && kx86_is_endbr(in->bytes, in->len) &&
+	    kjit_decode_insn(tr, fn + in->len, in, false))
+		return false;
+	return in->kind == KJIT_I_DROP;
+}
+
 /* Flags live after a terminator @in, given what is already killed. */
 static u16 live_after_term(struct kjit_translator *tr,
 			   const struct kjit_insn *in, unsigned depth)
 {
 	u64 t = in->target, fall = in->addr + in->len;
+	enum kjit_insn_kind kind = (enum kjit_insn_kind)in->kind;
 	u16 live;
 
-	switch (in->kind) {
+	/* @in may be tr->la, which c_function_entry() overwrites: only t,
+	 * fall and kind are used from here on */
+	switch (kind) {
 	case KJIT_I_JCC:
 	case KJIT_I_LOOP:
 	case KJIT_I_SITE:
@@ -29,6 +48,9 @@ static u16 live_after_term(struct kjit_translator *tr,
 		return live | kjit_live_at(tr, fall, depth);
 	case KJIT_I_JMP:
 	case KJIT_I_CALL: /* the callee's entry is the successor */
+		if (c_function_entry(tr, t))
+			return 0;
+		return kjit_live_at(tr, t, depth);
 	case KJIT_I_LIMIT:
 		return kjit_live_at(tr, t, depth);
 	default: /* ret, indirect: unknown */

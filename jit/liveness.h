@@ -4,7 +4,12 @@
  * Invariants:
  *  - Conservative: anything not proven dead is live. Unknown successors
  *    (ret, indirect transfers, undecodable code, look-ahead exhausted) make
- *    every not-yet-overwritten flag live.
+ *    every not-yet-overwritten flag live. One fact of the ABI is used: a
+ *    call or jmp to a compiled C function's entry - one whose first
+ *    instruction (after an endbr64) is its __fentry__ site - leaves every
+ *    flag dead, since C reads no flags at a function's entry nor after a
+ *    call returns. Assembly functions have no such site, and may take or
+ *    return flags (the cmpxchg16b emulation returns its result in ZF).
  *  - Bounded: at most cfg.live_depth successor levels, KJIT_LIVE_WINDOW
  *    instructions per level; the recursion depth is that bound.
  *  - Register liveness never looks past the block: a register is dead only

@@ -580,6 +580,30 @@ static void test_liveness(void)
 	     KJIT_SEQ_INC},
 	    /* mov; ret: unknown successor -> live */
 	    {"jit.liveness.ret_live", "89f8 c3", KJIT_SEQ_LAHF},
+	    /* mov; call F, F compiled C (its first instruction its
+	     * __fentry__ call): C reads no flags at a function's entry, and a
+	     * C caller none after a call - dead, though F's je reads ZF */
+	    {"jit.liveness.call_c_function",
+	     "b801000000 e816000000 "
+	     "cccccccccccccccccccccccccccccccccccccccccccc e8dbffdf00 74fe",
+	     KJIT_SEQ_INC},
+	    /* ... F behind an endbr64 (IBT kernels) */
+	    {"jit.liveness.call_c_function_ibt",
+	     "b801000000 e816000000 "
+	     "cccccccccccccccccccccccccccccccccccccccccccc f30f1efa e8d7ffdf00 "
+	     "74fe",
+	     KJIT_SEQ_INC},
+	    /* ... a tail call (jmp F) the same */
+	    {"jit.liveness.tail_call_c_function",
+	     "b801000000 e916000000 "
+	     "cccccccccccccccccccccccccccccccccccccccccccc e8dbffdf00 74fe",
+	     KJIT_SEQ_INC},
+	    /* ... F without an __fentry__ site (asm, or notrace): its je reads
+	     * ZF at entry - live */
+	    {"jit.liveness.call_no_fentry",
+	     "b801000000 e816000000 "
+	     "cccccccccccccccccccccccccccccccccccccccccccc 74fe",
+	     KJIT_SEQ_LAHF},
 	};
 	unsigned i;
 	struct kjit_block b;
