@@ -7,14 +7,13 @@
  * it points at the exit's stub, which hands the original target to the
  * dispatcher:
  *
- *   hot path (block body)             stub area (after the body)
- *   [2e..] 0f 8x rel32 -----------+   stub k:
- *   [2e..] e9    rel32 ---+       +-> 68 imm32     push $orig_target (or
- *                         |           ff 35 d32    push [rip+lit] when it does
- *                         |                        not sign-extend from 32
- * bits) |           e9 rel32     jmp dispatcher (or |           ff 25 d32 jmp
- * [rip+lit])
- *                         +-> stub k+1: ...
+ *   hot path (block body)       stub area (after the body)
+ *   [2e..] 0f 8x rel32 ------+  stub k:
+ *   [2e..] e9    rel32 --+   +-> 68 imm32   push $orig_target, or
+ *                        |       ff 35 d32  push [rip+lit] (no sign-extend)
+ *                        |       e9 rel32   jmp dispatcher, or
+ *                        |       ff 25 d32  jmp [rip+lit]
+ *                        +-> stub k+1: ...
  *   each rel32 4-aligned; [2e..]: up to three %cs prefixes that align it,
  *   part of the branch (kjit_emit_align_rel32), never a nop of their own
  *   literals (8-aligned, int3 padded): 8-byte values used by [rip+lit] forms

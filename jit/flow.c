@@ -449,17 +449,6 @@ static u32 emit_je8(struct kjit_emit *e)
 	return e->pos - 1;
 }
 
-/* Arithmetic flags live after the site @in: at either successor. */
-static u16 site_live_after(struct kjit_translator *tr,
-			   const struct kjit_insn *in)
-{
-	if (tr->cfg.force_live)
-		return KX86_FLAGS_ARITH;
-	return (kjit_live_at(tr, in->target, tr->cfg.live_depth) |
-		kjit_live_at(tr, in->addr + in->len, tr->cfg.live_depth)) &
-	       KX86_FLAGS_ARITH;
-}
-
 static enum kjit_reason emit_site(struct kjit_translator *tr,
 				  struct kjit_emit *e,
 				  const struct kjit_insn *in,
@@ -467,7 +456,8 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
 {
 	static const u8 op_je32[] = {KX86_OP_ESC, KX86_OP2_JCC32 | 0x4};
 	u8 op = in->len == 2 ? KX86_OP_JMP8 : KX86_OP_JMP32;
-	bool save = site_live_after(tr, in) != 0;
+	bool save =
+	    tr->cfg.force_live || (kjit_live_after(tr, in) & KX86_FLAGS_ARITH);
 	enum kjit_reason r;
 	u32 je;
 
@@ -500,8 +490,8 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
 	if (je < e->cap)
 		e->buf[je] = (u8)(e->pos - (je + 1));
 	if (save) {
-		kjit_emit_unwind_sp(e,
-				    8); /* J: reached with the flags pushed */
+		/* J: reached with the flags pushed */
+		kjit_emit_unwind_sp(e, 8);
 		kjit_emit_u8(e, KX86_OP_POPF);
 		kjit_emit_unwind_sp(e, -8);
 	}

@@ -396,7 +396,7 @@ bool kjit_instrument_on_edges(struct kjit_translator *tr,
 			      const struct kjit_point_info *pi)
 {
 	const struct kjit_insn *t = &d->insn[d->n - 1];
-	unsigned i, depth = tr->cfg.live_depth;
+	unsigned i;
 
 	if (!tr->cfg.ctr_edges || tr->cfg.force_live ||
 	    !(tr->cfg.instr & KJIT_INSTR_BLOCK_COUNT) ||
@@ -406,10 +406,7 @@ bool kjit_instrument_on_edges(struct kjit_translator *tr,
 	for (i = 0; i < d->n; i++)
 		if (d->insn[i].fixup)
 			return false;
-	/* the look-ahead decodes into tr->la, never into @d */
-	return !(kjit_live_at(tr, t->target, depth) & KX86_FLAGS_INC_CLOBBER) &&
-	       !(kjit_live_at(tr, t->addr + t->len, depth) &
-		 KX86_FLAGS_INC_CLOBBER);
+	return !(kjit_live_after(tr, t) & KX86_FLAGS_INC_CLOBBER);
 }
 
 enum kjit_reason kjit_instrument_point(struct kjit_translator *tr,

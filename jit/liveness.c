@@ -81,6 +81,11 @@ u16 kjit_live_at(struct kjit_translator *tr, u64 addr, unsigned depth)
 	return need | (KX86_FLAGS_ARITH & ~killed);
 }
 
+u16 kjit_live_after(struct kjit_translator *tr, const struct kjit_insn *in)
+{
+	return live_after_term(tr, in, tr->cfg.live_depth);
+}
+
 u16 kjit_live_in_block(struct kjit_translator *tr,
 		       const struct kjit_block_desc *d)
 {

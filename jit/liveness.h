@@ -37,6 +37,10 @@ u16 kjit_live_in_block(struct kjit_translator *tr,
  * become). flags[i], regs[i] for i < d->n. One backward pass. */
 void kjit_live_points(const struct kjit_block_desc *d, u16 *flags, u16 *regs);
 
+/* Flags live after terminator @in (its successors, kjit_config.live_depth
+ * levels ahead); @in must not be the look-ahead's own scratch (tr->la). */
+u16 kjit_live_after(struct kjit_translator *tr, const struct kjit_insn *in);
+
 /* Flags live at original address @addr, looking @depth levels ahead. */
 u16 kjit_live_at(struct kjit_translator *tr, u64 addr, unsigned depth);
 
