@@ -136,6 +136,13 @@ struct kjit_env {
 	 * trampoline jumps to, the translation runs, which continues in that
 	 * target's; otherwise the trampoline runs natively. Optional. */
 	u64 (*static_call_key)(void *opaque, u64 addr);
+	/* Start of the function (symbol) that contains @addr, 0 if unknown.
+	 * The look-ahead asks it for the function of a `ret`: when that
+	 * function is compiled C (its first instruction, after an endbr64,
+	 * is its __fentry__ site), its caller reads no flags after the call
+	 * (the C ABI leaves them undefined at a return), so none are live
+	 * after the ret. Optional (then every ret leaves them live). */
+	u64 (*func_start)(void *opaque, u64 addr);
 	/* Counter (u64, `lock incq` RIP-relative, within rel32 reach of the
 	 * code) of entry guards that sent a function native; 0 = none. */
 	u64 guard_counter;

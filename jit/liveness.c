@@ -28,16 +28,26 @@ static bool c_function_entry(struct kjit_translator *tr, u64 fn)
 	return in->kind == KJIT_I_DROP;
 }
 
+/* Is the ret at @addr in a compiled C function (kjit_env.func_start)? */
+static bool ret_in_c_function(struct kjit_translator *tr, u64 addr)
+{
+	u64 fn = tr->env->func_start
+		     ? tr->env->func_start(tr->env->opaque, addr)
+		     : 0;
+
+	return fn && fn < addr && c_function_entry(tr, fn);
+}
+
 /* Flags live after a terminator @in, given what is already killed. */
 static u16 live_after_term(struct kjit_translator *tr,
 			   const struct kjit_insn *in, unsigned depth)
 {
-	u64 t = in->target, fall = in->addr + in->len;
+	u64 t = in->target, at = in->addr, fall = in->addr + in->len;
 	enum kjit_insn_kind kind = (enum kjit_insn_kind)in->kind;
 	u16 live;
 
 	/* @in may be tr->la, which c_function_entry() overwrites: only t,
-	 * fall and kind are used from here on */
+	 * at, fall and kind are used from here on */
 	switch (kind) {
 	case KJIT_I_JCC:
 	case KJIT_I_LOOP:
@@ -53,7 +63,14 @@ static u16 live_after_term(struct kjit_translator *tr,
 		return kjit_live_at(tr, t, depth);
 	case KJIT_I_LIMIT:
 		return kjit_live_at(tr, t, depth);
-	default: /* ret, indirect: unknown */
+	case KJIT_I_CALL_IND:
+		/* a callee called through a pointer reads no flags at its
+		 * entry: the dispatcher's flags-dead entry and the inline
+		 * prediction (jit/flow.c) rely on this already */
+		return 0;
+	case KJIT_I_RET:
+		return ret_in_c_function(tr, at) ? 0 : KX86_FLAGS_ARITH;
+	default: /* indirect jmp: unknown */
 		return KX86_FLAGS_ARITH;
 	}
 }

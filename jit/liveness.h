@@ -3,13 +3,21 @@
  *
  * Invariants:
  *  - Conservative: anything not proven dead is live. Unknown successors
- *    (ret, indirect transfers, undecodable code, look-ahead exhausted) make
- *    every not-yet-overwritten flag live. One fact of the ABI is used: a
- *    call or jmp to a compiled C function's entry - one whose first
- *    instruction (after an endbr64) is its __fentry__ site - leaves every
- *    flag dead, since C reads no flags at a function's entry nor after a
- *    call returns. Assembly functions have no such site, and may take or
- *    return flags (the cmpxchg16b emulation returns its result in ZF).
+ *    (ret, indirect jmps, undecodable code, look-ahead exhausted) make
+ *    every not-yet-overwritten flag live. Facts of the ABI used:
+ *     - a call or jmp to a compiled C function's entry - one whose first
+ *       instruction (after an endbr64) is its __fentry__ site - leaves
+ *       every flag dead: C reads no flags at a function's entry;
+ *     - so does a ret inside such a function (kjit_env.func_start): the
+ *       ABI leaves the flags undefined at a return, so no caller reads
+ *       them after the call;
+ *     - so does an indirect call: a callee called through a pointer
+ *       reads none at its entry (the dispatcher's flags-dead entry and
+ *       the inline prediction rely on it too).
+ *    Assembly functions have no __fentry__ site, and may take or return
+ *    flags (the cmpxchg16b emulation returns its result in ZF), so a ret
+ *    in one, and a direct call or jmp to one, are looked through or
+ *    taken as unknown.
  *  - Bounded: at most cfg.live_depth successor levels, KJIT_LIVE_WINDOW
  *    instructions per level; the recursion depth is that bound.
  *  - Register liveness never looks past the block: a register is dead only

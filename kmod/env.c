@@ -301,6 +301,16 @@ static bool env_ftrace_site(void *opaque, u64 addr)
 	return kjit_kapi.ftrace_location((unsigned long)addr) == addr;
 }
 
+static u64 env_func_start(void *opaque, u64 addr)
+{
+	unsigned long size, off;
+
+	if (!kjit_kapi.kallsyms_lookup_size_offset((unsigned long)addr, &size,
+						   &off))
+		return 0;
+	return addr - off;
+}
+
 const struct exception_table_entry *kjit_env_ex_entry(unsigned long a)
 {
 	if (ex_start && a >= stext_addr && a < etext_addr)
@@ -435,6 +445,7 @@ void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
 	    .static_call = env_static_call,
 	    .entry_guard = env_entry_guard,
 	    .static_call_key = env_static_call_key,
+	    .func_start = env_func_start,
 	    .guard_counter = (u64)(unsigned long)(c->cache.counters_run +
 						  c->cache.max_blocks),
 	    .stay_call = kjit_exit_tail_helper(),

@@ -126,6 +126,22 @@ static bool h_counter(void *o, u64 block, enum kjit_counter_kind kind,
 	return true;
 }
 
+static u64 h_func_start(void *o, u64 addr)
+{
+	const struct henv *h = o;
+	size_t lo = 0, hi = h->n_funcs;
+
+	while (lo < hi) { /* first start above @addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->funcs[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? h->funcs[lo - 1] : 0;
+}
+
 int henv_set_gs(u64 base)
 {
 	return (int)syscall(SYS_arch_prctl, ARCH_SET_GS, base);
@@ -161,6 +177,7 @@ void henv_init(struct henv *h, enum kjit_mem_mode mode, u64 *ctr, u64 *keys,
 	h->env.has_fixup = h_fixup;
 	h->env.fixup = h_fixup_form;
 	h->env.counter = h_counter;
+	h->env.func_start = h_func_start;
 	h->env.dispatch = dispatch;
 	h->ctr_mode = mode;
 	h->gs_fake = 0x10000;

@@ -36,6 +36,10 @@ struct henv {
 		u64 insn, fixup;
 		u32 data;
 	} * fix;
+	/* optional, sorted function starts: kjit_env.func_start gives the
+	 * last one at or below an address (0 below the first) */
+	const u64 *funcs;
+	size_t n_funcs;
 	enum kjit_mem_mode ctr_mode;
 	bool ctr_lock;	   /* ask for `lock incq` */
 	u64 fake_ctr_base; /* ABS32/RIPREL without storage: fake addresses */

@@ -549,62 +549,88 @@ static void test_liveness(void)
 	static const struct {
 		const char *name, *in;
 		u8 seq;
+		bool fn_at_orig; /* kjit_env.func_start: a function starts at
+				    ORIG (else none is known) */
 	} cases[] = {
 	    /* jb reads CF only: inc keeps CF, so a bare inc is fine */
-	    {"jit.liveness.cf_only", "7202 31c0 31c0 c3", KJIT_SEQ_INC},
+	    {"jit.liveness.cf_only", "7202 31c0 31c0 c3", KJIT_SEQ_INC, false},
 	    /* je reads ZF at entry: flags-saving sequence */
-	    {"jit.liveness.zf_live", "74fe 31c0 c3", KJIT_SEQ_LAHF},
+	    {"jit.liveness.zf_live", "74fe 31c0 c3", KJIT_SEQ_LAHF, false},
 	    /* adc reads CF, then sets all: inc */
-	    {"jit.liveness.adc", "4811c8 c3", KJIT_SEQ_INC},
+	    {"jit.liveness.adc", "4811c8 c3", KJIT_SEQ_INC, false},
 	    /* jmp to a block that tests ZF: live across the successor */
-	    {"jit.liveness.succ_read", "eb00 74fe", KJIT_SEQ_LAHF},
+	    {"jit.liveness.succ_read", "eb00 74fe", KJIT_SEQ_LAHF, false},
 	    /* a jmp chain longer than the look-ahead (depth 2): the unexplored
 	     * successor must count as live */
 	    {"jit.liveness.beyond_lookahead", "eb00 eb00 eb00 74fe",
-	     KJIT_SEQ_LAHF},
+	     KJIT_SEQ_LAHF, false},
 	    /* jmp to a block that overwrites flags: dead */
-	    {"jit.liveness.succ_kill", "eb00 4885c0 74fe", KJIT_SEQ_INC},
+	    {"jit.liveness.succ_kill", "eb00 4885c0 74fe", KJIT_SEQ_INC, false},
 	    /* shl %cl may leave flags as they were: not a kill */
-	    {"jit.liveness.shift_cl", "48d3e0 0f94c0 c3", KJIT_SEQ_LAHF},
+	    {"jit.liveness.shift_cl", "48d3e0 0f94c0 c3", KJIT_SEQ_LAHF, false},
 	    /* cmpxchg8b kills ZF only; repe cmpsb with rcx = 0 leaves the
 	     * flags as they were, so sets reads the entry SF (xor then
 	     * kills all, ret is unknown) */
 	    {"jit.liveness.repe_cmps", "0fc70d00000000 f3a6 0f98c0 31c0 c3",
-	     KJIT_SEQ_LAHF},
+	     KJIT_SEQ_LAHF, false},
 	    {"jit.liveness.repne_scas", "0fc70d00000000 f2ae 0f98c0 31c0 c3",
-	     KJIT_SEQ_LAHF},
+	     KJIT_SEQ_LAHF, false},
 	    {"jit.liveness.repe_scasq", "0fc70d00000000 f348af 0f98c0 31c0 c3",
-	     KJIT_SEQ_LAHF},
+	     KJIT_SEQ_LAHF, false},
 	    /* without rep it always compares: a kill */
 	    {"jit.liveness.cmps_kill", "0fc70d00000000 a6 0f98c0 31c0 c3",
-	     KJIT_SEQ_INC},
+	     KJIT_SEQ_INC, false},
 	    /* mov; ret: unknown successor -> live */
-	    {"jit.liveness.ret_live", "89f8 c3", KJIT_SEQ_LAHF},
+	    {"jit.liveness.ret_live", "89f8 c3", KJIT_SEQ_LAHF, false},
 	    /* mov; call F, F compiled C (its first instruction its
 	     * __fentry__ call): C reads no flags at a function's entry, and a
 	     * C caller none after a call - dead, though F's je reads ZF */
 	    {"jit.liveness.call_c_function",
 	     "b801000000 e816000000 "
 	     "cccccccccccccccccccccccccccccccccccccccccccc e8dbffdf00 74fe",
-	     KJIT_SEQ_INC},
+	     KJIT_SEQ_INC, false},
 	    /* ... F behind an endbr64 (IBT kernels) */
 	    {"jit.liveness.call_c_function_ibt",
 	     "b801000000 e816000000 "
 	     "cccccccccccccccccccccccccccccccccccccccccccc f30f1efa e8d7ffdf00 "
 	     "74fe",
-	     KJIT_SEQ_INC},
+	     KJIT_SEQ_INC, false},
 	    /* ... a tail call (jmp F) the same */
 	    {"jit.liveness.tail_call_c_function",
 	     "b801000000 e916000000 "
 	     "cccccccccccccccccccccccccccccccccccccccccccc e8dbffdf00 74fe",
-	     KJIT_SEQ_INC},
+	     KJIT_SEQ_INC, false},
 	    /* ... F without an __fentry__ site (asm, or notrace): its je reads
 	     * ZF at entry - live */
 	    {"jit.liveness.call_no_fentry",
 	     "b801000000 e816000000 "
 	     "cccccccccccccccccccccccccccccccccccccccccccc 74fe",
-	     KJIT_SEQ_LAHF},
+	     KJIT_SEQ_LAHF, false},
+	    /* mov; ret in a compiled C function (it starts at ORIG with its
+	     * __fentry__ call): its caller reads no flags after the call -
+	     * dead */
+	    {"jit.liveness.ret_in_c_function", "e8fbffdf00 89f8 c3",
+	     KJIT_SEQ_INC, true},
+	    {"jit.liveness.ret_in_c_function_ibt",
+	     "f30f1efa e8f7ffdf00 89f8 c3", KJIT_SEQ_INC, true},
+	    /* ... jmp __x86_return_thunk is that ret */
+	    {"jit.liveness.return_thunk_in_c_function",
+	     "e8fbffdf00 89f8 e9f400e000", KJIT_SEQ_INC, true},
+	    /* the function at ORIG is assembly (no __fentry__ site): it may
+	     * return a flag to its caller - live */
+	    {"jit.liveness.ret_in_asm_function", "89f8 c3", KJIT_SEQ_LAHF,
+	     true},
+	    /* an __fentry__ call that is not the function's first instruction
+	     * says nothing */
+	    {"jit.liveness.ret_fentry_not_first", "89f8 e8f9ffdf00 c3",
+	     KJIT_SEQ_LAHF, true},
+	    /* mov; call *%rax: a callee through a pointer reads no flags at
+	     * its entry - dead */
+	    {"jit.liveness.call_indirect", "89f8 ffd0", KJIT_SEQ_INC, false},
+	    /* mov; jmp *%rax: unknown (not a call) - live */
+	    {"jit.liveness.jmp_indirect", "89f8 ffe0", KJIT_SEQ_LAHF, false},
 	};
+	static const u64 orig_fn[] = {ORIG};
 	unsigned i;
 	struct kjit_block b;
 	char why[256];
@@ -614,11 +640,14 @@ static void test_liveness(void)
 	 * (test_counters covers that) */
 	tr.cfg.ctr_move = false;
 	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
+		henv.funcs = cases[i].fn_at_orig ? orig_fn : NULL;
+		henv.n_funcs = cases[i].fn_at_orig ? 1 : 0;
 		r = xlate(cases[i].in, &b, why);
 		kt_check(cases[i].name, !r && !why[0] && b.seq == cases[i].seq,
 			 "r=%s seq=%u want %u live=%#x %s", kjit_reason_name(r),
 			 b.seq, cases[i].seq, b.live_in, why);
 	}
+	henv.funcs = NULL, henv.n_funcs = 0;
 	/* the flags a repe cmpsb may leave untouched stay live through it */
 	r = xlate("f3a6 0f98c0 31c0 c3", &b, why);
 	kt_check("jit.liveness.repe_cmps_live_in",
