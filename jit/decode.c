@@ -674,6 +674,16 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 	return !r && in->fixup && in->kind != KJIT_I_PLAIN ? KJIT_R_FIXUP : r;
 }
 
+enum kjit_reason kjit_decode_insn_regs(struct kjit_translator *tr, u64 addr,
+				       struct kjit_insn *in)
+{
+	enum kjit_reason r = kjit_decode_insn(tr, addr, in, true);
+
+	if (!r)
+		set_regs(tr, in); /* tr->zi still holds it */
+	return r;
+}
+
 /* Has @d an instruction with a copied exception-table entry already? */
 static bool has_fixup_insn(const struct kjit_block_desc *d)
 {

@@ -99,6 +99,11 @@ enum kjit_reason kjit_decode_block(struct kjit_translator *tr, u64 start,
 enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 				  struct kjit_insn *in, bool check_fixup);
 
+/* The same with the fixup check and the register effects (regs_read,
+ * regs_kill): for the registers' look-ahead. */
+enum kjit_reason kjit_decode_insn_regs(struct kjit_translator *tr, u64 addr,
+				       struct kjit_insn *in);
+
 static inline bool kjit_insn_is_term(const struct kjit_insn *in)
 {
 	return in->kind != KJIT_I_PLAIN && in->kind != KJIT_I_DROP;

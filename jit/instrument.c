@@ -371,7 +371,8 @@ enum kjit_reason kjit_instrument_entry_at(struct kjit_translator *tr,
 		return r;
 	if (!kjit_mem_needs_reg(m) && !flags_live(tr, pi->live))
 		return KJIT_OK; /* the cheapest there is, at the entry */
-	kjit_live_points(d, tr->live_flags, tr->live_regs);
+	kjit_live_points(d, kjit_regs_dead_after(tr, &d->insn[d->n - 1]),
+			 tr->live_flags, tr->live_regs);
 	pi->dead = (u16)~tr->live_regs[0];
 	best = plan_inc(tr, m, pi->live, pi->dead, &seq, &p);
 	for (k = 1; tr->cfg.ctr_move && best && k < d->n; k++) {

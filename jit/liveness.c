@@ -75,6 +75,98 @@ static u16 live_after_term(struct kjit_translator *tr,
 	}
 }
 
+#define REG(r)	    (1u << KX86_##r)
+#define ABI_SCRATCH (REG(R10) | REG(R11)) /* no argument, caller-saved */
+#define ABI_DEAD_AFTER_RET                                                     \
+	(REG(RCX) | REG(RSI) | REG(RDI) | REG(R8) | REG(R9) | ABI_SCRATCH)
+
+static u16 regs_dead_at(struct kjit_translator *tr, u64 addr, unsigned depth);
+
+/* Is @to in the same function as @from (kjit_env.func_start)? The
+ * registers' look-ahead reads only code that stays what it is: not a
+ * static call's trampoline, whose jmp the kernel retargets, nor another
+ * function, which a livepatch may replace. */
+static bool same_function(struct kjit_translator *tr, u64 from, u64 to)
+{
+	const struct kjit_env *env = tr->env;
+	u64 f;
+
+	if (!env->func_start)
+		return false;
+	f = env->func_start(env->opaque, from);
+	return f && f == env->func_start(env->opaque, to);
+}
+
+/* GPRs dead at successor @to of the terminator at @from. */
+static u16 regs_dead_next(struct kjit_translator *tr, u64 from, u64 to,
+			  unsigned depth)
+{
+	return same_function(tr, from, to) ? regs_dead_at(tr, to, depth) : 0;
+}
+
+/* GPRs dead after terminator @in, @depth levels of successors ahead. */
+static u16 regs_dead_after_term(struct kjit_translator *tr,
+				const struct kjit_insn *in, unsigned depth)
+{
+	u64 t = in->target, at = in->addr, fall = in->addr + in->len;
+
+	/* @in may be tr->la, which the calls below overwrite */
+	switch ((enum kjit_insn_kind)in->kind) {
+	case KJIT_I_JCC:
+	case KJIT_I_LOOP:
+	case KJIT_I_SITE:
+		return regs_dead_next(tr, at, t, depth) &
+		       regs_dead_next(tr, at, fall, depth);
+	case KJIT_I_CALL: /* the callee runs next */
+	case KJIT_I_JMP:
+		if (c_function_entry(tr, t))
+			return ABI_SCRATCH;
+		return in->kind == KJIT_I_JMP ? regs_dead_next(tr, at, t, depth)
+					      : 0;
+	case KJIT_I_LIMIT:
+		return regs_dead_next(tr, at, t, depth);
+	case KJIT_I_RET:
+		return ret_in_c_function(tr, at) ? (u16)ABI_DEAD_AFTER_RET : 0;
+	default: /* an indirect target may take any register */
+		return 0;
+	}
+}
+
+/* GPRs that every path from @addr overwrites whole before reading them,
+ * within @addr's function. A __fentry__ site reads every register a
+ * tracer may be shown (all but the ABI's scratch ones); an instruction
+ * with an exception-table entry ends the scan (its fixup is not looked
+ * at). */
+static u16 regs_dead_at(struct kjit_translator *tr, u64 addr, unsigned depth)
+{
+	struct kjit_insn *in = &tr->la;
+	u16 read = 0, dead = 0;
+	unsigned i;
+
+	if (depth == 0)
+		return 0;
+	for (i = 0; i < KJIT_LIVE_WINDOW; i++) {
+		if (kjit_decode_insn_regs(tr, addr, in) || in->fixup)
+			return dead;
+		if (in->kind == KJIT_I_DROP)
+			in->regs_read = (u16)~ABI_SCRATCH;
+		dead |= in->regs_kill & ~read;
+		read |= in->regs_read;
+		if ((u16)(read | dead) == 0xffff)
+			return dead;
+		if (kjit_insn_is_term(in))
+			return dead | (regs_dead_after_term(tr, in, depth - 1) &
+				       ~read);
+		addr += in->len;
+	}
+	return dead;
+}
+
+u16 kjit_regs_dead_after(struct kjit_translator *tr, const struct kjit_insn *in)
+{
+	return regs_dead_after_term(tr, in, tr->cfg.live_depth);
+}
+
 u16 kjit_live_at(struct kjit_translator *tr, u64 addr, unsigned depth)
 {
 	struct kjit_insn *in = &tr->la;
@@ -124,9 +216,10 @@ u16 kjit_live_in_block(struct kjit_translator *tr,
 		~killed);
 }
 
-void kjit_live_points(const struct kjit_block_desc *d, u16 *flags, u16 *regs)
+void kjit_live_points(const struct kjit_block_desc *d, u16 regs_dead_after,
+		      u16 *flags, u16 *regs)
 {
-	u16 f = KX86_FLAGS_ARITH, r = 0xffff;
+	u16 f = KX86_FLAGS_ARITH, r = (u16)~regs_dead_after;
 	unsigned i = d->n;
 
 	while (i--) {

@@ -40,10 +40,22 @@ u16 kjit_live_in_block(struct kjit_translator *tr,
 		       const struct kjit_block_desc *d);
 
 /* Arithmetic flags and GPRs live before each instruction of @d, proven on
- * the block's own straight line: everything is taken as live after its
- * terminator (no look-ahead, so the proof holds whatever the successors
- * become). flags[i], regs[i] for i < d->n. One backward pass. */
-void kjit_live_points(const struct kjit_block_desc *d, u16 *flags, u16 *regs);
+ * the block's own straight line: everything but the registers in
+ * @regs_dead_after (kjit_regs_dead_after(): facts of the ABI, not of the
+ * successors' code) is taken as live after its terminator, so the proof
+ * holds whatever the successors become. flags[i], regs[i] for i < d->n.
+ * One backward pass. */
+void kjit_live_points(const struct kjit_block_desc *d, u16 regs_dead_after,
+		      u16 *flags, u16 *regs);
+
+/* General registers (1 << KX86_*) that the ABI leaves dead after
+ * terminator @in, whatever its successors do: at a call or jmp to a
+ * compiled C function's entry the scratch registers r10 and r11 (no
+ * argument; the caller expects them clobbered), after a ret in a compiled C
+ * function every caller-saved register but the return value's rax and
+ * rdx. 0 for anything else. */
+u16 kjit_regs_dead_after(struct kjit_translator *tr,
+			 const struct kjit_insn *in);
 
 /* Flags live after terminator @in (its successors, kjit_config.live_depth
  * levels ahead); @in must not be the look-ahead's own scratch (tr->la). */

@@ -145,7 +145,7 @@ static void test_live_points(void)
 	kt_unhex(in, code);
 	r = kjit_decode_block(&tr, ORIG, d);
 	if (!r)
-		kjit_live_points(d, fl, rg);
+		kjit_live_points(d, 0, fl, rg);
 	kt_check("jit.live_points.regs",
 		 !r && d->n == 4 && dead(rg[0]) == (R(RAX) | R(RCX)) &&
 		     dead(rg[1]) == (R(RCX) | R(R11)) &&
@@ -667,6 +667,74 @@ static void test_migration(void)
 	}
 }
 
+/* Registers dead past a block: in both successors of a jcc in the same
+ * function (kjit_env.func_start), at a compiled C callee's entry (r10,
+ * r11), after a ret in a compiled C function; not where a successor reads
+ * it, nor where the function is unknown, nor in an assembly callee, whose
+ * code the look-ahead does not read. The verifier checks each claim. */
+static void test_dead_past(void)
+{
+	static const struct {
+		const char *name, *in;
+		bool fn_at_orig; /* func_start: one function at ORIG */
+		u8 ctr;		 /* KJIT_CTR_GS_REG (with r11) or _SAVED */
+	} cases[] = {
+	    /* test %rdi,%rdi; je 1f; xor %r11,%r11; ret; 1: xor %r11,%r11;
+	     * ret */
+	    {"jit.ctr.dead_past.jcc", "4885ff 7404 4d31db c3 4d31db c3", true,
+	     KJIT_CTR_GS_REG},
+	    /* ... 1: mov %r11,%rax: read on one edge */
+	    {"jit.ctr.dead_past.jcc_one_reads",
+	     "4885ff 7404 4d31db c3 4c89d8 c3", true, KJIT_CTR_GS_SAVED},
+	    /* ... no function known: its successors are not read */
+	    {"jit.ctr.dead_past.no_function", "4885ff 7404 4d31db c3 4d31db c3",
+	     false, KJIT_CTR_GS_SAVED},
+	    /* test; jmp 1f; int3 int3; 1: xor %r11,%r11; ret */
+	    {"jit.ctr.dead_past.jmp", "4885ff eb02 cccc 4d31db c3", true,
+	     KJIT_CTR_GS_REG},
+	    /* test; call F, F (at +0x40) compiled C: call __fentry__ first */
+	    {"jit.ctr.dead_past.call_c",
+	     "4885ff e838000000 "
+	     "ccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+	     "c"
+	     "cccccccccccccccccccccccccccccccccccccccccccccc e8bbffdf00 c3",
+	     true, KJIT_CTR_GS_REG},
+	    /* ... F assembly that overwrites r11 first: not read, not taken */
+	    {"jit.ctr.dead_past.call_asm",
+	     "4885ff e838000000 "
+	     "ccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+	     "c"
+	     "cccccccccccccccccccccccccccccccccccccccccccccc 4d31db c3",
+	     true, KJIT_CTR_GS_SAVED},
+	    /* call __fentry__; test; ret: a compiled C function's ret */
+	    {"jit.ctr.dead_past.ret_c", "e8fbffdf00 4885ff c3", true,
+	     KJIT_CTR_GS_REG},
+	    /* test; ret: assembly (no __fentry__ site first) */
+	    {"jit.ctr.dead_past.ret_asm", "4885ff c3", true, KJIT_CTR_GS_SAVED},
+	};
+	static const u64 orig_fn[] = {ORIG};
+	struct kjit_config cfg;
+	struct kjit_block b;
+	enum kjit_reason r;
+	char why[256];
+	unsigned i;
+
+	kjit_config_default(&cfg);
+	setup(&cfg, FAKE_GS);
+	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
+		henv.funcs = cases[i].fn_at_orig ? orig_fn : NULL;
+		henv.n_funcs = cases[i].fn_at_orig ? 1 : 0;
+		r = xlate(cases[i].in, &b, why);
+		kt_check(
+		    cases[i].name,
+		    !r && !why[0] && b.ctr == cases[i].ctr &&
+			(b.ctr != KJIT_CTR_GS_REG || b.ctr_reg == KX86_R11),
+		    "r=%s form %s reg %u %s", kjit_reason_name(r),
+		    kjit_ctr_form_name(b.ctr), b.ctr_reg, why);
+	}
+	henv.funcs = NULL, henv.n_funcs = 0;
+}
+
 int main(void)
 {
 	struct kjit_config cfg;
@@ -676,6 +744,8 @@ int main(void)
 	test_regs();
 	test_live_points();
 	test_goldens();
+	test_dead_past();
+	setup(&cfg, FAKE_GS);
 	pcpu = mmap(NULL, NCPU * CPU_STRIDE, PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
 	keys = calloc(CTR_SLOTS, sizeof(u64));

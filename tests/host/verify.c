@@ -412,54 +412,236 @@ static bool faults_away(struct vfy *v, unsigned i)
 	       t != in->addr + in->len;
 }
 
-/* Is GPR @reg (0..15) overwritten whole, unread, by the block's own
- * instructions from @k on, before its terminator's successors? */
+static ZydisRegister reg64_of(ZydisRegister r)
+{
+	return ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+}
+
+/* What @o does to GPR @r64: 1 overwrites it whole unread, -1 may read it,
+ * 0 neither. */
+static int reg_effect(const struct dinsn *o, ZydisRegister r64)
+{
+	bool kill = false;
+	unsigned j;
+
+	if ((o->i.mnemonic == ZYDIS_MNEMONIC_XOR ||
+	     o->i.mnemonic == ZYDIS_MNEMONIC_SUB) &&
+	    o->op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	    o->op[0].size >= 32 && is_reg64(&o->op[1], o->op[0].reg.value) &&
+	    reg64_of(o->op[0].reg.value) == r64)
+		return 1;
+	for (j = 0; j < o->i.operand_count; j++) {
+		const ZydisDecodedOperand *op = &o->op[j];
+
+		if (op->type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    (reg64_of(op->mem.base) == r64 ||
+		     reg64_of(op->mem.index) == r64))
+			return -1;
+		if (op->type != ZYDIS_OPERAND_TYPE_REGISTER ||
+		    reg64_of(op->reg.value) != r64)
+			continue;
+		if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
+			return -1;
+		if ((op->actions & ZYDIS_OPERAND_ACTION_WRITE) &&
+		    op->size >= 32)
+			kill = true;
+	}
+	return kill;
+}
+
+/* ---- registers past a block -------------------------------------------
+ * Where the block's own code does not settle it, a counter register may
+ * still be dead by what follows: its successors in the same function
+ * (the environment's func_start; never a trampoline the kernel retargets),
+ * read here from the original code, a few levels deep; the scratch
+ * registers r10 and r11 at a compiled C function's entry; and every
+ * caller-saved register but rax and rdx after a ret in one. A compiled C
+ * function is one whose first instruction, after an endbr64, is its
+ * __fentry__ site. */
+#define VFY_REG_DEPTH  3
+#define VFY_REG_WINDOW 32
+
+static u64 orig_target(const struct dinsn *o);
+static enum kjit_sym sym_of(struct vfy *v, u64 t, int *reg);
+
+static int dec_code(struct vfy *v, u64 a, struct dinsn *o)
+{
+	u8 b[ZYDIS_MAX_INSTRUCTION_LENGTH];
+	size_t n = v->env->read_code(v->env->opaque, a, b, sizeof(b));
+
+	if (!n ||
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&v->dec, b, n, &o->i, o->op)))
+		return -1;
+	o->addr = a;
+	return 0;
+}
+
+static bool is_fentry_site(struct vfy *v, const struct dinsn *o)
+{
+	int reg;
+
+	if (v->env->ftrace_site && o->i.length == 5 &&
+	    v->env->ftrace_site(v->env->opaque, o->addr))
+		return true;
+	return o->i.mnemonic == ZYDIS_MNEMONIC_CALL &&
+	       o->op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+	       sym_of(v, orig_target(o), &reg) == KJIT_SYM_FENTRY;
+}
+
+static bool c_entry(struct vfy *v, u64 fn)
+{
+	struct dinsn o;
+
+	if (dec_code(v, fn, &o))
+		return false;
+	if (o.i.mnemonic == ZYDIS_MNEMONIC_ENDBR64 && dec_code(v, fn + 4, &o))
+		return false;
+	return is_fentry_site(v, &o);
+}
+
+static u64 func_of(struct vfy *v, u64 a)
+{
+	return v->env->func_start ? v->env->func_start(v->env->opaque, a) : 0;
+}
+
+static bool scratch(ZydisRegister r64)
+{
+	return r64 == ZYDIS_REGISTER_R10 || r64 == ZYDIS_REGISTER_R11;
+}
+
+static bool reg_dead_at(struct vfy *v, u64 from, u64 a, ZydisRegister r64,
+			unsigned depth);
+
+/* Does @o go anywhere but its next instruction or a branch target: a
+ * trap, a return to another privilege level, a transaction's abort? */
+static bool leaves_straight_line(const struct dinsn *o)
+{
+	switch (o->i.mnemonic) {
+	case ZYDIS_MNEMONIC_IRET:
+	case ZYDIS_MNEMONIC_IRETD:
+	case ZYDIS_MNEMONIC_IRETQ:
+	case ZYDIS_MNEMONIC_SYSRET:
+	case ZYDIS_MNEMONIC_SYSEXIT:
+	case ZYDIS_MNEMONIC_SYSCALL:
+	case ZYDIS_MNEMONIC_SYSENTER:
+	case ZYDIS_MNEMONIC_UD0:
+	case ZYDIS_MNEMONIC_UD1:
+	case ZYDIS_MNEMONIC_UD2:
+	case ZYDIS_MNEMONIC_HLT:
+	case ZYDIS_MNEMONIC_VMLAUNCH:
+	case ZYDIS_MNEMONIC_VMRESUME:
+	case ZYDIS_MNEMONIC_VMRUN:
+	case ZYDIS_MNEMONIC_XBEGIN:
+	case ZYDIS_MNEMONIC_XABORT:
+		return true;
+	default:
+		return o->i.meta.category == ZYDIS_CATEGORY_INTERRUPT;
+	}
+}
+
+/* After terminator @o (decoded at its address), @depth levels left. */
+static bool reg_dead_past(struct vfy *v, const struct dinsn *o,
+			  ZydisRegister r64, unsigned depth)
+{
+	u64 fall = o->addr + o->i.length, t, f;
+	int reg;
+
+	if (o->i.meta.category == ZYDIS_CATEGORY_COND_BR) {
+		t = orig_target(o);
+		return sym_of(v, t, &reg) == KJIT_SYM_NONE &&
+		       reg_dead_at(v, o->addr, t, r64, depth) &&
+		       reg_dead_at(v, o->addr, fall, r64, depth);
+	}
+	if (o->i.mnemonic == ZYDIS_MNEMONIC_RET ||
+	    (o->i.mnemonic == ZYDIS_MNEMONIC_JMP &&
+	     o->op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+	     sym_of(v, orig_target(o), &reg) == KJIT_SYM_RETURN_THUNK)) {
+		f = func_of(v, o->addr);
+		return f && f < o->addr && c_entry(v, f) &&
+		       r64 != ZYDIS_REGISTER_RAX && r64 != ZYDIS_REGISTER_RDX &&
+		       r64 != ZYDIS_REGISTER_RBX && r64 != ZYDIS_REGISTER_RBP &&
+		       r64 != ZYDIS_REGISTER_RSP && r64 < ZYDIS_REGISTER_R12;
+	}
+	if ((o->i.mnemonic != ZYDIS_MNEMONIC_JMP &&
+	     o->i.mnemonic != ZYDIS_MNEMONIC_CALL) ||
+	    o->op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+		return false; /* indirect, or not a transfer */
+	t = orig_target(o);
+	if (sym_of(v, t, &reg) != KJIT_SYM_NONE)
+		return false;
+	if (c_entry(v, t))
+		return scratch(r64);
+	return o->i.mnemonic == ZYDIS_MNEMONIC_JMP &&
+	       reg_dead_at(v, o->addr, t, r64, depth);
+}
+
+/* Is @r64 overwritten unread on every path from @a, a successor of the
+ * terminator at @from? */
+static bool reg_dead_at(struct vfy *v, u64 from, u64 a, ZydisRegister r64,
+			unsigned depth)
+{
+	struct dinsn o;
+	u64 f = func_of(v, from), t;
+	unsigned i;
+	int e;
+
+	if (!depth || !f || f != func_of(v, a))
+		return false;
+	for (i = 0; i < VFY_REG_WINDOW; i++, a += o.i.length) {
+		if (dec_code(v, a, &o) ||
+		    env_fixup(v, a, &t) != KJIT_FIXUP_NONE)
+			return false;
+		if (v->env->static_call &&
+		    v->env->static_call(v->env->opaque, a, &t, &(bool){0}))
+			return false;
+		if (is_fentry_site(v, &o)) {
+			if (!scratch(r64))
+				return false;
+			continue;
+		}
+		if (v->env->patch_site &&
+		    v->env->patch_site(v->env->opaque, a, &t))
+			return reg_dead_at(v, a, t, r64, depth - 1) &&
+			       reg_dead_at(v, a, a + o.i.length, r64,
+					   depth - 1);
+		e = reg_effect(&o, r64);
+		if (e)
+			return e > 0;
+		if (leaves_straight_line(&o))
+			return false;
+		if (o.i.meta.category == ZYDIS_CATEGORY_COND_BR ||
+		    o.i.meta.category == ZYDIS_CATEGORY_UNCOND_BR ||
+		    o.i.meta.category == ZYDIS_CATEGORY_CALL ||
+		    o.i.meta.category == ZYDIS_CATEGORY_RET)
+			return reg_dead_past(v, &o, r64, depth - 1);
+	}
+	return false;
+}
+
+/* Is GPR @reg (0..15) overwritten whole, unread, from the block's
+ * instruction @k on: by the block's own instructions, or past its
+ * terminator (above)? */
 static bool reg_dead_from(struct vfy *v, unsigned k, int reg)
 {
 	ZydisRegister r64 = (ZydisRegister)(ZYDIS_REGISTER_RAX + reg);
+	const struct kjit_insn *last = &v->d->insn[v->d->n - 1];
 	struct dinsn o;
-	unsigned i, j;
+	unsigned i;
+	int e;
 
 	for (i = k; i < v->d->n; i++) {
-		bool kill = false;
-
-		if (v->d->insn[i].kind == KJIT_I_LIMIT || faults_away(v, i) ||
-		    dec_orig(v, &v->d->insn[i], &o))
+		if (v->d->insn[i].kind == KJIT_I_LIMIT)
+			return reg_dead_at(v, v->d->insn[i - 1].addr,
+					   v->d->insn[i].addr, r64,
+					   VFY_REG_DEPTH);
+		if (faults_away(v, i) || dec_orig(v, &v->d->insn[i], &o))
 			return false;
-		if ((o.i.mnemonic == ZYDIS_MNEMONIC_XOR ||
-		     o.i.mnemonic == ZYDIS_MNEMONIC_SUB) &&
-		    o.op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
-		    o.op[0].size >= 32 &&
-		    is_reg64(&o.op[1], o.op[0].reg.value) &&
-		    ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64,
-						     o.op[0].reg.value) == r64)
-			return true;
-		for (j = 0; j < o.i.operand_count; j++) {
-			const ZydisDecodedOperand *op = &o.op[j];
-
-			if (op->type == ZYDIS_OPERAND_TYPE_MEMORY &&
-			    (ZydisRegisterGetLargestEnclosing(
-				 ZYDIS_MACHINE_MODE_LONG_64, op->mem.base) ==
-				 r64 ||
-			     ZydisRegisterGetLargestEnclosing(
-				 ZYDIS_MACHINE_MODE_LONG_64, op->mem.index) ==
-				 r64))
-				return false;
-			if (op->type != ZYDIS_OPERAND_TYPE_REGISTER ||
-			    ZydisRegisterGetLargestEnclosing(
-				ZYDIS_MACHINE_MODE_LONG_64, op->reg.value) !=
-				r64)
-				continue;
-			if (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ)
-				return false;
-			if ((op->actions & ZYDIS_OPERAND_ACTION_WRITE) &&
-			    op->size >= 32)
-				kill = true;
-		}
-		if (kill)
-			return true;
+		e = reg_effect(&o, r64);
+		if (e)
+			return e > 0;
 	}
-	return false;
+	return !dec_orig(v, last, &o) &&
+	       reg_dead_past(v, &o, r64, VFY_REG_DEPTH);
 }
 
 /* A shift or rotate whose count may be 0 (then it writes no flag): a
