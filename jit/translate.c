@@ -94,6 +94,15 @@ static bool redundant_endbr(const struct kjit_translator *tr,
 	       kx86_is_endbr(in->bytes, in->len);
 }
 
+/* Does the block counter go right before instruction @i of the block
+ * (kjit_instrument_entry_at() chose pi->at; not when it is counted on the
+ * edges of its jcc instead)? */
+static bool counter_before(const struct kjit_translator *tr,
+			   const struct kjit_point_info *pi, unsigned i)
+{
+	return tr->cfg.instr && !tr->ctr_on_edges && pi->at == i;
+}
+
 /* Copy every instruction but the terminator, with the entry point's
  * instrumentation before instruction pi->at when that is not 0. */
 static enum kjit_reason emit_body(struct kjit_translator *tr,
@@ -107,8 +116,7 @@ static enum kjit_reason emit_body(struct kjit_translator *tr,
 
 	for (i = 0; i + 1 < d->n; i++) {
 		kjit_emit_unwind(e, i, 0);
-		if (tr->cfg.instr && !tr->ctr_on_edges && pi->at &&
-		    i == pi->at) {
+		if (i && counter_before(tr, pi, i)) {
 			r = kjit_instrument_point(tr, e, pi, blk);
 			if (r)
 				return r;
@@ -221,7 +229,7 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 		r = kjit_instrument_entry_at(tr, d, &pi);
 		if (!r)
 			tr->ctr_on_edges = kjit_instrument_on_edges(tr, d, &pi);
-		if (!r && !pi.at && !tr->ctr_on_edges)
+		if (!r && counter_before(tr, &pi, 0))
 			r = kjit_instrument_point(tr, e, &pi, blk);
 		if (r)
 			return r;
@@ -230,7 +238,7 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 	if (r)
 		return r;
 	kjit_emit_unwind(e, d->n - 1, 0);
-	if (tr->cfg.instr && !tr->ctr_on_edges && pi.at && pi.at == d->n - 1) {
+	if (d->n > 1 && counter_before(tr, &pi, d->n - 1)) {
 		r = kjit_instrument_point(tr, e, &pi, blk);
 		if (r)
 			return r;
