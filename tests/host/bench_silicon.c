@@ -163,6 +163,7 @@ static int shapes_from_vmlinux(const char *path)
 	henv.gs_fake = 0xffffe8c000010000ull; /* 64-bit per-CPU offsets */
 	henv_add_region(&henv, vml.text_addr, vml.text, vml.text_size);
 	henv.fixups = vml.fixups, henv.n_fixups = vml.n_fixups;
+	henv.funcs = vml_func_starts(&vml, &henv.n_funcs);
 	henv_add_sym(&henv, vml_sym(&vml, "__fentry__"), KJIT_SYM_FENTRY, -1);
 	henv_add_sym(&henv, vml_sym(&vml, "__x86_return_thunk"),
 		     KJIT_SYM_RETURN_THUNK, -1);

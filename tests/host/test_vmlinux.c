@@ -219,27 +219,6 @@ static void sweep(void)
 	}
 }
 
-/* Function starts for kjit_env.func_start: every text symbol, as the
- * kernel's kallsyms_lookup_size_offset() sees them. */
-static void set_func_starts(void)
-{
-	static u64 *starts;
-	size_t i, n = 0;
-
-	starts = calloc(vml.n_sym ? vml.n_sym : 1, sizeof(*starts));
-	if (!starts)
-		return;
-	for (i = 0; i < vml.n_sym; i++) {
-		u64 a = vml.sym[i].addr;
-
-		if (a < vml.text_addr || a >= vml.text_addr + vml.text_size ||
-		    (n && starts[n - 1] == a))
-			continue;
-		starts[n++] = a;
-	}
-	henv.funcs = starts, henv.n_funcs = n;
-}
-
 static int setup_env(void)
 {
 	char name[64];
@@ -250,7 +229,7 @@ static int setup_env(void)
 	henv.env.dispatch_nf = DISPATCH + 0x40; /* the flags-dead entry */
 	henv_add_region(&henv, vml.text_addr, vml.text, vml.text_size);
 	henv.fixups = vml.fixups, henv.n_fixups = vml.n_fixups;
-	set_func_starts();
+	henv.funcs = vml_func_starts(&vml, &henv.n_funcs);
 	if (!(a = vml_sym(&vml, "__fentry__")))
 		return -1;
 	henv_add_sym(&henv, a, KJIT_SYM_FENTRY, -1);

@@ -287,6 +287,25 @@ u64 vml_sym(const struct vml *v, const char *name)
 	return 0;
 }
 
+const u64 *vml_func_starts(const struct vml *v, size_t *n)
+{
+	u64 *starts = calloc(v->n_sym ? v->n_sym : 1, sizeof(*starts));
+	size_t i;
+
+	*n = 0;
+	if (!starts)
+		return NULL;
+	for (i = 0; i < v->n_sym; i++) {
+		u64 a = v->sym[i].addr;
+
+		if (a < v->text_addr || a >= v->text_addr + v->text_size ||
+		    (*n && starts[*n - 1] == a))
+			continue;
+		starts[(*n)++] = a;
+	}
+	return starts;
+}
+
 int vml_seen(u64 a)
 {
 	static u64 *tab;

@@ -39,6 +39,11 @@ struct vml {
 int vml_open(struct vml *v, const char *path, char *err, size_t errlen);
 /* address of symbol @name, 0 if absent */
 u64 vml_sym(const struct vml *v, const char *name);
+/* Sorted, distinct addresses of every symbol in .text, as the kernel's
+ * kallsyms_lookup_size_offset() sees function starts (for
+ * kjit_env.func_start, host_env.h); *n set. NULL without memory. The
+ * array lives as long as the process. */
+const u64 *vml_func_starts(const struct vml *v, size_t *n);
 /* 1 if @a (non-zero) was seen by an earlier call, else 0 and remember it:
  * one process-wide set, for sweeps that visit each block once. */
 int vml_seen(u64 a);
