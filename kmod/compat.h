@@ -56,6 +56,16 @@
 
 #else /* !__ASSEMBLY__ */
 
+/*
+ * The largest order alloc_pages() gives. 6.1's MAX_ORDER counts the orders
+ * (11: 0..10); 6.8 named the largest one itself MAX_PAGE_ORDER.
+ */
+#ifdef MAX_PAGE_ORDER
+#define KJIT_MAX_PAGE_ORDER MAX_PAGE_ORDER
+#else
+#define KJIT_MAX_PAGE_ORDER (MAX_ORDER - 1)
+#endif
+
 #include <linux/ftrace.h>
 #include <linux/types.h>
 #include <linux/version.h>

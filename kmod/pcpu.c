@@ -50,18 +50,26 @@ void kjit_pcpu_probe(void)
 static int add_chunk(struct kjit_pcpu *p, u32 c)
 {
 	size_t row = (size_t)p->chunk_len * sizeof(u64);
-	u64 __percpu *ch = __alloc_percpu(row, sizeof(u64));
+	u64 __percpu *ch =
+	    c < p->near_chunks
+		? (u64 __percpu *)(unsigned long)(p->near.disp + (s64)(c * row))
+		: __alloc_percpu(row, sizeof(u64));
 	u64 *base = kvzalloc(row, GFP_KERNEL);
 
 	if (!ch || !base) {
-		free_percpu(ch);
+		if (c >= p->near_chunks)
+			free_percpu(ch);
 		kvfree(base);
 		return -ENOMEM;
 	}
 	p->base[c] = base;
 	smp_store_release(&p->chunk[c], ch);
 	smp_store_release(&p->held, (c + 1) * p->chunk_len);
-	WRITE_ONCE(p->bytes, p->bytes + row * (1 + num_possible_cpus()));
+	/* a near chunk's per-CPU rows were counted with the near area */
+	WRITE_ONCE(
+	    p->bytes,
+	    p->bytes +
+		row * (1 + (c < p->near_chunks ? 0 : num_possible_cpus())));
 	return 0;
 }
 
@@ -96,18 +104,22 @@ void kjit_pcpu_free(struct kjit_pcpu *p)
 
 	kjit_worker_stop(&p->worker);
 	for (c = 0; p->chunk && c < p->dir_len; c++) {
-		free_percpu(p->chunk[c]);
+		if (c >= p->near_chunks)
+			free_percpu(p->chunk[c]);
 		kvfree(p->base[c]);
 	}
+	kjit_pcpu_near_free(&p->near);
 	kvfree(p->chunk);
 	kvfree(p->base);
 	vfree(p->keys);
 	memset(p, 0, sizeof(*p));
 }
 
-int kjit_pcpu_init(struct kjit_pcpu *p, u32 n_keys, u32 chunk_len,
-		   u32 ahead)
+int kjit_pcpu_init(struct kjit_pcpu *p, u32 n_keys, u32 chunk_len, u32 ahead,
+		   bool near, size_t near_cap)
 {
+	size_t want;
+
 	memset(p, 0, sizeof(*p));
 	kjit_worker_init(&p->worker, pcpu_grow_work);
 	if (!chunk_len || chunk_len > KJIT_PCPU_CHUNK)
@@ -124,6 +136,15 @@ int kjit_pcpu_init(struct kjit_pcpu *p, u32 n_keys, u32 chunk_len,
 		goto fail;
 	p->bytes = (size_t)p->n_keys * sizeof(u64) +
 		   (size_t)p->dir_len * 2 * sizeof(void *);
+	want = (size_t)p->dir_len * p->chunk_len * sizeof(u64);
+	if (near_cap)
+		want = min(want, near_cap);
+	if (near)
+		kjit_pcpu_near_init(&p->near, want, &p->near_why);
+	else
+		p->near_why = "turned off (kjit.near_counters=0)";
+	p->near_chunks = (u32)(p->near.size / (p->chunk_len * sizeof(u64)));
+	p->bytes += p->near.size * num_possible_cpus();
 	add_chunks(p);
 	if (!p->held)
 		goto fail;

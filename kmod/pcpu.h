@@ -8,10 +8,14 @@
  *                  (number + 1) << 32 | low half of the address, 0: free.
  *                  One counter per original block, shared by every CPU's
  *                  cache; numbers are handed out in order from 0
- *     chunk[c]     alloc_percpu() of chunk_len u64: counter n is
+ *     chunk[c]     chunk_len u64 of per-CPU memory: counter n is
  *                  chunk[n / chunk_len] + n % chunk_len, whose raw
  *                  __percpu value (the %gs offset) is the same on every
- *                  CPU; NULL until the worker brought it
+ *                  CPU; NULL until the worker brought it. The first
+ *                  near_chunks lie in the near area (pcpu_near.h: offsets
+ *                  within a disp32, `incq %gs:disp32`), the rest come
+ *                  from alloc_percpu() (`movabs $off,%reg; incq
+ *                  %gs:(%reg)`)
  *     base[c][i]   the sum at the last reset: a count is sum - base
  *
  * Why this is exact without a lock: the increment is a single instruction,
@@ -45,6 +49,7 @@
 
 #include <linux/percpu.h>
 #include <linux/types.h>
+#include "pcpu_near.h"
 #include "worker.h"
 
 /* pcpu_alloc() refuses more than PCPU_MIN_UNIT_SIZE (32 KiB) at once. */
@@ -65,6 +70,11 @@ struct kjit_pcpu {
 	atomic64_t full;    /* claims refused: the table was full */
 	atomic64_t growing; /* translations whose counter had no memory yet */
 	size_t bytes;	    /* memory held now (the worker adds to it) */
+	/* the first near_chunks chunks lie in the near area (pcpu_near.h):
+	 * %gs offsets within a disp32, one instruction a block */
+	struct kjit_pcpu_near near;
+	u32 near_chunks;
+	const char *near_why; /* why there is no near area, or NULL */
 	struct kjit_worker worker;
 };
 
@@ -79,9 +89,11 @@ void kjit_pcpu_probe(void);
  * them at most, in chunks of @chunk_len (rounded up to a power of two, at
  * most KJIT_PCPU_CHUNK; 0: that): the first chunks, for @ahead counters,
  * allocated now, the rest by a worker as claims come; 0 or -ENOMEM.
- * Process context. */
-int kjit_pcpu_init(struct kjit_pcpu *p, u32 n_keys, u32 chunk_len,
-		   u32 ahead);
+ * With @near, as many chunks as the near area holds come from it
+ * (pcpu_near.h; p->near_why says why none do), the area at most
+ * @near_cap bytes a CPU (0: no cap). Process context. */
+int kjit_pcpu_init(struct kjit_pcpu *p, u32 n_keys, u32 chunk_len, u32 ahead,
+		   bool near, size_t near_cap);
 /* Stops the worker and frees everything. Process context, once no
  * translation can claim any more. */
 void kjit_pcpu_free(struct kjit_pcpu *p);

@@ -65,6 +65,14 @@ MODULE_PARM_DESC(lock_counters,
 		 "count with lock incq in shared counters (the old form), not "
 		 "per-CPU incq %gs:; read at attach (default off)");
 
+static bool near_counters = true;
+module_param(near_counters, bool, 0644);
+MODULE_PARM_DESC(
+    near_counters,
+    "per-CPU counters in the near area where the layout allows "
+    "(incq %gs:disp32, one instruction a block; kmod/pcpu_near.h), "
+    "the rest from alloc_percpu(); read at attach (default on)");
+
 static bool predict = true;
 module_param(predict, bool, 0644);
 MODULE_PARM_DESC(predict,
@@ -96,6 +104,11 @@ module_param(pcpu_chunk, uint, 0444);
 MODULE_PARM_DESC(pcpu_chunk, "per-CPU counters per allocation: the counter "
 			     "table grows by this many (4096, the most; "
 			     "smaller for tests)");
+static unsigned int pcpu_near_kb;
+module_param(pcpu_near_kb, uint, 0444);
+MODULE_PARM_DESC(pcpu_near_kb,
+		 "for tests: at most this many KiB of each CPU's counters in "
+		 "the near area, the rest from alloc_percpu() (0: no cap)");
 static unsigned int pcpu_grow_delay_ms;
 module_param(pcpu_grow_delay_ms, uint, 0444);
 MODULE_PARM_DESC(pcpu_grow_delay_ms,
@@ -370,7 +383,17 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 	 * the blocks numbered (pcpu.h); without the memory, the old form */
 	if (s->count && !lock_counters && kjit_pcpu_ok)
 		s->pcpu = !kjit_pcpu_init(&s->pctr, 2 * lim->max_blocks,
-					  pcpu_chunk, pcpu_chunk / 2);
+					  pcpu_chunk, pcpu_chunk / 2,
+					  near_counters, pcpu_near_kb * 1024ul);
+	if (s->pcpu && s->pctr.near_chunks)
+		pr_info("kjit: counters: the first %u in the near area "
+			"(incq %%gs:%#llx..), the rest from alloc_percpu()\n",
+			s->pctr.near_chunks * s->pctr.chunk_len,
+			(unsigned long long)s->pctr.near.disp);
+	else if (s->pcpu)
+		pr_info("kjit: counters: no near area (%s): movabs + incq "
+			"%%gs:(%%reg)\n",
+			s->pctr.near_why ? s->pctr.near_why : "too small");
 	s->pctr.delay_ms = min(pcpu_grow_delay_ms, 10000u);
 	s->grown_base = kjit_session_grown_bytes(s);
 	s->mem_bytes += s->grown_base;

@@ -15,16 +15,18 @@
  * functions (ret shapes), jcc and jmp to the next block. Three programs:
  * the vmlinux mix, flags-dead blocks only, flags-live blocks only.
  *
- * Each program runs natively and from four code caches (hc_init_slot):
+ * Each program runs natively and from five code caches (hc_init_slot):
  * translated without counting, with the old `lock incq` counters
- * (RIP-relative, shared by CPUs, LAHF where flags are live), with the new
- * per-CPU counters (dead register or saved one, moved where cheaper), and
- * per-CPU without the liveness (always a saved register, always at the
- * entry). One round times every configuration once, in turn; the added
- * cost per executed block of a round is (configuration - native) / blocks,
- * and (configuration - no counting) / blocks for the counter alone; the
- * spread is over rounds. Blocks per run are read from the counters
- * themselves, and the old and the new counters must agree exactly.
+ * (RIP-relative, shared by CPUs, LAHF where flags are live), with per-CPU
+ * counters at 64-bit offsets as alloc_percpu() gives (dead register or
+ * saved one, moved where cheaper), the same without the liveness (always
+ * a saved register, always at the entry), and per-CPU counters at 32-bit
+ * offsets as the near area gives (kmod/pcpu_near.h: `incq %gs:disp32`). One
+ * round times every configuration once, in turn; the added cost per executed
+ * block of a round is (configuration - native) / blocks, and (configuration -
+ * no counting) / blocks for the counter alone; the spread is over rounds.
+ * Blocks per run are read from the counters themselves, and the old and the new
+ * counters must agree exactly.
  *
  * Timing: rdtscp (the TSC, a fixed-rate clock: "cycles" below are TSC
  * ticks), converted to ns with the TSC rate measured against
@@ -61,7 +63,7 @@
 #define MAX_SHAPES  (1u << 20)
 #define MAX_INSNS   60
 #define MAX_ROUNDS  1001
-#define N_CFG	    5
+#define N_CFG	    6
 
 /* ---- shapes ------------------------------------------------------------ */
 
@@ -373,10 +375,13 @@ static void gen_prog(struct prog *pg, u8 *mem, enum prog_kind k)
 
 /* ---- configurations --------------------------------------------------- */
 
-enum { C_NATIVE, C_NOCOUNT, C_LOCK, C_PCPU, C_PCPU_NOLIVE };
-static const char *const cfg_names[N_CFG] = {
-    "native", "kjit, no counting", "kjit, lock incq (old)",
-    "kjit, per-CPU (new)", "per-CPU, no liveness"};
+enum { C_NATIVE, C_NOCOUNT, C_LOCK, C_PCPU, C_PCPU_NOLIVE, C_PCPU_NEAR };
+static const char *const cfg_names[N_CFG] = {"native",
+					     "kjit, no counting",
+					     "kjit, lock incq (old)",
+					     "kjit, per-CPU alloc_percpu",
+					     "per-CPU, no liveness",
+					     "kjit, per-CPU near (disp32)"};
 
 static struct hc caches[N_CFG]; /* [0] unused: native */
 static u64 gs_base[N_CFG];
@@ -406,7 +411,9 @@ static int setup_cfg(struct prog *pg, int c, drv_fn *fn, char *why, size_t n)
 	}
 	h->henv.ctr_lock = c == C_LOCK;
 	h->vfy.native_calls = true;
-	if (mode == KJIT_MEM_GS && henv_use_gs(&h->henv, true)) {
+	/* alloc_percpu() memory: offsets beyond 32 bits; the near area
+	 * (kmod/pcpu_near.h): offsets within a disp32 */
+	if (mode == KJIT_MEM_GS && henv_use_gs(&h->henv, c != C_PCPU_NEAR)) {
 		snprintf(why, n, "arch_prctl(ARCH_SET_GS) failed");
 		return -1;
 	}
@@ -491,7 +498,7 @@ static void measure(drv_fn fn[N_CFG], long iters, unsigned rounds, u64 blocks,
 	for (r = 0; r < rounds; r++)
 		for (k = 0; k < N_CFG; k++) {
 			c = (r + k) % N_CFG; /* rotate: no fixed order */
-			if (c == C_PCPU || c == C_PCPU_NOLIVE)
+			if (c >= C_PCPU)
 				henv_set_gs(gs_base[c]);
 			x = time_run(fn[c], iters);
 			t[c][r] = (double)x / blocks;
@@ -609,7 +616,9 @@ int main(int argc, char **argv)
 			break;
 		res[k].blocks = counted(&caches[C_PCPU], fn[C_PCPU], iters);
 		lock_blocks = counted(&caches[C_LOCK], fn[C_LOCK], iters);
-		if (res[k].blocks != lock_blocks ||
+		if (counted(&caches[C_PCPU_NEAR], fn[C_PCPU_NEAR], iters) !=
+			res[k].blocks ||
+		    res[k].blocks != lock_blocks ||
 		    res[k].blocks != (u64)iters * pg->blocks_per_iter + 1) {
 			snprintf(
 			    why, sizeof(why),

@@ -11,7 +11,7 @@
  * made MAP_FIXED_NOREPLACE fail now and then; still below 2 GiB. */
 #define HC_RX_ADDR 0x60000000ul
 #define HC_SIZE	   (16ul << 20)
-#define HC_SLOTS   4 /* caches that can live at once (hc_init_slot) */
+#define HC_SLOTS   5 /* caches that can live at once (hc_init_slot) */
 
 struct hc *hc_cur;
 static u64 hc_ctr[HC_SLOTS][HENV_MAX_CTRS], hc_key[HC_SLOTS][HENV_MAX_CTRS];
@@ -253,12 +253,13 @@ int hc_init_slot(struct hc *c, unsigned slot, u64 lo, u64 hi,
 		 enum kjit_mem_mode mode, const struct kjit_config *cfg,
 		 bool link)
 {
-	static int fd[HC_SLOTS] = {-1, -1, -1, -1};
+	static bool mapped[HC_SLOTS];
+	static int fd[HC_SLOTS];
 	static u8 *rw[HC_SLOTS], *rx[HC_SLOTS];
 
 	if (slot >= HC_SLOTS)
 		return -1;
-	if (fd[slot] < 0) {
+	if (!mapped[slot]) {
 		fd[slot] = memfd_create("kjit-cache", 0);
 		if (fd[slot] < 0 || ftruncate(fd[slot], HC_SIZE))
 			return -1;
@@ -269,6 +270,7 @@ int hc_init_slot(struct hc *c, unsigned slot, u64 lo, u64 hi,
 				MAP_SHARED | MAP_FIXED_NOREPLACE, fd[slot], 0);
 		if (rw[slot] == MAP_FAILED || rx[slot] == MAP_FAILED)
 			return -1;
+		mapped[slot] = true;
 	}
 	memset(c, 0, sizeof(*c));
 	c->slot = slot;

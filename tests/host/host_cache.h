@@ -10,7 +10,7 @@
  * the original address when it is outside the translatable range.
  *
  * Invariants: single-threaded; blocks are never freed until hc_reset().
- * Up to four caches (slots) may exist at once, at distinct fixed
+ * Up to five caches (slots) may exist at once, at distinct fixed
  * addresses, each with its own counters.
  * Every new block is decode-back verified (verify.h) and, when the
  * translator has kjit_config.ibt, checked by the IBT proof (ibt_check.h)
@@ -66,7 +66,7 @@ void host_dispatch(void);
 
 int hc_init(struct hc *c, u64 lo, u64 hi, enum kjit_mem_mode mode,
 	    const struct kjit_config *cfg, bool link);
-/* The same for cache @slot (0..3), each with its own code mapping and
+/* The same for cache @slot (0..4), each with its own code mapping and
  * counters, so several can be run in turn once translated and linked
  * (the dispatcher serves hc_cur only: the cache last initialised, or set
  * by the caller). hc_init is slot 0. */

@@ -20,35 +20,49 @@ crosscheck() {
 	n=$(grep -c '^BLOCK pipe_read+.* OK$' /tmp/k.out)
 	[ "$n" -ge 10 ] || fail "$1: only $n pipe_read blocks matched exactly"
 }
-# The defaults: one chunk (4096 counters) at attach, of 49152 at most.
+# The defaults: one chunk (4096 counters) at attach, of 49152 at most,
+# all in the near area (kmod/pcpu_near.h: two CPUs, 1 MiB apart), so every
+# block counts with one incq %gs:disp32.
 load_kjit
 kjit attach __x64_sys_getpid > /tmp/a.out || fail "attach"
 cat /tmp/a.out
 workload getpid 100 || fail "getpid"
 held=$(live_json pcpu_held)
 slots=$(live_json pcpu_slots)
+kjit stat > /tmp/s.out || fail "stat"
+grep '^  counter' /tmp/s.out
 kjit detach > /dev/null || fail "detach"
 unload_kjit
 echo "defaults: counters with memory $held, limit $slots"
 [ "${held:-0}" = 4096 ] || fail "held at attach: '${held}', not one chunk of 4096"
 [ "${slots:-0}" -ge 49152 ] || fail "limit ${slots:-0} below the default's 49152"
+dmesg | grep 'kjit: counters:' | tail -1
+dmesg | grep 'kjit: counters:' | tail -1 | grep -q 'the first 49152 in the near area' ||
+	fail "the defaults' counters are not all in the near area"
+grep -q '^  counter  gs_disp32/' /tmp/s.out || fail "no translation counts with incq %gs:disp32"
+grep -q '^  counter  gs_reg' /tmp/s.out && fail "a translation counts through a register"
 # Chunks of 64: a deep read path's counters lie in many chunks that came
-# after attach, some blocks on lock incq while the worker was late.
-load_kjit pcpu_chunk=64
+# after attach, some blocks on lock incq while the worker was late; the
+# first two chunks (1 KiB) in the near area, the rest from alloc_percpu().
+load_kjit pcpu_chunk=64 pcpu_near_kb=1
 insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
 kjit attach --deep __x64_sys_read __x64_sys_write > /dev/null || fail "attach"
 workload -c 0 pipe 100 || fail "pipe"
 workload -c 0 read 100 || fail "read"
 held=$(live_json pcpu_held)
 growing=$(live_json pcpu_growing)
-kjit stat | grep '^counters' || fail "stat"
+kjit stat > /tmp/s.out || fail "stat"
+grep -E '^(counters|  counter)' /tmp/s.out
+dmesg | grep 'kjit: counters:' | tail -1
 kjit detach > /dev/null || fail "detach"
 echo "chunks of 64: counters with memory $held; translations counted while growing: $growing"
 [ "${held:-0}" -gt 128 ] || fail "the counter table did not grow: held ${held:-0}"
+grep -q '^  counter  gs_disp32/' /tmp/s.out || fail "no near counter (gs_disp32) used"
+grep -q '^  counter  gs_reg' /tmp/s.out || fail "no alloc_percpu() counter (gs_reg) used"
 crosscheck "grown counters"
 rmmod kjit_kprobes
 unload_kjit
-load_kjit pcpu_chunk=64 pcpu_grow_delay_ms=300
+load_kjit pcpu_chunk=64 pcpu_grow_delay_ms=300 near_counters=0
 insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
 kjit attach --deep __x64_sys_read > /dev/null || fail "attach (late worker)"
 workload -c 0 read 50 || fail "read"
