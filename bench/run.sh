@@ -87,8 +87,10 @@ sil=$?
 	echo "\`build/host/bench_silicon\`; source: tests/host/bench_silicon.c)."
 	echo
 	echo "Code emitted by jit/ in the module's configuration (native-call mode,"
-	echo "the module's counter sequences and flags handling, per-CPU counters at"
-	echo "64-bit %gs offsets with the GS base set by arch_prctl), for blocks shaped"
+	echo "the module's counter sequences and flags handling, per-CPU counters with"
+	echo "the GS base set by arch_prctl: at 64-bit %gs offsets as alloc_percpu()"
+	echo "gives, \`movabs\` + \`incq %gs:(%reg)\`, and at 32-bit ones as the near"
+	echo "area gives, \`incq %gs:disp32\`: kmod/pcpu_near.h), for blocks shaped"
 	echo "like the stock vmlinux's: every vmlinux block is translated as the"
 	echo "module does and its shape recorded (instructions, flags live at the"
 	echo "counter, a dead register or a saved one, counter moved into the block,"
