@@ -61,7 +61,7 @@ static atomic_t near_misses;
 /* On each CPU: what translated code does (jit/instrument.c's
  * KJIT_CTR_GS_DISP32, here through a register holding the same value)
  * must increment this CPU's slice, and nothing else. */
-static void probe_one(void *info)
+static void near_probe_cpu(void *info)
 {
 	const struct kjit_pcpu_near *n = info;
 	u64 __percpu *p = (u64 __percpu *)(unsigned long)n->disp;
@@ -93,7 +93,7 @@ static bool probe_all(struct kjit_pcpu_near *n)
 	    cpu) if ((unsigned long)per_cpu_ptr(p, cpu) !=
 		     r + (per_cpu_offset(cpu) - n->lo)) return false;
 	atomic_set(&near_misses, 0);
-	on_each_cpu(probe_one, n, 1);
+	on_each_cpu(near_probe_cpu, n, 1);
 	return atomic_read(&near_misses) == 0;
 }
 

@@ -118,6 +118,8 @@ static const struct {
     {"deep_grow_work", "the worker that grows the deep table (deep.c)"},
     {"pcpu_grow_work", "the worker that grows the per-CPU counter table "
 		       "(pcpu.c)"},
+    {"near_probe_cpu", "on_each_cpu()'s callback at attach: the near "
+		       "counter area's probe (pcpu_near.c)"},
 };
 
 /* Module variables holding a gate to a kernel function (kmod/ksyms.c,

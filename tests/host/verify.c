@@ -490,11 +490,17 @@ static bool is_fentry_site(struct vfy *v, const struct dinsn *o)
 
 static bool c_entry(struct vfy *v, u64 fn)
 {
+	static const u8 seal[4] = {0x66, 0x0f, 0x1f, 0x00}; /* <asm/ibt.h> */
+	u8 b[4] = {0};
 	struct dinsn o;
 
 	if (dec_code(v, fn, &o))
 		return false;
-	if (o.i.mnemonic == ZYDIS_MNEMONIC_ENDBR64 && dec_code(v, fn + 4, &o))
+	/* an endbr64, or the seal that replaced one, comes first on IBT */
+	if ((o.i.mnemonic == ZYDIS_MNEMONIC_ENDBR64 ||
+	     (v->env->read_code(v->env->opaque, fn, b, 4) == 4 &&
+	      !memcmp(b, seal, 4))) &&
+	    dec_code(v, fn + 4, &o))
 		return false;
 	return is_fentry_site(v, &o);
 }
