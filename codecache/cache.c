@@ -69,6 +69,13 @@ u64 kjit_cache_next_counter(const struct kjit_cache *c)
 	return (u64)(unsigned long)(c->counters_run + c->n_blocks);
 }
 
+/* Where a linked exit enters block @cb: a direct branch skips the endbr64
+ * that only an indirect one needs (kjit_block.direct_off). */
+static u64 direct_entry(const struct kjit_cblock *cb)
+{
+	return cb->run + cb->b.direct_off;
+}
+
 /* Link exit @x of new block @bi now if its target is translated, else queue
  * it on the target's pending list. */
 static enum kjit_reason link_or_queue(struct kjit_cache *c, u32 bi, unsigned x)
@@ -95,8 +102,8 @@ static enum kjit_reason link_or_queue(struct kjit_cache *c, u32 bi, unsigned x)
 		return r;
 	}
 	if (t->block)
-		return kjit_cache_link(c, bi, x,
-				       kjit_cache_block(c, t->block - 1)->run);
+		return kjit_cache_link(
+		    c, bi, x, direct_entry(kjit_cache_block(c, t->block - 1)));
 	p = pending_at(c, c->n_pending);
 	if (!p)
 		return KJIT_OK; /* stays unlinked: correct, only slower */
@@ -274,7 +281,7 @@ enum kjit_reason kjit_cache_add(struct kjit_cache *c,
 	for (x = 0; x < cb->b.n_exits; x++)
 		link_or_queue(c, bi, x);
 	e->block = bi + 1;
-	link_waiting(c, e, cb->run);
+	link_waiting(c, e, direct_entry(cb));
 	c->stats.translated++;
 	__atomic_store_n(&c->n_blocks, bi + 1, __ATOMIC_RELEASE);
 	*run = cb->run;

@@ -68,6 +68,7 @@ static void block_reset(struct kjit_block *blk, u64 orig)
 {
 	blk->orig = orig;
 	blk->orig_len = blk->body_len = blk->len = 0;
+	blk->direct_off = 0;
 	blk->n_insns = 0;
 	blk->n_exits = 0;
 	blk->term = 0;
@@ -207,8 +208,10 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 		blk->live_in = pi.live;
 	}
 	kjit_emit_unwind(e, 0, 0);
-	if (tr->cfg.ibt)
+	if (tr->cfg.ibt) {
 		kjit_emit_endbr64(e);
+		blk->direct_off = (u8)e->pos;
+	}
 	if (sc_key) {
 		/* a followed static call trampoline: `jmp F` alone, a NULL
 		 * one's `ret` (or jmp to the return thunk), or not now */

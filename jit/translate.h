@@ -153,6 +153,11 @@ struct kjit_block {
 	u32 orig_len; /* bytes of original code covered */
 	u32 body_len; /* hot bytes: entry up to the stubs */
 	u32 len;      /* all bytes incl. stubs and literals */
+	/* Where a direct branch enters: past the endbr64 that opens the block
+	 * with kjit_config.ibt, which only an indirect branch needs (the
+	 * block's start, its indirect entry, stays for the dispatcher, the
+	 * lookup table and the entry trampoline); 0 without one. */
+	u8 direct_off;
 	u16 n_insns;
 	u8 n_exits;
 	u8 term;     /* enum kjit_insn_kind of the last instruction */

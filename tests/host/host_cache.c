@@ -117,14 +117,15 @@ static void link_new(struct hc *c, struct hc_block *nb)
 		if (nb->meta.exit[x].kind != KJIT_EXIT_DIRECT)
 			continue;
 		t = hc_find(c, nb->meta.exit[x].target);
-		if (t)
-			link_exit(c, nb, x, t->run);
+		if (t) /* a direct branch skips the endbr64 */
+			link_exit(c, nb, x, t->run + t->meta.direct_off);
 	}
 	for (i = 0; i + 1 < c->n_blk; i++)
 		for (x = 0; x < c->blk[i].meta.n_exits; x++)
 			if (c->blk[i].meta.exit[x].kind == KJIT_EXIT_DIRECT &&
 			    c->blk[i].meta.exit[x].target == nb->orig)
-				link_exit(c, &c->blk[i], x, nb->run);
+				link_exit(c, &c->blk[i], x,
+					  nb->run + nb->meta.direct_off);
 }
 
 /* Dispatcher fast path: the translation of @orig, or 0 (slow path). */

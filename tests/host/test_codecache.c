@@ -122,6 +122,58 @@ static void test_return_site_exact(bool ibt)
 		 "addresses outside every block map to a return site");
 }
 
+/* Every linked direct exit of @f's blocks lands on its target's direct
+ * entry: past the endbr64 with kjit_config.ibt (a direct branch needs none,
+ * and each block would run one more instruction), on the block's start
+ * without. */
+static void check_direct_entries(struct fixture *f, const char *sfx)
+{
+	char name[64], first[200] = "";
+	unsigned bad = 0, n = 0;
+	u32 i, j, x;
+
+	for (i = 0; i < f->c.n_blocks; i++) {
+		const struct kjit_cblock *cb = &(*kjit_cache_block(&f->c, i));
+
+		for (x = 0; x < cb->b.n_exits; x++) {
+			const struct kjit_exit *ex = &cb->b.exit[x];
+			u64 lands;
+			s32 rel;
+
+			if (!(cb->linked & (1u << x)))
+				continue;
+			memcpy(&rel,
+			       cache_rw + (cb->run - RUN) + ex->branch_off, 4);
+			lands = cb->run + ex->branch_off + 4 + (s64)rel;
+			for (j = 0; j < f->c.n_blocks; j++) {
+				const struct kjit_cblock *t =
+				    &(*kjit_cache_block(&f->c, j));
+				bool endbr = kx86_is_endbr64(
+				    cache_rw + (t->run - RUN), 4);
+
+				if (t->b.orig != ex->target)
+					continue;
+				n++;
+				if (lands != t->run + (endbr ? 4 : 0) ||
+				    endbr != (*sfx != 0))
+					if (!bad++)
+						snprintf(first, sizeof(first),
+							 "exit %u of %#llx "
+							 "lands at +%lld of "
+							 "its target",
+							 x,
+							 (unsigned long long)
+							     cb->b.orig,
+							 (long long)(lands -
+								     t->run));
+			}
+		}
+	}
+	snprintf(name, sizeof(name), "cache.direct_entry%s", sfx);
+	kt_check(name, n && !bad, "%u links checked, %u bad; first: %s", n, bad,
+		 first);
+}
+
 /* With kjit_config.ibt, what the block map hands out (kjit_cache_lookup:
  * what the dispatcher continues at and a trampoline's `jmp *%r11` lands
  * on) is the block's endbr64, and each block passes the IBT proof; the
@@ -142,6 +194,9 @@ static void test_ibt_entries(void)
 		return;
 	}
 	ret_plain = (*kjit_cache_block(&plain.c, 0)).b.ret_off;
+	for (i = 1; i < KJIT_ARRAY_SIZE(origs); i++)
+		kjit_cache_add(&plain.c, &plain.tr, origs[i], 0, &run);
+	check_direct_entries(&plain, ""); /* before f reuses the memory */
 	memset(cache_rw, 0xcc, sizeof(cache_rw));
 	if (fixture_init(&f, false, true)) {
 		kt_fail("cache.ibt.entries", "setup failed");
@@ -171,6 +226,7 @@ static void test_ibt_entries(void)
 				 (unsigned long long)origs[i], c.msg);
 	}
 	kt_check("cache.ibt.entries", !bad, "%u bad; first: %s", bad, first);
+	check_direct_entries(&f, ".ibt");
 	kt_check("cache.ibt.ret_off",
 		 (*kjit_cache_block(&f.c, 0)).b.ret_off ==
 			 ret_plain + KX86_ENDBR64_LEN &&
