@@ -50,10 +50,20 @@ static bool page_in_slice(const struct kjit_pcpu_near *n, unsigned long i)
 	{
 		unsigned long s = per_cpu_offset(cpu) - n->lo;
 
-		if (at >= s && at < s + n->size)
+		if (at < s + n->size && at + PAGE_SIZE > s)
 			return true;
 	}
 	return false;
+}
+
+/* Is every possible CPU's base page-aligned (percpu units are)? */
+static bool bases_aligned(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) if (per_cpu_offset(cpu) &
+				       ~PAGE_MASK) return false;
+	return true;
 }
 
 static atomic_t near_misses;
@@ -113,8 +123,8 @@ void kjit_pcpu_near_init(struct kjit_pcpu_near *n, size_t size,
 	}
 	cpu_bases(&lo, &hi, &gap);
 	size = min_t(size_t, PAGE_ALIGN(size), gap & PAGE_MASK);
-	if (!size || ((hi - lo) & ~PAGE_MASK)) {
-		*why = "CPU bases less than a page apart";
+	if (!size || !bases_aligned()) {
+		*why = "CPU bases less than a page apart, or not page-aligned";
 		return;
 	}
 	order = get_order(hi - lo + size);
