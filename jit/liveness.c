@@ -28,12 +28,19 @@ static bool c_function_entry(struct kjit_translator *tr, u64 fn)
 	return in->kind == KJIT_I_DROP;
 }
 
-/* Is the ret at @addr in a compiled C function (kjit_env.func_start)? */
+/* Start of the function that holds @addr (kjit_env.func_start), 0 if
+ * unknown. */
+static u64 func_start(const struct kjit_translator *tr, u64 addr)
+{
+	const struct kjit_env *env = tr->env;
+
+	return env->func_start ? env->func_start(env->opaque, addr) : 0;
+}
+
+/* Is the ret at @addr in a compiled C function? */
 static bool ret_in_c_function(struct kjit_translator *tr, u64 addr)
 {
-	u64 fn = tr->env->func_start
-		     ? tr->env->func_start(tr->env->opaque, addr)
-		     : 0;
+	u64 fn = func_start(tr, addr);
 
 	return fn && fn < addr && c_function_entry(tr, fn);
 }
@@ -88,13 +95,9 @@ static u16 regs_dead_at(struct kjit_translator *tr, u64 addr, unsigned depth);
  * function, which a livepatch may replace. */
 static bool same_function(struct kjit_translator *tr, u64 from, u64 to)
 {
-	const struct kjit_env *env = tr->env;
-	u64 f;
+	u64 f = func_start(tr, from);
 
-	if (!env->func_start)
-		return false;
-	f = env->func_start(env->opaque, from);
-	return f && f == env->func_start(env->opaque, to);
+	return f && f == func_start(tr, to);
 }
 
 /* GPRs dead at successor @to of the terminator at @from. */
@@ -109,9 +112,11 @@ static u16 regs_dead_after_term(struct kjit_translator *tr,
 				const struct kjit_insn *in, unsigned depth)
 {
 	u64 t = in->target, at = in->addr, fall = in->addr + in->len;
+	enum kjit_insn_kind kind = (enum kjit_insn_kind)in->kind;
 
-	/* @in may be tr->la, which the calls below overwrite */
-	switch ((enum kjit_insn_kind)in->kind) {
+	/* @in may be tr->la, which the calls below overwrite: only t, at,
+	 * fall and kind are used from here on */
+	switch (kind) {
 	case KJIT_I_JCC:
 	case KJIT_I_LOOP:
 	case KJIT_I_SITE:
@@ -121,8 +126,8 @@ static u16 regs_dead_after_term(struct kjit_translator *tr,
 	case KJIT_I_JMP:
 		if (c_function_entry(tr, t))
 			return ABI_SCRATCH;
-		return in->kind == KJIT_I_JMP ? regs_dead_next(tr, at, t, depth)
-					      : 0;
+		return kind == KJIT_I_JMP ? regs_dead_next(tr, at, t, depth)
+					  : 0;
 	case KJIT_I_LIMIT:
 		return regs_dead_next(tr, at, t, depth);
 	case KJIT_I_RET:

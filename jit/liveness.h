@@ -20,10 +20,12 @@
  *    taken as unknown.
  *  - Bounded: at most cfg.live_depth successor levels, KJIT_LIVE_WINDOW
  *    instructions per level; the recursion depth is that bound.
- *  - Register liveness never looks past the block: a register is dead only
- *    where the block itself overwrites it, unread, before its terminator
- *    (successors may be text the kernel rewrites: static call trampolines,
- *    livepatched functions).
+ *  - Register liveness looks past the block only into code that stays
+ *    what it is: successors of a jcc, jmp or site in the same function
+ *    (kjit_env.func_start), never a callee, a static call trampoline or
+ *    another function (text the kernel rewrites or a livepatch
+ *    replaces); and it uses the ABI at a compiled C callee's entry and
+ *    after a ret in compiled C (kjit_regs_dead_after()).
  */
 #ifndef KJIT_JIT_LIVENESS_H
 #define KJIT_JIT_LIVENESS_H
