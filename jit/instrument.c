@@ -371,7 +371,11 @@ enum kjit_reason kjit_instrument_entry_at(struct kjit_translator *tr,
 		return r;
 	if (!kjit_mem_needs_reg(m) && !flags_live(tr, pi->live))
 		return KJIT_OK; /* the cheapest there is, at the entry */
-	kjit_live_points(d, kjit_regs_dead_after(tr, &d->insn[d->n - 1]),
+	/* the registers' look-ahead only where a register is wanted */
+	kjit_live_points(d,
+			 kjit_mem_needs_reg(m)
+			     ? kjit_regs_dead_after(tr, &d->insn[d->n - 1])
+			     : 0,
 			 tr->live_flags, tr->live_regs);
 	pi->dead = (u16)~tr->live_regs[0];
 	best = plan_inc(tr, m, pi->live, pi->dead, &seq, &p);
