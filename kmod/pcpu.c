@@ -45,19 +45,25 @@ void kjit_pcpu_probe(void)
 			"counters use lock incq\n");
 }
 
+/* Does chunk @c lie in the near area (pcpu_near.h)? */
+static bool near_chunk(const struct kjit_pcpu *p, u32 c)
+{
+	return c < p->near_chunks;
+}
+
 /* Chunk @c and its base row, published in that order. Process context:
  * kjit_pcpu_init(), then only the worker. */
 static int add_chunk(struct kjit_pcpu *p, u32 c)
 {
 	size_t row = (size_t)p->chunk_len * sizeof(u64);
 	u64 __percpu *ch =
-	    c < p->near_chunks
+	    near_chunk(p, c)
 		? (u64 __percpu *)(unsigned long)(p->near.disp + (s64)(c * row))
 		: __alloc_percpu(row, sizeof(u64));
 	u64 *base = kvzalloc(row, GFP_KERNEL);
 
 	if (!ch || !base) {
-		if (c >= p->near_chunks)
+		if (!near_chunk(p, c))
 			free_percpu(ch);
 		kvfree(base);
 		return -ENOMEM;
@@ -66,10 +72,10 @@ static int add_chunk(struct kjit_pcpu *p, u32 c)
 	smp_store_release(&p->chunk[c], ch);
 	smp_store_release(&p->held, (c + 1) * p->chunk_len);
 	/* a near chunk's per-CPU rows were counted with the near area */
-	WRITE_ONCE(
-	    p->bytes,
-	    p->bytes +
-		row * (1 + (c < p->near_chunks ? 0 : num_possible_cpus())));
+	WRITE_ONCE(p->bytes,
+		   p->bytes +
+		       row *
+			   (1 + (near_chunk(p, c) ? 0 : num_possible_cpus())));
 	return 0;
 }
 
@@ -104,7 +110,7 @@ void kjit_pcpu_free(struct kjit_pcpu *p)
 
 	kjit_worker_stop(&p->worker);
 	for (c = 0; p->chunk && c < p->dir_len; c++) {
-		if (c >= p->near_chunks)
+		if (!near_chunk(p, c))
 			free_percpu(p->chunk[c]);
 		kvfree(p->base[c]);
 	}
@@ -144,6 +150,8 @@ int kjit_pcpu_init(struct kjit_pcpu *p, u32 n_keys, u32 chunk_len, u32 ahead,
 	else
 		p->near_why = "turned off (kjit.near_counters=0)";
 	p->near_chunks = (u32)(p->near.size / (p->chunk_len * sizeof(u64)));
+	if (!p->near_chunks) /* smaller than one chunk: of no use */
+		kjit_pcpu_near_free(&p->near);
 	p->bytes += p->near.size * num_possible_cpus();
 	add_chunks(p);
 	if (!p->held)
