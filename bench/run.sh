@@ -237,7 +237,8 @@ done
 	echo "# Deterministic guest overhead: instructions per executed block"
 	echo
 	echo "Measured $DATE: Debian $KVER in qemu-system-x86_64 -accel tcg"
-	echo "-icount shift=0,sleep=off -cpu max -smp 1 (QEMU $QVER). With -icount shift=0 the"
+	echo "-icount shift=0,sleep=off -cpu max -smp 1 (QEMU $QVER), kernel booted with"
+	echo "\`nokaslr\` so that each boot lays it out alike. With -icount shift=0 the"
 	echo "guest's clocks advance exactly 1 ns per executed instruction and"
 	echo "sleep=off stops them while the vCPU idles, so every guest timing below"
 	echo "is a count of executed instructions, not time: the same workload gives"
@@ -304,7 +305,7 @@ if [ "$ONLY" = lmbench-icount ]; then
 		echo "# LMbench-style suite, deterministic: instructions per operation"
 		echo
 		echo "Measured $DATE: Debian $KVER in qemu-system-x86_64 -accel tcg"
-		echo "-icount shift=0,sleep=off -cpu max -smp 1 (QEMU $QVER): the guest's clocks count executed"
+		echo "-icount shift=0,sleep=off -cpu max -smp 1 (QEMU $QVER), nokaslr: the guest's clocks count executed"
 		echo "instructions (1 ns each), so LMbench's times are instruction counts"
 		echo "and repeat from boot to boot (docs/testing.md, \"Deterministic"
 		echo "timing\"). Instructions are not cycles: kjit's counter sequences and"

@@ -16,7 +16,8 @@
 # KJIT_VM_TCG=ACCEL (e.g. tcg,thread=multi) runs every case in one boot
 # under that accelerator instead; KJIT_VM_QEMU names the QEMU binary.
 # --icount: one boot, deterministic: `-icount shift=0,sleep=off` on one
-# vCPU (-smp 1; icount needs single-threaded TCG). The guest's clocks then
+# vCPU (-smp 1; icount needs single-threaded TCG), kernel booted with
+# `nokaslr` so that every boot lays it out alike. The guest's clocks then
 # count executed instructions (1 ns = 1 instruction), so a guest timing is
 # an instruction count that repeats run after run (bench: BENCH_ONLY=icount).
 #
@@ -198,8 +199,10 @@ demo_kernel_lines() {
 # its last argument (it reads the guest's lines and steps it); it is
 # stopped when QEMU ends.
 boot() {
-	acc="-accel $2" smp=2 gdb=
-	[ $ICOUNT = 1 ] && acc="$acc -icount shift=0,sleep=off" smp=1
+	acc="-accel $2" smp=2 gdb= app=
+	# icount: nokaslr too, so that each boot lays the kernel out alike
+	# (hash chains, Kprobes' among them, follow the addresses)
+	[ $ICOUNT = 1 ] && acc="$acc -icount shift=0,sleep=off" smp=1 app=nokaslr
 	[ -n "${KJIT_VM_GDB:-}" ] && smp=1 gdb="-gdb tcp:127.0.0.1:$KJIT_VM_GDB"
 	: > "$TTYS1"
 	timeout -k 5 "$1" "$QEMU" $acc -cpu max -smp $smp -m 1G $gdb \
@@ -207,7 +210,7 @@ boot() {
 		-chardev "file,id=con,path=$LOG,append=on" -serial chardev:con \
 		-serial "file:$TTYS1" \
 		-kernel "$KERNEL" -initrd "$BOOT/initramfs.cpio.gz" \
-		-append "console=ttyS0 panic=-1 loglevel=7 ${KJIT_VM_APPEND:-}" &
+		-append "console=ttyS0 panic=-1 loglevel=7 $app ${KJIT_VM_APPEND:-}" &
 	qpid=$!
 	hpid=
 	if [ -n "$gdb" ] && [ -n "${KJIT_VM_HELPER:-}" ]; then

@@ -34,10 +34,10 @@
  *            counts then cover all R runs). The native baseline is the
  *            mean of a timing first (after an untimed warm-up) and one
  *            last ("native-again"), as TCG drifts within a boot. Every
- *            mode is timed after an untimed warm-up (kjit translates in
- *            its own), medians compared. A cost no more than the noise
- *            floor X (the native runs' max - min, per block or per op)
- *            reads "below-noise(±X)", a ratio with kjit's cost below it
+ *            mode is timed after an untimed warm-up as long as one timed
+ *            run (kjit translates in it), medians compared. A cost no more than
+ * the noise floor X (the native runs' max - min, per block or per op) reads
+ * "below-noise(±X)", a ratio with kjit's cost below it
  *            ">=R" (R = Kprobes' cost / X): never a negative figure.
  *            PERBLOCK kjit=<c> ns [kprobes=<c> ns ratio=<r>] noise=<X> ns
  *     -I     the guest runs under QEMU -icount shift=0 (tests/vm/run.sh
@@ -165,6 +165,9 @@ static double time_runs(const char *what, const char *op, long n)
 	return sp.median;
 }
 
+/* The untimed run before a timing: as long as a timed run, so that kjit
+ * translates every block the timed runs take and the one-off translation
+ * time stays out of them. */
 static void pin(int cpu)
 {
 	cpu_set_t set;
@@ -193,6 +196,15 @@ static int run_load(const char *op, long n)
 		    WEXITSTATUS(status))
 			bad = 1;
 	return bad;
+}
+
+/* The untimed run before a timing: as long as a timed run, so that kjit
+ * translates every block the timed runs take and the one-off translation
+ * time stays out of them. */
+static void warm_up(const char *what, const char *op, long n)
+{
+	if (run_load(op, n))
+		die(what);
 }
 
 /* The addresses that start lines of @path (-A). */
@@ -329,7 +341,7 @@ static void time_entry_probes(const char *op, long n)
 			addrs[k++] = funcs[i].start;
 	if (arm(fd, addrs, k, errs))
 		die("arm entry kprobes");
-	run_load(op, 10);
+	warm_up("workload under entry Kprobes", op, n);
 	entry_ns = time_runs("kprobe-entry", op, n);
 	arm(fd, addrs, 0, errs);
 	close(fd);
@@ -341,8 +353,7 @@ static void time_nocount(int fd, char **names, int n_names, const char *op,
 			 long n)
 {
 	attach(fd, names, n_names, attach_flags | KJIT_ATTACH_NO_COUNT);
-	if (run_load(op, 10))
-		die("workload under kjit (no counting)");
+	warm_up("workload under kjit (no counting)", op, n);
 	nocount_ns = time_runs("kjit-nocount", op, n);
 	if (ioctl(fd, KJIT_IOC_DETACH, 0))
 		die("detach");
@@ -387,6 +398,8 @@ static void kprobe_counts(const char *op, long n, unsigned long long *cnt,
 	a.n = r.n = k;
 	if (ioctl(fd, KJITKP_IOC_ARM, &a))
 		die("arm kprobes");
+	if (reps)
+		warm_up("workload under Kprobes", op, n);
 	run_load(op, 10);
 	if (ioctl(fd, KJITKP_IOC_RESET, 0))
 		die("kprobe reset");
@@ -652,6 +665,8 @@ int main(int argc, char **argv)
 			     argv[optind], n);
 	}
 	attach(fd, argv + optind + 2, argc - optind - 2, attach_flags);
+	if (reps)
+		warm_up("workload under kjit", argv[optind], n);
 	if (run_load(argv[optind], 10) || ioctl(fd, KJIT_IOC_RESET, 0))
 		die("workload under kjit");
 	if (reps)
