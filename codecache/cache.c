@@ -306,31 +306,23 @@ static u32 block_at_or_below(const struct kjit_cache *c, u64 a)
 
 bool kjit_cache_predict(struct kjit_cache *c, u64 ret, u64 target, u64 dest)
 {
-	u32 i = block_at_or_below(c, ret), *imm, *jmp, old = 0;
+	u32 i = block_at_or_below(c, ret), imm_off, imm, rel_off, rel;
 	const struct kjit_cblock *cb;
 	u8 *rw;
-	s64 rel;
 
 	if (!i || !c->code_rw)
 		return false;
 	cb = kjit_cache_block(c, i - 1);
-	if (!cb->b.pred_imm_off || !cb->b.ret_off ||
-	    ret != cb->run + cb->b.ret_off)
-		return false;
-	if ((u64)(s64)(s32)target != target || !(u32)target)
-		return false;
-	rel = (s64)(dest - (cb->run + cb->b.pred_jmp_off + 4));
-	if (rel != (s32)rel)
+	if (!cb->b.ret_off || ret != cb->run + cb->b.ret_off)
 		return false;
 	rw = kjit_cache_rw(c, cb->run);
-	imm = (u32 *)(rw + cb->b.pred_imm_off);
-	jmp = (u32 *)(rw + cb->b.pred_jmp_off);
-	if (__atomic_load_n(imm, __ATOMIC_RELAXED))
-		return false; /* set already: the first target stays */
-	if (!__atomic_compare_exchange_n(jmp, &old, (u32)rel, false,
-					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+	if (kjit_pred_patch(cb->b.pred_imm_off, cb->b.pred_jmp_off, cb->run, rw,
+			    target, dest, &imm_off, &imm, &rel_off, &rel))
 		return false;
-	__atomic_store_n(imm, (u32)target, __ATOMIC_RELEASE);
+	/* the target first: until its continuation lands, its je goes on to
+	 * the next way (jit/exit.h) */
+	__atomic_store_n((u32 *)(rw + imm_off), imm, __ATOMIC_RELEASE);
+	__atomic_store_n((u32 *)(rw + rel_off), rel, __ATOMIC_RELEASE);
 	c->stats.predicted++;
 	return true;
 }

@@ -270,17 +270,17 @@ u64 kjit_cache_return_site(const struct kjit_cache *c, u64 a);
 /*
  * kjit_cache_predict - a followed indirect call whose return address in
  * this cache is exactly @ret (so [rsp+8] at the dispatcher, when the exit
- * was that call's) went to @target, whose continuation is @dest: set the
- * call's inline prediction (jit/flow.c) to it, once - the site's first
- * target wins for good, so a CPU never sees one prediction's immediate
- * with another's jump. The jump's rel32 is written first, then the
- * immediate, each a 4-aligned 4-byte store through the writable alias:
- * a CPU running the site meanwhile sees the old immediate (and takes the
- * dispatcher path), or the new one with either jump, the old of which
- * also leads to the dispatcher path. Nothing is set unless @target fits
- * the sign-extended imm32 and @dest is in rel32 reach. @ret may be any
- * word: only an exact return address of a block with a prediction site
- * counts. True if set now. Owning CPU only.
+ * was that call's) went to @target, whose continuation is @dest: fill the
+ * next empty way of the call's inline prediction (jit/flow.c) with it.
+ * Ways stay filled, so a CPU never sees one target's immediate with
+ * another's continuation. The immediate is written first, then the je's
+ * rel32 (kjit_pred_patch), each a 4-aligned 4-byte store through the
+ * writable alias: a CPU running the site meanwhile sees the way empty, or
+ * the target with the rel 0 that goes on to the next way and then the
+ * dispatcher path, or both set. Nothing is set unless @target fits the
+ * sign-extended imm32, no way has it, a way is empty and @dest is in
+ * rel32 reach. @ret may be any word: only an exact return address of a
+ * block with a prediction site counts. True if set now. Owning CPU only.
  */
 bool kjit_cache_predict(struct kjit_cache *c, u64 ret, u64 target, u64 dest);
 

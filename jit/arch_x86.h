@@ -139,6 +139,7 @@ enum kx86_reg {
 #define KX86_GRP5_JMP  4
 #define KX86_GRP5_PUSH 6
 #define KX86_CC_O      0x0 /* condition code "overflow" (seto) */
+#define KX86_CC_E      0x4 /* condition code "equal" (je) */
 /* ModRM.rm values that do not name a plain base register at mod 0:
  * 4 (rsp/r12) means "a SIB byte follows", 5 (rbp/r13) "disp32, no base"
  * (RIP-relative in 64-bit mode); such bases take a SIB byte, or mod 1

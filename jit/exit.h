@@ -41,6 +41,7 @@
 
 #include "jit/types.h"
 #include "jit/reason.h"
+#include "jit/arch_x86.h"
 
 #define KJIT_MAX_EXITS 3 /* jcc: 2, and a copied fixup's landing */
 
@@ -67,5 +68,58 @@ struct kjit_block;
 enum kjit_reason kjit_exit_patch(const struct kjit_block *b, u64 run,
 				 unsigned idx, u64 dest, u32 *off, u32 *new_val,
 				 u32 *old_val);
+
+/*
+ * Inline prediction sites (jit/flow.c): KJIT_PRED_WAYS ways, each a
+ * `cmp $P,%reg` (imm32 at pred_imm_off + KJIT_PRED_STRIDE * k) and a
+ * `je` (rel32 at pred_jmp_off + KJIT_PRED_STRIDE * k). An empty way holds
+ * P = 0 and rel 0 (the je goes on to the next way). Ways fill in order
+ * and stay filled: a CPU never sees one target's continuation replaced.
+ */
+#define KJIT_PRED_WAYS	 3
+#define KJIT_PRED_STRIDE 16
+
+static inline u32 kjit_read_u32(const u8 *p)
+{
+	return (u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
+}
+
+/* The patch that fills the first empty way of a block's prediction site
+ * (kjit_block.pred_imm_off and .pred_jmp_off; the block emitted at
+ * run-time address @run, its bytes readable at @code) with
+ * @target and its continuation @dest. Store *imm_val at *imm_off first and
+ * *rel_val at *rel_off after it: a CPU that sees the target before its
+ * continuation takes the je to the next way, which is right. Writes
+ * nothing. KJIT_R_BAD_ARG: no site, a target a sign-extended imm32 cannot
+ * hold (or 0), one a way has already, or every way filled;
+ * KJIT_R_BRANCH_FAR: @dest out of rel32 reach.
+ * (inline: the host rig's dispatcher calls it in integer-only code) */
+static inline enum kjit_reason
+kjit_pred_patch(u32 pred_imm_off, u32 pred_jmp_off, u64 run, const u8 *code,
+		u64 target, u64 dest, u32 *imm_off, u32 *imm_val, u32 *rel_off,
+		u32 *rel_val)
+{
+	u32 imm, k;
+	s32 rel;
+
+	if (!pred_imm_off || !kx86_fits_simm32(target) || !(u32)target)
+		return KJIT_R_BAD_ARG;
+	for (k = 0; k < KJIT_PRED_WAYS; k++) {
+		imm = kjit_read_u32(code + pred_imm_off + KJIT_PRED_STRIDE * k);
+		if (imm == (u32)target)
+			return KJIT_R_BAD_ARG; /* predicted already */
+		if (!imm)
+			break;
+	}
+	if (k == KJIT_PRED_WAYS)
+		return KJIT_R_BAD_ARG; /* every way filled */
+	*imm_off = pred_imm_off + KJIT_PRED_STRIDE * k;
+	*rel_off = pred_jmp_off + KJIT_PRED_STRIDE * k;
+	if (!kx86_rel32(run + *rel_off + 4, dest, &rel))
+		return KJIT_R_BRANCH_FAR;
+	*imm_val = (u32)target;
+	*rel_val = (u32)rel;
+	return KJIT_OK;
+}
 
 #endif /* KJIT_JIT_EXIT_H */

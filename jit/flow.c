@@ -245,36 +245,39 @@ static enum kjit_reason emit_op_rel32(struct kjit_emit *e, u8 op, u64 target)
 
 /*
  * Inline prediction of a followed indirect call through %reg
- * (predict_indirect_calls; the arithmetic flags are dead at a call):
- *       cmp $P, %reg    [REX.W|B] 81 /7 imm32, the imm32 4-aligned: P = 0
- *                       until kjit_cache_predict() sets it, once
- *       jne M           75 rel8
- *       jmp C           e9 rel32, 4-aligned: M until set, then P's
- *                       continuation (set before P, so any mix a CPU may
- *                       see of old and new is right: a new P with the old
- *                       jmp still goes to M)
- *   M:                  (the dispatcher path follows)
+ * (predict_indirect_calls; the arithmetic flags are dead at a call), one
+ * way per target, KJIT_PRED_WAYS of them, KJIT_PRED_STRIDE bytes apart:
+ *       [2e] cmp $P,%reg   [REX.W|B] 81 /7 imm32, the imm32 4-aligned:
+ *                          P = 0 until kjit_pred_patch() fills the way
+ *       2e 2e je C         0f 84 rel32, 4-aligned: rel 0 (the next way)
+ *                          until filled, then P's continuation
+ *       ... the next way
+ *   M:                     (the dispatcher path follows)
+ * A loop over hooks (the LSM's, notifier chains) calls several targets
+ * from one site: each fills a way, and a hit costs two instructions per
+ * way tried, against ~25 for the lookup table's probe.
  */
 static void emit_prediction(struct kjit_emit *e, int reg,
 			    struct kjit_block *blk)
 {
-	u32 jne_at;
+	unsigned k;
 
-	kjit_emit_align_rel32(e, 3);
-	kjit_emit_u8(e, (u8)(KX86_REX | KX86_REX_W | (reg >= 8 ? KX86_REX_B : 0)));
-	kjit_emit_u8(e, KX86_OP_GRP1_IMM32);
-	kjit_emit_u8(e, KX86_MODRM(3, KX86_GRP1_CMP, reg & 7));
-	blk->pred_imm_off = (u16)e->pos;
-	kjit_emit_u32(e, 0);
-	kjit_emit_u8(e, KX86_OP_JNE8);
-	jne_at = e->pos;
-	kjit_emit_u8(e, 0);
-	kjit_emit_align_rel32(e, 1);
-	kjit_emit_u8(e, KX86_OP_JMP32);
-	blk->pred_jmp_off = (u16)e->pos;
-	kjit_emit_u32(e, 0); /* rel 0: M */
-	if (jne_at < e->cap) /* else e->overflow is set already */
-		e->buf[jne_at] = (u8)(e->pos - (jne_at + 1));
+	for (k = 0; k < KJIT_PRED_WAYS; k++) {
+		kjit_emit_align_rel32(e, 3);
+		kjit_emit_u8(e, (u8)(KX86_REX | KX86_REX_W |
+				     (reg >= 8 ? KX86_REX_B : 0)));
+		kjit_emit_u8(e, KX86_OP_GRP1_IMM32);
+		kjit_emit_u8(e, KX86_MODRM(3, KX86_GRP1_CMP, reg & 7));
+		if (!k)
+			blk->pred_imm_off = (u16)e->pos;
+		kjit_emit_u32(e, 0);
+		kjit_emit_align_rel32(e, 2);
+		kjit_emit_u8(e, KX86_OP_ESC);
+		kjit_emit_u8(e, KX86_OP2_JCC32 | KX86_CC_E);
+		if (!k)
+			blk->pred_jmp_off = (u16)e->pos;
+		kjit_emit_u32(e, 0); /* rel 0: the next way */
+	}
 }
 
 /*

@@ -171,9 +171,10 @@ struct kjit_block {
 	 * address that call pushes (where the callee returns into the cache);
 	 * 0: the block ends in no such call */
 	u16 ret_off;
-	/* a followed indirect call's inline prediction (predict_indirect_calls):
-	 * offsets of the cmp's imm32 and of the jmp's rel32 (both 4-aligned);
-	 * 0: the block has none */
+	/* a followed indirect call's inline prediction
+	 * (predict_indirect_calls): offsets of its first way's cmp imm32 and je
+	 * rel32 (both 4-aligned; way k's lie KJIT_PRED_STRIDE * k further,
+	 * jit/exit.h); 0: none */
 	u16 pred_imm_off, pred_jmp_off;
 	/* the instruction with a copied exception-table entry (decode.h):
 	 * index, KJIT_FIXUP_* form, offset of its copy and, for

@@ -282,8 +282,8 @@ struct kjit_session_stats {
 	 * [kjit_ctr_form][kjit_flagsave], named by kjit_ctr_form_name() and
 	 * kjit_seq_name() (jit/instrument.h) */
 	__u64 counters[KJIT_COUNTER_FORMS][KJIT_COUNTER_SEQS];
-	__u64 predicted; /* followed indirect call sites given an inline
-			  * prediction of their target (ABI 6) */
+	__u64 predicted; /* targets of followed indirect calls given an
+			  * inline prediction, one per way filled (ABI 6) */
 	/* the code pool and the cache's side tables (ABI 7) */
 	__u64 fixups_copied; /* instructions with exception-table entries
 			      * copied into the cache, each with an entry of

@@ -55,7 +55,8 @@ struct sess_block {
 struct sess_stats {
 	uint64_t translated, links, native_links, exits_native, dispatches;
 	uint64_t lookup_hits, translate_ns, cache_bytes;
-	uint64_t predicted; /* indirect call sites predicted inline */
+	uint64_t predicted; /* indirect call targets predicted inline (ways
+			       filled) */
 	/* the code pool and the cache's side tables (ABI 7; 0 before) */
 	uint64_t fixups_copied, orc_entries;
 	uint64_t pool_bytes, pool_taken, pool_empty;

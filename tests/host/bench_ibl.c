@@ -18,9 +18,11 @@
  *   ibl-old    the probe before: 16-byte slots read in two loads, made
  *              atomic by `pushfq; cli` ... `popfq` (`cli` is privileged:
  *              a nop of its length stands for it, so this is a lower bound)
- *   predict    cmp $target,%rax; jne probe; jmp continuation (an inline
- *              prediction of the site's last target, as DynamoRIO inlines
- *              its lookup; the miss path is never taken here)
+ *   predict    cmp $target,%rax; je continuation (the first way of an
+ *              inline prediction of the site's targets, jit/flow.c, as
+ *              DynamoRIO inlines its lookup; the miss path is never taken)
+ *   predict3   the same hit in the third way: two cmp/je pairs fall
+ *              through first
  * `popfq` in user space leaves IF alone, as the kernel's does on the hit
  * path. The probe ends in a `ret` that no `call` pushed, as in the kernel:
  * the return-address predictor mispredicts it, which is most of the cost.
@@ -73,10 +75,11 @@ void loop_ibl(long n);
 void loop_ibl_nf(long n);
 void loop_ibl_old(long n);
 void loop_predict(long n);
+void loop_predict3(long n);
 /* One probe of @target through the nf entry: 1 on a hit, 0 on a miss. */
 long lookup_nf(uint64_t target);
 extern char cont_ibl[], cont_ibl_nf[], cont_ibl_old[], cont_predict[],
-    cont_native[], lookup_hit[];
+    cont_predict3[], cont_native[], lookup_hit[];
 
 /* kmod/dispatch_entry.S's IBL_PROBE, the same instructions */
 #define IBL_PROBE(off, miss)                                                   \
@@ -96,122 +99,150 @@ extern char cont_ibl[], cont_ibl_nf[], cont_ibl_old[], cont_predict[],
 	"	jnz " miss "\n"                                                \
 	"	movslq %ecx, %rcx\n"
 
-__asm__(".text\n"
-	/* kjit_dispatch_entry's hit path */
-	"probe:\n"
-	"	endbr64\n"
-	"	pushfq\n"
-	"	pushq %rax\n"
-	"	pushq %rcx\n" IBL_PROBE(24, "probe_miss") "	movq %rcx, 24(%rsp)\n"
-	"	incq %gs:8\n"
-	"	popq %rcx\n"
-	"	popq %rax\n"
-	"	popfq\n"
-	"	ret\n"
-	/* kjit_dispatch_entry_nf's hit path */
-	"probe_nf:\n"
-	"	endbr64\n"
-	"	pushq %rax\n"
-	"	pushq %rcx\n" IBL_PROBE(16, "probe_nf_miss") "	movq %rcx, 16(%rsp)\n"
-	"	incq %gs:8\n"
-	"	popq %rcx\n"
-	"	popq %rax\n"
-	"	ret\n"
-	/* a miss of lookup_nf: drop the target, return 0 to lookup_nf's
-	 * caller */
-	"probe_nf_miss:\n"
-	"	popq %rcx\n"
-	"	popq %rax\n"
-	"	addq $8, %rsp\n"
-	"	xorl %eax, %eax\n"
-	"	ret\n"
-	/* the old two-read probe, with cli as a nop of its length */
-	"probe_old:\n"
-	"	endbr64\n"
-	"	pushfq\n"
-	"	nop\n"
-	"	pushq %rax\n"
-	"	pushq %rcx\n"
-	"	movq 24(%rsp), %rax\n"
-	"	movl %eax, %ecx\n"
-	"	shrl $4, %ecx\n"
-	"	andl $(2048 - 1), %ecx\n"
-	"	shll $4, %ecx\n"
-	"	addq %gs:16, %rcx\n"
-	"	cmpq %rax, (%rcx)\n"
-	"	jne probe_miss\n"
-	"	movq 8(%rcx), %rax\n"
-	"	movq %rax, 24(%rsp)\n"
-	"	incq %gs:8\n"
-	"	popq %rcx\n"
-	"	popq %rax\n"
-	"	popfq\n"
-	"	ret\n"
-	"probe_miss:\n"
-	"	ud2\n" /* never: every timed probe hits */
+__asm__(
+    ".text\n"
+    /* kjit_dispatch_entry's hit path */
+    "probe:\n"
+    "	endbr64\n"
+    "	pushfq\n"
+    "	pushq %rax\n"
+    "	pushq %rcx\n" IBL_PROBE(
+	24,
+	"probe_miss") "	movq %rcx, 24(%rsp)\n"
+		      "	incq %gs:8\n"
+		      "	popq %rcx\n"
+		      "	popq %rax\n"
+		      "	popfq\n"
+		      "	ret\n"
+		      /* kjit_dispatch_entry_nf's hit path */
+		      "probe_nf:\n"
+		      "	endbr64\n"
+		      "	pushq %rax\n"
+		      "	pushq %rcx\n" IBL_PROBE(
+			  16,
+			  "probe_nf_miss") "	movq %rcx, 16(%rsp)\n"
+					   "	incq %gs:8\n"
+					   "	popq %rcx\n"
+					   "	popq %rax\n"
+					   "	ret\n"
+					   /* a miss of lookup_nf: drop the
+					    * target, return 0 to lookup_nf's
+					    * caller */
+					   "probe_nf_miss:\n"
+					   "	popq %rcx\n"
+					   "	popq %rax\n"
+					   "	addq $8, %rsp\n"
+					   "	xorl %eax, %eax\n"
+					   "	ret\n"
+					   /* the old two-read probe, with cli
+					      as a nop of its length */
+					   "probe_old:\n"
+					   "	endbr64\n"
+					   "	pushfq\n"
+					   "	nop\n"
+					   "	pushq %rax\n"
+					   "	pushq %rcx\n"
+					   "	movq 24(%rsp), %rax\n"
+					   "	movl %eax, %ecx\n"
+					   "	shrl $4, %ecx\n"
+					   "	andl $(2048 - 1), %ecx\n"
+					   "	shll $4, %ecx\n"
+					   "	addq %gs:16, %rcx\n"
+					   "	cmpq %rax, (%rcx)\n"
+					   "	jne probe_miss\n"
+					   "	movq 8(%rcx), %rax\n"
+					   "	movq %rax, 24(%rsp)\n"
+					   "	incq %gs:8\n"
+					   "	popq %rcx\n"
+					   "	popq %rax\n"
+					   "	popfq\n"
+					   "	ret\n"
+					   "probe_miss:\n"
+					   "	ud2\n" /* never: every timed
+							  probe hits */
 
-	"lookup_nf:\n"
-	"	pushq %rdi\n"
-	"	jmp probe_nf\n"
-	"lookup_hit:\n"
-	"	movl $1, %eax\n"
-	"	ret\n"
+					   "lookup_nf:\n"
+					   "	pushq %rdi\n"
+					   "	jmp probe_nf\n"
+					   "lookup_hit:\n"
+					   "	movl $1, %eax\n"
+					   "	ret\n"
 
-	"loop_native:\n"
-	"	movabsq $cont_native, %rax\n"
-	"1:	jmp *%rax\n"
-	"cont_native:\n"
-	"	decq %rdi\n"
-	"	jnz 1b\n"
-	"	ret\n"
+					   "loop_native:\n"
+					   "	movabsq $cont_native, %rax\n"
+					   "1:	jmp *%rax\n"
+					   "cont_native:\n"
+					   "	decq %rdi\n"
+					   "	jnz 1b\n"
+					   "	ret\n"
 
-	"loop_ibl:\n"
-	"	movq $0x4000000, %rax\n"
-	"1:	pushq %rax\n" /* the exit stub: push the target */
-	"	jmp probe\n"
-	"cont_ibl:\n"
-	"	decq %rdi\n"
-	"	jnz 1b\n"
-	"	ret\n"
+					   "loop_ibl:\n"
+					   "	movq $0x4000000, %rax\n"
+					   "1:	pushq %rax\n" /* the exit stub:
+								 push the target
+							       */
+					   "	jmp probe\n"
+					   "cont_ibl:\n"
+					   "	decq %rdi\n"
+					   "	jnz 1b\n"
+					   "	ret\n"
 
-	"loop_ibl_nf:\n"
-	"	movq $0x4000000, %rax\n"
-	"1:	pushq %rax\n"
-	"	jmp probe_nf\n"
-	"cont_ibl_nf:\n"
-	"	decq %rdi\n"
-	"	jnz 1b\n"
-	"	ret\n"
+					   "loop_ibl_nf:\n"
+					   "	movq $0x4000000, %rax\n"
+					   "1:	pushq %rax\n"
+					   "	jmp probe_nf\n"
+					   "cont_ibl_nf:\n"
+					   "	decq %rdi\n"
+					   "	jnz 1b\n"
+					   "	ret\n"
 
-	"loop_ibl_old:\n"
-	"	movq $0x4000000, %rax\n"
-	"1:	pushq %rax\n"
-	"	jmp probe_old\n"
-	"cont_ibl_old:\n"
-	"	decq %rdi\n"
-	"	jnz 1b\n"
-	"	ret\n"
+					   "loop_ibl_old:\n"
+					   "	movq $0x4000000, %rax\n"
+					   "1:	pushq %rax\n"
+					   "	jmp probe_old\n"
+					   "cont_ibl_old:\n"
+					   "	decq %rdi\n"
+					   "	jnz 1b\n"
+					   "	ret\n"
 
-	"loop_predict:\n"
-	"	movq $0x4000000, %rax\n"
-	"1:	cmpq $0x4000000, %rax\n"
-	"	jne probe_miss\n"
-	"	jmp cont_predict\n"
-	"cont_predict:\n"
-	"	decq %rdi\n"
-	"	jnz 1b\n"
-	"	ret\n");
+					   "loop_predict:\n"
+					   "	movq $0x4000000, %rax\n"
+					   "1:	cmpq $0x4000000, %rax\n"
+					   "	je cont_predict\n"
+					   "	jmp probe_miss\n"
+					   "cont_predict:\n"
+					   "	decq %rdi\n"
+					   "	jnz 1b\n"
+					   "	ret\n"
 
-enum { V_NATIVE, V_IBL, V_IBL_NF, V_IBL_OLD, V_PREDICT, N_V };
-static void (*const loops[N_V])(long) = {loop_native, loop_ibl, loop_ibl_nf,
-					 loop_ibl_old, loop_predict};
-static const char *const names[N_V] = {
-    "native jmp *%rax", "ibl (hit)", "ibl, flags dead (hit)",
-    "ibl before: two reads under cli (hit)", "inline prediction"};
+					   "loop_predict3:\n"
+					   "	movq $0x4000000, %rax\n"
+					   "1:	cmpq $0x4000040, %rax\n"
+					   "	je probe_miss\n"
+					   "	cmpq $0x4000080, %rax\n"
+					   "	je probe_miss\n"
+					   "	cmpq $0x4000000, %rax\n"
+					   "	je cont_predict3\n"
+					   "	jmp probe_miss\n"
+					   "cont_predict3:\n"
+					   "	decq %rdi\n"
+					   "	jnz 1b\n"
+					   "	ret\n");
+
+enum { V_NATIVE, V_IBL, V_IBL_NF, V_IBL_OLD, V_PREDICT, V_PREDICT3, N_V };
+static void (*const loops[N_V])(long) = {loop_native,  loop_ibl,
+					 loop_ibl_nf,  loop_ibl_old,
+					 loop_predict, loop_predict3};
+static const char *const names[N_V] = {"native jmp *%rax",
+				       "ibl (hit)",
+				       "ibl, flags dead (hit)",
+				       "ibl before: two reads under cli (hit)",
+				       "inline prediction, first way",
+				       "inline prediction, third way"};
 /* per branch, the loop's own decq/jnz not counted; the kernel's RET may
  * be a jmp to the return thunk, one more */
-static const char *const insns[N_V] = {"1", "27 (as the module's)", "25",
-				       "22", "3"};
+static const char *const insns[N_V] = {
+    "1", "27 (as the module's)", "25", "22", "2", "6"};
 
 static unsigned slot_of(uint64_t target) { return (target >> 4) & (SLOTS - 1); }
 
@@ -233,8 +264,8 @@ static void set_cont(char *cont)
 	pcpu.old = old_table;
 }
 
-static char *const conts[N_V] = {cont_native, cont_ibl, cont_ibl_nf,
-				 cont_ibl_old, cont_predict};
+static char *const conts[N_V] = {cont_native,  cont_ibl,     cont_ibl_nf,
+				 cont_ibl_old, cont_predict, cont_predict3};
 
 /* The one-word probe hits its own target only: not one that shares its
  * slot, nor one that shares its low 32 bits, nor an empty slot. */

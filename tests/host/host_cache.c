@@ -130,16 +130,16 @@ static void link_new(struct hc *c, struct hc_block *nb)
 
 /* Dispatcher fast path: the translation of @orig, or 0 (slow path). */
 /* The word above the target (@ret) is the exact return address of a
- * followed indirect call with a prediction site: give it @target ->
- * @dest, once, as kjit_cache_predict() does for the module's cache
- * (codecache/cache.c): the jmp's rel32 first, then the immediate. */
+ * followed indirect call with a prediction site: fill its next empty way
+ * with @target -> @dest, as kjit_cache_predict() does for the module's
+ * cache (codecache/cache.c): the immediate first, then the je's rel32. */
 GPR_ONLY void hc_predict(struct hc *c, u64 target, u64 ret, u64 dest);
 GPR_ONLY void hc_predict(struct hc *c, u64 target, u64 ret, u64 dest)
 {
 	unsigned lo = 0, hi = c->n_blk, mid;
 	const struct hc_block *b;
-	u32 *imm, *jmp;
-	s64 rel;
+	u32 imm_off, imm, rel_off, rel;
+	u8 *rw;
 
 	while (lo < hi) { /* blocks lie in the cache in the order made */
 		mid = lo + (hi - lo) / 2;
@@ -151,18 +151,13 @@ GPR_ONLY void hc_predict(struct hc *c, u64 target, u64 ret, u64 dest)
 	if (!lo || !c->tr.cfg.predict_indirect_calls)
 		return;
 	b = &c->blk[lo - 1];
-	if (!b->meta.pred_imm_off || ret != b->run + b->meta.ret_off ||
-	    (u64)(s64)(s32)target != target || !(u32)target)
+	rw = c->rw + (b->run - (u64)(uintptr_t)c->rx);
+	if (!b->meta.ret_off || ret != b->run + b->meta.ret_off ||
+	    kjit_pred_patch(b->meta.pred_imm_off, b->meta.pred_jmp_off, b->run,
+			    rw, target, dest, &imm_off, &imm, &rel_off, &rel))
 		return;
-	rel = (s64)(dest - (b->run + b->meta.pred_jmp_off + 4));
-	imm = (u32 *)(c->rw + (b->run - (u64)(uintptr_t)c->rx) +
-		      b->meta.pred_imm_off);
-	jmp = (u32 *)(c->rw + (b->run - (u64)(uintptr_t)c->rx) +
-		      b->meta.pred_jmp_off);
-	if (rel != (s32)rel || *imm)
-		return;
-	__atomic_store_n(jmp, (u32)rel, __ATOMIC_RELEASE);
-	__atomic_store_n(imm, (u32)target, __ATOMIC_RELEASE);
+	__atomic_store_n((u32 *)(rw + imm_off), imm, __ATOMIC_RELEASE);
+	__atomic_store_n((u32 *)(rw + rel_off), rel, __ATOMIC_RELEASE);
 	c->predicted++;
 }
 

@@ -404,25 +404,41 @@ static void test_staged_copy(void)
 		 len, len, bad);
 }
 
-/* The two patched fields of block 0's prediction site. */
-static void pred_fields(const struct fixture *f, u32 *imm, s32 *rel)
+/* The two patched fields of way @k of block 0's prediction site. */
+static void pred_fields(const struct fixture *f, unsigned k, u32 *imm, s32 *rel)
 {
 	const struct kjit_cblock *cb = &(*kjit_cache_block(&f->c, 0));
 	const u8 *rw = cache_rw + (cb->run - RUN);
 
-	memcpy(imm, rw + cb->b.pred_imm_off, 4);
-	memcpy(rel, rw + cb->b.pred_jmp_off, 4);
+	memcpy(imm, rw + cb->b.pred_imm_off + KJIT_PRED_STRIDE * k, 4);
+	memcpy(rel, rw + cb->b.pred_jmp_off + KJIT_PRED_STRIDE * k, 4);
+}
+
+/* Does way @k hold @t with its je landing at @d? */
+static bool way_holds(const struct fixture *f, unsigned k, u64 t, u64 d)
+{
+	const struct kjit_cblock *cb = &(*kjit_cache_block(&f->c, 0));
+	u32 imm;
+	s32 rel;
+
+	pred_fields(f, k, &imm, &rel);
+	return imm == (u32)t && cb->run + cb->b.pred_jmp_off +
+					KJIT_PRED_STRIDE * k + 4 + (s64)rel ==
+				    d;
 }
 
 /* kjit_cache_predict: only at the exact return address of a block with a
  * prediction site, only a target that fits the sign-extended imm32 and a
- * continuation in rel32 reach, and once: the first target stays. */
+ * continuation in rel32 reach; each new target fills the next empty way
+ * (a loop over hooks calls several from one site), a target a way has
+ * already is not set twice, and filled ways stay. */
 static void test_predict(void)
 {
 	const u64 t = 0x12345670, d = RUN + 0x1000;
 	struct fixture f;
 	u64 run = 0, ret;
 	const struct kjit_cblock *cb;
+	unsigned k, bad = 0;
 	u32 imm;
 	s32 rel;
 
@@ -449,25 +465,32 @@ static void test_predict(void)
 	kt_check("cache.predict.out_of_reach",
 		 !kjit_cache_predict(&f.c, ret, t, RUN + (1ull << 33)),
 		 "set with a continuation out of rel32 reach");
-	pred_fields(&f, &imm, &rel);
-	kt_check("cache.predict.untouched", imm == 0 && rel == 0,
-		 "refused calls wrote imm %#x rel %d", imm, rel);
+	for (k = 0; k < KJIT_PRED_WAYS; k++) {
+		pred_fields(&f, k, &imm, &rel);
+		bad += imm || rel;
+	}
+	kt_check("cache.predict.untouched", !bad, "refused calls wrote %u ways",
+		 bad);
 	kt_check("cache.predict.set", kjit_cache_predict(&f.c, ret, t, d),
 		 "refused");
-	pred_fields(&f, &imm, &rel);
-	kt_check("cache.predict.fields",
-		 imm == (u32)t &&
-		     run + cb->b.pred_jmp_off + 4 + (s64)rel == d,
-		 "imm %#x, jmp lands at %#llx", imm,
-		 (unsigned long long)(run + cb->b.pred_jmp_off + 4 + rel));
-	kt_check("cache.predict.first_target_stays",
-		 !kjit_cache_predict(&f.c, ret, t + 0x40, d + 0x40),
-		 "a second target replaced the first");
-	pred_fields(&f, &imm, &rel);
-	kt_check("cache.predict.first_target_fields",
-		 imm == (u32)t && run + cb->b.pred_jmp_off + 4 + (s64)rel == d,
-		 "fields changed: imm %#x", imm);
-	kt_check("cache.predict.counted", f.c.stats.predicted == 1,
+	kt_check("cache.predict.fields", way_holds(&f, 0, t, d),
+		 "way 0 does not hold the target and its continuation");
+	kt_check("cache.predict.same_target_once",
+		 !kjit_cache_predict(&f.c, ret, t, d + 0x40),
+		 "a target way 0 holds was set again");
+	for (k = 1; k < KJIT_PRED_WAYS; k++)
+		bad +=
+		    !kjit_cache_predict(&f.c, ret, t + 0x40 * k, d + 0x40 * k);
+	kt_check("cache.predict.next_ways", !bad,
+		 "%u of %u further targets refused", bad, KJIT_PRED_WAYS - 1);
+	kt_check("cache.predict.ways_full",
+		 !kjit_cache_predict(&f.c, ret, t + 0x1000, d + 0x1000),
+		 "a target set with every way filled");
+	for (k = 0; k < KJIT_PRED_WAYS; k++)
+		bad += !way_holds(&f, k, t + 0x40 * k, d + 0x40 * k);
+	kt_check("cache.predict.ways_stay", !bad,
+		 "%u ways changed or hold the wrong target", bad);
+	kt_check("cache.predict.counted", f.c.stats.predicted == KJIT_PRED_WAYS,
 		 "predicted %llu", (unsigned long long)f.c.stats.predicted);
 	/* a block without a prediction site (a direct call) */
 	if (fixture_init(&f, true, false) ||

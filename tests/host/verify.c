@@ -1024,43 +1024,54 @@ static int check_jcc(struct vfy *v, const struct dinsn *o, u64 a, u64 t,
 }
 
 /* The inline prediction at @a of a followed call through @zreg, as emitted
- * (jit/flow.c): [pad] cmp $0,%zreg (imm32 4-aligned); jne M; [pad]
- * jmp M (rel32 4-aligned); M. The block's pred_imm_off/pred_jmp_off name
- * those fields. @next: M. */
+ * (jit/flow.c): KJIT_PRED_WAYS ways, each [pad] cmp $0,%zreg (imm32
+ * 4-aligned); [pad] je rel32 (4-aligned) to the next instruction, way k's
+ * fields KJIT_PRED_STRIDE * k past the block's pred_imm_off/pred_jmp_off.
+ * @next: after the last way (the dispatcher path). */
 static int check_prediction(struct vfy *v, u64 a, ZydisRegister zreg,
 			    u64 *next)
 {
-	struct dinsn c, j, k;
-	u64 m, t, imm_at, rel_at;
+	struct dinsn c, j;
+	u64 t, imm_at, rel_at;
+	unsigned k;
 
-	if (dec_aligned(v, a, &c) || c.i.mnemonic != ZYDIS_MNEMONIC_CMP ||
-	    c.op[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
-	    c.op[0].reg.value != zreg ||
-	    c.op[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
-	    c.op[1].imm.value.u != 0 || c.i.raw.imm[0].size != 32)
-		return FAILF("prediction at %#llx: not cmp $0 (imm32), %%reg",
-			     (unsigned long long)a);
-	imm_at = c.addr + c.i.raw.imm[0].offset;
-	if (dec_out(v, c.addr + c.i.length, &j) ||
-	    j.i.mnemonic != ZYDIS_MNEMONIC_JNZ || abs_of(&j, 0, &m))
-		return FAILF("prediction: no jne after the cmp");
-	if (dec_aligned(v, j.addr + j.i.length, &k) ||
-	    k.i.mnemonic != ZYDIS_MNEMONIC_JMP ||
-	    k.i.length - k.i.raw.prefix_count != 5 || abs_of(&k, 0, &t))
-		return FAILF("prediction: no jmp rel32 after the jne");
-	rel_at = k.addr + k.i.length - 4;
-	if (t != m || m != k.addr + k.i.length)
-		return FAILF("prediction: jne and jmp must both lead to the "
-			     "dispatcher path right after the jmp");
-	if ((imm_at | rel_at) & 3 || imm_at - v->run != v->b->pred_imm_off ||
-	    rel_at - v->run != v->b->pred_jmp_off)
-		return FAILF("prediction: fields unaligned or not where the "
-			     "block says (imm +%#llx/%#x, rel +%#llx/%#x)",
-			     (unsigned long long)(imm_at - v->run),
-			     v->b->pred_imm_off,
-			     (unsigned long long)(rel_at - v->run),
-			     v->b->pred_jmp_off);
-	*next = m;
+	for (k = 0; k < KJIT_PRED_WAYS; k++, a = j.addr + j.i.length) {
+		if (dec_aligned(v, a, &c) ||
+		    c.i.mnemonic != ZYDIS_MNEMONIC_CMP ||
+		    c.op[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+		    c.op[0].reg.value != zreg ||
+		    c.op[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+		    c.op[1].imm.value.u != 0 || c.i.raw.imm[0].size != 32)
+			return FAILF("prediction way %u at %#llx: not cmp $0 "
+				     "(imm32), %%reg",
+				     k, (unsigned long long)a);
+		imm_at = c.addr + c.i.raw.imm[0].offset;
+		if (dec_aligned(v, c.addr + c.i.length, &j) ||
+		    j.i.mnemonic != ZYDIS_MNEMONIC_JZ ||
+		    j.i.length - j.i.raw.prefix_count != 6 || abs_of(&j, 0, &t))
+			return FAILF("prediction way %u: no je rel32 after the "
+				     "cmp",
+				     k);
+		rel_at = j.addr + j.i.length - 4;
+		if (t != j.addr + j.i.length)
+			return FAILF(
+			    "prediction way %u: an empty way's je must "
+			    "go on to the next instruction",
+			    k);
+		if ((imm_at | rel_at) & 3 ||
+		    imm_at - v->run !=
+			v->b->pred_imm_off + KJIT_PRED_STRIDE * k ||
+		    rel_at - v->run !=
+			v->b->pred_jmp_off + KJIT_PRED_STRIDE * k)
+			return FAILF(
+			    "prediction way %u: fields unaligned or not where "
+			    "the block says (imm +%#llx/%#x, rel +%#llx/%#x)",
+			    k, (unsigned long long)(imm_at - v->run),
+			    v->b->pred_imm_off,
+			    (unsigned long long)(rel_at - v->run),
+			    v->b->pred_jmp_off);
+	}
+	*next = a;
 	return 0;
 }
 
