@@ -416,10 +416,13 @@ static enum kjit_reason emit_native_ret(struct kjit_translator *tr,
  * text_poke_bp() rewrites it) is the nop. The cmp writes the arithmetic
  * flags, so they are saved only where a successor may read them (look-ahead
  * of jit/liveness.c, as for a block's counter):
- *   flags dead:
+ *   flags dead, the site a nop when translated (its path first: the
+ *   cmp and a jne, one instruction more than the native nop):
  *       80 3d <site> op          cmpb $op, site(%rip)  ; e9 or eb
- *       0f 84 <rel32>            je exit(target)       ; jmp today
- *       e9 <rel32>               jmp exit(site + len)  ; nop today
+ *       0f 85 <rel32>            jne exit(site + len)  ; the nop
+ *       e9 <rel32>               jmp exit(target)      ; the jmp
+ *   flags dead, the site a jmp when translated: je exit(target); jmp
+ *   exit(site + len)
  *   flags live (or exit instrumentation, which needs a point per edge):
  *       [9c]                     pushfq
  *       80 3d <site> op          cmpb $op, site(%rip)
@@ -457,7 +460,9 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
 				  const struct kjit_insn *in,
 				  struct kjit_block *blk)
 {
-	static const u8 op_je32[] = {KX86_OP_ESC, KX86_OP2_JCC32 | 0x4};
+	static const u8 op_je32[] = {KX86_OP_ESC, KX86_OP2_JCC32 | KX86_CC_E};
+	static const u8 op_jne32[] = {KX86_OP_ESC,
+				      KX86_OP2_JCC32 | KX86_CC_E | 1};
 	u8 op = in->len == 2 ? KX86_OP_JMP8 : KX86_OP_JMP32;
 	bool save =
 	    tr->cfg.force_live || (kjit_live_after(tr, in) & KX86_FLAGS_ARITH);
@@ -465,13 +470,18 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
 	u32 je;
 
 	if (!save && !kjit_instrument_wants(tr, KJIT_POINT_EXIT)) {
+		/* the path of the state the site is in now runs first */
+		bool jumps_now = in->bytes[0] == op;
+		u64 fall = in->addr + in->len;
+
 		r = emit_cmp_site(e, in->addr, op);
 		if (r)
 			return r;
-		r = kjit_exit_branch(e, blk, op_je32, 2, in->target);
+		r = kjit_exit_branch(e, blk, jumps_now ? op_je32 : op_jne32, 2,
+				     jumps_now ? in->target : fall);
 		return r ? r
 			 : kjit_exit_branch(e, blk, op_jmp32, 1,
-					    in->addr + in->len);
+					    jumps_now ? fall : in->target);
 	}
 	if (save) {
 		kjit_emit_u8(e, KX86_OP_PUSHF);

@@ -798,12 +798,14 @@ static bool unit_site(void *opaque, u64 addr, u64 *target)
  * byte (and against which opcode), pushfq, and instructions in the body. */
 struct site_shape {
 	unsigned cmps, cmp_op, pushf, insns;
+	ZydisMnemonic after_cmp; /* the instruction after the cmp */
 };
 
 static struct site_shape site_shape(const struct kjit_block *b, const u8 *buf,
 				    u64 run)
 {
-	struct site_shape sh = {0, 0, 0, 0};
+	struct site_shape sh = {0, 0, 0, 0, ZYDIS_MNEMONIC_INVALID};
+	bool cmp_before = false;
 	ZydisDecoder dec;
 	ZydisDecodedInstruction zi;
 	ZydisDecodedOperand op[ZYDIS_MAX_OPERAND_COUNT];
@@ -822,6 +824,10 @@ static struct site_shape site_shape(const struct kjit_block *b, const u8 *buf,
 		    abs == site_at) {
 			sh.cmps++;
 			sh.cmp_op = (unsigned)(op[1].imm.value.u & 0xff);
+			cmp_before = true;
+		} else if (cmp_before) {
+			sh.after_cmp = zi.mnemonic;
+			cmp_before = false;
 		}
 		sh.pushf += zi.mnemonic == ZYDIS_MNEMONIC_PUSHFQ;
 		sh.insns++;
@@ -885,6 +891,32 @@ static void test_patch_site(void)
 			 kjit_reason_name(r), b.term, b.n_exits, sh.cmps,
 			 sh.cmp_op, sh.pushf, sh.insns);
 	}
+	/* Flags dead, the state the site is in when translated runs first:
+	 * a nop today: `jne exit(fall)` (2 instructions with the cmp), a jmp
+	 * today: `je exit(target)`; the other path takes one jmp more. */
+	for (i = 0; i < 2; i++) {
+		struct site_shape sh;
+		ZydisMnemonic first =
+		    i ? ZYDIS_MNEMONIC_JZ : ZYDIS_MNEMONIC_JNZ;
+		u64 want = i ? site_to : site_at + 5;
+
+		memset(code, 0xcc, sizeof(code));
+		kt_unhex(i ? "31c0 e939000000 31c9 c3"
+			   : "31c0 0f1f440000 31c9 c3",
+			 code);
+		kt_unhex("31c9 c3", code + (site_to - ORIG));
+		r = kjit_translate(&tr, ORIG + 2, out, sizeof(out), RUN, &b);
+		sh = site_shape(&b, out, RUN);
+		kt_check(
+		    i ? "jit.site.jmp_today_first" : "jit.site.nop_today_first",
+		    !r && b.term == KJIT_I_SITE && b.n_exits == 2 &&
+			sh.after_cmp == first && b.exit[0].target == want,
+		    "r=%s after the cmp: %s, first exit to %#llx (want "
+		    "%s to %#llx)",
+		    kjit_reason_name(r), ZydisMnemonicGetString(sh.after_cmp),
+		    (unsigned long long)b.exit[0].target,
+		    ZydisMnemonicGetString(first), (unsigned long long)want);
+	}
 	memset(code, 0xcc, sizeof(code));
 	kt_unhex("31c0 cc1f440000 c3", code); /* mid-patch: int3 at the site */
 	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
@@ -919,7 +951,10 @@ static void test_patch_site_run(void)
 	static const char *const tail[2] = {"31d2 c3", "9c5a c3"};
 	unsigned i;
 
-	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
+	char name[80];
+
+	for (i = 0; i < 2 * KJIT_ARRAY_SIZE(cases); i++) {
+		unsigned ts = i & 1;
 		u8 *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
 		u64 o = (u64)(uintptr_t)m, run = o + 0x800, w = o + 0x700;
@@ -932,15 +967,15 @@ static void test_patch_site_run(void)
 		enum kjit_reason r;
 
 		if (m == MAP_FAILED) {
-			kt_fail(cases[i].name, "mmap: %s", strerror(errno));
+			kt_fail(cases[i / 2].name, "mmap: %s", strerror(errno));
 			continue;
 		}
 		memset(m, 0xcc, 4096);
-		n = (unsigned)kt_unhex(cases[i].nop, m);
+		n = (unsigned)kt_unhex(cases[i / 2].nop, m);
 		m[n] = 0xb8, m[n + 1] = 1, m[n + 2] = m[n + 3] = m[n + 4] = 0;
-		kt_unhex(tail[cases[i].live], m + n + 5);
+		kt_unhex(tail[cases[i / 2].live], m + n + 5);
 		m[0x40] = 0xb8, m[0x41] = 2, m[0x42] = m[0x43] = m[0x44] = 0;
-		kt_unhex(tail[cases[i].live], m + 0x45);
+		kt_unhex(tail[cases[i / 2].live], m + 0x45);
 		m[0x700] = 0x57,
 		m[0x701] = 0x9d; /* push %rdi; popfq; jmp run */
 		m[0x702] = 0xe9;
@@ -952,6 +987,10 @@ static void test_patch_site_run(void)
 		site_at = o;
 		site_to = o + 0x40;
 		kjit_translator_init(&tr, &h.env, &cfg);
+		/* translated while the site jumps (the other half of the cases
+		 * while it is the nop): the first path tested differs */
+		if (ts)
+			kt_unhex(cases[i / 2].jmp, m);
 		r = kjit_translate(&tr, o, m + 0x800, 0x800, run, &b);
 		for (x = 0; !r && x < b.n_exits; x++) {
 			u32 off, nv, ov;
@@ -963,7 +1002,7 @@ static void test_patch_site_run(void)
 		}
 		ctr = henv_counter_of(&h, o);
 		if (r || !ctr) {
-			kt_fail(cases[i].name, "translate: %s",
+			kt_fail(cases[i / 2].name, "translate: %s",
 				kjit_reason_name(r));
 			munmap(m, 4096);
 			continue;
@@ -971,7 +1010,9 @@ static void test_patch_site_run(void)
 		for (state = 0; state < 3; state++) {
 			/* 0: the nop, 1: the jmp, 2: int3 over the nop's first
 			 * byte (text_poke_bp mid-patch): the old nop */
-			kt_unhex(state == 1 ? cases[i].jmp : cases[i].nop, m);
+			kt_unhex(state == 1 ? cases[i / 2].jmp
+					    : cases[i / 2].nop,
+				 m);
 			if (state == 2)
 				m[0] = 0xcc;
 			for (f = 0; f < 64; f++) {
@@ -984,15 +1025,17 @@ static void test_patch_site_run(void)
 				    fl);
 				if (got.a != (state == 1 ? 2u : 1u) ||
 				    *ctr != before + 1 ||
-				    (cases[i].live &&
+				    (cases[i / 2].live &&
 				     (got.d & 0xcd5) != (fl & 0xcd5)))
 					bad++;
 			}
 		}
-		kt_check(cases[i].name, !bad,
-			 "%d of 192 runs (3 site states x 64 flag "
-			 "combinations) broken",
-			 bad);
+		snprintf(name, sizeof(name), "%s%s", cases[i / 2].name,
+			 ts ? ".jmp_today" : "");
+		kt_check(name, !bad,
+			 "translated while the site %s: %d of 192 runs (3 "
+			 "site states x 64 flag combinations) broken",
+			 ts ? "jumps" : "is the nop", bad);
 		munmap(m, 4096);
 	}
 	site_at = ORIG + 2;
