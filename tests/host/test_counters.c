@@ -205,31 +205,31 @@ static const struct golden goldens[] = {
      * movabs $off,%r11; incq %gs:(%r11) */
     {"jit.ctr.lahf_gs_reg", "41bb01000000 7402",
      "509f0f90c049bb00000100000040006549ff03047f9e5841"
-     "bb010000002e0f84080000002e2e2ee90a000000680a0000"
-     "81e9caffefff6808000081e9c0ffefff",
+     "bb010000002e0f85080000002e2e2ee90a00000068080000"
+     "81e9caffefff680a000081e9c0ffefff",
      KJIT_CTR_GS_REG, KJIT_SEQ_LAHF, 0, KX86_R11, KJIT_SEQ_LAHF, false},
     /* mov $1,%eax; je: only rax dead, which LAHF holds the flags in:
      * saved %rcx inside the LAHF sequence */
     {"jit.ctr.lahf_not_rax", "b801000000 7402",
      "509f0f90c05148b900000100000040006548ff0159047f9e"
-     "58b8010000000f84080000002e2e2ee90a00000068090000"
-     "81e9caffefff6807000081e9c0ffefff",
+     "58b8010000000f85080000002e2e2ee90a00000068070000"
+     "81e9caffefff6809000081e9c0ffefff",
      KJIT_CTR_GS_SAVED, KJIT_SEQ_LAHF, 0, KX86_RCX, KJIT_SEQ_LAHF, false},
     /* je alone: LAHF and a saved %rcx */
     {"jit.ctr.lahf_gs_saved", "7402",
      "509f0f90c05148b900000100000040006548ff0159047f9e"
-     "582e0f84080000002e2e2ee90a0000006804000081e9ceff"
-     "efff6802000081e9c4ffefff",
+     "582e0f85080000002e2e2ee90a0000006802000081e9ceff"
+     "efff6804000081e9c4ffefff",
      KJIT_CTR_GS_SAVED, KJIT_SEQ_LAHF, 0, KX86_RCX, KJIT_SEQ_LAHF, false},
     /* the same two with kjit_config.live_seq = PUSHF */
     {"jit.ctr.pushf_gs_reg", "41bb01000000 7402",
-     "9c49bb00000100000040006549ff039d41bb010000000f84"
-     "080000002e2e2ee90a000000680a000081e9d2ffefff6808"
+     "9c49bb00000100000040006549ff039d41bb010000000f85"
+     "080000002e2e2ee90a0000006808000081e9d2ffefff680a"
      "000081e9c8ffefff",
      KJIT_CTR_GS_REG, KJIT_SEQ_PUSHF, 0, KX86_R11, KJIT_SEQ_PUSHF, false},
     {"jit.ctr.pushf_gs_saved", "7402",
-     "9c5048b800000100000040006548ff00589d0f8408000000"
-     "2e2e2ee90a0000006804000081e9d6ffefff6802000081e9"
+     "9c5048b800000100000040006548ff00589d0f8508000000"
+     "2e2e2ee90a0000006802000081e9d6ffefff6804000081e9"
      "ccffefff",
      KJIT_CTR_GS_SAVED, KJIT_SEQ_PUSHF, 0, KX86_RAX, KJIT_SEQ_PUSHF, false},
     /* sete %al; xor %eax,%eax; ret: flags live at the entry, dead before
@@ -266,8 +266,8 @@ static const struct golden goldens[] = {
     /* ... where the jcc's target reads ZF (sete): LAHF at the entry */
     {"jit.ctr.edges_not_live", "7403 31c0 c3 0f94c0 c3",
      "509f0f90c05148b900000100000040006548ff0159047f9e"
-     "582e0f84080000002e2e2ee90a0000006805000081e9ceff"
-     "efff6802000081e9c4ffefff",
+     "582e0f85080000002e2e2ee90a0000006802000081e9ceff"
+     "efff6805000081e9c4ffefff",
      KJIT_CTR_GS_SAVED, KJIT_SEQ_LAHF, 0, KX86_RCX, KJIT_SEQ_LAHF, false},
     /* sete %al; call __fentry__ (dropped); xor; ret: not before the dropped
      * call, before the xor */

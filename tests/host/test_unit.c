@@ -75,12 +75,12 @@ static const struct golden goldens[] = {
     /* xor %eax,%eax; ret -> incq %gs:0x10000 (flags dead: xor kills all);
      * xor; jmp dispatcher */
     {"jit.golden.ret", "31c0 c3", "6548ff04250000010031c0e9f0ffefff"},
-    /* cmp $5,%rdi; je +0x10 -> inc; cmp; cs je rel32 -> stub0;
-     * cs cs cs jmp rel32 -> stub1 (prefixes align rel32); stubs: push $T;
-     * jmp disp */
+    /* cmp $5,%rdi; je +0x10 (forward) -> inc; cmp; cs jne rel32 -> stub0;
+     * cs cs cs jmp rel32 -> stub1 (prefixes align rel32); stubs: push $fall;
+     * jmp disp; push $T; jmp disp */
     {"jit.golden.jcc8", "4883ff05 7410",
-     "6548ff0425000001004883ff052e0f84080000002e2e2ee9"
-     "0a0000006816000081e9daffefff6806000081e9d0ffefff"},
+     "6548ff0425000001004883ff052e0f85080000002e2e2ee9"
+     "0a0000006806000081e9daffefff6816000081e9d0ffefff"},
     /* mov 0x100(%rip),%eax; ret -> flags live at ret: LAHF sequence;
      * disp rebased by ORIG-RUN = -0x1000000 */
     {"jit.golden.riprel_lahf", "8b0500010000 c3",
@@ -671,6 +671,49 @@ static void test_lock_counter(void)
 		     b.seq == KJIT_SEQ_INC,
 		 "r=%s first bytes %02x %02x %s", kjit_reason_name(r), out[0],
 		 out[1], why);
+}
+
+/* A jcc's translation puts the path the kernel's compiler makes likely
+ * first, so that it is one branch: a forward jcc (usually not taken:
+ * error paths and unlikely() code lie ahead) becomes j!cc exit(fall);
+ * jmp exit(target); a backward one (a loop) jcc exit(target); jmp
+ * exit(fall). Both verified by decoding back. */
+static void test_jcc_order(void)
+{
+	static const struct {
+		const char *name, *code;
+		u64 fall, target;
+		u8 first_cc;
+	} cases[] = {
+	    /* cmp $5,%rdi; je +0x10 */
+	    {"jit.jcc.forward_fall_first", "4883ff05 7410", ORIG + 6,
+	     ORIG + 0x16, 0x5},
+	    /* cmp $5,%rdi; je -0x10 */
+	    {"jit.jcc.backward_target_first", "4883ff05 74f0", ORIG + 6,
+	     ORIG - 0xa, 0x4},
+	};
+	struct kjit_block b;
+	char why[256];
+	unsigned i;
+
+	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
+		enum kjit_reason r = xlate(cases[i].code, &b, why);
+		u8 op = b.n_exits ? out[b.exit[0].branch_off - 1] : 0;
+		u64 first =
+		    cases[i].first_cc == 0x4 ? cases[i].target : cases[i].fall;
+
+		kt_check(
+		    cases[i].name,
+		    !r && !why[0] && b.n_exits == 2 &&
+			op == (KX86_OP2_JCC32 | cases[i].first_cc) &&
+			b.exit[0].target == first &&
+			b.exit[1].target == (first == cases[i].fall
+						 ? cases[i].target
+						 : cases[i].fall),
+		    "r=%s %s exits=%u first branch %#x to %#llx",
+		    kjit_reason_name(r), why, b.n_exits, op,
+		    (unsigned long long)(b.n_exits ? b.exit[0].target : 0));
+	}
 }
 
 static void test_exit_patch(void)
@@ -1490,6 +1533,7 @@ int main(void)
 	test_relocation();
 	test_liveness();
 	test_exit_patch();
+	test_jcc_order();
 	test_lock_counter();
 	test_patch_site();
 	test_static_call();

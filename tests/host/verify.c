@@ -989,7 +989,9 @@ static int check_jcc_edges(struct vfy *v, const struct dinsn *o,
 	return check_exit_branch(v, &y, fall);
 }
 
-/* jcc: plain form, or j!cc skip; <edge>; jmp exit0(T); skip: <edge>; jmp */
+/* jcc: plain form (jcc exit(T); jmp exit(fall)), inverted plain form for a
+ * forward jcc (j!cc exit(fall); jmp exit(T)), or j!cc skip; <edge>; jmp
+ * exit0(T); skip: <edge>; jmp */
 static int check_jcc(struct vfy *v, const struct dinsn *o, u64 a, u64 t,
 		     u64 fall)
 {
@@ -1018,6 +1020,19 @@ static int check_jcc(struct vfy *v, const struct dinsn *o, u64 a, u64 t,
 	}
 	if (abs_of(&x, 0, &skip))
 		return FAILF("jcc skip target");
+	if (skip - v->run >= v->b->body_len) {
+		/* j!cc exit(fall); jmp exit(T): a forward jcc's likely path
+		 * (not taken) first */
+		if (t <= o->addr)
+			return FAILF("jcc %#llx: a backward jcc inverted",
+				     (unsigned long long)o->addr);
+		if (check_exit_branch(v, &x, fall) ||
+		    dec_exit(v, x.addr + x.i.length, &x))
+			return -1;
+		return x.i.mnemonic != ZYDIS_MNEMONIC_JMP
+			   ? FAILF("jcc: no jmp to the target")
+			   : check_exit_branch(v, &x, t);
+	}
 	if (dec_exit(v, x.addr + x.i.length, &x) || check_exit_branch(v, &x, t))
 		return -1;
 	return dec_exit(v, skip, &x) || check_exit_branch(v, &x, fall);
