@@ -45,9 +45,20 @@ static bool ret_in_c_function(struct kjit_translator *tr, u64 addr)
 	return fn && fn < addr && c_function_entry(tr, fn);
 }
 
-/* Flags live after a terminator @in, given what is already killed. */
+/* How many static key sites in a row the look-ahead passes through their
+ * nop path without spending a level: the LSM's hooks on 6.12 are a run of
+ * sites, one per slot, each nop falling into the next, and with two levels
+ * all but the last two saved the flags around their compare. */
+#define SITE_RUN 8
+
+static u16 live_at(struct kjit_translator *tr, u64 addr, unsigned depth,
+		   unsigned sites);
+
+/* Flags live after a terminator @in, given what is already killed;
+ * @sites: how many more site nop paths are free (SITE_RUN). */
 static u16 live_after_term(struct kjit_translator *tr,
-			   const struct kjit_insn *in, unsigned depth)
+			   const struct kjit_insn *in, unsigned depth,
+			   unsigned sites)
 {
 	u64 t = in->target, at = in->addr, fall = in->addr + in->len;
 	enum kjit_insn_kind kind = (enum kjit_insn_kind)in->kind;
@@ -59,17 +70,19 @@ static u16 live_after_term(struct kjit_translator *tr,
 	case KJIT_I_JCC:
 	case KJIT_I_LOOP:
 	case KJIT_I_SITE:
-		live = kjit_live_at(tr, t, depth);
+		live = live_at(tr, t, depth, sites);
 		if ((live & KX86_FLAGS_ARITH) == KX86_FLAGS_ARITH)
 			return live;
-		return live | kjit_live_at(tr, fall, depth);
+		if (kind == KJIT_I_SITE && sites) /* the nop path: free */
+			return live | live_at(tr, fall, depth + 1, sites - 1);
+		return live | live_at(tr, fall, depth, sites);
 	case KJIT_I_JMP:
 	case KJIT_I_CALL: /* the callee's entry is the successor */
 		if (c_function_entry(tr, t))
 			return 0;
-		return kjit_live_at(tr, t, depth);
+		return live_at(tr, t, depth, sites);
 	case KJIT_I_LIMIT:
-		return kjit_live_at(tr, t, depth);
+		return live_at(tr, t, depth, sites);
 	case KJIT_I_CALL_IND:
 		/* a callee called through a pointer reads no flags at its
 		 * entry: the dispatcher's flags-dead entry and the inline
@@ -174,6 +187,12 @@ u16 kjit_regs_dead_after(struct kjit_translator *tr, const struct kjit_insn *in)
 
 u16 kjit_live_at(struct kjit_translator *tr, u64 addr, unsigned depth)
 {
+	return live_at(tr, addr, depth, SITE_RUN);
+}
+
+static u16 live_at(struct kjit_translator *tr, u64 addr, unsigned depth,
+		   unsigned sites)
+{
 	struct kjit_insn *in = &tr->la;
 	u16 need = 0, killed = 0;
 	unsigned i;
@@ -189,7 +208,8 @@ u16 kjit_live_at(struct kjit_translator *tr, u64 addr, unsigned depth)
 			return need;
 		if (kjit_insn_is_term(in))
 			return need |
-			       (live_after_term(tr, in, depth - 1) & ~killed);
+			       (live_after_term(tr, in, depth - 1, sites) &
+				~killed);
 		addr += in->len;
 	}
 	return need | (KX86_FLAGS_ARITH & ~killed);
@@ -197,7 +217,7 @@ u16 kjit_live_at(struct kjit_translator *tr, u64 addr, unsigned depth)
 
 u16 kjit_live_after(struct kjit_translator *tr, const struct kjit_insn *in)
 {
-	return live_after_term(tr, in, tr->cfg.live_depth);
+	return live_after_term(tr, in, tr->cfg.live_depth, SITE_RUN);
 }
 
 u16 kjit_live_in_block(struct kjit_translator *tr,
@@ -216,9 +236,9 @@ u16 kjit_live_in_block(struct kjit_translator *tr,
 	}
 	/* the look-ahead uses tr->la, never @d, so d's terminator stays valid
 	 */
-	return need |
-	       (live_after_term(tr, &d->insn[d->n - 1], tr->cfg.live_depth) &
-		~killed);
+	return need | (live_after_term(tr, &d->insn[d->n - 1],
+				       tr->cfg.live_depth, SITE_RUN) &
+		       ~killed);
 }
 
 void kjit_live_points(const struct kjit_block_desc *d, u16 regs_dead_after,

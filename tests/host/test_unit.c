@@ -829,9 +829,13 @@ static void test_sequences_run(void)
 /* A live-patched site (static key) at site_at, jumping to site_to. */
 static u64 site_at = ORIG + 2, site_to = ORIG + 0x40;
 
+/* How many 5-byte sites follow one another from site_at (all to site_to). */
+static unsigned site_chain = 1;
+
 static bool unit_site(void *opaque, u64 addr, u64 *target)
 {
-	if (addr != site_at)
+	if (addr < site_at || addr >= site_at + 5 * site_chain ||
+	    (addr - site_at) % 5)
 		return false;
 	*target = site_to;
 	return true;
@@ -960,6 +964,27 @@ static void test_patch_site(void)
 		    (unsigned long long)b.exit[0].target,
 		    ZydisMnemonicGetString(first), (unsigned long long)want);
 	}
+	/* A run of sites (the LSM's hooks on 6.12: one static key per slot,
+	 * each nop falling into the next) ending where the flags die: the
+	 * look-ahead walks the run however long it is, so no site saves the
+	 * flags. Six sites, then xor %ecx,%ecx; ret (target: the same). */
+	site_chain = 6;
+	memset(code, 0xcc, sizeof(code));
+	kt_unhex("31c0 0f1f440000 0f1f440000 0f1f440000 0f1f440000 0f1f440000 "
+		 "0f1f440000 31c9 c3",
+		 code);
+	kt_unhex("31c9 c3", code + (site_to - ORIG));
+	r = kjit_translate(&tr, ORIG + 2, out, sizeof(out), RUN, &b);
+	{
+		struct site_shape sh = site_shape(&b, out, RUN);
+
+		kt_check("jit.site.run_of_sites_flags_dead",
+			 !r && b.term == KJIT_I_SITE && sh.cmps == 1 &&
+			     !sh.pushf,
+			 "r=%s cmps=%u pushf=%u", kjit_reason_name(r), sh.cmps,
+			 sh.pushf);
+	}
+	site_chain = 1;
 	memset(code, 0xcc, sizeof(code));
 	kt_unhex("31c0 cc1f440000 c3", code); /* mid-patch: int3 at the site */
 	r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
