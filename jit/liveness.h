@@ -19,7 +19,9 @@
  *    in one, and a direct call or jmp to one, are looked through or
  *    taken as unknown.
  *  - Bounded: at most cfg.live_depth successor levels, KJIT_LIVE_WINDOW
- *    instructions per level; the recursion depth is that bound.
+ *    instructions per level, plus up to SITE_RUN (liveness.c) static key
+ *    sites whose nop path costs no level; the recursion depth is that
+ *    bound.
  *  - Register liveness looks past the block only into code that stays
  *    what it is: successors of a jcc, jmp or site in the same function
  *    (kjit_env.func_start), never a callee, a static call trampoline or
