@@ -32,6 +32,22 @@ static enum kjit_reason emit_exit(struct kjit_translator *tr,
 	return kjit_exit_branch(e, blk, op, oplen, target);
 }
 
+/* A two-way transfer as one conditional exit branch and a jmp: `jcc
+ * exit(@taken); jmp exit(@fall)`, or with @invert `j!cc exit(@fall); jmp
+ * exit(@taken)` (the condition's low bit negates it), so that the path
+ * the caller expects runs the one branch. */
+static enum kjit_reason emit_two_exits(struct kjit_emit *e,
+				       struct kjit_block *blk, u8 cc,
+				       bool invert, u64 taken, u64 fall)
+{
+	const u8 op[2] = {KX86_OP_ESC, (u8)(KX86_OP2_JCC32 | (cc ^ invert))};
+	enum kjit_reason r =
+	    kjit_exit_branch(e, blk, op, 2, invert ? fall : taken);
+
+	return r ? r
+		 : kjit_exit_branch(e, blk, op_jmp32, 1, invert ? taken : fall);
+}
+
 /* jcc T. Without exit instrumentation, the path the compiler made likely
  * takes one branch and the other two (backward taken, forward not taken:
  * loops branch back, while error paths and unlikely() code lie ahead; on
@@ -51,22 +67,13 @@ static enum kjit_reason emit_jcc(struct kjit_translator *tr,
 	/* rel8 (70+cc) and rel32 (0f 80+cc) both keep cc in the byte before rel
 	 */
 	u8 cc = in->bytes[in->rel_off - 1] & 0xf;
-	u8 op[2] = {KX86_OP_ESC, (u8)(KX86_OP2_JCC32 | cc)};
 	enum kjit_reason r;
 	u32 skip;
 
-	if (!kjit_instrument_wants(tr, KJIT_POINT_EXIT) && !tr->ctr_on_edges) {
+	if (!kjit_instrument_wants(tr, KJIT_POINT_EXIT) && !tr->ctr_on_edges)
 		/* the likely path first, as one branch (see above) */
-		bool forward = in->target > in->addr;
-		u64 fall = in->addr + in->len;
-
-		op[1] ^= forward; /* j!cc: the condition's low bit negates it */
-		r = kjit_exit_branch(e, blk, op, 2,
-				     forward ? fall : in->target);
-		return r ? r
-			 : kjit_exit_branch(e, blk, op_jmp32, 1,
-					    forward ? in->target : fall);
-	}
+		return emit_two_exits(e, blk, cc, in->target > in->addr,
+				      in->target, in->addr + in->len);
 	kjit_emit_u8(e, KX86_OP_ESC); /* j!cc rel32 -> skip */
 	kjit_emit_u8(e, (u8)(KX86_OP2_JCC32 | (cc ^ 1)));
 	skip = e->pos;
@@ -471,9 +478,6 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
 				  const struct kjit_insn *in,
 				  struct kjit_block *blk)
 {
-	static const u8 op_je32[] = {KX86_OP_ESC, KX86_OP2_JCC32 | KX86_CC_E};
-	static const u8 op_jne32[] = {KX86_OP_ESC,
-				      KX86_OP2_JCC32 | KX86_CC_E | 1};
 	u8 op = in->len == 2 ? KX86_OP_JMP8 : KX86_OP_JMP32;
 	bool save =
 	    tr->cfg.force_live || (kjit_live_after(tr, in) & KX86_FLAGS_ARITH);
@@ -481,18 +485,11 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
 	u32 je;
 
 	if (!save && !kjit_instrument_wants(tr, KJIT_POINT_EXIT)) {
-		/* the path of the state the site is in now runs first */
-		bool jumps_now = in->bytes[0] == op;
-		u64 fall = in->addr + in->len;
-
 		r = emit_cmp_site(e, in->addr, op);
-		if (r)
-			return r;
-		r = kjit_exit_branch(e, blk, jumps_now ? op_je32 : op_jne32, 2,
-				     jumps_now ? in->target : fall);
+		/* the path of the state the site is in now runs first */
 		return r ? r
-			 : kjit_exit_branch(e, blk, op_jmp32, 1,
-					    jumps_now ? fall : in->target);
+			 : emit_two_exits(e, blk, KX86_CC_E, in->bytes[0] != op,
+					  in->target, in->addr + in->len);
 	}
 	if (save) {
 		kjit_emit_u8(e, KX86_OP_PUSHF);
