@@ -48,8 +48,10 @@ static bool ret_in_c_function(struct kjit_translator *tr, u64 addr)
 /* How many static key sites in a row the look-ahead passes through their
  * nop path without spending a level: the LSM's hooks on 6.12 are a run of
  * sites, one per slot, each nop falling into the next, and with two levels
- * all but the last two saved the flags around their compare. */
-#define SITE_RUN 8
+ * all but the last two saved the flags around their compare. 6.12's
+ * vmlinux has 257 runs of 11 and one of 22 (test
+ * jit.site.run_of_22_sites_flags_dead). */
+#define SITE_RUN 32
 
 static u16 live_at(struct kjit_translator *tr, u64 addr, unsigned depth,
 		   unsigned sites);
@@ -220,12 +222,28 @@ u16 kjit_live_after(struct kjit_translator *tr, const struct kjit_insn *in)
 	return live_after_term(tr, in, tr->cfg.live_depth, SITE_RUN);
 }
 
+/* Does @d start a compiled C function: is its first instruction, after
+ * an endbr64 or its seal, the function's __fentry__ site? */
+static bool block_is_c_entry(const struct kjit_block_desc *d)
+{
+	const struct kjit_insn *in = &d->insn[0];
+
+	if (d->n > 1 && in->len == KX86_ENDBR64_LEN &&
+	    kx86_is_endbr(in->bytes, in->len))
+		in++;
+	return in->kind == KJIT_I_DROP;
+}
+
 u16 kjit_live_in_block(struct kjit_translator *tr,
 		       const struct kjit_block_desc *d)
 {
 	u16 need = 0, killed = 0;
 	unsigned i;
 
+	/* C reads no flags at a function's entry (as after a call to one,
+	 * live_after_term), however far the look-ahead would have to go */
+	if (block_is_c_entry(d))
+		return 0;
 	for (i = 0; i < d->n; i++) {
 		const struct kjit_insn *in = &d->insn[i];
 

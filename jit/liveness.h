@@ -7,7 +7,8 @@
  *    every not-yet-overwritten flag live. Facts of the ABI used:
  *     - a call or jmp to a compiled C function's entry - one whose first
  *       instruction (after an endbr64) is its __fentry__ site - leaves
- *       every flag dead: C reads no flags at a function's entry;
+ *       every flag dead: C reads no flags at a function's entry; and a
+ *       block that is such an entry has none live (kjit_live_in_block);
  *     - so does a ret inside such a function (kjit_env.func_start): the
  *       ABI leaves the flags undefined at a return, so no caller reads
  *       them after the call;

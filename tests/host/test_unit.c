@@ -984,6 +984,27 @@ static void test_patch_site(void)
 			 "r=%s cmps=%u pushf=%u", kjit_reason_name(r), sh.cmps,
 			 sh.pushf);
 	}
+	/* 6.12's vmlinux holds 257 runs of 11 sites (the LSM's hooks, e.g.
+	 * security_file_permission) and one of 22: the longest, here. */
+	site_chain = 22;
+	site_to = ORIG + 0x100;
+	memset(code, 0xcc, sizeof(code));
+	kt_unhex("31c0", code);
+	for (i = 0; i < site_chain; i++)
+		kt_unhex("0f1f440000", code + 2 + 5 * i);
+	kt_unhex("31c9 c3", code + 2 + 5 * site_chain);
+	kt_unhex("31c9 c3", code + (site_to - ORIG));
+	r = kjit_translate(&tr, ORIG + 2, out, sizeof(out), RUN, &b);
+	{
+		struct site_shape sh = site_shape(&b, out, RUN);
+
+		kt_check("jit.site.run_of_22_sites_flags_dead",
+			 !r && b.term == KJIT_I_SITE && sh.cmps == 1 &&
+			     !sh.pushf && b.seq == KJIT_SEQ_INC,
+			 "r=%s cmps=%u pushf=%u seq=%s", kjit_reason_name(r),
+			 sh.cmps, sh.pushf, kjit_seq_name(b.seq));
+	}
+	site_to = ORIG + 0x40;
 	site_chain = 1;
 	memset(code, 0xcc, sizeof(code));
 	kt_unhex("31c0 cc1f440000 c3", code); /* mid-patch: int3 at the site */
@@ -1476,19 +1497,37 @@ static void test_decode_memo(void)
 		 "no decode came from the memo");
 }
 
+static u64 fentry_site_at;
+
+static bool unit_fentry_site_at(void *opaque, u64 addr)
+{
+	return addr == fentry_site_at;
+}
+
 static void test_entry_guard(void)
 {
 	static const struct {
 		const char *name, *hex;
 		bool live;
 		unsigned site_off;
+		bool fentry; /* the nop is the function's __fentry__ site */
 	} cases[] = {
-	    {"jit.entry_guard.flags_dead", "0f1f440000 31c0 c3", false, 0},
-	    {"jit.entry_guard.flags_live", "0f1f440000 7400 c3", true, 0},
+	    {"jit.entry_guard.flags_dead", "0f1f440000 31c0 c3", false, 0,
+	     false},
+	    {"jit.entry_guard.flags_live", "0f1f440000 7400 c3", true, 0,
+	     false},
 	    /* IBT: the site is at +4, behind endbr64; the guard tests the site
 	     * and goes native from the function's start. */
 	    {"jit.entry_guard.ibt_site", "f30f1efa 0f1f440000 31c0 c3", false,
-	     4},
+	     4, false},
+	    /* A compiled C function's entry (its first instruction is its
+	     * __fentry__ site) reads no flags, whatever the look-ahead sees
+	     * past it (here an indirect jmp, which it cannot see through):
+	     * no pushfq around the guard. */
+	    {"jit.entry_guard.c_entry_flags_dead", "0f1f440000 ffe0", false, 0,
+	     true},
+	    {"jit.entry_guard.c_entry_ibt_flags_dead",
+	     "f30f1efa 0f1f440000 ffe0", false, 4, true},
 	};
 	ZydisDecoder dec;
 	ZydisDecodedInstruction zi;
@@ -1505,7 +1544,11 @@ static void test_entry_guard(void)
 	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
 		memset(code, 0xcc, sizeof(code));
 		kt_unhex(cases[i].hex, code);
+		henv.env.ftrace_site =
+		    cases[i].fentry ? unit_fentry_site_at : NULL;
+		fentry_site_at = ORIG + cases[i].site_off;
 		r = kjit_translate(&tr, ORIG, out, sizeof(out), RUN, &b);
+		henv.env.ftrace_site = NULL;
 		off = cmp = inc = jmp = pushf = 0;
 		while (!r && off < b.body_len && !jmp &&
 		       ZYAN_SUCCESS(ZydisDecoderDecodeFull(
