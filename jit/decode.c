@@ -627,7 +627,7 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 	size_t n =
 	    env->read_code(env->opaque, addr, in->bytes, KX86_MAX_INSN_LEN);
 	enum kjit_reason r;
-	bool tail = false;
+	bool tail = false, sc = false;
 	u64 tramp;
 
 	if (n == 0)
@@ -636,12 +636,15 @@ enum kjit_reason kjit_decode_insn(struct kjit_translator *tr, u64 addr,
 	    env->ftrace_site(env->opaque, addr))
 		return ftrace_site_form(tr, addr, in, n);
 	if (env->static_call &&
-	    env->static_call(env->opaque, addr, &tramp, &tail))
+	    env->static_call(env->opaque, addr, &tramp, &tail)) {
 		r = static_call_form(tr, addr, in, n, tramp, tail);
-	else
+		sc = true;
+	} else {
 		r = decode_bytes(tr, addr, in, n);
+	}
 	if (r)
 		return r;
+	in->static_call = sc;
 	in->fixup = KJIT_FIXUP_NONE;
 	if (check_fixup) {
 		if (env->fixup)

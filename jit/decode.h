@@ -72,6 +72,9 @@ struct kjit_insn {
 	u8 leave;     /* KJIT_I_CALL to a KJIT_SYM_LEAVE function: it pushes
 			 the original return address and jumps to the
 			 original callee (jit/flow.c emit_leave_call) */
+	u8 static_call; /* an inline static_call site (kjit_env.static_call),
+			   decoded as its call, jmp or jcc to the trampoline:
+			   a C call, whatever the trampoline holds */
 	u8 fixup;     /* enum kjit_fixup: its exception-table entry's form
 			 (a block holds at most one such instruction) */
 	u64 fixup_target; /* KJIT_FIXUP_EXIT: the original fixup address */

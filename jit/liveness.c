@@ -64,15 +64,17 @@ static u16 live_after_term(struct kjit_translator *tr,
 {
 	u64 t = in->target, at = in->addr, fall = in->addr + in->len;
 	enum kjit_insn_kind kind = (enum kjit_insn_kind)in->kind;
+	bool static_call = in->static_call;
 	u16 live;
 
 	/* @in may be tr->la, which c_function_entry() overwrites: only t,
-	 * at, fall and kind are used from here on */
+	 * at, fall, kind and static_call are used from here on */
 	switch (kind) {
 	case KJIT_I_JCC:
 	case KJIT_I_LOOP:
 	case KJIT_I_SITE:
-		live = live_at(tr, t, depth, sites);
+		/* a tail static call's jcc: its taken side is a C call */
+		live = static_call ? 0 : live_at(tr, t, depth, sites);
 		if ((live & KX86_FLAGS_ARITH) == KX86_FLAGS_ARITH)
 			return live;
 		if (kind == KJIT_I_SITE && sites) /* the nop path: free */
@@ -80,7 +82,10 @@ static u16 live_after_term(struct kjit_translator *tr,
 		return live | live_at(tr, fall, depth, sites);
 	case KJIT_I_JMP:
 	case KJIT_I_CALL: /* the callee's entry is the successor */
-		if (c_function_entry(tr, t))
+		/* a static call is a C call: its target (a C function, the
+		 * return-0 stub, or a NULL trampoline's ret back into C)
+		 * leaves the flags dead, whatever the trampoline holds now */
+		if (static_call || c_function_entry(tr, t))
 			return 0;
 		return live_at(tr, t, depth, sites);
 	case KJIT_I_LIMIT:

@@ -14,7 +14,11 @@
  *       them after the call;
  *     - so does an indirect call: a callee called through a pointer
  *       reads none at its entry (the dispatcher's flags-dead entry and
- *       the inline prediction rely on it too).
+ *       the inline prediction rely on it too);
+ *     - and so does an inline static call site (kjit_insn.static_call):
+ *       static_call() is a C call, whose target is a C function, the
+ *       return-0 stub or nothing (a NULL trampoline's ret back into the
+ *       C caller, which reads no flags after a call).
  *    Assembly functions have no __fentry__ site, and may take or return
  *    flags (the cmpxchg16b emulation returns its result in ZF), so a ret
  *    in one, and a direct call or jmp to one, are looked through or

@@ -1228,6 +1228,20 @@ static void test_static_call(void)
 			 b.term, b.n_exits, why);
 	}
 	test_static_call_tail_mid_patch();
+	/* A static call is a C call (static_call()): its target reads no
+	 * flags at its entry, nor does its C caller after it returns, even
+	 * where the trampoline is a NULL one's ret, which the look-ahead
+	 * cannot see past (a slot of 6.12's LSM hooks that no module
+	 * fills): a block that jumps to the call counts with the bare inc.
+	 * ORIG+0x10: nop; jmp ORIG+2: call tramp (ORIG+0x80: ret). */
+	memset(code, 0xcc, sizeof(code));
+	kt_unhex("e879000000", code + 2);
+	kt_unhex("90ebef", code + 0x10);
+	kt_unhex("c3", code + 0x80);
+	r = kjit_translate(&tr, ORIG + 0x10, out, sizeof(out), RUN, &b);
+	kt_check("jit.static_call.flags_dead_at_call",
+		 !r && b.seq == KJIT_SEQ_INC, "r=%s seq=%s",
+		 kjit_reason_name(r), kjit_seq_name(b.seq));
 	memset(code, 0xcc, sizeof(code));
 	kt_unhex("e800000000", code + 0x40);
 	r = kjit_translate(&tr, ORIG + 0x40, out, sizeof(out), RUN, &b);
