@@ -321,11 +321,10 @@ if [ "$ONLY" = lmbench-icount ]; then
 		echo "executed). One vCPU, so the two-process benchmarks switch on it."
 		echo
 		# what one block and one lookup hit cost on silicon, for the
-		# report's estimate (from this tree's committed results)
-		KB_BLOCK_NS=$(sed -n 's/^| vmlinux mix | kjit, per-CPU (new) | [0-9.]* | \([0-9.]*\) .*/\1/p' "$ROOT/docs/results/silicon.md")
-		KB_IBL_NS=$(sed -n 's/^| ibl (hit) | [^|]* | [0-9.]* | [0-9.]* | \([0-9.]*\) .*/\1/p' "$ROOT/docs/results/ibl.md")
-		KB_BLOCK_NS=$KB_BLOCK_NS KB_IBL_NS=$KB_IBL_NS \
-			sh "$HERE/lmbench-icount-report.sh" "$BUILD/bench-lmicount.txt"
+		# report's estimate (from this tree's committed results; a
+		# missing row is said, and fails the run)
+		costs=$(sh "$HERE/silicon-costs.sh" "$ROOT") || st=1
+		env $costs sh "$HERE/lmbench-icount-report.sh" "$BUILD/bench-lmicount.txt"
 		echo
 		echo '```'
 		grep -E '^(SECTION|LM|STATS|KPROBES|SETTLED|SECTION-FAILED)' "$BUILD/bench-lmicount.txt"

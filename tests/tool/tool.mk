@@ -110,6 +110,14 @@ $(TT_DIR)/test_icount_report: tests/tool/test_icount_report.sh tests/tool/result
 	printf '#!/bin/sh\nexec sh %s %s\n' $(ROOT)/tests/tool/test_icount_report.sh $(ROOT) > $@
 	chmod +x $@
 
+# bench/silicon-costs.sh on the committed docs/results.
+HOST_TESTS += $(TT_DIR)/test_silicon_costs
+$(TT_DIR)/test_silicon_costs: tests/tool/test_silicon_costs.sh tests/tool/result.sh \
+		docs/results/silicon.md docs/results/ibl.md
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s %s\n' $(ROOT)/tests/tool/test_silicon_costs.sh $(ROOT) > $@
+	chmod +x $@
+
 # Source lines (libdw) and report --lcov on a -g object (a shell test).
 HOST_TESTS += $(TT_DIR)/test_lines
 $(TT_DIR)/test_lines: tests/tool/test_lines.sh $(BUILD)/tools/kjit \
