@@ -40,6 +40,25 @@ static struct henv_fixup fix[N_FIX];
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size);
 
+/* A finding: the block's instructions as the translator decoded them, then
+ * abort. */
+static void finding(const struct kjit_block_desc *d)
+{
+	unsigned i, j;
+
+	for (i = 0; i < d->n; i++) {
+		const struct kjit_insn *in = &d->insn[i];
+
+		fprintf(stderr, "  insn %u +%llu len %u kind %u fixup %u:", i,
+			(unsigned long long)(in->addr - ORIG), in->len,
+			in->kind, in->fixup);
+		for (j = 0; j < in->len; j++)
+			fprintf(stderr, " %02x", in->bytes[j]);
+		fprintf(stderr, "\n");
+	}
+	abort();
+}
+
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 {
 	struct kjit_config cfg;
@@ -128,19 +147,19 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 		    vfy_block(&vfy, kjit_last_desc(&tr), &b, out, run)) {
 			fprintf(stderr, "verifier: block at +%zu: %s\n", start,
 				vfy.msg);
-			abort();
+			finding(kjit_last_desc(&tr));
 		}
 		if (r == KJIT_OK && cfg.ibt &&
 		    ibtc_block(&ibtc, kjit_last_desc(&tr), &b, out, run)) {
 			fprintf(stderr, "ibt proof: block at +%zu: %s\n", start,
 				ibtc.msg);
-			abort();
+			finding(kjit_last_desc(&tr));
 		}
 		if (r == KJIT_OK && uwc_block(&uwc, kjit_last_desc(&tr), &b, out,
 					      run, tr.uw, tr.n_uw)) {
 			fprintf(stderr, "unwind map: block at +%zu: %s\n",
 				start, uwc.msg);
-			abort();
+			finding(kjit_last_desc(&tr));
 		}
 		if (r == KJIT_OK && b.len > cap)
 			abort();

@@ -713,6 +713,10 @@ static bool fault_path_flags_dead(struct vfy *v)
 {
 	unsigned i;
 
+	/* a compiled C function's entry: no path of it reads the caller's
+	 * flags, its fixups' included (C keeps no flags across a call) */
+	if (c_entry(v, v->d->start))
+		return true;
 	for (i = 0; i < v->d->n; i++)
 		if (faults_away(v, i))
 			return flags_dead_from(v, 0);
