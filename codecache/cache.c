@@ -304,27 +304,66 @@ static u32 block_at_or_below(const struct kjit_cache *c, u64 a)
 	return lo;
 }
 
+/* Fill a way: the compared value first; until its continuation lands, the
+ * way's hit goes on (jit/exit.h). */
+static void fill_way(struct kjit_cache *c, u8 *rw, u32 imm_off, u32 imm,
+		     u32 rel_off, u32 rel)
+{
+	__atomic_store_n((u32 *)(rw + imm_off), imm, __ATOMIC_RELEASE);
+	__atomic_store_n((u32 *)(rw + rel_off), rel, __ATOMIC_RELEASE);
+	c->stats.predicted++;
+}
+
+/* The published block whose run-time address range holds @a, or NULL. */
+static const struct kjit_cblock *block_holding(const struct kjit_cache *c,
+					       u64 a)
+{
+	u32 i = block_at_or_below(c, a);
+
+	return i && c->code_rw ? kjit_cache_block(c, i - 1) : NULL;
+}
+
 bool kjit_cache_predict(struct kjit_cache *c, u64 ret, u64 target, u64 dest)
 {
-	u32 i = block_at_or_below(c, ret), imm_off, imm, rel_off, rel;
-	const struct kjit_cblock *cb;
+	const struct kjit_cblock *cb = block_holding(c, ret);
+	u32 imm_off, imm, rel_off, rel;
 	u8 *rw;
 
-	if (!i || !c->code_rw)
-		return false;
-	cb = kjit_cache_block(c, i - 1);
-	if (!cb->b.ret_off || ret != cb->run + cb->b.ret_off)
+	if (!cb || !cb->b.ret_off || ret != cb->run + cb->b.ret_off)
 		return false;
 	rw = kjit_cache_rw(c, cb->run);
 	if (kjit_pred_patch(cb->b.pred_imm_off, cb->b.pred_jmp_off, cb->run, rw,
 			    target, dest, &imm_off, &imm, &rel_off, &rel))
 		return false;
-	/* the target first: until its continuation lands, its je goes on to
-	 * the next way (jit/exit.h) */
-	__atomic_store_n((u32 *)(rw + imm_off), imm, __ATOMIC_RELEASE);
-	__atomic_store_n((u32 *)(rw + rel_off), rel, __ATOMIC_RELEASE);
-	c->stats.predicted++;
+	fill_way(c, rw, imm_off, imm, rel_off, rel);
 	return true;
+}
+
+bool kjit_cache_predict_jump(struct kjit_cache *c, u64 site, u64 target,
+			     u64 dest)
+{
+	const struct kjit_cblock *cb = block_holding(c, site);
+	u32 imm_off = 0, imm, rel_off, rel;
+	u8 *rw;
+
+	bool set;
+
+	if (!cb || !cb->b.jsite_off || site != cb->run + cb->b.jsite_off)
+		return false;
+	rw = kjit_cache_rw(c, cb->run);
+	set =
+	    !kjit_jpred_patch(cb->b.pred_imm_off, cb->b.pred_jmp_off, cb->run,
+			      rw, target, dest, &imm_off, &imm, &rel_off, &rel);
+	if (set)
+		fill_way(c, rw, imm_off, imm, rel_off, rel);
+	/* the last way, or a target no way can hold: the site learns no
+	 * more, and its misses stop naming it (jit/exit.h) */
+	if (!set || imm_off == cb->b.pred_imm_off + KJIT_JPRED_WAY_STRIDE *
+							(KJIT_PRED_WAYS - 1u))
+		__atomic_store_n(
+		    (u32 *)(rw + cb->b.jsite_off + KJIT_JSITE_IMM_OFF), 0,
+		    __ATOMIC_RELEASE);
+	return set;
 }
 
 u64 kjit_cache_return_site(const struct kjit_cache *c, u64 a)

@@ -284,6 +284,21 @@ u64 kjit_cache_return_site(const struct kjit_cache *c, u64 a);
  */
 bool kjit_cache_predict(struct kjit_cache *c, u64 ret, u64 target, u64 dest);
 
+/*
+ * kjit_cache_predict_jump - the same for an indirect jmp's prediction
+ * (predict_indirect_jumps): the site whose miss path is at @site in this
+ * cache (what that path stored at kjit_env.jsite_gs + 8) went to @target:
+ * fill its next empty way with -@target and @dest (kjit_jpred_patch), the
+ * lea's disp32 first, then the hit stub's rel32 - until then the way's
+ * hit goes on to the miss path. Once the last way is filled, or @target
+ * cannot be (a target a way has, or one no disp32 negates), the site's
+ * name in its miss path becomes 0: it learns no more. @site may be any
+ * word: only the exact miss path of a block with such a site counts.
+ * True if set now. Owning CPU only.
+ */
+bool kjit_cache_predict_jump(struct kjit_cache *c, u64 site, u64 target,
+			     u64 dest);
+
 /* Published block count (acquire): for readers on any CPU. */
 static inline u32 kjit_cache_count(const struct kjit_cache *c)
 {

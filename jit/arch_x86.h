@@ -61,6 +61,7 @@ enum kx86_reg {
 #define KX86_PFX_CS	0x2e
 #define KX86_REX	0x40 /* REX base; | W R X B below */
 #define KX86_REX_W	0x08
+#define KX86_REX_R	0x04
 #define KX86_REX_B	0x01
 
 /* One-byte opcodes */
@@ -90,6 +91,8 @@ enum kx86_reg {
 #define KX86_OP_GRP5	  0xff /* /0 inc, /2 call, /4 jmp, /6 push */
 #define KX86_OP_POP_RM	  0x8f /* /0 pop r/m64 */
 #define KX86_OP_LEA	  0x8d
+#define KX86_OP_MOV_RM_R     0x89 /* mov r64 -> r/m64 (with REX.W) */
+#define KX86_OP_MOV_RM_IMM32 0xc7 /* /0 mov $imm32 (sign-extended) -> r/m64 */
 #define KX86_OP_MOV_RI64  0xb8 /* b8+r imm64 with REX.W: movabs $imm64,%r */
 #define KX86_OP_MOV_SREG  0x8e /* mov r/m16 -> Sreg (ModRM.reg) */
 #define KX86_SREG_SS	  2    /* ModRM.reg of %ss in mov Sreg */

@@ -162,6 +162,11 @@ struct kjit_env {
 	 * calls: a callee never reads them), which may clobber them; 0 =
 	 * use dispatch. */
 	u64 dispatch_nf;
+	/* kjit_config.predict_indirect_jumps: the %gs-relative offset (a
+	 * sign-extended disp32) of two per-CPU words where an indirect jmp's
+	 * miss path leaves its target (+0) and its site (+8) for the
+	 * dispatcher to learn a prediction from; 0 = none. */
+	u64 jsite_gs;
 };
 
 #endif /* KJIT_JIT_ENV_H */

@@ -84,42 +84,100 @@ static inline u32 kjit_read_u32(const u8 *p)
 	return (u32)p[0] | (u32)p[1] << 8 | (u32)p[2] << 16 | (u32)p[3] << 24;
 }
 
-/* The patch that fills the first empty way of a block's prediction site
- * (kjit_block.pred_imm_off and .pred_jmp_off; the block emitted at
- * run-time address @run, its bytes readable at @code) with
- * @target and its continuation @dest. Store *imm_val at *imm_off first and
- * *rel_val at *rel_off after it: a CPU that sees the target before its
- * continuation takes the je to the next way, which is right. Writes
- * nothing. KJIT_R_BAD_ARG: no site, a target a sign-extended imm32 cannot
- * hold (or 0), one a way has already, or every way filled;
- * KJIT_R_BRANCH_FAR: @dest out of rel32 reach.
+/*
+ * An indirect jmp's inline prediction (jit/flow.c, predict_indirect_jumps):
+ * way k is `lea disp32(%reg),%rcx; jrcxz H_k`, its disp32 (-P, 0 while
+ * empty) at pred_imm_off + KJIT_JPRED_WAY_STRIDE * k; hit stub H_k is
+ * `pop %rcx; jmp rel32`, its rel32 (the site's miss path while empty) at
+ * pred_jmp_off + KJIT_JPRED_HIT_STRIDE * k.
+ */
+#define KJIT_JPRED_WAY_STRIDE 12
+#define KJIT_JPRED_HIT_STRIDE 8
+/* The site's miss path begins `movq $M,%gs:jsite_gs+8` (65 48 c7 04 25
+ * disp32 imm32), M its own address: the imm32, 4-aligned, lies this far
+ * into it. Once every way is filled, or a target cannot be, the cache
+ * stores 0 there: the site then names no site, and its misses stop
+ * sending the dispatcher's lookup-table hits into C to learn. */
+#define KJIT_JSITE_IMM_OFF 9
+
+/* The way fields of a prediction site: the first one's offsets, the
+ * distances between ways, and the value way k's imm32 holds for a target
+ * (0: the way is empty). */
+struct kjit_pred_site {
+	u32 imm_off, jmp_off, imm_stride, jmp_stride;
+};
+
+/* The patch that fills the first empty way of @site (a block emitted at
+ * run-time address @run, its bytes readable at @code) with @imm (what the
+ * way compares with: the target, or minus it) and @dest, the target's
+ * continuation. Store *imm_val at *imm_off first and *rel_val at *rel_off
+ * after it: a CPU that sees the compared value before its continuation
+ * goes on to the site's miss path, which is right. Writes nothing.
+ * KJIT_R_BAD_ARG: no site, @imm 0, one a way has already, or every way
+ * filled; KJIT_R_BRANCH_FAR: @dest out of rel32 reach.
  * (inline: the host rig's dispatcher calls it in integer-only code) */
+static inline enum kjit_reason kjit_pred_fill(const struct kjit_pred_site *site,
+					      u64 run, const u8 *code, u32 imm,
+					      u64 dest, u32 *imm_off,
+					      u32 *imm_val, u32 *rel_off,
+					      u32 *rel_val)
+{
+	u32 v, k;
+	s32 rel;
+
+	if (!site->imm_off || !imm)
+		return KJIT_R_BAD_ARG;
+	for (k = 0; k < KJIT_PRED_WAYS; k++) {
+		v = kjit_read_u32(code + site->imm_off + site->imm_stride * k);
+		if (v == imm)
+			return KJIT_R_BAD_ARG; /* predicted already */
+		if (!v)
+			break;
+	}
+	if (k == KJIT_PRED_WAYS)
+		return KJIT_R_BAD_ARG; /* every way filled */
+	*imm_off = site->imm_off + site->imm_stride * k;
+	*rel_off = site->jmp_off + site->jmp_stride * k;
+	if (!kx86_rel32(run + *rel_off + 4, dest, &rel))
+		return KJIT_R_BRANCH_FAR;
+	*imm_val = imm;
+	*rel_val = (u32)rel;
+	return KJIT_OK;
+}
+
+/* A followed indirect call's site (kjit_block.pred_imm_off and
+ * .pred_jmp_off, no jsite_off): kjit_pred_fill() with @target as the
+ * cmp's imm32, which must sign-extend to it and not be 0. */
 static inline enum kjit_reason
 kjit_pred_patch(u32 pred_imm_off, u32 pred_jmp_off, u64 run, const u8 *code,
 		u64 target, u64 dest, u32 *imm_off, u32 *imm_val, u32 *rel_off,
 		u32 *rel_val)
 {
-	u32 imm, k;
-	s32 rel;
+	const struct kjit_pred_site site = {pred_imm_off, pred_jmp_off,
+					    KJIT_PRED_STRIDE, KJIT_PRED_STRIDE};
 
-	if (!pred_imm_off || !kx86_fits_simm32(target) || !(u32)target)
+	if (!kx86_fits_simm32(target))
 		return KJIT_R_BAD_ARG;
-	for (k = 0; k < KJIT_PRED_WAYS; k++) {
-		imm = kjit_read_u32(code + pred_imm_off + KJIT_PRED_STRIDE * k);
-		if (imm == (u32)target)
-			return KJIT_R_BAD_ARG; /* predicted already */
-		if (!imm)
-			break;
-	}
-	if (k == KJIT_PRED_WAYS)
-		return KJIT_R_BAD_ARG; /* every way filled */
-	*imm_off = pred_imm_off + KJIT_PRED_STRIDE * k;
-	*rel_off = pred_jmp_off + KJIT_PRED_STRIDE * k;
-	if (!kx86_rel32(run + *rel_off + 4, dest, &rel))
-		return KJIT_R_BRANCH_FAR;
-	*imm_val = (u32)target;
-	*rel_val = (u32)rel;
-	return KJIT_OK;
+	return kjit_pred_fill(&site, run, code, (u32)target, dest, imm_off,
+			      imm_val, rel_off, rel_val);
+}
+
+/* An indirect jmp's site (kjit_block.jsite_off set): kjit_pred_fill() with
+ * -@target as the lea's disp32 (so %rcx is 0 exactly when the register
+ * holds @target), which must sign-extend to it. */
+static inline enum kjit_reason
+kjit_jpred_patch(u32 pred_imm_off, u32 pred_jmp_off, u64 run, const u8 *code,
+		 u64 target, u64 dest, u32 *imm_off, u32 *imm_val, u32 *rel_off,
+		 u32 *rel_val)
+{
+	const struct kjit_pred_site site = {pred_imm_off, pred_jmp_off,
+					    KJIT_JPRED_WAY_STRIDE,
+					    KJIT_JPRED_HIT_STRIDE};
+
+	if (!kx86_fits_simm32(target) || (u32)target == 0x80000000u)
+		return KJIT_R_BAD_ARG; /* -target would not fit */
+	return kjit_pred_fill(&site, run, code, 0u - (u32)target, dest, imm_off,
+			      imm_val, rel_off, rel_val);
 }
 
 #endif /* KJIT_JIT_EXIT_H */

@@ -218,13 +218,142 @@ emit_push_target(struct kjit_emit *e, const struct kjit_insn *in, s32 rsp_adj)
 	return r;
 }
 
+/* gs-relative store of the 64-bit register @reg (mod 0, SIB with neither
+ * base nor index: an absolute disp32 under %gs) */
+static void emit_gs_store_reg(struct kjit_emit *e, int reg, u32 disp)
+{
+	kjit_emit_u8(e, KX86_PFX_GS);
+	kjit_emit_u8(e,
+		     (u8)(KX86_REX | KX86_REX_W | (reg >= 8 ? KX86_REX_R : 0)));
+	kjit_emit_u8(e, KX86_OP_MOV_RM_R);
+	kjit_emit_u8(e, KX86_MODRM(0, reg & 7, KX86_RM_SIB));
+	kjit_emit_u8(e, KX86_SIB(0, KX86_SIB_NO_INDEX, KX86_RM_DISP32));
+	kjit_emit_u32(e, disp);
+}
+
+/* movq $imm32 (sign-extended), %gs:disp32 */
+static void emit_gs_store_imm(struct kjit_emit *e, u32 disp, u32 imm)
+{
+	kjit_emit_u8(e, KX86_PFX_GS);
+	kjit_emit_u8(e, KX86_REX | KX86_REX_W);
+	kjit_emit_u8(e, KX86_OP_MOV_RM_IMM32);
+	kjit_emit_u8(e, KX86_MODRM(0, 0, KX86_RM_SIB));
+	kjit_emit_u8(e, KX86_SIB(0, KX86_SIB_NO_INDEX, KX86_RM_DISP32));
+	kjit_emit_u32(e, disp);
+	kjit_emit_u32(e, imm);
+}
+
+/* Does the indirect jmp @in get an inline prediction? Through a register
+ * other than %rsp (a memory operand is read once, by its push), with a
+ * place to leave the site (jsite_gs) and a block address that a
+ * sign-extended imm32 holds (the site's name). */
+static bool jump_predicted(const struct kjit_translator *tr,
+			   const struct kjit_emit *e,
+			   const struct kjit_insn *in)
+{
+	u64 g = tr->env->jsite_gs;
+
+	return tr->cfg.predict_indirect_jumps && g && kx86_fits_simm32(g) &&
+	       kx86_fits_simm32(g + 8) && in->reg != KJIT_IND_MEM &&
+	       in->reg != KX86_RSP && kx86_fits_simm32(e->base) &&
+	       kx86_fits_simm32(e->base + e->cap);
+}
+
+/*
+ * Indirect jmp through %reg with an inline prediction
+ * (predict_indirect_jumps). Nothing proves the flags dead at an indirect
+ * jmp (a computed goto may leave them live), so the ways compare without
+ * touching them:
+ *       push %rcx
+ *   way k (KJIT_PRED_WAYS of them, KJIT_JPRED_WAY_STRIDE bytes apart):
+ *       [2e..] lea disp32(%reg),%rcx  disp32 4-aligned: -P, 0 until
+ *                                     kjit_jpred_patch() fills the way
+ *       jrcxz H_k                     %rcx = %reg - P: 0 on a hit
+ *       [2e..] pop %rcx               (aligns M's imm32)
+ *   M:  movq $M,%gs:jsite_gs+8        the site's name (its run address;
+ *                                     imm32 4-aligned, KJIT_JSITE_IMM_OFF
+ *                                     into M: 0 once the site learns no
+ *                                     more, kjit_cache_predict_jump) and
+ *       mov %reg,%gs:jsite_gs         what it jumped to, for the
+ *                                     dispatcher to learn from
+ *       push %reg; jmp dispatcher     the indirect exit, as without
+ *   H_k (KJIT_JPRED_HIT_STRIDE bytes apart):
+ *       pop %rcx
+ *       [2e..] jmp rel32              4-aligned: M until filled, then P's
+ *                                     continuation
+ * A hit runs 5 instructions (push, lea, jrcxz, pop, jmp), against ~27 and
+ * a mispredicted return for the lookup table's probe. An empty way's lea
+ * leaves %rcx = %reg, and jrcxz takes it only for a target of 0, which
+ * goes to M.
+ */
+static enum kjit_reason emit_predicted_jmp(struct kjit_translator *tr,
+					   struct kjit_emit *e,
+					   const struct kjit_insn *in,
+					   struct kjit_block *blk)
+{
+	u32 jrcxz[KJIT_PRED_WAYS], m, disp = (u32)tr->env->jsite_gs;
+	u64 site;
+	u8 uw_insn = e->uw_insn;
+	int sp = e->uw_sp, reg = in->reg;
+	bool sib = (reg & 7) == KX86_RM_SIB;
+	enum kjit_reason r;
+	unsigned k;
+
+	emit_push_reg(e, KX86_RCX);
+	kjit_emit_unwind_sp(e, 8);
+	for (k = 0; k < KJIT_PRED_WAYS; k++) {
+		kjit_emit_align_rel32(e, sib ? 4 : 3);
+		kjit_emit_u8(e, (u8)(KX86_REX | KX86_REX_W |
+				     (reg >= 8 ? KX86_REX_B : 0)));
+		kjit_emit_u8(e, KX86_OP_LEA);
+		kjit_emit_u8(e, KX86_MODRM(2, KX86_RCX, reg & 7));
+		if (sib)
+			kjit_emit_u8(e, KX86_SIB(0, KX86_SIB_NO_INDEX, reg));
+		if (!k)
+			blk->pred_imm_off = (u16)e->pos;
+		kjit_emit_u32(e, 0);
+		kjit_emit_u8(e, KX86_OP_JRCXZ);
+		jrcxz[k] = e->pos;
+		kjit_emit_u8(e, 0);
+	}
+	kjit_emit_align_rel32(e, 1 + KJIT_JSITE_IMM_OFF); /* on the pop */
+	kjit_emit_u8(e, KX86_OP_POP_R + KX86_RCX);
+	kjit_emit_unwind(e, uw_insn, sp);
+	m = e->pos;
+	blk->jsite_off = (u16)m;
+	site = kjit_emit_here(e);
+	emit_gs_store_imm(e, disp + 8, (u32)site);
+	emit_gs_store_reg(e, reg, disp);
+	r = emit_push_target(e, in, 0);
+	if (!r)
+		r = kjit_exit_dispatch(tr, e, blk, false);
+	for (k = 0; !r && k < KJIT_PRED_WAYS; k++) {
+		if (e->pos - (jrcxz[k] + 1) > 127)
+			return KJIT_R_BAD_ARG; /* cannot happen: ~80 bytes */
+		if (jrcxz[k] < e->cap)
+			e->buf[jrcxz[k]] = (u8)(e->pos - (jrcxz[k] + 1));
+		kjit_emit_unwind(e, uw_insn, sp + 8);
+		kjit_emit_u8(e, KX86_OP_POP_R + KX86_RCX);
+		kjit_emit_unwind(e, uw_insn, sp);
+		kjit_emit_align_rel32(e, 1);
+		kjit_emit_u8(e, KX86_OP_JMP32);
+		if (!k)
+			blk->pred_jmp_off = (u16)e->pos;
+		kjit_emit_u32(e, m - (e->pos + 4));
+	}
+	return r;
+}
+
 static enum kjit_reason emit_jmp_ind(struct kjit_translator *tr,
 				     struct kjit_emit *e,
 				     const struct kjit_insn *in,
 				     struct kjit_block *blk)
 {
-	enum kjit_reason r = emit_push_target(e, in, 0);
+	enum kjit_reason r;
 
+	if (jump_predicted(tr, e, in))
+		return emit_predicted_jmp(tr, e, in, blk);
+	r = emit_push_target(e, in, 0);
 	return r ? r : kjit_exit_dispatch(tr, e, blk, false);
 }
 

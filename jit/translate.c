@@ -25,6 +25,7 @@ void kjit_config_default(struct kjit_config *cfg)
 	cfg->native_calls = false;
 	cfg->follow_indirect_calls = false;
 	cfg->predict_indirect_calls = false;
+	cfg->predict_indirect_jumps = false;
 	cfg->ibt = false;
 }
 
@@ -79,6 +80,7 @@ static void block_reset(struct kjit_block *blk, u64 orig)
 	blk->live_in = 0;
 	blk->ret_off = 0;
 	blk->pred_imm_off = blk->pred_jmp_off = 0;
+	blk->jsite_off = 0;
 	blk->fix_insn = 0xff;
 	blk->fix_kind = KJIT_FIXUP_NONE;
 	blk->fix_off = blk->fix_land_off = 0;

@@ -121,6 +121,15 @@ struct kjit_config {
 	 * that site sees) and jumps straight to that target's continuation
 	 * on a match; see jit/flow.c and kjit_cache_predict(). */
 	bool predict_indirect_calls;
+	/* An indirect jmp through a register (a sibling call through a
+	 * pointer, a computed goto) first compares the target with an inline
+	 * prediction too, without touching the flags (nothing proves them
+	 * dead at an indirect jmp): `lea -P(%reg),%rcx; jrcxz` under a saved
+	 * %rcx, one way per target, filled by the cache from what the site's
+	 * miss path leaves in kjit_env.jsite_gs (jit/flow.c,
+	 * kjit_cache_predict_jump()). Needs jsite_gs and a block address that
+	 * a sign-extended imm32 holds; default off. */
+	bool predict_indirect_jumps;
 	/* The kernel enforces indirect branch tracking (default off; the
 	 * module sets it when the running kernel has CONFIG_X86_KERNEL_IBT):
 	 * every address of the cache that an indirect jmp/call may reach
@@ -176,6 +185,12 @@ struct kjit_block {
 	 * rel32 (both 4-aligned; way k's lie KJIT_PRED_STRIDE * k further,
 	 * jit/exit.h); 0: none */
 	u16 pred_imm_off, pred_jmp_off;
+	/* an indirect jmp's inline prediction (predict_indirect_jumps): the
+	 * offset of its miss path, whose run-time address names the site
+	 * (it stores it at kjit_env.jsite_gs + 8); pred_imm_off and
+	 * pred_jmp_off then hold way 0's lea disp32 and hit stub rel32
+	 * (KJIT_JPRED_*_STRIDE apart, jit/exit.h); 0: none */
+	u16 jsite_off;
 	/* the instruction with a copied exception-table entry (decode.h):
 	 * index, KJIT_FIXUP_* form, offset of its copy and, for
 	 * KJIT_FIXUP_EXIT, of its landing - an exit branch to the original

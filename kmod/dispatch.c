@@ -42,12 +42,30 @@ static void set_entry_slot(const struct kjit_session *s, int fi,
 /* @target continues at @run from now on, on this CPU: fill the lookup
  * table, and if the exit was a followed indirect call (@ret, the word above
  * the target on the stack, is its exact return address in this CPU's
- * cache) give the call site an inline prediction of @target. */
+ * cache) give the call site an inline prediction of @target; if an
+ * indirect jmp's miss path left @target in kjit_jsite, its site too. */
 static void remember(struct kjit_cpu *c, unsigned long target,
 		     unsigned long run, unsigned long ret)
 {
 	kjit_ibl_fill(target, run);
 	kjit_cache_predict(&c->cache, ret, target, run);
+	if (c->jsite && c->jtarget == target)
+		kjit_cache_predict_jump(&c->cache, c->jsite, target, run);
+	c->jsite = 0;
+}
+
+/* The indirect jmp site whose miss path ran last on this CPU, if any, and
+ * its target: taken (and cleared, so that the lookup table's fast path,
+ * which sends a hit into C while a site is named, goes on fast) at every
+ * entry into C. Preemption disabled. */
+static void take_jsite(unsigned long *site, unsigned long *target)
+{
+	struct kjit_jsite *j = this_cpu_ptr(&kjit_jsite);
+
+	*site = READ_ONCE(j->site);
+	*target = READ_ONCE(j->target);
+	if (*site)
+		WRITE_ONCE(j->site, 0);
 }
 
 /* Timed with sched_clock() (a TSC read), never ktime_get*(): those read
@@ -149,10 +167,11 @@ static void fall_back(struct kjit_session *s, struct kjit_cpu *c,
 unsigned long notrace kjit_dispatch(unsigned long target, unsigned long ret)
 {
 	struct kjit_session *s;
-	unsigned long run = target;
+	unsigned long run = target, jsite, jtarget;
 	struct kjit_cpu *c;
 
 	preempt_disable_notrace();
+	take_jsite(&jsite, &jtarget);
 	s = rcu_dereference_sched(kjit_active);
 	if (!s)
 		goto out;
@@ -177,6 +196,8 @@ unsigned long notrace kjit_dispatch(unsigned long target, unsigned long ret)
 		goto out;
 	}
 	c->busy = 1;
+	c->jsite = jsite;
+	c->jtarget = jtarget;
 	run = lookup_or_translate(s, c, target, ret);
 	c->busy = 0;
 out:

@@ -14,6 +14,11 @@
  * address when the exit was that call: kjit_cache_predict()),
  * store that over the target slot, restore everything and `RET` into it.
  *
+ * An indirect jmp whose inline prediction missed (jit/flow.c) names its
+ * site in %gs:kjit_jsite+8 (ibl.h) before it comes here, flags saved, while
+ * the site still learns: then even a hit goes into C, which takes the name
+ * (clearing it) and fills a way of the site with the target.
+ *
  * Fast path first: this CPU's indirect branch lookup table (reached
  * through the per-CPU pointer kjit_ibl_tab, a direct-mapped cache of
  * target -> continuation filled by kjit_dispatch()) is probed with rax and
@@ -91,6 +96,8 @@ SYM_CODE_START(kjit_dispatch_entry)
 	pushq	%rax
 	pushq	%rcx
 	IBL_PROBE 24, .Lslow
+	cmpq	$0, %gs:kjit_jsite+8		/* an indirect jmp's site waits */
+	jne	.Lslow				/* to learn its target: into C */
 	movq	%rcx, 24(%rsp)			/* hit: continue there */
 	incq	%gs:kjit_ibl_hits		/* flags are saved: free to clobber */
 	popq	%rcx

@@ -17,6 +17,7 @@
 #include "env.h"
 #include "exittail.h"
 #include "extable.h"
+#include "ibl.h"
 #include "jit/arch_x86.h"
 #include "kjit_fixups.h"
 #include "kjit_refusals.h"
@@ -451,5 +452,8 @@ void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
 	    .stay_call = kjit_exit_tail_helper(),
 	    .dispatch = (u64)(unsigned long)kjit_dispatch_entry,
 	    .dispatch_nf = (u64)(unsigned long)kjit_dispatch_entry_nf,
+	    /* a module's static per-CPU data is a small %gs offset (as
+	     * dispatch_entry.S's %gs:kjit_ibl_tab); jit/ checks it fits */
+	    .jsite_gs = (u64)(unsigned long)&kjit_jsite,
 	};
 }

@@ -13,6 +13,8 @@
 
 DEFINE_PER_CPU(struct kjit_ibl_entry *, kjit_ibl_tab);
 DEFINE_PER_CPU(unsigned long, kjit_ibl_hits);
+DEFINE_PER_CPU(struct kjit_jsite, kjit_jsite);
+static_assert(offsetof(struct kjit_jsite, site) == 8); /* jit/env.h */
 
 #define KJIT_IBL_BYTES (KJIT_IBL_SLOTS * sizeof(struct kjit_ibl_entry))
 

@@ -65,6 +65,21 @@ DECLARE_PER_CPU(struct kjit_ibl_entry *, kjit_ibl_tab);
 /* Hits of the assembly fast path on this CPU (statistics). */
 DECLARE_PER_CPU(unsigned long, kjit_ibl_hits);
 
+/*
+ * Where an indirect jmp's miss path (jit/flow.c, predict_indirect_jumps)
+ * leaves the target it jumps to and its own address, with two plain stores
+ * under %gs, before it exits here (kjit_env.jsite_gs is its offset). The
+ * C dispatcher, when the target it resolves is that one, fills a way of
+ * that site's prediction (kjit_cache_predict_jump). A stale or torn pair
+ * (an interrupt's own jump in between, a migration) costs at most a way:
+ * a way matches its target exactly, so it can never send a jump wrong.
+ */
+struct kjit_jsite {
+	unsigned long target; /* +0 */
+	unsigned long site;   /* +8 */
+};
+DECLARE_PER_CPU(struct kjit_jsite, kjit_jsite);
+
 /* Module load: every possible CPU's table, zeroed. 0 or -ENOMEM. */
 int kjit_ibl_init(void);
 /* Module unload (and a failed load): free the tables. */

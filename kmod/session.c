@@ -80,6 +80,13 @@ MODULE_PARM_DESC(predict,
 		 "register an inline prediction of its first target; read at "
 		 "attach (default on)");
 
+static bool predict_jumps = true;
+module_param(predict_jumps, bool, 0644);
+MODULE_PARM_DESC(predict_jumps,
+		 "give each indirect jmp through a register a flags-free "
+		 "inline prediction of its first targets (lea/jrcxz); read at "
+		 "attach (default on)");
+
 static unsigned int deep_max = 16384;
 module_param(deep_max, uint, 0444);
 MODULE_PARM_DESC(deep_max, "default functions followed by one deep attach "
@@ -290,6 +297,7 @@ static struct kjit_cpu *cpu_alloc(struct kjit_session *s)
 	cfg.native_calls = true;
 	cfg.follow_indirect_calls = s->deep;
 	cfg.predict_indirect_calls = s->deep && predict;
+	cfg.predict_indirect_jumps = predict_jumps;
 	cfg.instr = s->count;
 	/* every translation may be the target of the trampoline's jmp *%r11 */
 	cfg.ibt = IS_ENABLED(CONFIG_X86_KERNEL_IBT);

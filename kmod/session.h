@@ -95,6 +95,10 @@ struct kjit_cpu {
 	u64 pool_empty;		 /* ... or more than the pool had left */
 	u64 orc_entries;	 /* written for its blocks (orc.h) */
 	int busy;
+	/* the indirect jmp site (and its target) whose miss led into this
+	 * dispatch, taken from kjit_jsite at the dispatcher's entry; 0: none
+	 * (kmod/dispatch.c) */
+	unsigned long jsite, jtarget;
 	u64 fallback[KJIT_FB_COUNT];
 	u64 refused[KJIT_R_COUNT];
 	u64 dispatches;	  /* entries into kjit_dispatch() */

@@ -426,7 +426,7 @@ static void print_stats(const struct kjit_session_stats *st)
 	printf("dispatcher entries: %" PRIu64 " in C (%" PRIu64
 	       " left the attached code),"
 	       " %" PRIu64 " served by the lookup table; %" PRIu64
-	       " indirect call target(s) predicted inline\n",
+	       " indirect call/jmp target(s) predicted inline\n",
 	       (uint64_t)st->dispatches, (uint64_t)st->exits_native,
 	       (uint64_t)st->lookup_hits, (uint64_t)st->predicted);
 	printf(

@@ -8,7 +8,8 @@
  * kjit_config.ibt on, and every block then gets the IBT proof, whose
  * complaint is a finding too, as is one of the unwind map check's; its next
  * three bits the module's deep-mode options: followed indirect calls, their
- * inline predictions, the flags-dead dispatcher entry; and more's low bit puts
+ * inline predictions, the flags-dead dispatcher entry; its fifth,
+ * indirect jmps' inline predictions; and more's low bit puts
  * exception-table entries of several types every 5 bytes), the rest is code
  * placed at a kernel-like address; a few fake kernel symbols live inside it so
  * branches can hit them. Each output buffer is malloc'ed with exactly its
@@ -101,6 +102,11 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 				     (opts & 4);
 	if (opts & 8)
 		henv.env.dispatch_nf = henv.env.dispatch + 0x40;
+	/* indirect jmps' inline predictions: a per-CPU word pair near %gs,
+	 * or (with the flags sequence's bit) one no disp32 reaches */
+	cfg.predict_indirect_jumps = (opts & 0x10) != 0;
+	if (cfg.predict_indirect_jumps)
+		henv.env.jsite_gs = (sel & 1) ? 0x7ff0 : 0x80000000ull;
 	cfg.ibt = ibt;
 	if (more & 0x20)
 		cfg.instr |= KJIT_INSTR_EDGE_COUNT;
@@ -131,6 +137,7 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	vfy.native_calls = cfg.native_calls;
 	vfy.follow_indirect_calls = cfg.follow_indirect_calls;
 	vfy.predict_indirect_calls = cfg.predict_indirect_calls;
+	vfy.predict_indirect_jumps = cfg.predict_indirect_jumps;
 	vfy.ibt = cfg.ibt;
 	ibtc_init(&ibtc);
 	uwc_init(&uwc);

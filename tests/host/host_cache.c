@@ -15,6 +15,9 @@
 
 struct hc *hc_cur;
 static u64 hc_ctr[HC_SLOTS][HENV_MAX_CTRS], hc_key[HC_SLOTS][HENV_MAX_CTRS];
+/* an indirect jmp's miss path leaves its target and site here
+ * (kjit_env.jsite_gs, relative to the GS base: hc_use_jsite) */
+static u64 hc_jsite[HC_SLOTS][2];
 
 /* Dispatcher: see jit/exit.h for the contract. 9 saved GPRs + flags put
  * the target slot at 80(%rsp) (88(%rbp) once rbp is pushed). The fast path
@@ -133,24 +136,54 @@ static void link_new(struct hc *c, struct hc_block *nb)
  * followed indirect call with a prediction site: fill its next empty way
  * with @target -> @dest, as kjit_cache_predict() does for the module's
  * cache (codecache/cache.c): the immediate first, then the je's rel32. */
-GPR_ONLY void hc_predict(struct hc *c, u64 target, u64 ret, u64 dest);
-GPR_ONLY void hc_predict(struct hc *c, u64 target, u64 ret, u64 dest)
+/* The block whose code holds run-time address @a, or NULL. */
+GPR_ONLY static const struct hc_block *block_holding(const struct hc *c, u64 a)
 {
 	unsigned lo = 0, hi = c->n_blk, mid;
-	const struct hc_block *b;
-	u32 imm_off, imm, rel_off, rel;
-	u8 *rw;
 
 	while (lo < hi) { /* blocks lie in the cache in the order made */
 		mid = lo + (hi - lo) / 2;
-		if (c->blk[mid].run <= ret)
+		if (c->blk[mid].run <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || !c->tr.cfg.predict_indirect_calls)
+	return lo ? &c->blk[lo - 1] : NULL;
+}
+
+/* An indirect jmp's site (its miss path at @site, the one that ran last)
+ * went to @target: fill its next way, as kjit_cache_predict_jump(). */
+GPR_ONLY static void predict_jump(struct hc *c, u64 site, u64 target, u64 dest)
+{
+	const struct hc_block *b = block_holding(c, site);
+	u32 imm_off, imm, rel_off, rel;
+	u8 *rw;
+
+	if (!b || !b->meta.jsite_off || site != b->run + b->meta.jsite_off)
 		return;
-	b = &c->blk[lo - 1];
+	rw = c->rw + (b->run - (u64)(uintptr_t)c->rx);
+	if (kjit_jpred_patch(b->meta.pred_imm_off, b->meta.pred_jmp_off, b->run,
+			     rw, target, dest, &imm_off, &imm, &rel_off, &rel))
+		return;
+	__atomic_store_n((u32 *)(rw + imm_off), imm, __ATOMIC_RELEASE);
+	__atomic_store_n((u32 *)(rw + rel_off), rel, __ATOMIC_RELEASE);
+	c->predicted++;
+	c->jpredicted++;
+}
+
+GPR_ONLY void hc_predict(struct hc *c, u64 target, u64 ret, u64 dest);
+GPR_ONLY void hc_predict(struct hc *c, u64 target, u64 ret, u64 dest)
+{
+	const struct hc_block *b = block_holding(c, ret);
+	u64 *j = hc_jsite[c->slot], site = j[1];
+	u32 imm_off, imm, rel_off, rel;
+	u8 *rw;
+
+	j[1] = 0;
+	if (site && j[0] == target)
+		predict_jump(c, site, target, dest);
+	if (!b || !c->tr.cfg.predict_indirect_calls)
+		return;
 	rw = c->rw + (b->run - (u64)(uintptr_t)c->rx);
 	if (!b->meta.ret_off || ret != b->run + b->meta.ret_off ||
 	    kjit_pred_patch(b->meta.pred_imm_off, b->meta.pred_jmp_off, b->run,
@@ -159,6 +192,19 @@ GPR_ONLY void hc_predict(struct hc *c, u64 target, u64 ret, u64 dest)
 	__atomic_store_n((u32 *)(rw + imm_off), imm, __ATOMIC_RELEASE);
 	__atomic_store_n((u32 *)(rw + rel_off), rel, __ATOMIC_RELEASE);
 	c->predicted++;
+}
+
+int hc_use_jsite(struct hc *c)
+{
+	u64 off = (u64)(uintptr_t)hc_jsite[c->slot] - c->henv.gs_base;
+
+	if (!c->henv.gs_base || !off || (u64)(s64)(s32)off != off ||
+	    (u64)(s64)(s32)(off + 8) != off + 8)
+		return -1;
+	c->henv.env.jsite_gs = off;
+	c->tr.cfg.predict_indirect_jumps = true;
+	c->vfy.predict_indirect_jumps = true;
+	return 0;
 }
 
 GPR_ONLY u64 hc_lookup_fast(struct hc *c, u64 orig);
@@ -238,6 +284,7 @@ void hc_reset(struct hc *c)
 	c->n_blk = 0;
 	c->used = 0;
 	c->refusals = c->links = c->bad_links = c->predicted = 0;
+	c->jpredicted = 0;
 	memset(c->hash, 0xff, sizeof(c->hash));
 	memset(c->rw, 0xcc, c->size);
 	memset(hc_ctr[c->slot], 0, sizeof(hc_ctr[0]));

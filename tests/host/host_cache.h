@@ -51,6 +51,7 @@ struct hc {
 	char bad_link_msg[160];
 	u64 lookups;	/* dispatcher entries */
 	u64 predicted;	/* prediction sites set (hc_predict) */
+	u64 jpredicted; /* ... of them, indirect jmps' ways */
 	struct vfy vfy; /* every new block is decode-back verified */
 	unsigned vfy_failed;
 	char vfy_msg[300];
@@ -66,6 +67,11 @@ void host_dispatch(void);
 
 int hc_init(struct hc *c, u64 lo, u64 hi, enum kjit_mem_mode mode,
 	    const struct kjit_config *cfg, bool link);
+/* Indirect jmps' inline predictions (predict_indirect_jumps) for @c, whose
+ * GS base is set (henv_use_gs): its two words near that base, learned
+ * from by the dispatcher as the module's (kmod/dispatch.c). Call before
+ * the first translation. 0, or -1 if no disp32 reaches them. */
+int hc_use_jsite(struct hc *c);
 /* The same for cache @slot (0..4), each with its own code mapping and
  * counters, so several can be run in turn once translated and linked
  * (the dispatcher serves hc_cur only: the cache last initialised, or set

@@ -24,6 +24,9 @@ static const u8 code[] = {0x55, 0xe8, 0x02, 0x00, 0x00, 0x00, 0x5d, 0xc3, 0xc3};
 /* push %rbp; call *%rax; pop %rbp; ret: a followed indirect call */
 #define ORIG_IND 0x500000ull
 static const u8 code_ind[] = {0x55, 0xff, 0xd0, 0x5d, 0xc3};
+/* an indirect jmp: xor %ecx,%ecx; jmp *%rax */
+#define ORIG_JMP 0x580000ull
+static const u8 code_jmp[] = {0x31, 0xc9, 0xff, 0xe0};
 
 static u8 cache_rw[1 << 16];
 static u64 counters[NBLK + 1];
@@ -64,6 +67,7 @@ static int fixture_init(struct fixture *f, bool follow_indirect, bool ibt)
 	henv_init(&f->h, KJIT_MEM_GS, NULL, NULL, DISPATCH);
 	henv_add_region(&f->h, ORIG, code, sizeof(code));
 	henv_add_region(&f->h, ORIG_IND, code_ind, sizeof(code_ind));
+	henv_add_region(&f->h, ORIG_JMP, code_jmp, sizeof(code_jmp));
 	kjit_config_default(&cfg);
 	cfg.native_calls = true; /* as kmod/session.c configures it */
 	cfg.follow_indirect_calls = follow_indirect;
@@ -427,6 +431,95 @@ static bool way_holds(const struct fixture *f, unsigned k, u64 t, u64 d)
 				    d;
 }
 
+/* kjit_cache_predict_jump: only at the exact miss path of a block with an
+ * indirect jmp's prediction site; way k's lea disp32 holds -target and its
+ * hit stub's rel32 lands at the continuation; ways fill in order, once
+ * per target, and stay. */
+static void test_predict_jump(void)
+{
+	const u64 t = 0x12345670, d = RUN + 0x1000;
+	struct fixture f;
+	u64 run = 0, site;
+	const struct kjit_cblock *cb;
+	const u8 *rw;
+	unsigned k, bad = 0;
+	u32 disp;
+	s32 rel;
+
+	if (fixture_init(&f, true, false)) {
+		kt_fail("cache.predict_jump.site", "setup failed");
+		return;
+	}
+	f.tr.cfg.predict_indirect_jumps = true;
+	f.h.env.jsite_gs = 0x7ff0;
+	if (kjit_cache_add(&f.c, &f.tr, ORIG_JMP, 0, &run) != KJIT_OK) {
+		kt_fail("cache.predict_jump.site", "not translated");
+		return;
+	}
+	cb = &(*kjit_cache_block(&f.c, 0));
+	rw = cache_rw + (cb->run - RUN);
+	site = run + cb->b.jsite_off;
+	kt_check("cache.predict_jump.site",
+		 cb->b.jsite_off && cb->b.pred_imm_off && cb->b.pred_jmp_off &&
+		     !cb->b.ret_off,
+		 "jsite +%u imm +%u jmp +%u ret +%u", cb->b.jsite_off,
+		 cb->b.pred_imm_off, cb->b.pred_jmp_off, cb->b.ret_off);
+	kt_check("cache.predict_jump.not_the_site",
+		 !kjit_cache_predict_jump(&f.c, site + 1, t, d) &&
+		     !kjit_cache_predict_jump(&f.c, site - 1, t, d) &&
+		     !kjit_cache_predict(&f.c, site, t, d),
+		 "set from an address next to the site, or as a call's");
+	kt_check("cache.predict_jump.target_not_imm32",
+		 !kjit_cache_predict_jump(&f.c, site, t | 1ull << 32, d) &&
+		     !kjit_cache_predict_jump(&f.c, site, 0xffffffff80000000ull,
+					      d) &&
+		     !kjit_cache_predict_jump(&f.c, site, 0, d),
+		 "set for a target whose negation a disp32 cannot hold");
+	for (k = 0; k < KJIT_PRED_WAYS; k++)
+		bad += !kjit_cache_predict_jump(&f.c, site, t + 0x40 * k,
+						d + 0x40 * k);
+	bad += kjit_cache_predict_jump(&f.c, site, t, d + 0x80);
+	bad += kjit_cache_predict_jump(&f.c, site, t + 0x1000, d);
+	kt_check("cache.predict_jump.ways", !bad,
+		 "%u of the ways refused, or a repeated or fourth target set",
+		 bad);
+	for (k = 0; k < KJIT_PRED_WAYS; k++) {
+		memcpy(&disp,
+		       rw + cb->b.pred_imm_off + KJIT_JPRED_WAY_STRIDE * k, 4);
+		memcpy(&rel,
+		       rw + cb->b.pred_jmp_off + KJIT_JPRED_HIT_STRIDE * k, 4);
+		bad += disp != 0u - (u32)(t + 0x40 * k) ||
+		       run + cb->b.pred_jmp_off + KJIT_JPRED_HIT_STRIDE * k +
+			       4 + (s64)rel !=
+			   d + 0x40 * k;
+	}
+	kt_check("cache.predict_jump.fields", !bad,
+		 "%u ways hold the wrong disp32 or continuation", bad);
+	/* every way filled: the miss path names no site any more */
+	memcpy(&disp, rw + cb->b.jsite_off + KJIT_JSITE_IMM_OFF, 4);
+	kt_check("cache.predict_jump.full_site_silent", disp == 0,
+		 "the miss path still names its site (%#x)", disp);
+	if (fixture_init(&f, true, false))
+		return;
+	f.tr.cfg.predict_indirect_jumps = true;
+	f.h.env.jsite_gs = 0x7ff0;
+	if (kjit_cache_add(&f.c, &f.tr, ORIG_JMP, 0, &run) != KJIT_OK)
+		return;
+	cb = &(*kjit_cache_block(&f.c, 0));
+	rw = cache_rw + (cb->run - RUN);
+	site = run + cb->b.jsite_off;
+	memcpy(&disp, rw + cb->b.jsite_off + KJIT_JSITE_IMM_OFF, 4);
+	bad = disp != (u32)site;
+	bad += !kjit_cache_predict_jump(&f.c, site, t, d);
+	memcpy(&disp, rw + cb->b.jsite_off + KJIT_JSITE_IMM_OFF, 4);
+	bad += disp != (u32)site;
+	bad += kjit_cache_predict_jump(&f.c, site, 0xffffffff80000000ull, d);
+	memcpy(&disp, rw + cb->b.jsite_off + KJIT_JSITE_IMM_OFF, 4);
+	kt_check("cache.predict_jump.unfillable_site_silent", !bad && disp == 0,
+		 "the site's name %#x after a target no way can hold (%u)",
+		 disp, bad);
+}
+
 /* kjit_cache_predict: only at the exact return address of a block with a
  * prediction site, only a target that fits the sign-extended imm32 and a
  * continuation in rel32 reach; each new target fills the next empty way
@@ -688,5 +781,6 @@ int main(void)
 	test_lasting_refusal();
 	test_lasting_refusal_later_exit();
 	test_predict();
+	test_predict_jump();
 	return kt_exit();
 }

@@ -363,6 +363,9 @@ static void compare_counts(struct omap *m, char *why, size_t n)
  * offsets that fit incq %gs:disp32 */
 #define MODE_GS	      64u
 #define MODE_GS_SMALL 128u
+/* with MODE_GS_SMALL: indirect jmps' inline predictions
+ * (predict_indirect_jumps), learned by the host dispatcher */
+#define MODE_JPRED    1024u
 #define MODE_SAVE_REG 256u /* kjit_config.ctr_reg = KJIT_REG_SAVE */
 #define MODE_NO_MOVE  512u /* kjit_config.ctr_move off */
 static unsigned mode_flags;
@@ -552,6 +555,10 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm,
 		kt_fail("jit.diff.setup", "arch_prctl(ARCH_SET_GS) failed");
 		return;
 	}
+	if ((flags & MODE_JPRED) && hc_use_jsite(&cache)) {
+		kt_fail("jit.diff.setup", "no disp32 reaches the jump sites");
+		return;
+	}
 	cache.vfy.native_calls = cfg.native_calls;
 	cache.vfy.follow_indirect_calls = cfg.follow_indirect_calls;
 	cache.vfy.predict_indirect_calls = cfg.predict_indirect_calls;
@@ -591,6 +598,13 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm,
 		snprintf(name, sizeof(name), "jit.diff.%s.predicted", mode);
 		kt_check(name, cache.predicted > 0,
 			 "no indirect call site was given a prediction");
+	}
+	if (flags & MODE_JPRED) { /* ... and set jmp predictions */
+		char name[96];
+
+		snprintf(name, sizeof(name), "jit.diff.%s.jmp_predicted", mode);
+		kt_check(name, cache.jpredicted > 0,
+			 "no indirect jmp site was given a prediction");
 	}
 	if (cfg.ibt)
 		check_ibt(mode);
@@ -709,6 +723,16 @@ int main(void)
 		 MODE_NATIVE_CALL | MODE_IBT);
 	run_mode("module_deep_ibt", KJIT_MEM_GS, KJIT_SEQ_LAHF, false, true,
 		 MODE_NATIVE_CALL | MODE_FOLLOW_IND | MODE_GS | MODE_IBT);
+	/* the module's deep configuration with its near counters (incq
+	 * %gs:disp32) and indirect jmps' inline predictions, which learn
+	 * their targets from what each jmp's miss path leaves near %gs */
+	run_mode("module_deep_near", KJIT_MEM_GS, KJIT_SEQ_LAHF, false, true,
+		 MODE_NATIVE_CALL | MODE_FOLLOW_IND | MODE_GS_SMALL |
+		     MODE_JPRED);
+	run_mode("module_deep_near_ibt", KJIT_MEM_GS, KJIT_SEQ_LAHF, false,
+		 true,
+		 MODE_NATIVE_CALL | MODE_FOLLOW_IND | MODE_GS_SMALL |
+		     MODE_JPRED | MODE_IBT);
 	run_mode("module_deep_lock_ibt", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, false,
 		 true,
 		 MODE_NATIVE_CALL | MODE_FOLLOW_IND | MODE_LOCK_CTR | MODE_IBT);

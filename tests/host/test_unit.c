@@ -826,6 +826,179 @@ static void test_sequences_run(void)
 	}
 }
 
+/*
+ * Indirect jmps' inline prediction (predict_indirect_jumps, jit/flow.c).
+ * ut_jrun(flags, target, block, rcx) calls a translated `jmp *%rax` block
+ * with those flags, %rax and %rcx; the block leaves by a tail jump, to a
+ * landing (a filled way's continuation: 2, 3 or 4) or to the dispatcher
+ * stub (1), which pops the target; each records the flags and %rcx it
+ * found.
+ */
+u64 ut_jflags, ut_jrcx;
+u64 ut_jrun(u64 flags, u64 target, u64 block, u64 rcx);
+void ut_jland1(void), ut_jland2(void), ut_jland3(void), ut_jdisp(void);
+__asm__(".text\n ut_jrun:\n push %rbx\n mov %rdx,%rbx\n mov %rsi,%rax\n"
+	" push %rdi\n popfq\n call *%rbx\n pop %rbx\n ret\n"
+	"ut_jrecord:\n pushfq\n pop ut_jflags(%rip)\n"
+	" mov %rcx,ut_jrcx(%rip)\n ret\n"
+	"ut_jdisp:\n lea 8(%rsp),%rsp\n call ut_jrecord\n mov $1,%eax\n ret\n"
+	"ut_jland1:\n call ut_jrecord\n mov $2,%eax\n ret\n"
+	"ut_jland2:\n call ut_jrecord\n mov $3,%eax\n ret\n"
+	"ut_jland3:\n call ut_jrecord\n mov $4,%eax\n ret\n");
+
+static u64 ut_gs[4]; /* the GS base: jsite_gs 16 is ut_gs[2], [3] */
+
+/* Translate @hex at ORIG with the prediction on; verified; 0 or -1. */
+static int jpred_xlate(const char *hex, struct kjit_block *b, u8 *buf, u64 run,
+		       char *why)
+{
+	enum kjit_reason r;
+
+	memset(code, 0xcc, sizeof(code));
+	kt_unhex(hex, code);
+	r = kjit_translate(&tr, ORIG, buf, KJIT_MAX_BLOCK_BYTES, run, b);
+	why[0] = 0;
+	if (r)
+		snprintf(why, 256, "refused: %s", kjit_reason_name(r));
+	else if (vfy_block(&vfy, kjit_last_desc(&tr), b, buf, run))
+		snprintf(why, 256, "verifier: %.200s", vfy.msg);
+	else if (uwc_block(&uwc, kjit_last_desc(&tr), b, buf, run, tr.uw,
+			   tr.n_uw))
+		snprintf(why, 256, "unwind map: %.200s", uwc.msg);
+	return why[0] ? -1 : 0;
+}
+
+/* Fill the next way of @b's site (at @m) with @t -> @dest. */
+static bool jpred_fill(const struct kjit_block *b, u8 *m, u64 t, u64 dest)
+{
+	u32 io, iv, ro, rv;
+
+	if (kjit_jpred_patch(b->pred_imm_off, b->pred_jmp_off,
+			     (u64)(uintptr_t)m, m, t, dest, &io, &iv, &ro, &rv))
+		return false;
+	memcpy(m + io, &iv, 4);
+	memcpy(m + ro, &rv, 4);
+	return true;
+}
+
+/* Run @m (a `jmp *%rax` block) on every flags combination with target @t:
+ * how many runs did not reach @want, or changed the flags or %rcx. */
+static int jpred_runs(u8 *m, u64 t, u64 want)
+{
+	unsigned f;
+	int bad = 0;
+
+	for (f = 0; f < 64; f++) {
+		u64 fl = rflags_combo(f), rcx = 0x5eed0000ull + f;
+
+		ut_jflags = ut_jrcx = 0;
+		if (ut_jrun(fl, t, (u64)(uintptr_t)m, rcx) != want ||
+		    (ut_jflags & 0xcd5) != (fl & 0xcd5) || ut_jrcx != rcx)
+			bad++;
+	}
+	return bad;
+}
+
+static void test_jump_prediction(void)
+{
+	static const struct {
+		const char *name, *hex;
+		bool predicted;
+	} cases[] = {
+	    {"jit.jpred.reg", "ffe0", true},	     /* jmp *%rax */
+	    {"jit.jpred.rcx", "ffe1", true},	     /* jmp *%rcx */
+	    {"jit.jpred.r12_sib", "41ffe4", true},   /* jmp *%r12 */
+	    {"jit.jpred.r15", "41ffe7", true},	     /* jmp *%r15 */
+	    {"jit.jpred.thunk", "e9fb01e000", true}, /* jmp ITHUNK(0) */
+	    {"jit.jpred.mem", "ff6010", false},	     /* jmp *0x10(%rax) */
+	};
+	static const u64 t[4] = {ORIG + 0x100, ORIG + 0x200, ORIG + 0x300,
+				 ORIG + 0x400};
+	struct kjit_config cfg;
+	struct kjit_block b;
+	char why[256];
+	unsigned i;
+	u8 *m;
+	u64 run;
+	int bad;
+
+	kjit_config_default(&cfg);
+	cfg.native_calls = cfg.follow_indirect_calls = true;
+	cfg.predict_indirect_jumps = true;
+	setup(&cfg);
+	henv.env.jsite_gs = 16;
+	vfy.native_calls = vfy.follow_indirect_calls = true;
+	vfy.predict_indirect_jumps = true;
+	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
+		int r = jpred_xlate(cases[i].hex, &b, out, RUN, why);
+
+		kt_check(cases[i].name,
+			 !r && !!b.jsite_off == cases[i].predicted,
+			 "%s jsite_off %#x", why, b.jsite_off);
+	}
+	/* no place for the site, or a cache no imm32 names: no prediction */
+	henv.env.jsite_gs = 0x80000000ull;
+	kt_check("jit.jpred.gs_far",
+		 !jpred_xlate("ffe0", &b, out, RUN, why) && !b.jsite_off, "%s",
+		 why);
+	henv.env.jsite_gs = 16;
+	kt_check("jit.jpred.run_far",
+		 !jpred_xlate("ffe0", &b, out, RUN + (1ull << 32), why) &&
+		     !b.jsite_off,
+		 "%s", why);
+
+	/* run it: counters in a host array, %gs on ut_gs */
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	if (m == MAP_FAILED) {
+		kt_fail("jit.jpred.run", "mmap: %s", strerror(errno));
+		return;
+	}
+	run = (u64)(uintptr_t)m;
+	henv_init(&henv, KJIT_MEM_ABS32, seq_ctr, seq_key,
+		  (u64)(uintptr_t)ut_jdisp);
+	henv_add_region(&henv, ORIG, code, sizeof(code));
+	henv.env.jsite_gs = 16;
+	kjit_translator_init(&tr, &henv.env, &cfg);
+	vfy_init(&vfy, &henv.env);
+	vfy.native_calls = vfy.follow_indirect_calls = true;
+	vfy.predict_indirect_jumps = true;
+	if (jpred_xlate("ffe0", &b, m, run, why) || !b.jsite_off ||
+	    henv_set_gs((u64)(uintptr_t)ut_gs)) {
+		kt_fail("jit.jpred.run", "setup: %s", why);
+		munmap(m, 4096);
+		return;
+	}
+	bad = jpred_runs(m, t[0], 1);
+	kt_check("jit.jpred.run_miss_stores_site",
+		 !bad && ut_gs[2] == t[0] && ut_gs[3] == run + b.jsite_off &&
+		     ut_gs[3] == (u64)(s64)(s32)ut_gs[3],
+		 "%d runs broken; %%gs words %#llx %#llx (site %#llx)", bad,
+		 (unsigned long long)ut_gs[2], (unsigned long long)ut_gs[3],
+		 (unsigned long long)(run + b.jsite_off));
+	kt_check("jit.jpred.fill",
+		 jpred_fill(&b, m, t[0], (u64)(uintptr_t)ut_jland1) &&
+		     !jpred_fill(&b, m, t[0], (u64)(uintptr_t)ut_jland2) &&
+		     jpred_fill(&b, m, t[1], (u64)(uintptr_t)ut_jland2) &&
+		     jpred_fill(&b, m, t[2], (u64)(uintptr_t)ut_jland3) &&
+		     !jpred_fill(&b, m, t[3], (u64)(uintptr_t)ut_jland3),
+		 "a way refused, or a fourth (or a repeated target) taken");
+	bad = jpred_runs(m, t[0], 2) + jpred_runs(m, t[1], 3) +
+	      jpred_runs(m, t[2], 4);
+	kt_check("jit.jpred.run_hits", !bad,
+		 "%d of 192 runs missed their way, or changed flags or %%rcx",
+		 bad);
+	bad = jpred_runs(m, t[3], 1) + jpred_runs(m, t[0] + 1, 1) +
+	      jpred_runs(m, t[0] ^ 1ull << 40, 1);
+	kt_check("jit.jpred.run_other_targets_miss", !bad,
+		 "%d of 192 runs of unpredicted targets did not reach the "
+		 "dispatcher intact",
+		 bad);
+	munmap(m, 4096);
+	kjit_config_default(&cfg);
+	setup(&cfg);
+}
+
 /* A live-patched site (static key) at site_at, jumping to site_to. */
 static u64 site_at = ORIG + 2, site_to = ORIG + 0x40;
 
@@ -1626,5 +1799,6 @@ int main(void)
 	test_irq_shadow();
 	test_patch_site_run();
 	test_sequences_run();
+	test_jump_prediction();
 	return kt_exit();
 }

@@ -26,6 +26,8 @@ void vfy_init(struct vfy *v, const struct kjit_env *env)
 	v->env = env;
 	v->native_calls = false;
 	v->follow_indirect_calls = false;
+	v->predict_indirect_calls = false;
+	v->predict_indirect_jumps = false;
 	v->ibt = false;
 	v->msg[0] = 0;
 }
@@ -1132,6 +1134,173 @@ static int check_followed_call(struct vfy *v, const struct dinsn *o, u64 a,
 	       dec_out(v, next, &x) || check_dispatch_jmp(v, &x, true);
 }
 
+/* Is @x `mov %zreg, %gs:@disp` (@zreg NONE: `movq $@imm, %gs:@disp`, the
+ * imm32 sign-extended) with an absolute disp32? */
+static bool is_gs_store(const struct dinsn *x, ZydisRegister zreg, u64 disp,
+			u64 imm)
+{
+	const ZydisDecodedOperand *m = &x->op[0], *s = &x->op[1];
+
+	if (x->i.mnemonic != ZYDIS_MNEMONIC_MOV ||
+	    m->type != ZYDIS_OPERAND_TYPE_MEMORY || m->size != 64 ||
+	    m->mem.segment != ZYDIS_REGISTER_GS ||
+	    m->mem.base != ZYDIS_REGISTER_NONE ||
+	    m->mem.index != ZYDIS_REGISTER_NONE ||
+	    (u64)m->mem.disp.value != disp)
+		return false;
+	if (zreg != ZYDIS_REGISTER_NONE)
+		return s->type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		       s->reg.value == zreg;
+	return s->type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+	       (u64)s->imm.value.s == imm;
+}
+
+/* push %rcx / pop %rcx at @a */
+static int check_rcx(struct vfy *v, u64 a, ZydisMnemonic m, struct dinsn *x)
+{
+	if (dec_aligned(v, a, x) || x->i.mnemonic != m ||
+	    x->op[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+	    x->op[0].reg.value != ZYDIS_REGISTER_RCX)
+		return FAILF("jump prediction at %#llx: no %s %%rcx",
+			     (unsigned long long)a,
+			     m == ZYDIS_MNEMONIC_PUSH ? "push" : "pop");
+	return 0;
+}
+
+/* Way @k of an indirect jmp's prediction at @a: [pad] lea 0(%zreg),%rcx
+ * (disp32 4-aligned, where the block says); jrcxz to its hit stub (*hit).
+ * @next: after it. */
+static int check_jump_way(struct vfy *v, u64 a, ZydisRegister zreg, unsigned k,
+			  u64 *hit, u64 *next)
+{
+	struct dinsn l, j;
+	u64 disp_at;
+
+	if (dec_aligned(v, a, &l) || l.i.mnemonic != ZYDIS_MNEMONIC_LEA ||
+	    l.op[0].reg.value != ZYDIS_REGISTER_RCX ||
+	    l.op[1].mem.base != zreg ||
+	    l.op[1].mem.index != ZYDIS_REGISTER_NONE ||
+	    l.op[1].mem.disp.value != 0 || l.i.raw.disp.size != 32)
+		return FAILF("jump prediction way %u at %#llx: not lea "
+			     "0(%%reg) (disp32),%%rcx",
+			     k, (unsigned long long)a);
+	disp_at = l.addr + l.i.raw.disp.offset;
+	if (disp_at & 3 ||
+	    disp_at - v->run !=
+		v->b->pred_imm_off + KJIT_JPRED_WAY_STRIDE * (u64)k)
+		return FAILF("jump prediction way %u: disp32 at +%#llx, "
+			     "unaligned or not where the block says (+%#x)",
+			     k, (unsigned long long)(disp_at - v->run),
+			     v->b->pred_imm_off);
+	if (dec_aligned(v, l.addr + l.i.length, &j) ||
+	    j.i.mnemonic != ZYDIS_MNEMONIC_JRCXZ || abs_of(&j, 0, hit))
+		return FAILF("jump prediction way %u: no jrcxz after the lea",
+			     k);
+	*next = j.addr + j.i.length;
+	return 0;
+}
+
+/* Hit stub @k at @h: pop %rcx; [pad] jmp rel32 (4-aligned, where the block
+ * says) to the site's miss path @m, as every way is empty. */
+static int check_jump_hit(struct vfy *v, u64 h, unsigned k, u64 m)
+{
+	struct dinsn p, j;
+	u64 t, rel_at;
+
+	if (check_rcx(v, h, ZYDIS_MNEMONIC_POP, &p))
+		return -1;
+	if (dec_aligned(v, p.addr + p.i.length, &j) ||
+	    j.i.mnemonic != ZYDIS_MNEMONIC_JMP ||
+	    j.i.length - j.i.raw.prefix_count != 5 || abs_of(&j, 0, &t))
+		return FAILF("jump prediction hit %u: no jmp rel32", k);
+	rel_at = j.addr + j.i.length - 4;
+	if (rel_at & 3 || rel_at - v->run != v->b->pred_jmp_off +
+						 KJIT_JPRED_HIT_STRIDE * (u64)k)
+		return FAILF("jump prediction hit %u: rel32 at +%#llx, "
+			     "unaligned or not where the block says (+%#x)",
+			     k, (unsigned long long)(rel_at - v->run),
+			     v->b->pred_jmp_off);
+	if (t != m)
+		return FAILF("jump prediction hit %u: an empty way goes to "
+			     "%#llx, not the miss path %#llx",
+			     k, (unsigned long long)t, (unsigned long long)m);
+	return 0;
+}
+
+/* An indirect jmp's inline prediction (jit/flow.c emit_predicted_jmp):
+ * push %rcx; ways; pop %rcx; M: M itself (an aligned imm32) and the target
+ * stored at jsite_gs; the site's own push of the target (@next). */
+static int check_jump_prediction(struct vfy *v, u64 a, ZydisRegister zreg,
+				 u64 *next)
+{
+	u64 hit[KJIT_PRED_WAYS], m, g = v->env->jsite_gs;
+	struct dinsn x;
+	unsigned k;
+
+	if (check_rcx(v, a, ZYDIS_MNEMONIC_PUSH, &x))
+		return -1;
+	a = x.addr + x.i.length;
+	for (k = 0; k < KJIT_PRED_WAYS; k++)
+		if (check_jump_way(v, a, zreg, k, &hit[k], &a))
+			return -1;
+	if (check_rcx(v, a, ZYDIS_MNEMONIC_POP, &x))
+		return -1;
+	m = x.addr + x.i.length;
+	if (m - v->run != v->b->jsite_off)
+		return FAILF("jump prediction: miss path at +%#llx, the block "
+			     "says +%#x",
+			     (unsigned long long)(m - v->run), v->b->jsite_off);
+	if (dec_aligned(v, m, &x) ||
+	    !is_gs_store(&x, ZYDIS_REGISTER_NONE, g + 8, m) ||
+	    x.i.raw.imm[0].size != 32 ||
+	    x.i.raw.imm[0].offset != KJIT_JSITE_IMM_OFF ||
+	    (m + KJIT_JSITE_IMM_OFF) & 3)
+		return FAILF("jump prediction: the miss path does not begin "
+			     "with its own address stored at %%gs:%#llx, "
+			     "from an aligned imm32 %u bytes in",
+			     (unsigned long long)(g + 8), KJIT_JSITE_IMM_OFF);
+	a = x.addr + x.i.length;
+	if (dec_aligned(v, a, &x) || !is_gs_store(&x, zreg, g, 0))
+		return FAILF("jump prediction: the miss path does not store "
+			     "the target at %%gs:%#llx",
+			     (unsigned long long)g);
+	for (k = 0; k < KJIT_PRED_WAYS; k++)
+		if (check_jump_hit(v, hit[k], k, m))
+			return -1;
+	*next = x.addr + x.i.length;
+	return 0;
+}
+
+/* An indirect jmp (through a thunk for register @reg, or its own operand,
+ * @reg -1): [prediction, through a register with predict_indirect_jumps]
+ * push target; jmp dispatcher (the flags-saving entry). */
+static int check_jmp_ind(struct vfy *v, const struct dinsn *o, u64 a, int reg)
+{
+	ZydisRegister zreg = reg >= 0
+				 ? (ZydisRegister)(ZYDIS_REGISTER_RAX + reg)
+			     : o->op[0].type == ZYDIS_OPERAND_TYPE_REGISTER
+				 ? o->op[0].reg.value
+				 : ZYDIS_REGISTER_NONE;
+	struct dinsn x;
+	u64 next;
+
+	if (v->b->jsite_off) {
+		if (!v->predict_indirect_jumps || zreg == ZYDIS_REGISTER_NONE ||
+		    zreg == ZYDIS_REGISTER_RSP || !v->env->jsite_gs)
+			return FAILF("indirect jmp at %#llx: a prediction "
+				     "where none belongs",
+				     (unsigned long long)o->addr);
+		if (check_jump_prediction(v, a, zreg, &a))
+			return -1;
+	} else if (v->b->pred_imm_off) {
+		return FAILF("indirect jmp at %#llx: prediction fields without "
+			     "a site",
+			     (unsigned long long)o->addr);
+	}
+	return check_push_target(v, o, a, reg, 0, &next) ||
+	       dec_out(v, next, &x) || check_dispatch_jmp(v, &x, false);
+}
+
 /* Is the original a slot of the return stack buffer filling sequence,
  * `call 1f; int3; 1:` (read from the code itself: e8 01 00 00 00 cc, no
  * prefix), and a direct call (1f no indirect thunk, which makes it an
@@ -1271,15 +1440,11 @@ static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 				return dec_out(v, a, &x) ||
 				       check_dispatch_jmp(v, &x, false);
 			if (s == KJIT_SYM_INDIRECT_THUNK)
-				return check_push_target(v, &o, a, reg, 0,
-							 &next) ||
-				       dec_out(v, next, &x) ||
-				       check_dispatch_jmp(v, &x, false);
+				return check_jmp_ind(v, &o, a, reg);
 			return dec_exit(v, a, &x) ||
 			       check_exit_branch(v, &x, t);
 		}
-		return check_push_target(v, &o, a, -1, 0, &next) ||
-		       dec_out(v, next, &x) || check_dispatch_jmp(v, &x, false);
+		return check_jmp_ind(v, &o, a, -1);
 	case ZYDIS_CATEGORY_CALL:
 		if (o.op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
 		    sym_of(v, t, &reg) == KJIT_SYM_LEAVE)

@@ -24,6 +24,7 @@ struct vfy {
 	bool native_calls; /* blocks made with kjit_config.native_calls */
 	bool follow_indirect_calls; /* ... and follow_indirect_calls */
 	bool predict_indirect_calls; /* ... and predict_indirect_calls */
+	bool predict_indirect_jumps; /* kjit_config.predict_indirect_jumps */
 	bool ibt; /* ... with kjit_config.ibt: endbr64 first, and the
 		     original's own endbr64 or seal at the start dropped */
 	char msg[256];

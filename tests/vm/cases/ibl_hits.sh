@@ -38,7 +38,7 @@ session() {
 	[ $# = 6 ] || { cat /tmp/st1.out; fail "no dispatcher line in kjit stat"; }
 	c=$(($4 - $1)) h=$(($5 - $2)) p=$6
 }
-session predict=0
+session predict=0 predict_jumps=0
 h0=$h
 echo "predict=0: $N warm reads: $h lookup-table hits, $c C dispatcher entries, $p sites predicted"
 [ "$h" -ge $N ] || fail "predict=0: $h lookup-table hits for $N reads (want >= $N)"
