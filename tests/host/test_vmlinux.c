@@ -61,6 +61,7 @@ static u64 work[MAX_FN_BLOCKS];
 static struct {
 	u64 fns, fns_ok, blocks, blocks_ok, vfy_fail, in_bytes, out_bytes;
 	u64 ibt_fail, memo_diff, uw_fail;
+	u64 jpred;  /* blocks ending in an indirect jmp with a prediction */
 	u64 fix[4]; /* blocks by kjit_block.fix_kind */
 	char first_ibt[400], first_memo[200], first_uw[400];
 	u64 reason[KJIT_R_COUNT];
@@ -109,6 +110,7 @@ static int do_block(u64 a, u64 lo, u64 hi, unsigned *nw)
 	}
 	st.blocks_ok++;
 	st.fix[b.fix_kind & 3]++;
+	st.jpred += b.jsite_off != 0;
 	st.in_bytes += b.orig_len, st.out_bytes += b.len;
 	if (check_memo) {
 		struct kjit_block bc;
@@ -280,15 +282,19 @@ static void kernel_config(void)
 	cfg.native_calls = true;
 	cfg.follow_indirect_calls = true;
 	cfg.predict_indirect_calls = true;
+	cfg.predict_indirect_jumps = true;
 	cfg.instr |= KJIT_INSTR_EDGE_COUNT;
 	henv.ctr_mode = KJIT_MEM_GS;
 	henv.gs_fake = 0xffffe8c000010000ull; /* like a percpu chunk's */
+	henv.env.jsite_gs = 0x1d0f8; /* like a module's static per-CPU data */
 	kjit_translator_init(&tr, &henv.env, &cfg);
 	vfy.native_calls = true;
 	vfy.follow_indirect_calls = true;
 	vfy.predict_indirect_calls = true;
+	vfy.predict_indirect_jumps = true;
 	printf("vmlinux sweep: kernel configuration (native calls, followed "
-	       "and inline-predicted indirect calls, per-CPU %%gs counters at 64-bit offsets, "
+	       "and inline-predicted indirect calls, inline-predicted indirect "
+	       "jmps, per-CPU %%gs counters at 64-bit offsets, "
 	       "edge counters)\n");
 }
 
@@ -463,6 +469,13 @@ int main(int argc, char **argv)
 	check_memo = false;
 	report("kcfg.",
 	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	printf("vmlinux sweep: %llu blocks end in an indirect jmp with an "
+	       "inline prediction\n",
+	       (unsigned long long)st.jpred);
+	kt_check("jit.vmlinux.kcfg.jmp_predictions", st.jpred > 100,
+		 "%llu blocks with an indirect jmp's prediction: the sweep "
+		 "checks almost none",
+		 (unsigned long long)st.jpred);
 	kt_check("jit.vmlinux.kcfg.memo_equivalent", !st.memo_diff,
 		 "%llu of %llu blocks translate differently with the decode "
 		 "memo; first: %s",
