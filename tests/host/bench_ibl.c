@@ -11,8 +11,10 @@
  *              (kjit_dispatch_entry): endbr64, pushfq, push rax/rcx, the
  *              one-word lookup (IBL_PROBE: range check, hash, add the
  *              per-CPU table pointer (%gs:), one load, compare the high
- *              half, sign-extend the low half), store the continuation over
- *              the target, incq %gs: hits, pop, popfq, ret
+ *              half, sign-extend the low half), no indirect jmp's site
+ *              waiting to learn (cmpq $0,%gs:jsite), store the
+ *              continuation over the target, incq %gs: hits, pop, popfq,
+ *              ret
  *   ibl-nf     kjit_dispatch_entry_nf: the same without pushfq/popfq, for
  *              exits whose flags the translator knows dead (indirect calls)
  *   ibl-old    the probe before: 16-byte slots read in two loads, made
@@ -23,6 +25,10 @@
  *              DynamoRIO inlines its lookup; the miss path is never taken)
  *   predict3   the same hit in the third way: two cmp/je pairs fall
  *              through first
+ *   jpredict   an indirect jmp's prediction, which keeps the flags: push
+ *              %rcx; lea -target(%rax),%rcx; jrcxz hit; ... hit: pop %rcx;
+ *              jmp continuation (jit/flow.c emit_predicted_jmp)
+ *   jpredict3  the same hit in the third way
  * `popfq` in user space leaves IF alone, as the kernel's does on the hit
  * path. The probe ends in a `ret` that no `call` pushed, as in the kernel:
  * the return-address predictor mispredicts it, which is most of the cost.
@@ -62,6 +68,7 @@ struct percpu {
 	uint64_t *tab;		/* %gs:0, as kjit_ibl_tab */
 	uint64_t hits;		/* %gs:8, as kjit_ibl_hits */
 	struct old_entry *old;	/* %gs:16 */
+	uint64_t jsite[2];	/* %gs:24, as kjit_jsite: target, site */
 };
 
 static uint64_t table[SLOTS] __attribute__((aligned(64)));
@@ -76,10 +83,13 @@ void loop_ibl_nf(long n);
 void loop_ibl_old(long n);
 void loop_predict(long n);
 void loop_predict3(long n);
+void loop_jpredict(long n);
+void loop_jpredict3(long n);
 /* One probe of @target through the nf entry: 1 on a hit, 0 on a miss. */
 long lookup_nf(uint64_t target);
 extern char cont_ibl[], cont_ibl_nf[], cont_ibl_old[], cont_predict[],
-    cont_predict3[], cont_native[], lookup_hit[];
+    cont_predict3[], cont_jpredict[], cont_jpredict3[], cont_native[],
+    lookup_hit[];
 
 /* kmod/dispatch_entry.S's IBL_PROBE, the same instructions */
 #define IBL_PROBE(off, miss)                                                   \
@@ -108,7 +118,9 @@ __asm__(
     "	pushq %rax\n"
     "	pushq %rcx\n" IBL_PROBE(
 	24,
-	"probe_miss") "	movq %rcx, 24(%rsp)\n"
+	"probe_miss") "	cmpq $0, %gs:32\n"
+		      "	jne probe_miss\n"
+		      "	movq %rcx, 24(%rsp)\n"
 		      "	incq %gs:8\n"
 		      "	popq %rcx\n"
 		      "	popq %rax\n"
@@ -227,22 +239,69 @@ __asm__(
 					   "cont_predict3:\n"
 					   "	decq %rdi\n"
 					   "	jnz 1b\n"
-					   "	ret\n");
+					   "	ret\n"
 
-enum { V_NATIVE, V_IBL, V_IBL_NF, V_IBL_OLD, V_PREDICT, V_PREDICT3, N_V };
-static void (*const loops[N_V])(long) = {loop_native,  loop_ibl,
-					 loop_ibl_nf,  loop_ibl_old,
-					 loop_predict, loop_predict3};
-static const char *const names[N_V] = {"native jmp *%rax",
-				       "ibl (hit)",
-				       "ibl, flags dead (hit)",
-				       "ibl before: two reads under cli (hit)",
-				       "inline prediction, first way",
-				       "inline prediction, third way"};
+					   "loop_jpredict:\n"
+					   "	movq $0x4000000, %rax\n"
+					   "1:	pushq %rcx\n"
+					   "	leaq -0x4000000(%rax), %rcx\n"
+					   "	jrcxz 3f\n"
+					   "	popq %rcx\n"
+					   "	jmp probe_miss\n"
+					   "cont_jpredict:\n"
+					   "	decq %rdi\n"
+					   "	jnz 1b\n"
+					   "	ret\n"
+					   "3:	popq %rcx\n"
+					   "	jmp cont_jpredict\n"
+
+					   "loop_jpredict3:\n"
+					   "	movq $0x4000000, %rax\n"
+					   "1:	pushq %rcx\n"
+					   "	leaq -0x4000040(%rax), %rcx\n"
+					   "	jrcxz 4f\n"
+					   "	leaq -0x4000080(%rax), %rcx\n"
+					   "	jrcxz 4f\n"
+					   "	leaq -0x4000000(%rax), %rcx\n"
+					   "	jrcxz 3f\n"
+					   "	popq %rcx\n"
+					   "	jmp probe_miss\n"
+					   "cont_jpredict3:\n"
+					   "	decq %rdi\n"
+					   "	jnz 1b\n"
+					   "	ret\n"
+					   "3:	popq %rcx\n"
+					   "	jmp cont_jpredict3\n"
+					   "4:	popq %rcx\n"
+					   "	jmp probe_miss\n");
+
+enum {
+	V_NATIVE,
+	V_IBL,
+	V_IBL_NF,
+	V_IBL_OLD,
+	V_PREDICT,
+	V_PREDICT3,
+	V_JPREDICT,
+	V_JPREDICT3,
+	N_V
+};
+static void (*const loops[N_V])(long) = {
+    loop_native,  loop_ibl,	 loop_ibl_nf,	loop_ibl_old,
+    loop_predict, loop_predict3, loop_jpredict, loop_jpredict3};
+static const char *const names[N_V] = {
+    "native jmp *%rax",
+    "ibl (hit)",
+    "ibl, flags dead (hit)",
+    "ibl before: two reads under cli (hit)",
+    "inline prediction, first way",
+    "inline prediction, third way",
+    "jmp prediction (flags kept), first way",
+    "jmp prediction (flags kept), third way"};
 /* per branch, the loop's own decq/jnz not counted; the kernel's RET may
  * be a jmp to the return thunk, one more */
 static const char *const insns[N_V] = {
-    "1", "27 (as the module's)", "25", "22", "2", "6"};
+    "1", "29 (as the module's)", "25", "22", "2", "6", "5", "9"};
 
 static unsigned slot_of(uint64_t target) { return (target >> 4) & (SLOTS - 1); }
 
@@ -264,8 +323,9 @@ static void set_cont(char *cont)
 	pcpu.old = old_table;
 }
 
-static char *const conts[N_V] = {cont_native,  cont_ibl,     cont_ibl_nf,
-				 cont_ibl_old, cont_predict, cont_predict3};
+static char *const conts[N_V] = {cont_native,	cont_ibl,      cont_ibl_nf,
+				 cont_ibl_old,	cont_predict,  cont_predict3,
+				 cont_jpredict, cont_jpredict3};
 
 /* The one-word probe hits its own target only: not one that shares its
  * slot, nor one that shares its low 32 bits, nor an empty slot. */
