@@ -31,7 +31,9 @@ static inline double kb_pct(double *v, unsigned n, double p)
 	return v[(unsigned)(p * (n - 1) + 0.5)];
 }
 
-/* "median [p10, p90]" of @add[0..n) (TSC ticks) in ns, into @buf. */
+/* "median [p10, p90]" of @add[0..n) (TSC ticks) in ns, into @buf; when
+ * the median or the 10th percentile is not above 0, "below noise (±X)",
+ * X the larger of |p10| and p90: a cost is never printed negative. */
 static inline void kb_added_cell(char *buf, size_t size, double *add,
 				 unsigned n, double tsc_per_ns)
 {
@@ -39,7 +41,10 @@ static inline void kb_added_cell(char *buf, size_t size, double *add,
 	double lo = kb_pct(add, n, 0.1) / tsc_per_ns;
 	double hi = kb_pct(add, n, 0.9) / tsc_per_ns;
 
-	snprintf(buf, size, "%.2f [%.2f, %.2f]", md, lo, hi);
+	if (md <= 0 || lo <= 0)
+		snprintf(buf, size, "below noise (±%.2f)", hi > -lo ? hi : -lo);
+	else
+		snprintf(buf, size, "%.2f [%.2f, %.2f]", md, lo, hi);
 }
 
 #endif
