@@ -281,7 +281,7 @@ static bool jump_predicted(const struct kjit_translator *tr,
  *       pop %rcx
  *       [2e..] jmp rel32              4-aligned: M until filled, then P's
  *                                     continuation
- * A hit runs 5 instructions (push, lea, jrcxz, pop, jmp), against ~27 and
+ * A hit runs 5 instructions (push, lea, jrcxz, pop, jmp), against 29 and
  * a mispredicted return for the lookup table's probe. An empty way's lea
  * leaves %rcx = %reg, and jrcxz takes it only for a target of 0, which
  * goes to M.
