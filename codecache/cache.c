@@ -345,7 +345,6 @@ bool kjit_cache_predict_jump(struct kjit_cache *c, u64 site, u64 target,
 	const struct kjit_cblock *cb = block_holding(c, site);
 	u32 imm_off = 0, imm, rel_off, rel;
 	u8 *rw;
-
 	bool set;
 
 	if (!cb || !cb->b.jsite_off || site != cb->run + cb->b.jsite_off)
