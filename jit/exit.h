@@ -102,10 +102,42 @@ static inline u32 kjit_read_u32(const u8 *p)
 
 /* The way fields of a prediction site: the first one's offsets, the
  * distances between ways, and the value way k's imm32 holds for a target
- * (0: the way is empty). */
+ * (0: the way is empty). A chained site's ways apply one after the other
+ * to one register (`jmp *%rcx`: each way's lea turns what the way before
+ * left in %rcx), so way k holds the difference between what ways k and
+ * k-1 compare with, and compares with the sum of ways 0..k. */
 struct kjit_pred_site {
 	u32 imm_off, jmp_off, imm_stride, jmp_stride;
+	bool chained;
 };
+
+/* The value @site's first empty way must hold so that it compares with
+ * @imm, into *@v (sign-extended values: a way's imm32 is a disp32 or an
+ * imm32 the CPU sign-extends). Returns that way's number, KJIT_PRED_WAYS
+ * if every way is filled, or -1 if a way compares with @imm already or a
+ * chained way cannot reach it. */
+static inline int kjit_pred_next_way(const struct kjit_pred_site *site,
+				     const u8 *code, u32 imm, u32 *v)
+{
+	s64 want = (s64)(s32)imm, acc = 0, d;
+	u32 w, k;
+
+	for (k = 0; k < KJIT_PRED_WAYS; k++) {
+		w = kjit_read_u32(code + site->imm_off + site->imm_stride * k);
+		if (!w)
+			break;
+		acc = site->chained ? acc + (s32)w : (s32)w;
+		if (acc == want)
+			return -1; /* predicted already */
+	}
+	if (k == KJIT_PRED_WAYS)
+		return KJIT_PRED_WAYS;
+	d = site->chained ? want - acc : want;
+	if (!d || d != (s64)(s32)d)
+		return -1;
+	*v = (u32)d;
+	return (int)k;
+}
 
 /* The patch that fills the first empty way of @site (a block emitted at
  * run-time address @run, its bytes readable at @code) with @imm (what the
@@ -122,25 +154,20 @@ static inline enum kjit_reason kjit_pred_fill(const struct kjit_pred_site *site,
 					      u32 *imm_val, u32 *rel_off,
 					      u32 *rel_val)
 {
-	u32 v, k;
+	u32 v = 0;
 	s32 rel;
+	int k;
 
 	if (!site->imm_off || !imm)
 		return KJIT_R_BAD_ARG;
-	for (k = 0; k < KJIT_PRED_WAYS; k++) {
-		v = kjit_read_u32(code + site->imm_off + site->imm_stride * k);
-		if (v == imm)
-			return KJIT_R_BAD_ARG; /* predicted already */
-		if (!v)
-			break;
-	}
-	if (k == KJIT_PRED_WAYS)
-		return KJIT_R_BAD_ARG; /* every way filled */
-	*imm_off = site->imm_off + site->imm_stride * k;
-	*rel_off = site->jmp_off + site->jmp_stride * k;
+	k = kjit_pred_next_way(site, code, imm, &v);
+	if (k < 0 || k == KJIT_PRED_WAYS)
+		return KJIT_R_BAD_ARG; /* predicted, unreachable, or full */
+	*imm_off = site->imm_off + site->imm_stride * (u32)k;
+	*rel_off = site->jmp_off + site->jmp_stride * (u32)k;
 	if (!kx86_rel32(run + *rel_off + 4, dest, &rel))
 		return KJIT_R_BRANCH_FAR;
-	*imm_val = imm;
+	*imm_val = v;
 	*rel_val = (u32)rel;
 	return KJIT_OK;
 }
@@ -154,12 +181,25 @@ kjit_pred_patch(u32 pred_imm_off, u32 pred_jmp_off, u64 run, const u8 *code,
 		u32 *rel_val)
 {
 	const struct kjit_pred_site site = {pred_imm_off, pred_jmp_off,
-					    KJIT_PRED_STRIDE, KJIT_PRED_STRIDE};
+					    KJIT_PRED_STRIDE, KJIT_PRED_STRIDE,
+					    false};
 
 	if (!kx86_fits_simm32(target))
 		return KJIT_R_BAD_ARG;
 	return kjit_pred_fill(&site, run, code, (u32)target, dest, imm_off,
 			      imm_val, rel_off, rel_val);
+}
+
+/* Is the indirect jmp site whose first way's disp32 lies at @imm_off in
+ * @code a jump through %rcx? Its ways' lea disp32(%rcx),%rcx (48 8d 89
+ * disp32: REX.W without REX.B, ModRM mod 2, reg and rm %rcx) then each
+ * turn what the way before left, so the site is chained (struct
+ * kjit_pred_site). The bytes say it; the block needs no flag of its own. */
+static inline bool kjit_jpred_chained(const u8 *code, u32 imm_off)
+{
+	return imm_off >= 3 &&
+	       code[imm_off - 1] == KX86_MODRM(2, KX86_RCX, KX86_RCX) &&
+	       code[imm_off - 3] == (KX86_REX | KX86_REX_W);
 }
 
 /* An indirect jmp's site (kjit_block.jsite_off set): kjit_pred_fill() with
@@ -170,9 +210,10 @@ kjit_jpred_patch(u32 pred_imm_off, u32 pred_jmp_off, u64 run, const u8 *code,
 		 u64 target, u64 dest, u32 *imm_off, u32 *imm_val, u32 *rel_off,
 		 u32 *rel_val)
 {
-	const struct kjit_pred_site site = {pred_imm_off, pred_jmp_off,
-					    KJIT_JPRED_WAY_STRIDE,
-					    KJIT_JPRED_HIT_STRIDE};
+	const struct kjit_pred_site site = {
+	    pred_imm_off, pred_jmp_off, KJIT_JPRED_WAY_STRIDE,
+	    KJIT_JPRED_HIT_STRIDE,
+	    pred_imm_off && kjit_jpred_chained(code, pred_imm_off)};
 
 	if (!kx86_fits_simm32(target) || (u32)target == 0x80000000u)
 		return KJIT_R_BAD_ARG; /* -target would not fit */

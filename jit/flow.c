@@ -285,6 +285,10 @@ static bool jump_predicted(const struct kjit_translator *tr,
  * a mispredicted return for the lookup table's probe. An empty way's lea
  * leaves %rcx = %reg, and jrcxz takes it only for a target of 0, which
  * goes to M.
+ * Through %rcx itself (6.1 has 22 `jmp __x86_indirect_thunk_rcx`), way k's
+ * lea turns what way k-1 left in %rcx, not the target: the site is chained
+ * and way k holds P_{k-1} - P_k (kjit_jpred_chained(), jit/exit.h), so
+ * way k still leaves %rcx = target - P_k. The bytes are the same.
  */
 static enum kjit_reason emit_predicted_jmp(struct kjit_translator *tr,
 					   struct kjit_emit *e,

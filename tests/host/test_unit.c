@@ -828,19 +828,30 @@ static void test_sequences_run(void)
 
 /*
  * Indirect jmps' inline prediction (predict_indirect_jumps, jit/flow.c).
- * ut_jrun(flags, target, block, rcx) calls a translated `jmp *%rax` block
- * with those flags, %rax and %rcx; the block leaves by a tail jump, to a
- * landing (a filled way's continuation: 2, 3 or 4) or to the dispatcher
- * stub (1), which pops the target; each records the flags and %rcx it
- * found.
+ * ut_jrun(flags, block) calls a translated `jmp *%reg` block with those
+ * flags and every general register but %rsp loaded from ut_jin[] (indexed
+ * by register number; the target in the jumping register's slot); the
+ * block leaves by a tail jump, to a landing (a filled way's continuation:
+ * 2, 3 or 4) or to the dispatcher stub (1), which pops the target; each
+ * records the flags and every register it found (ut_jout[]) and returns
+ * its number.
  */
-u64 ut_jflags, ut_jrcx;
-u64 ut_jrun(u64 flags, u64 target, u64 block, u64 rcx);
+u64 ut_jflags, ut_jin[16], ut_jout[16], ut_jblock;
+u64 ut_jrun(u64 flags, u64 block);
 void ut_jland1(void), ut_jland2(void), ut_jland3(void), ut_jdisp(void);
-__asm__(".text\n ut_jrun:\n push %rbx\n mov %rdx,%rbx\n mov %rsi,%rax\n"
-	" push %rdi\n popfq\n call *%rbx\n pop %rbx\n ret\n"
-	"ut_jrecord:\n pushfq\n pop ut_jflags(%rip)\n"
-	" mov %rcx,ut_jrcx(%rip)\n ret\n"
+#define UT_JLOAD(n, r) " mov ut_jin+8*" #n "(%rip),%" #r "\n"
+#define UT_JSAVE(n, r) " mov %" #r ",ut_jout+8*" #n "(%rip)\n"
+#define UT_JREGS(X)                                                        \
+	X(0, rax) X(1, rcx) X(2, rdx) X(3, rbx) X(5, rbp) X(6, rsi) X(8, r8)   \
+	    X(9, r9) X(10, r10) X(11, r11) X(12, r12) X(13, r13) X(14, r14)    \
+		X(15, r15) X(7, rdi)
+__asm__(".text\n ut_jrun:\n push %rbx\n push %rbp\n push %r12\n push %r13\n"
+	" push %r14\n push %r15\n mov %rsi,ut_jblock(%rip)\n push %rdi\n"
+	UT_JREGS(UT_JLOAD) " popfq\n call *ut_jblock(%rip)\n"
+	" pop %r15\n pop %r14\n pop %r13\n pop %r12\n pop %rbp\n pop %rbx\n"
+	" ret\n"
+	"ut_jrecord:\n pushfq\n pop ut_jflags(%rip)\n" UT_JREGS(UT_JSAVE)
+	" ret\n"
 	"ut_jdisp:\n lea 8(%rsp),%rsp\n call ut_jrecord\n mov $1,%eax\n ret\n"
 	"ut_jland1:\n call ut_jrecord\n mov $2,%eax\n ret\n"
 	"ut_jland2:\n call ut_jrecord\n mov $3,%eax\n ret\n"
@@ -881,22 +892,107 @@ static bool jpred_fill(const struct kjit_block *b, u8 *m, u64 t, u64 dest)
 	return true;
 }
 
-/* Run @m (a `jmp *%rax` block) on every flags combination with target @t:
- * how many runs did not reach @want, or changed the flags or %rcx. */
-static int jpred_runs(u8 *m, u64 t, u64 want)
+/* Run @m (a `jmp *%reg`, register number @reg, block) on every flags
+ * combination with target @t: how many runs did not reach @want, or
+ * changed the flags or any register (the target's included). */
+static int jpred_runs(u8 *m, unsigned reg, u64 t, u64 want)
 {
-	unsigned f;
+	unsigned f, k;
 	int bad = 0;
 
 	for (f = 0; f < 64; f++) {
-		u64 fl = rflags_combo(f), rcx = 0x5eed0000ull + f;
+		u64 fl = rflags_combo(f);
+		bool regs_ok = true;
 
-		ut_jflags = ut_jrcx = 0;
-		if (ut_jrun(fl, t, (u64)(uintptr_t)m, rcx) != want ||
-		    (ut_jflags & 0xcd5) != (fl & 0xcd5) || ut_jrcx != rcx)
-			bad++;
+		for (k = 0; k < 16; k++)
+			ut_jin[k] = 0x5eed000000ull + f * 0x100 + k;
+		ut_jin[reg] = t;
+		memset(ut_jout, 0, sizeof(ut_jout));
+		ut_jflags = 0;
+		if (ut_jrun(fl, (u64)(uintptr_t)m) != want ||
+		    (ut_jflags & 0xcd5) != (fl & 0xcd5))
+			regs_ok = false;
+		for (k = 0; k < 16; k++)
+			if (k != KX86_RSP && ut_jout[k] != ut_jin[k])
+				regs_ok = false;
+		bad += !regs_ok;
 	}
 	return bad;
+}
+
+/* `jmp *%reg` for register number @reg: its bytes as hex. */
+static void jmp_reg_hex(unsigned reg, char *hex)
+{
+	if (reg < 8)
+		sprintf(hex, "ffe%x", reg);
+	else
+		sprintf(hex, "41ffe%x", reg - 8);
+}
+
+static const char *const ut_reg_names[16] = {
+    "rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+    "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
+
+/* Run the prediction of `jmp *%reg` (emitted at @m): a miss leaves the
+ * site, three ways fill and hit, other targets miss, the target's
+ * register and every other one stay. One result, jit.jpred.run.REG. */
+static void jpred_run_reg(u8 *m, unsigned reg)
+{
+	static const u64 t[4] = {ORIG + 0x100, ORIG + 0x200, ORIG + 0x300,
+				 ORIG + 0x400};
+	struct kjit_block b;
+	char hex[16], name[64], why[256];
+	u64 run = (u64)(uintptr_t)m;
+	int bad;
+
+	jmp_reg_hex(reg, hex);
+	snprintf(name, sizeof(name), "jit.jpred.run.%s", ut_reg_names[reg]);
+	memset(ut_gs, 0, sizeof(ut_gs));
+	if (jpred_xlate(hex, &b, m, run, why) || !b.jsite_off) {
+		kt_fail(name, "translation: %s", why);
+		return;
+	}
+	bad = jpred_runs(m, reg, t[0], 1);
+	if (bad || ut_gs[2] != t[0] || ut_gs[3] != run + b.jsite_off ||
+	    ut_gs[3] != (u64)(s64)(s32)ut_gs[3]) {
+		kt_fail(name,
+			"miss: %d runs broken; %%gs words %#llx %#llx (site "
+			"%#llx)",
+			bad, (unsigned long long)ut_gs[2],
+			(unsigned long long)ut_gs[3],
+			(unsigned long long)(run + b.jsite_off));
+		return;
+	}
+	if (!jpred_fill(&b, m, t[0], (u64)(uintptr_t)ut_jland1) ||
+	    jpred_fill(&b, m, t[0], (u64)(uintptr_t)ut_jland2) ||
+	    !jpred_fill(&b, m, t[1], (u64)(uintptr_t)ut_jland2) ||
+	    jpred_fill(&b, m, t[1], (u64)(uintptr_t)ut_jland3) ||
+	    !jpred_fill(&b, m, t[2], (u64)(uintptr_t)ut_jland3) ||
+	    jpred_fill(&b, m, t[3], (u64)(uintptr_t)ut_jland3)) {
+		kt_fail(name, "a way refused, or a fourth (or a repeated "
+			      "target) taken");
+		return;
+	}
+	bad = jpred_runs(m, reg, t[0], 2) + jpred_runs(m, reg, t[1], 3) +
+	      jpred_runs(m, reg, t[2], 4);
+	if (bad) {
+		kt_fail(name, "%d of 192 runs missed their way, or changed "
+			      "flags or registers",
+			bad);
+		return;
+	}
+	/* targets no way holds, the sums and differences of the ways'
+	 * among them: each way compares the register itself */
+	bad = jpred_runs(m, reg, t[3], 1) + jpred_runs(m, reg, t[0] + 1, 1) +
+	      jpred_runs(m, reg, t[0] ^ 1ull << 40, 1) +
+	      jpred_runs(m, reg, t[0] + t[1], 1) +
+	      jpred_runs(m, reg, t[1] + t[2], 1) +
+	      jpred_runs(m, reg, t[0] + t[1] + t[2], 1) +
+	      jpred_runs(m, reg, t[1] - t[0], 1);
+	kt_check(name, !bad,
+		 "%d of 448 runs of unpredicted targets did not reach the "
+		 "dispatcher intact",
+		 bad);
 }
 
 static void test_jump_prediction(void)
@@ -912,15 +1008,11 @@ static void test_jump_prediction(void)
 	    {"jit.jpred.thunk", "e9fb01e000", true}, /* jmp ITHUNK(0) */
 	    {"jit.jpred.mem", "ff6010", false},	     /* jmp *0x10(%rax) */
 	};
-	static const u64 t[4] = {ORIG + 0x100, ORIG + 0x200, ORIG + 0x300,
-				 ORIG + 0x400};
 	struct kjit_config cfg;
 	struct kjit_block b;
 	char why[256];
 	unsigned i;
 	u8 *m;
-	u64 run;
-	int bad;
 
 	kjit_config_default(&cfg);
 	cfg.native_calls = cfg.follow_indirect_calls = true;
@@ -947,14 +1039,13 @@ static void test_jump_prediction(void)
 		     !b.jsite_off,
 		 "%s", why);
 
-	/* run it: counters in a host array, %gs on ut_gs */
+	/* run it, the jump through each register: %gs on ut_gs */
 	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
 	if (m == MAP_FAILED) {
 		kt_fail("jit.jpred.run", "mmap: %s", strerror(errno));
 		return;
 	}
-	run = (u64)(uintptr_t)m;
 	henv_init(&henv, KJIT_MEM_ABS32, seq_ctr, seq_key,
 		  (u64)(uintptr_t)ut_jdisp);
 	henv_add_region(&henv, ORIG, code, sizeof(code));
@@ -963,37 +1054,14 @@ static void test_jump_prediction(void)
 	vfy_init(&vfy, &henv.env);
 	vfy.native_calls = vfy.follow_indirect_calls = true;
 	vfy.predict_indirect_jumps = true;
-	if (jpred_xlate("ffe0", &b, m, run, why) || !b.jsite_off ||
-	    henv_set_gs((u64)(uintptr_t)ut_gs)) {
-		kt_fail("jit.jpred.run", "setup: %s", why);
+	if (henv_set_gs((u64)(uintptr_t)ut_gs)) {
+		kt_fail("jit.jpred.run", "no GS base");
 		munmap(m, 4096);
 		return;
 	}
-	bad = jpred_runs(m, t[0], 1);
-	kt_check("jit.jpred.run_miss_stores_site",
-		 !bad && ut_gs[2] == t[0] && ut_gs[3] == run + b.jsite_off &&
-		     ut_gs[3] == (u64)(s64)(s32)ut_gs[3],
-		 "%d runs broken; %%gs words %#llx %#llx (site %#llx)", bad,
-		 (unsigned long long)ut_gs[2], (unsigned long long)ut_gs[3],
-		 (unsigned long long)(run + b.jsite_off));
-	kt_check("jit.jpred.fill",
-		 jpred_fill(&b, m, t[0], (u64)(uintptr_t)ut_jland1) &&
-		     !jpred_fill(&b, m, t[0], (u64)(uintptr_t)ut_jland2) &&
-		     jpred_fill(&b, m, t[1], (u64)(uintptr_t)ut_jland2) &&
-		     jpred_fill(&b, m, t[2], (u64)(uintptr_t)ut_jland3) &&
-		     !jpred_fill(&b, m, t[3], (u64)(uintptr_t)ut_jland3),
-		 "a way refused, or a fourth (or a repeated target) taken");
-	bad = jpred_runs(m, t[0], 2) + jpred_runs(m, t[1], 3) +
-	      jpred_runs(m, t[2], 4);
-	kt_check("jit.jpred.run_hits", !bad,
-		 "%d of 192 runs missed their way, or changed flags or %%rcx",
-		 bad);
-	bad = jpred_runs(m, t[3], 1) + jpred_runs(m, t[0] + 1, 1) +
-	      jpred_runs(m, t[0] ^ 1ull << 40, 1);
-	kt_check("jit.jpred.run_other_targets_miss", !bad,
-		 "%d of 192 runs of unpredicted targets did not reach the "
-		 "dispatcher intact",
-		 bad);
+	for (i = 0; i < 16; i++)
+		if (i != KX86_RSP)
+			jpred_run_reg(m, i);
 	munmap(m, 4096);
 	kjit_config_default(&cfg);
 	setup(&cfg);
