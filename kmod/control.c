@@ -10,6 +10,7 @@
  *    attach state change only under kjit_mutex.
  *  - Process context; handlers sleep.
  */
+#include <linux/delay.h>
 #include <linux/kallsyms.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -230,12 +231,16 @@ static long __attach(struct kjit_attach *req, struct kjit_target *t,
 				    s->funcs[i].name, s->funcs[i].err);
 		blame_target(t, req->n, s->funcs[i].start, s->funcs[i].err);
 	}
-	if (err) {
+	if (err && !s->attached) {
 		kjit_session_free(s);
 		return err;
 	}
+	/* attached, or a failed attach whose undo could not remove a
+	 * diversion: the session must stay reachable for a later detach */
 	kjit_session_free(kjit_current);
 	kjit_current = s;
+	if (err)
+		return err;
 	for (i = 0; i < s->n_funcs; i++)
 		req->attached += s->funcs[i].diverted;
 	req->mem_bytes = s->mem_bytes;
@@ -251,7 +256,7 @@ static long undo_attach(long err)
 		return err;
 	mutex_lock(&kjit_mutex);
 	if (kjit_current && kjit_current->attached)
-		__kjit_session_detach(kjit_current);
+		__kjit_session_detach(kjit_current); /* says so if it fails */
 	mutex_unlock(&kjit_mutex);
 	return -EFAULT;
 }
@@ -303,7 +308,7 @@ long kjit_ioctl_detach(void)
 
 	mutex_lock(&kjit_mutex);
 	if (kjit_current && kjit_current->attached)
-		__kjit_session_detach(kjit_current);
+		err = __kjit_session_detach(kjit_current);
 	else
 		err = -ENOENT;
 	mutex_unlock(&kjit_mutex);
@@ -318,18 +323,30 @@ void kjit_control_step_aside(const char *why)
 			"(translated copies would hide old functions from its "
 			"consistency check)\n",
 			why);
-		__kjit_session_detach(kjit_current);
-		kjit_current->stepped_aside = true;
+		if (__kjit_session_detach(kjit_current))
+			pr_err("kjit: could not step aside for %s\n", why);
+		else
+			kjit_current->stepped_aside = true;
 	}
 	mutex_unlock(&kjit_mutex);
 }
 
-/* Detach and free everything (module unload). */
+/* Detach and free everything (module unload). A diversion ftrace keeps
+ * would send its function into freed code: unload cannot fail, so it
+ * tries again, once a second, until ftrace lets go, saying so every
+ * ten tries. */
 void kjit_control_exit(void)
 {
+	unsigned int tries = 0;
+
 	mutex_lock(&kjit_mutex);
-	if (kjit_current)
-		__kjit_session_detach(kjit_current);
+	while (kjit_current && __kjit_session_detach(kjit_current)) {
+		if (!(tries++ % 10))
+			pr_err("kjit: unload waits until every diversion is "
+			       "removed (try %u)\n",
+			       tries);
+		ssleep(1);
+	}
 	kjit_session_free(kjit_current);
 	kjit_current = NULL;
 	mutex_unlock(&kjit_mutex);

@@ -236,18 +236,38 @@ int kjit_divert_on(struct kjit_session *s, bool best_effort)
 	return err;
 }
 
-void kjit_divert_off(struct kjit_session *s)
+/* Test hook (VM case detach_refused): the next fail_divert_off removals
+ * of a diversion fail with -EIO before ftrace is asked, as a removal
+ * ftrace refused would (it can: -ENOMEM, -EINVAL from a changed hash). */
+static unsigned int fail_divert_off;
+module_param(fail_divert_off, uint, 0644);
+MODULE_PARM_DESC(fail_divert_off,
+		 "test hook: fail the next N diversion removals with -EIO");
+
+static int direct_off(struct kjit_divert_group *g, unsigned long tramp)
+{
+	unsigned int n = READ_ONCE(fail_divert_off);
+
+	if (n) {
+		WRITE_ONCE(fail_divert_off, n - 1);
+		return -EIO;
+	}
+	return kjit_direct_off(&g->d, tramp);
+}
+
+unsigned int kjit_divert_off(struct kjit_session *s)
 {
 	struct kjit_divert_group **p = &s->groups, *g;
-	unsigned int i;
+	unsigned int i, left = 0;
 	int err;
 
 	while ((g = *p)) {
-		err = kjit_direct_off(&g->d, s->tramp);
+		err = direct_off(g, s->tramp);
 		if (err) {
 			pr_err("kjit: cannot remove the diversion of %u "
 			       "functions from %s: %d\n",
 			       g->n, s->funcs[g->first].name, err);
+			left += g->n;
 			p = &g->next;
 			continue;
 		}
@@ -257,6 +277,7 @@ void kjit_divert_off(struct kjit_session *s)
 		s->n_groups--;
 		kfree(g);
 	}
+	return left;
 }
 
 void kjit_divert_release(struct kjit_session *s)

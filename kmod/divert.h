@@ -77,8 +77,11 @@ int kjit_divert_place(struct kjit_session *s);
  * Sleeps. kjit_mutex held. */
 int kjit_divert_on(struct kjit_session *s, bool best_effort);
 /* Remove every registration of @s (each waits for ftrace's grace
- * periods). Tasks may still be inside the trampoline afterwards. */
-void kjit_divert_off(struct kjit_session *s);
+ * periods). Tasks may still be inside the trampoline afterwards. Returns
+ * how many functions are still diverted: 0, or those of each group whose
+ * removal failed; such a group stays registered and in s->groups, and
+ * nothing it reaches (trampoline, dispatcher, caches) may be freed. */
+unsigned int kjit_divert_off(struct kjit_session *s);
 /* After detach's last RCU-tasks wait: free the key table and clear every
  * CPU's kjit_entry_slots (the trampoline goes with the pool's chunks). */
 void kjit_divert_release(struct kjit_session *s);

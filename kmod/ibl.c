@@ -47,16 +47,20 @@ void kjit_ibl_exit(void)
 	}
 }
 
+/* One store a slot: the fast path may be probing while this runs (detach
+ * empties the tables before it quiesces), and a slot half cleared by a
+ * memset could pair its target with continuation 0. */
 void kjit_ibl_clear(void)
 {
+	unsigned int i;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
 	{
 		struct kjit_ibl_entry *t = per_cpu(kjit_ibl_tab, cpu);
 
-		if (t)
-			memset(t, 0, KJIT_IBL_BYTES);
+		for (i = 0; t && i < KJIT_IBL_SLOTS; i++)
+			WRITE_ONCE(t[i].word, 0);
 	}
 }
 

@@ -3,19 +3,23 @@
  * session.c - create, attach, detach and destroy a session (see session.h).
  *
  * Detach order, and why it is safe:
- *   1. unregister every ftrace direct call: no new entry into the cache;
+ *   1. unregister every ftrace direct call: no new entry into the cache
+ *      (if ftrace keeps one, detach stops here and says so: nothing the
+ *      diverted function reaches may go);
  *   2. synchronize_rcu_tasks(): every task that was preempted inside a
  *      trampoline or translated code has since scheduled voluntarily;
  *   3. clear kjit_active and synchronize_rcu(): no dispatcher (preemption
- *      disabled, any context, interrupts included) still uses the session;
+ *      disabled, any context, interrupts included) still uses the session
+ *      or fills a lookup table; then empty the lookup tables, so that the
+ *      fast path of kjit_dispatch_entry sends nobody back into the cache;
  *   4. kjit_quiesce(): tasks that called out of translated code (native-call
  *      mode) and sleep there get their cache return addresses rewritten to
  *      the original ones (also where other tracers keep them); tasks still
  *      inside the cache are waited for; idle tasks included;
  *   5. synchronize_rcu_tasks() again: a task preempted in
  *      kjit_dispatch_entry (module text) after step 2 leaves it;
- *   6. clear the lookup tables, unpin modules, free the code: int3 over
- *      every chunk of the code pool the caches took, and the trampolines.
+ *   6. unpin modules, free the code: int3 over every chunk of the code
+ *      pool the caches took, and the trampolines.
  *      The detaching task's own cache return addresses (its ioctl may have
  *      entered through a deep-attached __x64_sys_ioctl) were moved by
  *      step 4 too.
@@ -477,20 +481,38 @@ static void seal_cpu(struct kjit_cpu *c)
 		c->cache.code_rw = NULL;
 }
 
-/* __kjit_session_detach - the steps above. kjit_mutex held. */
-void __kjit_session_detach(struct kjit_session *s)
+/* __kjit_session_detach - the steps above. Returns 0, or -EBUSY when ftrace
+ * kept a diversion of @s: detach then stops before anything else, the
+ * session stays attached and whole (its other functions run natively),
+ * and a later detach tries again. kjit_mutex held. */
+int __kjit_session_detach(struct kjit_session *s)
 {
-	unsigned int i;
+	unsigned int i, left;
 
 	if (!s->attached)
-		return;
+		return 0;
+	left = kjit_divert_off(s);
+	if (left) {
+		pr_err("kjit: detach stopped: %u functions are still diverted; "
+		       "the session stays attached (detach again to retry)\n",
+		       left);
+		return -EBUSY;
+	}
 	kjit_symbols_stop();
-	kjit_divert_off(s);
 	kjit_scope_stop(&s->scope);
 	synchronize_rcu_tasks();
 	kjit_watch_stop();
 	rcu_assign_pointer(kjit_active, NULL);
 	synchronize_rcu();
+	/* No dispatcher fills the lookup tables now (synchronize_rcu()):
+	 * empty them before quiesce. A task preempted in the fast path of
+	 * kjit_dispatch_entry (module text: quiesce sees nothing of the cache
+	 * on it) before it read its slot then misses and runs natively; one
+	 * that read it holds the cache address in a register or on its
+	 * stack, saved where quiesce sees it, and is waited for. Left filled,
+	 * the table sent such a task back into the cache after quiesce, to
+	 * sleep in a translated callee and wake into freed code. */
+	kjit_ibl_clear();
 	kjit_quiesce(s);
 	/* No dispatcher runs any more (synchronize_rcu() above), and only the
 	 * dispatcher writes the caches: their writable aliases go. */
@@ -500,7 +522,6 @@ void __kjit_session_detach(struct kjit_session *s)
 	 * quiesce does not see it) after step 2 came from the cache; let it
 	 * leave before the module can be unloaded. */
 	synchronize_rcu_tasks();
-	kjit_ibl_clear();
 	/* Every CPU's code goes: its block table keeps the translations'
 	 * addresses, as numbers for reports. */
 	kjit_pool_reset();
@@ -512,4 +533,5 @@ void __kjit_session_detach(struct kjit_session *s)
 	kjit_deep_unpin(&s->deep_tab);
 	kjit_exit_tail_stop(); /* the cache is gone: no task runs it */
 	s->attached = false;
+	return 0;
 }

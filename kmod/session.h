@@ -177,7 +177,11 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 				      const struct kjit_limits *lim,
 				      struct kjit_scope *scope);
 void kjit_session_free(struct kjit_session *s);
+/* Attach @s; on failure @s is detached again, unless that detach failed
+ * too (s->attached stays true: see __kjit_session_detach). */
 int __kjit_session_attach(struct kjit_session *s, bool best_effort);
-void __kjit_session_detach(struct kjit_session *s);
+/* Detach @s: 0, or -EBUSY if a diversion could not be removed (the
+ * session then stays attached and whole). kjit_mutex held. */
+int __kjit_session_detach(struct kjit_session *s);
 
 #endif

@@ -123,7 +123,8 @@ static int kjit_run(int fd, const struct args *a, struct session *s, double *t,
 	if (!err)
 		err = run_all(a, "kjit", t, sp);
 	if (ioctl(fd, KJIT_IOC_DETACH, 0))
-		fprintf(stderr, "kjit compare: detach: %s\n", strerror(errno));
+		fprintf(stderr, "kjit compare: detach: %s\n",
+			kjit_detach_why(errno));
 	if (err)
 		return -1;
 	err = session_read_device(s, fd);

@@ -77,7 +77,8 @@ static int run_and_collect(int fd, const struct args *a, struct runcmd *r,
 	*status_out = status;
 
 	if (ioctl(fd, KJIT_IOC_DETACH, 0))
-		fprintf(stderr, "kjit record: detach: %s\n", strerror(errno));
+		fprintf(stderr, "kjit record: detach: %s\n",
+			kjit_detach_why(errno));
 	if (status < 0)
 		return 1;
 	if (status)

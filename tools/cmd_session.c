@@ -98,9 +98,7 @@ int cmd_detach(int argc, char **argv)
 			   "tasks to leave)",
 			   detach_call, &fd);
 	if (rc)
-		fprintf(stderr, "kjit detach: %s\n",
-			errno == ENOENT ? "nothing is attached"
-					: strerror(errno));
+		fprintf(stderr, "kjit detach: %s\n", kjit_detach_why(errno));
 	else
 		print_limits_of(fd, "", stdout);
 	close(fd);

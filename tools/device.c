@@ -51,3 +51,13 @@ int kjit_device_open(void)
 	}
 	return fd;
 }
+
+const char *kjit_detach_why(int err)
+{
+	if (err == ENOENT)
+		return "nothing is attached";
+	if (err == EBUSY)
+		return "ftrace did not remove a diversion (see dmesg): the "
+		       "session stays attached; run kjit detach again";
+	return strerror(err);
+}

@@ -9,4 +9,11 @@
  */
 int kjit_device_open(void);
 
+/*
+ * kjit_detach_why - what a failed KJIT_IOC_DETACH with errno @err means,
+ * in words: nothing attached (ENOENT), or ftrace kept a diversion (EBUSY:
+ * the session stays attached, whole, and a later detach tries again).
+ */
+const char *kjit_detach_why(int err);
+
 #endif
