@@ -365,6 +365,19 @@ bool kjit_cache_predict_jump(struct kjit_cache *c, u64 site, u64 target,
 	return set;
 }
 
+u64 kjit_cache_fault_site(const struct kjit_cache *c, u64 a)
+{
+	u32 i = block_at_or_below(c, a);
+	const struct kjit_cblock *cb;
+
+	if (!i)
+		return 0;
+	cb = kjit_cache_block(c, i - 1);
+	if (cb->b.fix_insn == 0xff || a != cb->run + cb->b.fix_off)
+		return 0;
+	return cb->b.orig + cb->b.fix_orig_off;
+}
+
 u64 kjit_cache_return_site(const struct kjit_cache *c, u64 a)
 {
 	u32 i = block_at_or_below(c, a);

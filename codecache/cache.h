@@ -268,6 +268,18 @@ enum kjit_reason kjit_cache_add(struct kjit_cache *c,
 u64 kjit_cache_return_site(const struct kjit_cache *c, u64 a);
 
 /*
+ * kjit_cache_fault_site - the original instruction that the cache address
+ * @a stands for, when @a is exactly the copy of an instruction with an
+ * exception-table entry (kjit_block.fix_off): where a fault raised there
+ * (a user copy's, which may sleep) saved its IP. The copy runs with the
+ * original's registers, flags and stack, and faults and is fixed up as it
+ * does, so resuming at the returned address after the fault is equivalent
+ * to resuming at @a. 0 for any other address. Any CPU; reads only
+ * published blocks.
+ */
+u64 kjit_cache_fault_site(const struct kjit_cache *c, u64 a);
+
+/*
  * kjit_cache_predict - a followed indirect call whose return address in
  * this cache is exactly @ret (so [rsp+8] at the dispatcher, when the exit
  * was that call's) went to @target, whose continuation is @dest: fill the

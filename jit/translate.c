@@ -83,7 +83,7 @@ static void block_reset(struct kjit_block *blk, u64 orig)
 	blk->jsite_off = 0;
 	blk->fix_insn = 0xff;
 	blk->fix_kind = KJIT_FIXUP_NONE;
-	blk->fix_off = blk->fix_land_off = 0;
+	blk->fix_off = blk->fix_land_off = blk->fix_orig_off = 0;
 	blk->reason = KJIT_OK;
 	blk->reason_addr = 0;
 }
@@ -134,6 +134,7 @@ static enum kjit_reason emit_body(struct kjit_translator *tr,
 			blk->fix_insn = (u8)i;
 			blk->fix_kind = d->insn[i].fixup;
 			blk->fix_off = (u16)e->pos;
+			blk->fix_orig_off = (u16)(d->insn[i].addr - blk->orig);
 		}
 		r = kjit_emit_copy(e, &d->insn[i]);
 		if (r) {

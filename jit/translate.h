@@ -195,9 +195,13 @@ struct kjit_block {
 	 * index, KJIT_FIXUP_* form, offset of its copy and, for
 	 * KJIT_FIXUP_EXIT, of its landing - an exit branch to the original
 	 * fixup target, after the terminator's translation, where the copy's
-	 * entry sends a fault; fix_insn 0xff: none */
+	 * entry sends a fault; fix_insn 0xff: none. The copy runs with the
+	 * registers, flags and stack the original has (no kjit push is
+	 * outstanding there), so a task stopped on it in a fault can resume
+	 * at the original, fix_orig_off bytes into the block's original code
+	 * (kjit_cache_fault_site()). */
 	u8 fix_insn, fix_kind;
-	u16 fix_off, fix_land_off;
+	u16 fix_off, fix_land_off, fix_orig_off;
 	enum kjit_reason reason;
 	u64 reason_addr;
 	struct kjit_exit exit[KJIT_MAX_EXITS];

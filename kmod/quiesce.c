@@ -16,9 +16,18 @@
  * stack for the task (kretprobe, function graph: kmod/retstores.c). A task
  * that is on a CPU, or on a runqueue with any other cache address on its
  * stack (preempted inside translated code: that word is its saved IP), is
- * tried again shortly; it leaves the cache by itself. Other cache
- * addresses on a dequeued task's stack are stale data: a sleeping task's
- * IP is in schedule(). The quiescing task's own stack is scanned last,
+ * tried again shortly; it leaves the cache by itself. A dequeued task's
+ * IP is in schedule(), but it may sleep in a fault raised inside the cache
+ * (a user copy that waits for userfaultfd, mmap_lock, I/O or reclaim): the
+ * exception frame on its stack then holds a cache IP that it resumes at
+ * when the fault completes. The kernel's unwinder finds every exception
+ * and interrupt frame on the stack; a saved IP on the copy of an
+ * instruction with an exception-table entry is rewritten to the original
+ * instruction (kjit_cache_fault_site: the same registers, stack and fixup,
+ * so the instruction is simply run again natively), and a frame with any
+ * other cache IP makes the task busy (tried again). Other cache addresses
+ * on a dequeued task's stack are stale data. The quiescing task's own
+ * stack is scanned last,
  * from its current frame up (it may have entered its ioctl through the
  * cache), so that the code can be freed before it returns.
  *
@@ -32,6 +41,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
+#include <asm/unwind.h>
 #include "cachepool.h"
 #include "exittail.h"
 #include "ksyms.h"
@@ -44,9 +54,15 @@ struct busy;
 struct scan {
 	const struct kjit_session *s;
 	struct task_struct *t; /* the task being scanned */
-	unsigned long rewritten;
+	unsigned long rewritten, faults; /* return addresses, fault IPs moved */
 	struct busy *busy; /* scan_all()'s, for scan_dying() */
 };
+
+/* Is @v code of @s's caches, the trampoline aside? */
+static bool in_cache(const struct kjit_session *s, unsigned long v)
+{
+	return kjit_pool_in_session(v) && v - s->tramp >= s->tramp_len;
+}
 
 /* A word of @sc->t's stack, or a slot where another tracer keeps one of
  * its return addresses: a cache return address is rewritten to the
@@ -54,13 +70,14 @@ struct scan {
  * runqueue may be its saved IP inside translated code (preempted): come
  * back later - whatever __state says, as a task preempted between
  * set_current_state() and schedule() is still queued. On a dequeued
- * (sleeping) task it can only be stale data, as its IP is in schedule(). */
+ * (sleeping) task it is stale data, as its IP is in schedule(), unless an
+ * exception frame holds it (move_entry_frames() looks at those). */
 static int move_word(unsigned long *p, void *arg)
 {
 	struct scan *sc = arg;
 	unsigned long v = READ_ONCE(*p), orig;
 
-	if (!kjit_pool_in_session(v) || v - sc->s->tramp < sc->s->tramp_len)
+	if (!in_cache(sc->s, v))
 		return 0; /* not the cache: no task runs the trampoline now
 			     (detach's RCU-tasks wait), so stale data */
 	orig = kjit_session_return_site(sc->s, v);
@@ -68,6 +85,33 @@ static int move_word(unsigned long *p, void *arg)
 		return READ_ONCE(sc->t->on_rq) ? -EBUSY : 0;
 	WRITE_ONCE(*p, orig);
 	sc->rewritten++;
+	return 0;
+}
+
+/* The exception and interrupt frames on the stack of @t (off CPU and off
+ * the runqueue), found by the kernel's unwinder: a saved IP on the copy of
+ * an instruction with an exception-table entry moves to the original; any
+ * other cache IP there is a frame that cannot move: -EBUSY, try again. */
+static int move_entry_frames(struct task_struct *t, struct scan *sc)
+{
+	struct unwind_state st;
+	struct pt_regs *regs;
+	unsigned long ip, orig;
+
+	for (unwind_start(&st, t, NULL, NULL); !unwind_done(&st);
+	     unwind_next_frame(&st)) {
+		regs = unwind_get_entry_regs(&st, NULL);
+		if (!regs)
+			continue;
+		ip = READ_ONCE(regs->ip);
+		if (!in_cache(sc->s, ip))
+			continue;
+		orig = kjit_session_fault_site(sc->s, ip);
+		if (!orig)
+			return -EBUSY;
+		WRITE_ONCE(regs->ip, orig);
+		sc->faults++;
+	}
 	return 0;
 }
 
@@ -95,6 +139,9 @@ static int scan_task(struct task_struct *t, void *arg)
 		if (err)
 			return err;
 	}
+	err = move_entry_frames(t, sc);
+	if (err)
+		return err;
 	return kjit_retstores_walk(t, move_word, sc);
 }
 
@@ -250,4 +297,8 @@ void kjit_quiesce(const struct kjit_session *s)
 		pr_info("kjit: %lu return address(es) moved out of the code "
 			"cache\n",
 			sc.rewritten);
+	if (sc.faults)
+		pr_info("kjit: %lu task(s) stopped in a fault in the code cache "
+			"resume at the original instruction\n",
+			sc.faults);
 }

@@ -199,6 +199,21 @@ unsigned long kjit_session_return_site(const struct kjit_session *s,
 	return 0;
 }
 
+unsigned long kjit_session_fault_site(const struct kjit_session *s,
+				      unsigned long a)
+{
+	unsigned long orig;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+	{
+		orig = kjit_cache_fault_site(&s->cpu[cpu]->cache, a);
+		if (orig)
+			return orig;
+	}
+	return 0;
+}
+
 size_t kjit_session_grown_bytes(const struct kjit_session *s)
 {
 	return READ_ONCE(s->deep_tab.bytes) + READ_ONCE(s->native.bytes) +

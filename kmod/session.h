@@ -160,6 +160,12 @@ size_t kjit_session_grown_bytes(const struct kjit_session *s);
  * Any context (kjit_cache_return_site() reads published blocks only). */
 unsigned long kjit_session_return_site(const struct kjit_session *s,
 				       unsigned long a);
+/* The original instruction that cache address @a stands for, if it is
+ * exactly the copy of one with an exception-table entry, in any CPU's
+ * cache (a fault there may sleep with its IP saved); else 0. Any context
+ * (kjit_cache_fault_site()). */
+unsigned long kjit_session_fault_site(const struct kjit_session *s,
+				      unsigned long a);
 
 /* Index of the attached function containing @addr, or -1 (deep callees
  * not included). Any context. */

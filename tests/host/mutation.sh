@@ -41,6 +41,8 @@ uw_push_unrecorded|jit/instrument.c|/emit_push_pop(e, KX86_OP_PUSH_R, reg);/{n;s
 uw_call_target|jit/flow.c|s/kjit_emit_unwind(e, e->uw_insn, 8);/(void)0;/|the unwind map misses the return address a followed indirect call pushes
 fixup_counter_moves|jit/instrument.c|s/if (d->insn\[i\].fixup == KJIT_FIXUP_EXIT)/if (d->insn[i].fixup == 0xee)/|the block counter may move past an instruction whose fault leaves the block
 fixup_landing_wrong|jit/translate.c|s/d->insn\[blk->fix_insn\].fixup_target);/d->insn[blk->fix_insn].fixup_target + 1);/|the landing of a copied fixup exits to the wrong address
+fault_site_off|jit/translate.c|s/blk->fix_orig_off = (u16)(d->insn\[i\].addr - blk->orig);/blk->fix_orig_off = (u16)(d->insn[i].addr - blk->orig + 1);/|a task stopped in a fault on a copied instruction would resume one byte past its original (kjit_cache_fault_site)
+jpred_rcx_unchained|jit/exit.h|s/pred_imm_off \&\& kjit_jpred_chained(code, pred_imm_off)};/false};/|a jmp *%rcx site fills its ways as if each compared the target: ways 2 and 3 compare a clobbered %rcx
 fixup_liveness|jit/decode.c|s/in->flags_read = KX86_FLAGS_ARITH;/(void)0;/|the flags the fixup of a fault may read count as dead before it
 entry_key_scale|codecache/entry.c|s/kjit_emit_u8(e, 0x9d);/kjit_emit_u8(e, 0x1d);/|the entry trampoline indexes its key table with a scale of 1, not 4
 dispatch_dep_dropped|kmod/kjit_refusals.h|s/"sched_clock", //|KJIT_DISPATCH_DEPS loses sched_clock, which kjit_dispatch calls

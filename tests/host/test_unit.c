@@ -441,6 +441,16 @@ static void test_fixups(void)
 		 "r=%s kind %u insn_off[1] %u fix_off %u land %u",
 		 kjit_reason_name(r), b.fix_kind, b.insn_off[1], b.fix_off,
 		 b.fix_land_off);
+	/* the access second in its block: where a task stopped in its fault
+	 * resumes natively (kjit_cache_fault_site) */
+	fixup_case("jit.fixup.orig_off", "4883c001 488b06 c3", ORIG + 4, 0,
+		   KJIT_EX_UACCESS, ORIG + 0x40, &b, &r, why);
+	kt_check("jit.fixup.orig_off",
+		 !r && !why[0] && b.fix_insn == 1 && b.fix_orig_off == 4 &&
+		     b.fix_off == b.insn_off[1] && b.fix_off > b.insn_off[0],
+		 "r=%s insn %u orig_off %u off %u insn_off %u %u",
+		 kjit_reason_name(r), b.fix_insn, b.fix_orig_off, b.fix_off,
+		 b.insn_off[0], b.insn_off[1]);
 	/* two user accesses: the second starts the next block */
 	fixup_case("jit.fixup.one_a_block", "488b06 488b0f c3", ORIG, ORIG + 3,
 		   KJIT_EX_UACCESS, ORIG + 0x40, &b, &r, why);

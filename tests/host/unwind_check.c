@@ -267,6 +267,18 @@ int uwc_block(struct uwc *u, const struct kjit_block_desc *d,
 	while (w.n_todo)
 		if (walk_one(u, &w, w.todo[--w.n_todo]))
 			return -1;
+	/* a task stopped in a fault on the copied instruction resumes at the
+	 * original (kmod/quiesce.c, kjit_cache_fault_site()): the copy must
+	 * be where the block says, and the original too, and (walked above,
+	 * (a)) nothing inserted may be on the stack there */
+	if (b->fix_insn != 0xff &&
+	    (b->fix_insn >= d->n || b->fix_off != b->insn_off[b->fix_insn] ||
+	     d->insn[b->fix_insn].addr != b->orig + b->fix_orig_off ||
+	     w.extra[b->fix_off] != 0))
+		return FAILF("the copied faulting instruction %u is not at "
+			     "+%#x in the cache and +%#x in the original, with "
+			     "nothing inserted on the stack",
+			     b->fix_insn, b->fix_off, b->fix_orig_off);
 	u->blocks++;
 	return 0;
 }
