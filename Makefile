@@ -105,6 +105,7 @@ module: deps
 	@$(call one_file_module,tests/vm/rigtest/kjit_rigtest.c)
 	@$(call one_file_module,kmod/companion/kjit_kprobes.c)
 	@$(call one_file_module,tests/vm/rigtest/kjit_ipmodify.c)
+	@$(call one_file_module,tests/vm/rigtest/kjit_kallwalk.c)
 	@$(call one_file_module,tests/vm/stackcheck/kjit_stackcheck.c)
 	@$(call one_file_module,tests/vm/livepatch/kjit_lptarget.c)
 	@$(call one_file_module,tests/vm/livepatch/kjit_lptest.c)

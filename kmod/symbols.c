@@ -9,12 +9,14 @@
  */
 #include <linux/kallsyms.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 #include "kmod/pool/kjit_pool.h"
+#include "ksyms.h"
 #include "session.h"
 #include "symbols.h"
 
@@ -28,6 +30,9 @@ static u16 shndx; /* the pool's text section, from kjit_pool_code */
 static struct kjit_session *naming;
 static u32 *done; /* per CPU: blocks named */
 static u64 named, dropped;
+/* The kernel's module_mutex (not exported), which walks of a module's
+ * symbols hold (symbols.h). */
+static struct mutex *modules_lock;
 
 static void name_blocks(struct work_struct *w);
 static DECLARE_DELAYED_WORK(namer, name_blocks);
@@ -122,9 +127,19 @@ void kjit_symbols_reset(void)
 {
 	if (!table.symtab || table.num_symtab == base_n)
 		return;
+	mutex_lock(modules_lock); /* walks in flight are done */
 	WRITE_ONCE(table.num_symtab, base_n);
+	mutex_unlock(modules_lock);
 	synchronize_rcu(); /* lookups in flight are done with the slots */
 	str_used = base_str;
+}
+
+/* Name @mod's symbols with @t, for walks and lookups alike (symbols.h). */
+static void publish(struct module *mod, struct mod_kallsyms *t)
+{
+	mutex_lock(modules_lock);
+	rcu_assign_pointer(mod->kallsyms, t);
+	mutex_unlock(modules_lock);
 }
 
 void kjit_symbols_init(void)
@@ -132,6 +147,12 @@ void kjit_symbols_init(void)
 	struct module *mod = kjit_pool.mod;
 	unsigned int i;
 
+	modules_lock = (struct mutex *)kjit_lookup_name("module_mutex");
+	if (!modules_lock) {
+		pr_info("kjit: translated code keeps one name (kjit_pool_code): "
+			"no module_mutex in kallsyms\n");
+		return;
+	}
 	orig = rcu_dereference_protected(mod->kallsyms, 1);
 	base_n = orig->num_symtab;
 	for (i = 0, base_str = 0; i < base_n; i++) {
@@ -167,7 +188,7 @@ void kjit_symbols_init(void)
 	memcpy(table.typetab, orig->typetab, base_n);
 	table.num_symtab = base_n;
 	str_used = base_str;
-	rcu_assign_pointer(mod->kallsyms, &table);
+	publish(mod, &table);
 }
 
 void kjit_symbols_exit(void)
@@ -175,8 +196,8 @@ void kjit_symbols_exit(void)
 	if (!table.symtab)
 		return;
 	kjit_symbols_stop();
-	rcu_assign_pointer(kjit_pool.mod->kallsyms, orig);
-	synchronize_rcu();
+	publish(kjit_pool.mod, orig);
+	synchronize_rcu(); /* and no lookup either */
 	vfree(table.symtab);
 	vfree(table.strtab);
 	vfree(table.typetab);

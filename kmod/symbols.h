@@ -15,11 +15,23 @@
  * attach), by a worker that runs every KJIT_SYMS_PERIOD_MS while a session
  * is attached: a block may go unnamed (kjit_pool_code+...) for that long.
  *
+ * The table has two kinds of readers: lookups by address (%pS, stack
+ * traces, /proc/kallsyms) under RCU-sched, and walks of every symbol
+ * (module_kallsyms_on_each_symbol(): kprobe events, fprobe, livepatch)
+ * under module_mutex, preemptible, which RCU does not wait for.
+ *
  * Invariants:
  *  - A symbol is written whole before the count that shows it grows
  *    (readers walk the table without a lock, under RCU-sched).
- *  - Symbols of a session go at its detach (count back, then an RCU-sched
- *    grace period) before their slots are written again.
+ *  - mod->kallsyms changes only under module_mutex, and a table it no
+ *    longer names is freed only after an RCU-sched grace period that
+ *    began once module_mutex was released: no reader of either kind
+ *    holds it then.
+ *  - Symbols of a session go at its detach (count back under
+ *    module_mutex, then an RCU-sched grace period) before their slots are
+ *    written again: no walk that saw them is still under way.
+ *  - Without module_mutex's address (kallsyms_lookup_name), the table is
+ *    never swapped: cache addresses keep the pool's one name.
  */
 #ifndef KJIT_SYMBOLS_H
 #define KJIT_SYMBOLS_H
