@@ -9,7 +9,9 @@
 #   make host-test    host unit/differential tests (no VM)
 #   make vm-test      boot each kernel under QEMU/TCG, run tests/vm/cases
 #                     (VM_KERNELS="6.12" for one; VM_CASES="..." for some cases)
-#   make test         host-test + vm-test, ends with "N passed, N failed"
+#   make test         host-test + vm-test, side by side (two guests or the
+#                     host tests and a guest at a time), ends with
+#                     "N passed, N failed"
 #   make demo         boot the test kernel and show what kjit does
 #                     (KJIT_ICOUNT=1: under QEMU -icount, one vCPU: its
 #                     timings are deterministic instruction counts;
@@ -53,7 +55,8 @@ WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 HOST_CFLAGS := -O2 -g $(WARN) -I$(ROOT)
 TOOL_LIBS   := -lZydis -lZycore -ldw -lelf
 
-.PHONY: all deps dbg module modules tool guest-progs stress host-test vm-test test demo rig-selftest \
+.PHONY: all deps dbg module modules tool guest-progs stress host-test vm-test test test-build \
+	demo rig-selftest \
 	format-check bench bench-deps clean
 all: module tool
 
@@ -148,29 +151,41 @@ host-test: deps modules $(HOST_TESTS)
 	@sh tests/run-host.sh $(RESULTS) $(HOST_TESTS)
 
 # ---- VM tests ------------------------------------------------------------
-# One run per kernel (each builds its modules first); results in
-# $(RESULTS)/vm-NAME.results, console logs in vm-NAME-console.log.
+# Every kernel's modules, then tests/vm/matrix.sh: each kernel's cases in
+# a few boots, two guests at a time; results in $(RESULTS)/vm-NAME.results,
+# console logs in vm-NAME-console.log, each boot's files in boots/.
 VM_KERNELS ?= $(shell cut -d' ' -f1 $(KERNELS_FILE) 2>/dev/null)
 vm-test: tool guest-progs
-	@mkdir -p $(RESULTS); rc=0; \
+	@mkdir -p $(RESULTS); rm -f $(RESULTS)/vm-*.results; \
 	for k in $(VM_KERNELS); do \
-		rm -f $(RESULTS)/vm-$$k.results; \
-		$(MAKE) --no-print-directory module KERNEL=$$k && \
-		sh tests/vm/run.sh --build $(BUILD) --kernel $$k \
-			--log $(RESULTS)/vm-$$k-console.log \
-			--results $(RESULTS)/vm-$$k.results $(VM_CASES) || rc=1; \
-	done; exit $$rc
+		$(MAKE) --no-print-directory module KERNEL=$$k || exit 1; \
+	done; \
+	sh tests/vm/matrix.sh --build $(BUILD) --results $(RESULTS) $(VM_KERNELS) \
+		$(if $(VM_CASES),-- $(VM_CASES))
 
+# Everything the tests run, built first, as many jobs at once as cores
+# (-k: what builds is tested; what does not, fails in the summary).
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+test-build: deps
+	@$(MAKE) --no-print-directory -k -j$(NPROC) modules tool guest-progs \
+		$(HOST_TESTS)
+
+# Host tests and VM boots side by side (tests/vm/matrix.sh: the host
+# tests take one core, like a single-threaded boot).
 test: deps
 	@rm -rf $(RESULTS); mkdir -p $(RESULTS)
-	-@$(MAKE) --no-print-directory host-test
-	-@$(MAKE) --no-print-directory vm-test
+	-@$(MAKE) --no-print-directory test-build
+	-@sh tests/vm/matrix.sh --build $(BUILD) --results $(RESULTS) \
+		--host "sh tests/run-host.sh $(RESULTS) $(HOST_TESTS)" \
+		$(VM_KERNELS) $(if $(VM_CASES),-- $(VM_CASES))
 	@sh tests/summarize.sh $(RESULTS) $(VM_KERNELS)
 
-# make stress [KJIT_STRESS_SECS=N]: the long soak, not part of make test.
+# make stress [KJIT_STRESS_SECS=N] [KJIT_STRESS_RMMOD_EVERY=N]
+# [KJIT_VM_APPEND=preempt=full]: the long soak, not part of make test.
 stress: module tool guest-progs
 	@mkdir -p $(BUILD)/stress
-	@echo "SECS=$${KJIT_STRESS_SECS:-180}" > $(BUILD)/stress/stress.conf
+	@printf 'SECS=%s\nRMMOD_EVERY=%s\n' "$${KJIT_STRESS_SECS:-180}" \
+		"$${KJIT_STRESS_RMMOD_EVERY:-1}" > $(BUILD)/stress/stress.conf
 	@sh tests/vm/run.sh --build $(BUILD) --kernel $(KERNEL) --log $(BUILD)/stress/console.log \
 		--results $(BUILD)/stress/results --extra $(BUILD)/stress/stress.conf \
 		tests/vm/stress/stress.sh

@@ -20,6 +20,8 @@ failed=$(grep -c '^KJIT-RESULT FAIL' "$dir/all.txt")
 skipped=$(grep -c '^KJIT-RESULT SKIP' "$dir/all.txt")
 echo
 echo "== test summary (details: $dir)"
+[ -s "$dir/pace" ] &&
+	echo "  host pace (case limits x factor; docs/testing.md): $(paste -sd, "$dir/pace" | sed 's/,/, /g')"
 grep '^KJIT-RESULT SKIP' "$dir/all.txt" | sed 's/^KJIT-RESULT /  /'
 grep '^KJIT-RESULT FAIL' "$dir/all.txt" | sed 's/^KJIT-RESULT /  /'
 if [ "$skipped" -gt 0 ]; then

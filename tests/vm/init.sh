@@ -12,6 +12,14 @@
 # warning, oops, lockup or stall while it ran, or if it left one of our
 # modules loaded: those are unloaded before the next case, so a failed case
 # cannot make the cases after it fail too. "KJIT-DONE" ends the run.
+#
+# Time limits follow the host (docs/testing.md, "Time limits that follow
+# the host"): a case's TIMEOUT is its limit on the reference host; `pace`
+# times a fixed piece of work at boot ("KJIT-PACE ... factor F") and every
+# limit here is TIMEOUT x F, F never below 1 (under -icount, F is 1).
+# casewatch runs each case: when the limit kills it, it prints the command
+# the case was in and how long each earlier step took. "KJIT-TIME NAME
+# SECONDS LIMIT" follows each case.
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
@@ -33,21 +41,36 @@ unload_leftovers() {
 	echo "${left% }"
 }
 
+# The reference host's time for pace's work (docs/testing.md names the host).
+PACE_REF_MS=300
 out "KJIT-BOOT $(uname -r) cpus=$(nproc)"
+factor=1
+if [ -e /tests/icount ]; then
+	out "KJIT-PACE none under -icount: factor 1"
+elif line=$(pace $PACE_REF_MS); then
+	out "$line"
+	factor=$(echo "$line" | sed -n 's/.*factor \([0-9.]*\)$/\1/p')
+else
+	out "KJIT-PACE pace failed: factor 1"
+fi
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
 while read -r name tmo; do
 	dmesg -c > /dev/null
 	rm -f /tmp/skip
-	out "KJIT-BEGIN $name at $(cut -d' ' -f1 /proc/uptime)s"
-	(cd /tmp && timeout -s KILL "$tmo" sh "/tests/cases/$name.sh" 2>&1; echo $? > /tmp/rc) |
-		tee /dev/ttyS1 > /dev/console
+	lim=$(awk -v t="$tmo" -v f="${factor:-1}" 'BEGIN { l = t * f; printf "%d", l == int(l) ? l : int(l) + 1 }')
+	t0=$(uptime_s)
+	out "KJIT-BEGIN $name at ${t0}s"
+	(cd /tmp && casewatch "$lim" sh "/tests/cases/$name.sh" 2>&1; echo $? > /tmp/rc) |
+		tee /dev/ttyS1 /tmp/case.out > /dev/console
 	rc=$(cat /tmp/rc)
+	out "KJIT-TIME $name $(awk -v a="$t0" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }') $lim"
 	why="" skip=""
 	if [ "$rc" = 77 ] && [ -s /tmp/skip ]; then
 		skip=$(cat /tmp/skip)
 		rc=0
 	fi
 	[ "$rc" = 0 ] || why="exit status $rc"
-	[ "$rc" = 137 ] && why="timed out after ${tmo}s"
+	[ "$rc" = 137 ] && why="timed out after ${lim}s ($tmo s x pace $factor)$(sed -n 's/^casewatch: timed out after [0-9]* s\(.*\)/\1/p' /tmp/case.out | head -n 1)"
 	left=$(unload_leftovers)
 	[ -n "$left" ] && why="${why:+$why; }left loaded: $left"
 	if dmesg | grep -E "$BAD" > /tmp/bad; then

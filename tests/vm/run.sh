@@ -22,7 +22,8 @@
 # an instruction count that repeats run after run (bench: BENCH_ONLY=icount).
 #
 # Usage: run.sh --build DIR --log FILE [--results FILE] [--timeout S] [--demo]
-#               [--kernel NAME] [--extra FILE] [--icount] [CASE.sh...]
+#               [--kernel NAME] [--extra FILE] [--icount]
+#               [--accel ACCEL [--suffix S]] [CASE.sh...]
 #        (default: every tests/vm/cases/*.sh)
 #        --kernel NAME: boot kernel NAME of build/cache/kernels (written by
 #          make deps from scripts/kernels; default: its first line) with the
@@ -30,6 +31,9 @@
 #          vm.NAME. (e.g. vm.6.12.attach_counts)
 #        --extra copies FILE into the guest's /tests/ (e.g. a case's settings)
 #        --timeout S: each boot's overall limit
+#        --accel ACCEL: every case in one boot under -accel ACCEL, its own
+#          checks named vm.NAME<S>.guest_log_clean and .poweroff
+#          (tests/vm/matrix.sh runs each boot so)
 #
 # Judgement (exit status 1 on any failure):
 #  - every requested case must report "KJIT-RESULT PASS name" on ttyS1;
@@ -44,8 +48,11 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=$ROOT/build LOG="" RESULTS="" TIMEOUT="" DEMO=0 EXTRA="" KNAME="" ICOUNT=0
+ACCEL="" SUFFIX=""
 while [ $# -gt 0 ]; do
 	case $1 in
+	--accel) ACCEL=$2; shift 2 ;;
+	--suffix) SUFFIX=$2; shift 2 ;;
 	--build) BUILD=$2; shift 2 ;;
 	--log) LOG=$2; shift 2 ;;
 	--results) RESULTS=$2; shift 2 ;;
@@ -205,13 +212,17 @@ boot() {
 	[ $ICOUNT = 1 ] && acc="$acc -icount shift=0,sleep=off" smp=1 app=nokaslr
 	[ -n "${KJIT_VM_GDB:-}" ] && smp=1 gdb="-gdb tcp:127.0.0.1:$KJIT_VM_GDB"
 	: > "$TTYS1"
-	timeout -k 5 "$1" "$QEMU" $acc -cpu max -smp $smp -m 1G $gdb \
+	rm -f "$BOOT/timed-out"
+	"$QEMU" $acc -cpu max -smp $smp -m 1G $gdb -name kjit,debug-threads=on \
 		-display none -monitor none -no-reboot \
 		-chardev "file,id=con,path=$LOG,append=on" -serial chardev:con \
 		-serial "file:$TTYS1" \
 		-kernel "$KERNEL" -initrd "$BOOT/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic=-1 loglevel=7 $app ${KJIT_VM_APPEND:-}" &
 	qpid=$!
+	slow_down $qpid "$2" || { kill -KILL $qpid; wait $qpid; return 1; }
+	watchdog $qpid "$1" &
+	wpid=$!
 	hpid=
 	if [ -n "$gdb" ] && [ -n "${KJIT_VM_HELPER:-}" ]; then
 		$KJIT_VM_HELPER "$TTYS1" &
@@ -225,10 +236,84 @@ boot() {
 	tpid=$!
 	wait $qpid
 	rc=$?
+	kill $wpid 2> /dev/null
+	wait $wpid 2> /dev/null
+	[ -e "$BOOT/timed-out" ] && rc=124
+	slow_end
 	[ -n "$hpid" ] && { kill $hpid 2> /dev/null; wait $hpid; }
 	wait $tpid
 	tr -d '\r' < "$TTYS1" > "$TTYS1.txt"
 	return $rc
+}
+
+# pace_factor: the guest's "KJIT-PACE ... factor F" (init.sh), once it has
+# printed it; nothing before.
+pace_factor() {
+	sed -n 's/^KJIT-PACE .*factor \([0-9.]*\).*/\1/p' "$TTYS1" | head -n 1
+}
+
+# watchdog QPID TOTAL: kill QEMU (and leave $BOOT/timed-out) once the
+# boot has run longer than its overall limit: --timeout S as given, else
+# (BOOT_ALLOW + TOTAL, the sum of the cases' limits) x the guest's pace
+# factor, or BOOT_ALLOW x MAX_PACE until the guest has printed it.
+BOOT_ALLOW=90 MAX_PACE=4
+watchdog() {
+	w0=$(date +%s)
+	while kill -0 "$1" 2> /dev/null; do
+		f=$(pace_factor)
+		if [ -n "$TIMEOUT" ]; then
+			lim=$TIMEOUT
+		elif [ -n "$f" ]; then
+			lim=$(awk -v t=$((BOOT_ALLOW + $2)) -v f="$f" 'BEGIN { printf "%d", t * f }')
+		else
+			lim=$((BOOT_ALLOW * MAX_PACE))
+		fi
+		if [ $(($(date +%s) - w0)) -ge "$lim" ]; then
+			echo "$lim" > "$BOOT/timed-out"
+			kill -TERM "$1" 2> /dev/null
+			sleep 5
+			kill -KILL "$1" 2> /dev/null
+			return
+		fi
+		sleep 2
+	done
+}
+
+# slow_down QPID ACCEL: with KJIT_VM_SLOW=F (e.g. 2), hold each thread
+# that runs guest code (QEMU names them with debug-threads=on: "CPU n/TCG"
+# under multi-threaded TCG, "ALL CPUs/TCG" under single-threaded TCG) to
+# 1/F of a core, through a cpu cgroup a thread (cgroup v1's cpu
+# controller: CFS bandwidth, 10 ms periods). The guest then runs as on
+# a host F times slower, and the limits must follow (docs/testing.md).
+# Fails, saying why, when no cgroup can be made.
+slow_down() {
+	SLOWCG=
+	[ -n "${KJIT_VM_SLOW:-}" ] || return 0
+	quota=$(awk -v f="$KJIT_VM_SLOW" 'BEGIN { printf "%d", 10000 / f }')
+	root=/sys/fs/cgroup/cpu
+	if ! [ -w $root ] || ! [ -e $root/cpu.cfs_period_us ]; then
+		echo "vm: KJIT_VM_SLOW=$KJIT_VM_SLOW needs cgroup v1's cpu controller at $root" >&2
+		return 1
+	fi
+	SLOWCG=$root/kjit-slow-$$-$1
+	mkdir "$SLOWCG" || return 1
+	sleep 0.5 # QEMU's vCPU threads come at machine init
+	for t in /proc/"$1"/task/*; do
+		case $(cat "$t/comm" 2> /dev/null) in *CPU*/TCG) ;; *) continue ;; esac
+		t=${t##*/}
+		mkdir "$SLOWCG/$t" && echo 10000 > "$SLOWCG/$t/cpu.cfs_period_us" &&
+			echo "$quota" > "$SLOWCG/$t/cpu.cfs_quota_us" &&
+			echo "$t" > "$SLOWCG/$t/tasks" || {
+			echo "vm: KJIT_VM_SLOW: cannot hold thread $t in $SLOWCG/$t" >&2
+			slow_end
+			return 1
+		}
+	done
+}
+slow_end() {
+	[ -n "${SLOWCG:-}" ] && [ -d "$SLOWCG" ] || return 0
+	rmdir "$SLOWCG"/* "$SLOWCG" 2> /dev/null
+	SLOWCG=
 }
 
 # judged_log CONSOLE: the console log less the kernel's echoes of its own
@@ -247,6 +332,7 @@ judged_log() {
 judge() {
 	suffix=$1 console=$2
 	shift 2
+	sed -n "s/^KJIT-TIME \([^ ]*\) /$VMP.\1 /p" "$TTYS1.txt" >> "$TIMES"
 	for c in "$@"; do
 		name=$(basename "$c" .sh)
 		line=$(grep -a "^KJIT-RESULT [A-Z]* $name\( \|$\)" "$TTYS1.txt" | tail -n 1)
@@ -261,7 +347,9 @@ judge() {
 	if [ "$qrc" = 0 ] && grep -aq '^KJIT-DONE' "$TTYS1.txt"; then
 		echo "KJIT-RESULT PASS $VMP$suffix.poweroff" >> "$RESULTS"
 	else
-		echo "KJIT-RESULT FAIL $VMP$suffix.poweroff qemu exit $qrc (124: overall timeout ${tmo_all}s)" >> "$RESULTS"
+		why="qemu exit $qrc"
+		[ -e "$BOOT/timed-out" ] && why="overall limit of $(cat "$BOOT/timed-out")s reached"
+		echo "KJIT-RESULT FAIL $VMP$suffix.poweroff $why" >> "$RESULTS"
 	fi
 }
 
@@ -294,11 +382,10 @@ run_boot() {
 		return 1
 	fi
 	total=$(pack_initramfs "$@") || return 1
-	tmo_all=${TIMEOUT:-$((total + 90))}
-	echo "vm: booting $KVER under QEMU -accel $accel ($# case(s), overall limit ${tmo_all}s); log: $LOG"
+	echo "vm: booting $KVER under QEMU -accel $accel ($# case(s), overall limit ${TIMEOUT:-$((total + BOOT_ALLOW))}s x pace)${KJIT_VM_SLOW:+, slowed $KJIT_VM_SLOW times}; log: $LOG"
 	start=$(wc -c < "$LOG")
 	echo "==== kjit rig: boot '$name', -accel $accel: $(for c in "$@"; do basename "$c" .sh; done | tr '\n' ' ')" >> "$LOG"
-	boot "$tmo_all" "$accel"
+	boot "$total" "$accel"
 	qrc=$?
 	if [ $DEMO = 1 ]; then
 		demo_html
@@ -313,6 +400,8 @@ run_boot() {
 
 : > "$LOG"
 : > "$RESULTS"
+TIMES=$RESULTS.times # "vm.KERNEL.CASE SECONDS LIMIT" per case (init.sh's KJIT-TIME)
+: > "$TIMES"
 single="" multi=""
 for c in "$@"; do
 	if [ "$(tcg_mode "$c")" = multi ]; then multi="$multi $c"; else single="$single $c"; fi
@@ -320,6 +409,12 @@ done
 rc=0
 if [ $ICOUNT = 1 ]; then
 	run_boot icount .icount tcg,thread=single "$@" || rc=1
+elif [ -n "$ACCEL" ]; then
+	# one boot of the given cases (tests/vm/matrix.sh): KJIT_VM_KVM and
+	# KJIT_VM_TCG still win
+	accel=${KJIT_VM_TCG:-$ACCEL}
+	[ "${KJIT_VM_KVM:-0}" = 1 ] && accel=kvm
+	run_boot "boot${SUFFIX:-}" "$SUFFIX" "$accel" "$@" || rc=1
 elif [ "${KJIT_VM_KVM:-0}" = 1 ] || [ -n "${KJIT_VM_TCG:-}" ]; then
 	accel=${KJIT_VM_TCG:-tcg,thread=single}
 	[ "${KJIT_VM_KVM:-0}" = 1 ] && accel=kvm

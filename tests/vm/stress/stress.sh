@@ -9,12 +9,17 @@
 # an idle-path function, which must be refused. The guest log must stay
 # clean.
 # Length: KJIT_STRESS_SECS of guest time (default 180), set by the caller
-# through /tests/stress.conf.
+# through /tests/stress.conf; kjit.ko is unloaded every RMMOD_EVERY cycles
+# (KJIT_STRESS_RMMOD_EVERY, default 1: every cycle; more makes more
+# attach/detach cycles in the time). Under KJIT_VM_APPEND=preempt=full
+# (the preemption model is printed first) a task can be preempted
+# anywhere in the dispatcher's fast path while detach quiesces.
 # tcg: multi
 # timeout: 1800
 . /tests/lib.sh
-SECS=180
+SECS=180 RMMOD_EVERY=1
 [ -f /tests/stress.conf ] && . /tests/stress.conf
+echo "preemption: $(cat /sys/kernel/debug/sched/preempt 2> /dev/null || echo unknown)"
 mix() { # mix CPU: the background load of one vCPU, forever
 	while :; do
 		workload -c $1 pipe 500 && workload -c $1 openclose 200 &&
@@ -46,15 +51,16 @@ while [ $(( $(cut -d. -f1 /proc/uptime) - start )) -lt $SECS ]; do
 	[ "$n" = 1000 ] || fail "cycle $cycles: __x64_sys_getpid entry counted ${n:-nothing}, want 1000"
 	kjit detach || fail "detach, cycle $cycles"
 	[ $((cycles % 3)) = 2 ] && { kjit stat | grep -E 'translated|fallback (nested|refused|full)'; }
-	unload_kjit
+	[ $((cycles % RMMOD_EVERY)) = $((RMMOD_EVERY - 1)) ] && unload_kjit
 	cycles=$((cycles + 1))
 done
 kill $m0 $m1
 wait 2> /dev/null
+unload_kjit
 echo nop > $T/current_tracer
 echo > $T/set_ftrace_filter
 echo 0 > $T/events/kjit/kjit_stress/enable
 echo '-:kjit/kjit_stress' >> $T/kprobe_events
-echo "stress: $cycles deep attach/count/detach/rmmod cycles in ${SECS}s with both vCPUs loaded"
+echo "stress: $cycles deep attach/count/detach cycles (rmmod every $RMMOD_EVERY) in ${SECS}s with both vCPUs loaded"
 [ -e /tmp/mix-failed ] && fail "a system call of the background mix failed: $(sort -u /tmp/mix-failed | tr '\n' ' ')"
 [ $cycles -ge 3 ] || fail "too few cycles"

@@ -1,0 +1,205 @@
+#!/bin/sh
+# matrix.sh - run the VM cases on every kernel, two guests at a time
+# (`make vm-test`; docs/testing.md, "The matrix").
+#
+# Each kernel's cases go into boots (tests/vm/run.sh): the cases marked
+# `# tcg: multi` into one multi-threaded boot, the others into SHARDS
+# single-threaded boots. The boots then run side by side on SLOTS host
+# cores (default: 2, or nproc if smaller): a single-threaded boot takes one
+# core, a multi-threaded one as many as its vCPUs (2), so a multi-threaded
+# boot runs alone on a 2-core host, as its cases need (real parallelism).
+# Longer boots start first; a boot's length is what its cases took in the
+# last run here (build/vm/case-times), else on the reference host
+# (tests/vm/case-times: "vm.KERNEL.CASE SECONDS [LIMIT]" a line, "host
+# SECONDS" for the host tests), else the sum of their limits.
+#
+# Usage: matrix.sh --build DIR --results DIR [--shards N] [--slots N]
+#                  [--host CMD] KERNEL... [-- CASE...]
+# --host CMD: one more job of one core, CMD run by sh (`make test`: the
+# host tests, tests/run-host.sh), its output in RESULTS/boots/host.out.
+# Writes, per kernel, RESULTS/vm-KERNEL.results (every boot's results),
+# vm-KERNEL-console.log (their console logs, one after the other) and
+# vm-KERNEL.results.times; each boot's own files are under RESULTS/boots/.
+# Prints a line as each boot starts and ends. Exit status 1 if anything
+# failed.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+BUILD="" RES="" SHARDS=${KJIT_VM_SHARDS:-2} SLOTS=${KJIT_VM_SLOTS:-2} HOST=""
+while [ $# -gt 0 ]; do
+	case $1 in
+	--host) HOST=$2; shift 2 ;;
+	--build) BUILD=$2; shift 2 ;;
+	--results) RES=$2; shift 2 ;;
+	--shards) SHARDS=$2; shift 2 ;;
+	--slots) SLOTS=$2; shift 2 ;;
+	--) shift; break ;;
+	*) KERNELS="${KERNELS:-} $1"; shift ;;
+	esac
+done
+[ -n "$BUILD" ] && [ -n "$RES" ] && [ -n "${KERNELS:-}" ] || {
+	echo "usage: matrix.sh --build DIR --results DIR KERNEL... [-- CASE...]" >&2
+	exit 2
+}
+[ $# -gt 0 ] || set -- "$HERE"/cases/*.sh
+CASES="$*"
+n=$(nproc 2> /dev/null || echo 2)
+[ "$SLOTS" -gt "$n" ] && SLOTS=$n
+[ "$SLOTS" -ge 1 ] || SLOTS=1
+BOOTS=$RES/boots
+mkdir -p "$BOOTS"
+: > "$RES/pace" # "vm.KERNEL.GROUP FACTOR (MS ms)" per boot (init.sh's KJIT-PACE)
+OLD_TIMES=$BUILD/vm/case-times # what the last run here measured
+REF_TIMES=$HERE/case-times       # what the reference host measured
+mkdir -p "$BUILD/vm"
+TIMES_IN=$OLD_TIMES
+[ -s "$TIMES_IN" ] || TIMES_IN=$REF_TIMES
+
+multi_case() { grep -q '^# tcg: *multi *$' "$1"; }
+case_limit() {
+	t=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$1" | head -n 1)
+	echo "${t:-60}"
+}
+# case_cost KERNEL CASE: seconds it took (TIMES_IN), else its limit.
+case_cost() {
+	name=$(basename "$2" .sh)
+	t=$(awk -v n="vm.$1.$name" '$1 == n { t = $2 } END { if (t != "") printf "%d", t + 1 }' \
+		"$TIMES_IN" 2> /dev/null)
+	echo "${t:-$(case_limit "$2")}"
+}
+
+# The jobs, one line each: COST SLOTS KERNEL GROUP CASE... Single-threaded
+# cases are dealt to the shards longest first, each to the shard with
+# the least so far.
+jobs=$BOOTS/jobs
+: > "$jobs"
+for k in $KERNELS; do
+	multi="" mcost=0
+	: > "$BOOTS/$k.single"
+	for c in $CASES; do
+		cost=$(case_cost "$k" "$c")
+		if multi_case "$c"; then
+			multi="$multi $c" mcost=$((mcost + cost))
+		else
+			echo "$cost $c" >> "$BOOTS/$k.single"
+		fi
+	done
+	[ -n "$multi" ] && echo "$mcost 2 $k multi$multi" >> "$jobs"
+	i=0
+	while [ $i -lt "$SHARDS" ]; do echo 0 > "$BOOTS/$k.shard$i"; i=$((i + 1)); done
+	sort -rn "$BOOTS/$k.single" | while read -r cost c; do
+		best=0 bcost=""
+		i=0
+		while [ $i -lt "$SHARDS" ]; do
+			s=$(head -n 1 "$BOOTS/$k.shard$i")
+			if [ -z "$bcost" ] || [ "$s" -lt "$bcost" ]; then best=$i bcost=$s; fi
+			i=$((i + 1))
+		done
+		{ echo $((bcost + cost)); tail -n +2 "$BOOTS/$k.shard$best"; echo "$c"; } \
+			> "$BOOTS/$k.shard$best.new"
+		mv "$BOOTS/$k.shard$best.new" "$BOOTS/$k.shard$best"
+	done
+	i=0
+	while [ $i -lt "$SHARDS" ]; do
+		f=$BOOTS/$k.shard$i
+		[ "$(wc -l < "$f")" -gt 1 ] &&
+			echo "$(head -n 1 "$f") 1 $k single$i $(tail -n +2 "$f" | tr '\n' ' ')" >> "$jobs"
+		rm -f "$f"
+		i=$((i + 1))
+	done
+	rm -f "$BOOTS/$k.single"
+done
+if [ -n "$HOST" ]; then
+	cost=$(awk '$1 == "host" { print $2 }' "$TIMES_IN" 2> /dev/null)
+	echo "${cost:-300} 1 host tests" >> "$jobs"
+fi
+sort -rn "$jobs" -o "$jobs"
+
+# run_job KERNEL GROUP CASE...: one boot of run.sh, its output to a file;
+# the host tests for KERNEL "host".
+run_job() {
+	k=$1 g=$2
+	shift 2
+	if [ "$k" = host ]; then
+		t=$(date +%s)
+		sh -c "$HOST" > "$BOOTS/host.out" 2>&1
+		r=$?
+		echo "host $(($(date +%s) - t))" > "$BOOTS/host.time"
+		return $r
+	fi
+	tcg=tcg,thread=single
+	[ "$g" = multi ] && tcg=tcg,thread=multi
+	sh "$HERE/run.sh" --build "$BUILD" --kernel "$k" --accel "$tcg" \
+		--suffix ".$g" --log "$BOOTS/$k.$g-console.log" \
+		--results "$BOOTS/$k.$g.results" "$@" > "$BOOTS/$k.$g.out" 2>&1
+}
+
+now() { date +%s; }
+t0=$(now)
+free=$SLOTS running="" rc=0
+total=$(wc -l < "$jobs")
+started=0
+# Start every job that fits, longest first; a multi job waits for its
+# slots, and no later job overtakes it (it would wait for ever).
+while :; do
+	while [ $started -lt "$total" ]; do
+		set -- $(sed -n "$((started + 1))p" "$jobs")
+		cost=$1 need=$2 k=$3 g=$4
+		shift 4
+		[ "$need" -gt "$SLOTS" ] && need=$SLOTS
+		[ "$need" -le "$free" ] || break
+		free=$((free - need))
+		run_job "$k" "$g" "$@" &
+		running="$running $!:$need:$k:$g:$(now)"
+		if [ "$k" = host ]; then
+			echo "vm: +$(($(now) - t0))s start host tests (~${cost}s)"
+		else
+			echo "vm: +$(($(now) - t0))s start $k $g ($# cases, ~${cost}s)"
+		fi
+		started=$((started + 1))
+	done
+	[ -n "$running" ] || break
+	sleep 2
+	still=""
+	for j in $running; do
+		pid=${j%%:*} rest=${j#*:}
+		need=${rest%%:*} rest=${rest#*:}
+		k=${rest%%:*} rest=${rest#*:}
+		g=${rest%%:*} since=${rest#*:}
+		if kill -0 "$pid" 2> /dev/null; then
+			still="$still $j"
+			continue
+		fi
+		wait "$pid" || rc=1
+		free=$((free + need))
+		if [ "$k" = host ]; then
+			r=$RES/host.results
+			echo "vm: +$(($(now) - t0))s end   host tests after $(($(now) - since))s:" \
+				"$(grep -c '^KJIT-RESULT PASS' "$r" 2> /dev/null) passed," \
+				"$(grep -c '^KJIT-RESULT FAIL' "$r" 2> /dev/null) failed"
+			grep '^KJIT-RESULT FAIL' "$r" 2> /dev/null | sed 's/^/  /'
+			continue
+		fi
+		r=$BOOTS/$k.$g.results
+		pace=$(sed -n 's/^KJIT-PACE \([0-9]*\) ms.*factor \([0-9.]*\).*/\2 (\1 ms)/p' \
+			"$BOOTS/$k.$g.out" | head -n 1)
+		echo "vm.$k.$g ${pace:-?}" >> "$RES/pace"
+		echo "vm: +$(($(now) - t0))s end   $k $g after $(($(now) - since))s" \
+			"(pace ${pace:-?}):" \
+			"$(grep -c '^KJIT-RESULT PASS' "$r" 2> /dev/null) passed," \
+			"$(grep -c '^KJIT-RESULT FAIL' "$r" 2> /dev/null) failed"
+		grep '^KJIT-RESULT FAIL' "$r" 2> /dev/null | sed 's/^/  /'
+	done
+	running=$still
+done
+
+# Per kernel: every boot's results, times and console logs in one file.
+for k in $KERNELS; do
+	cat "$BOOTS/$k".*.results > "$RES/vm-$k.results" 2> /dev/null
+	cat "$BOOTS/$k".*.results.times > "$RES/vm-$k.results.times" 2> /dev/null
+	cat "$BOOTS/$k".*-console.log > "$RES/vm-$k-console.log" 2> /dev/null
+done
+cat "$RES"/vm-*.results.times "$BOOTS/host.time" > "$OLD_TIMES.new" 2> /dev/null
+[ -s "$OLD_TIMES.new" ] && mv "$OLD_TIMES.new" "$OLD_TIMES"
+rm -f "$OLD_TIMES.new"
+echo "vm: every boot done in $(($(now) - t0))s on $SLOTS host cores"
+exit $rc
