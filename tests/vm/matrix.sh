@@ -3,15 +3,15 @@
 # (`make vm-test`; docs/testing.md, "The matrix").
 #
 # Each kernel's cases go into boots (tests/vm/run.sh): the cases marked
-# `# tcg: multi` into one multi-threaded boot, the others into SHARDS
-# single-threaded boots. The boots then run side by side on SLOTS host
+# `# tcg: multi` into one multi-threaded boot, the others into
+# single-threaded shards of about SHARD_S seconds each (or --shards N). The boots then run side by side on SLOTS host
 # cores (default: 2, or nproc if smaller): a single-threaded boot takes one
 # core, a multi-threaded one as many as its vCPUs (2), so a multi-threaded
 # boot runs alone on a 2-core host, as its cases need (real parallelism).
 # Longer boots start first; a boot's length is what its cases took in the
 # last run here (build/vm/case-times), else on the reference host
 # (tests/vm/case-times: "vm.KERNEL.CASE SECONDS [LIMIT]" a line, "host
-# SECONDS" for the host tests), else the sum of their limits.
+# SECONDS" for the host tests), else a third of their limits.
 #
 # Usage: matrix.sh --build DIR --results DIR [--shards N] [--slots N]
 #                  [--host CMD] KERNEL... [-- CASE...]
@@ -24,7 +24,8 @@
 # failed.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-BUILD="" RES="" SHARDS=${KJIT_VM_SHARDS:-2} SLOTS=${KJIT_VM_SLOTS:-2} HOST=""
+BUILD="" RES="" SHARDS=${KJIT_VM_SHARDS:-} SLOTS=${KJIT_VM_SLOTS:-2} HOST=""
+SHARD_S=400 # without --shards: about this many seconds of cases a shard
 while [ $# -gt 0 ]; do
 	case $1 in
 	--host) HOST=$2; shift 2 ;;
@@ -51,20 +52,27 @@ mkdir -p "$BOOTS"
 OLD_TIMES=$BUILD/vm/case-times # what the last run here measured
 REF_TIMES=$HERE/case-times       # what the reference host measured
 mkdir -p "$BUILD/vm"
-TIMES_IN=$OLD_TIMES
-[ -s "$TIMES_IN" ] || TIMES_IN=$REF_TIMES
 
 multi_case() { grep -q '^# tcg: *multi *$' "$1"; }
 case_limit() {
 	t=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$1" | head -n 1)
 	echo "${t:-60}"
 }
-# case_cost KERNEL CASE: seconds it took (TIMES_IN), else its limit.
+# times_of NAME: seconds NAME took here last time, else on the reference
+# host, else nothing.
+times_of() {
+	for f in "$OLD_TIMES" "$REF_TIMES"; do
+		t=$(awk -v n="$1" '$1 == n { t = $2 } END { if (t != "") printf "%d", t + 1 }' \
+			"$f" 2> /dev/null)
+		[ -n "$t" ] && { echo "$t"; return; }
+	done
+}
+# case_cost KERNEL CASE: seconds it took (times_of), else a third of its
+# limit (what cases take on the reference host, roughly).
 case_cost() {
 	name=$(basename "$2" .sh)
-	t=$(awk -v n="vm.$1.$name" '$1 == n { t = $2 } END { if (t != "") printf "%d", t + 1 }' \
-		"$TIMES_IN" 2> /dev/null)
-	echo "${t:-$(case_limit "$2")}"
+	t=$(times_of "vm.$1.$name")
+	echo "${t:-$(($(case_limit "$2") / 3))}"
 }
 
 # The jobs, one line each: COST SLOTS KERNEL GROUP CASE... Single-threaded
@@ -84,12 +92,14 @@ for k in $KERNELS; do
 		fi
 	done
 	[ -n "$multi" ] && echo "$mcost 2 $k multi$multi" >> "$jobs"
+	n=${SHARDS:-$(awk -v s=$SHARD_S '{ t += $1 } END { n = int(t / s + 0.5); print n < 1 ? 1 : n }' \
+		"$BOOTS/$k.single")}
 	i=0
-	while [ $i -lt "$SHARDS" ]; do echo 0 > "$BOOTS/$k.shard$i"; i=$((i + 1)); done
+	while [ $i -lt "$n" ]; do echo 0 > "$BOOTS/$k.shard$i"; i=$((i + 1)); done
 	sort -rn "$BOOTS/$k.single" | while read -r cost c; do
 		best=0 bcost=""
 		i=0
-		while [ $i -lt "$SHARDS" ]; do
+		while [ $i -lt "$n" ]; do
 			s=$(head -n 1 "$BOOTS/$k.shard$i")
 			if [ -z "$bcost" ] || [ "$s" -lt "$bcost" ]; then best=$i bcost=$s; fi
 			i=$((i + 1))
@@ -99,7 +109,7 @@ for k in $KERNELS; do
 		mv "$BOOTS/$k.shard$best.new" "$BOOTS/$k.shard$best"
 	done
 	i=0
-	while [ $i -lt "$SHARDS" ]; do
+	while [ $i -lt "$n" ]; do
 		f=$BOOTS/$k.shard$i
 		[ "$(wc -l < "$f")" -gt 1 ] &&
 			echo "$(head -n 1 "$f") 1 $k single$i $(tail -n +2 "$f" | tr '\n' ' ')" >> "$jobs"
@@ -109,7 +119,7 @@ for k in $KERNELS; do
 	rm -f "$BOOTS/$k.single"
 done
 if [ -n "$HOST" ]; then
-	cost=$(awk '$1 == "host" { print $2 }' "$TIMES_IN" 2> /dev/null)
+	cost=$(times_of host)
 	echo "${cost:-300} 1 host tests" >> "$jobs"
 fi
 sort -rn "$jobs" -o "$jobs"
@@ -198,7 +208,11 @@ for k in $KERNELS; do
 	cat "$BOOTS/$k".*.results.times > "$RES/vm-$k.results.times" 2> /dev/null
 	cat "$BOOTS/$k".*-console.log > "$RES/vm-$k-console.log" 2> /dev/null
 done
-cat "$RES"/vm-*.results.times "$BOOTS/host.time" > "$OLD_TIMES.new" 2> /dev/null
+# what this run measured, over what the last runs here did
+touch "$OLD_TIMES"
+cat "$RES"/vm-*.results.times "$BOOTS/host.time" 2> /dev/null |
+	awk 'FNR == NR { new[$1] = $0; next } !($1 in new) { print } END { for (k in new) print new[k] }' \
+		- "$OLD_TIMES" 2> /dev/null > "$OLD_TIMES.new"
 [ -s "$OLD_TIMES.new" ] && mv "$OLD_TIMES.new" "$OLD_TIMES"
 rm -f "$OLD_TIMES.new"
 echo "vm: every boot done in $(($(now) - t0))s on $SLOTS host cores"

@@ -35,4 +35,5 @@ mkfifo /tmp/fifo
 # a pipe with data waiting: the copy to the user page is copy_to_user's
 (while :; do echo data; sleep 0.1; done > /tmp/fifo) & f=$!
 run detach /tmp/fifo
-kill $f 2> /dev/null
+kill $f 2> /dev/null || :
+echo "a task asleep in a fault in the cache survived detach and rmmod"

@@ -4,26 +4,32 @@
  *
  *   casewatch LIMIT_S CMD [ARG...]
  *
- * Runs CMD in a process group of its own. Every 200 ms it looks at CMD's
- * children in /proc: each one is a step of the case (a command the case's
- * shell ran, or a subshell); it notes when each began (its start time in
- * /proc/PID/stat) and when it was last seen. Past LIMIT_S seconds it prints
+ * Runs CMD in a process group of its own and waits for it, doing nothing
+ * else: many cases count every read(), open() or exit in the guest
+ * exactly, so a watcher that polled /proc while they ran would change
+ * their counts. What it needs afterwards the kernel keeps on the way: BSD
+ * process accounting (acct(2), on for the case only, into a file in /tmp)
+ * writes a record as each process of the case exits - its command name,
+ * when it began (to the second) and how long it ran (to 10 ms). Past
+ * LIMIT_S seconds it prints
  *
  *   casewatch: timed out after LIMIT_S s in: COMMAND (running for T s)
- *   casewatch: steps before it, in order (of N; shorter than 0.5 s left out):
- *   casewatch:   +START_S  DURATION_S  COMMAND
+ *   casewatch: steps before it, in order of their end (of N; shorter
+ *   casewatch: than 0.5 s left out):
+ *   casewatch:   +START_S  DURATION_S  NAME [exit STATUS]
  *
- * (COMMAND: the command line of the deepest process under the step, with
- * the step's own when they differ), kills the group and exits 137, as
- * `timeout -s KILL` does. Otherwise it exits with CMD's status (128 + the
- * signal for a signalled CMD). Durations are sampled: within 0.2 s.
- *
- * It has no work of its own while the case runs but a scan of /proc five
- * times a second.
+ * (COMMAND: the command line of the newest, deepest process under the
+ * case, from /proc; NAME: a process's name as accounting has it), kills the
+ * group and exits 137, as `timeout -s KILL` does. Otherwise it exits with
+ * CMD's status (128 + the signal for a signalled CMD), after killing what
+ * the case left in its group. Without process accounting (no
+ * CONFIG_BSD_PROCESS_ACCT_V3) it says so and names the command only.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/acct.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,29 +38,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_STEPS 4096
-#define MAX_PROCS 1024
+#define ACCT_FILE "/tmp/.casewatch.acct"
 #define CMD_LEN	  160
-#define POLL_NS	  200000000L
 #define SHOW_MIN  0.5 /* steps shorter than this are counted, not listed */
+#define ACCT_HZ	  100 /* AHZ: accounting's clock ticks a second */
 
-struct step {
-	int pid;
-	double start, last, gone; /* seconds since the case began: began,
-				     last seen, first seen gone */
-	char cmd[CMD_LEN];
-	int ended;
-};
-
-static struct step steps[MAX_STEPS];
-static int n_steps, dropped;
-static double ticks;
-
-static double now(void)
+static double boot_now(void)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(CLOCK_BOOTTIME, &t);
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
@@ -76,16 +69,13 @@ static int proc_stat(int pid, int *ppid, double *start)
 		return -1;
 	buf[n] = 0;
 	p = strrchr(buf, ')'); /* the name may hold blanks */
-	if (!p)
+	if (!p || sscanf(p + 2, "%*c %d", ppid) != 1)
 		return -1;
-	/* after ")": state ppid ... field 22 (starttime) is the 20th */
-	if (sscanf(p + 2, "%*c %d", ppid) != 1)
-		return -1;
-	for (i = 0; i < 20 && p; i++)
+	for (i = 0; i < 20 && p; i++) /* field 22, starttime */
 		p = strchr(p + 1, ' ');
 	if (!p || sscanf(p + 1, "%llu", &st) != 1)
 		return -1;
-	*start = st / ticks;
+	*start = st / (double)sysconf(_SC_CLK_TCK);
 	return 0;
 }
 
@@ -115,198 +105,198 @@ static void proc_cmd(int pid, char *buf, size_t size)
 	buf[n] = 0;
 }
 
-struct proc {
-	int pid, ppid;
-	double start;
-};
-
-static struct proc procs[MAX_PROCS];
-static int n_procs;
-
-static void scan_procs(void)
+/* The newest child of @pid now, or 0; *@start: when it began. */
+static int newest_child(int pid, double *start)
 {
-	struct dirent *d;
 	DIR *dir = opendir("/proc");
+	struct dirent *d;
+	double best = -1, st;
+	int c = 0, ppid;
 
-	n_procs = 0;
 	if (!dir)
-		return;
-	while ((d = readdir(dir)) && n_procs < MAX_PROCS) {
-		int pid = atoi(d->d_name), ppid;
-		double st;
+		return 0;
+	while ((d = readdir(dir))) {
+		int p = atoi(d->d_name);
 
-		if (pid > 0 && !proc_stat(pid, &ppid, &st))
-			procs[n_procs++] = (struct proc){pid, ppid, st};
+		if (p > 0 && !proc_stat(p, &ppid, &st) && ppid == pid &&
+		    st >= best)
+			best = st, c = p;
 	}
 	closedir(dir);
-}
-
-/* The newest child of @pid in the last scan, or 0. */
-static int newest_child(int pid)
-{
-	double best = -1;
-	int i, c = 0;
-
-	for (i = 0; i < n_procs; i++)
-		if (procs[i].ppid == pid && procs[i].start >= best)
-			best = procs[i].start, c = procs[i].pid;
+	*start = best;
 	return c;
 }
 
-/* What step @pid runs: its command line, and the deepest (newest)
- * descendant's when that is another program (a subshell's command). */
-static void step_cmd(int pid, char *buf, size_t size)
+/* Where the case is: its newest, deepest process, and for how long. */
+static void report_where(int top, int limit)
 {
-	char own[CMD_LEN], deep[CMD_LEN];
-	int p = pid, c, depth = 0;
+	char cmd[CMD_LEN];
+	double start = 0, st;
+	int p = top, c, depth = 0;
 
-	proc_cmd(pid, own, sizeof(own));
-	while ((c = newest_child(p)) && depth++ < 16)
-		p = c;
-	if (p == pid) {
-		snprintf(buf, size, "%s", own);
-		return;
-	}
-	proc_cmd(p, deep, sizeof(deep));
-	if (!strcmp(own, deep))
-		snprintf(buf, size, "%s", own);
-	else
-		snprintf(buf, size, "%.100s (in: %.50s)", deep, own);
-}
-
-/* One look at the case's children (@top: the case's process). */
-static void sample(int top, double t0, double boot_t0)
-{
-	int i, k;
-
-	scan_procs();
-	for (k = 0; k < n_steps; k++)
-		if (!steps[k].ended)
-			steps[k].ended = -1; /* unless seen again below */
-	for (i = 0; i < n_procs; i++) {
-		if (procs[i].ppid != top)
-			continue;
-		for (k = n_steps - 1; k >= 0; k--)
-			if (steps[k].pid == procs[i].pid && steps[k].ended <= 0)
-				break;
-		if (k < 0) {
-			if (n_steps == MAX_STEPS) {
-				dropped++;
-				continue;
-			}
-			k = n_steps++;
-			steps[k].pid = procs[i].pid;
-			steps[k].start = procs[i].start - boot_t0;
-			if (steps[k].start < 0)
-				steps[k].start = 0;
-		}
-		steps[k].ended = 0;
-		steps[k].last = now() - t0;
-		step_cmd(procs[i].pid, steps[k].cmd, sizeof(steps[k].cmd));
-	}
-	for (k = 0; k < n_steps; k++)
-		if (steps[k].ended < 0) {
-			steps[k].ended = 1;
-			steps[k].gone = now() - t0;
-		}
-}
-
-/* How long step @k ran: to the middle of its last sample and the next. */
-static double step_len(const struct step *s)
-{
-	return (s->ended ? (s->last + s->gone) / 2 : s->last) - s->start;
-}
-
-static void report(int limit)
-{
-	int k, shown = 0, hidden = 0, cur = -1;
-
-	for (k = n_steps - 1; k >= 0 && cur < 0; k--)
-		if (!steps[k].ended)
-			cur = k;
-	if (cur >= 0)
-		printf("casewatch: timed out after %d s in: %s (running for "
-		       "%.1f s)\n",
-		       limit, steps[cur].cmd, step_len(&steps[cur]));
-	else
+	while ((c = newest_child(p, &st)) && depth++ < 16)
+		p = c, start = st;
+	if (p == top) {
 		printf("casewatch: timed out after %d s in the case's shell "
 		       "itself (no command running)\n",
 		       limit);
-	for (k = 0; k < n_steps; k++)
-		if (k != cur && step_len(&steps[k]) < SHOW_MIN)
-			hidden++;
-	printf("casewatch: steps before it, in order (of %d; %d shorter than "
-	       "%.1f s left out%s):\n",
-	       n_steps - (cur >= 0), hidden, SHOW_MIN,
-	       dropped ? ", more not recorded" : "");
-	for (k = 0; k < n_steps; k++) {
-		double d = step_len(&steps[k]);
+		return;
+	}
+	proc_cmd(p, cmd, sizeof(cmd));
+	printf("casewatch: timed out after %d s in: %s (running for %.1f s)\n",
+	       limit, cmd, boot_now() - start);
+}
 
-		if (k == cur || d < SHOW_MIN)
+#define MAX_RECS 8192
+
+static struct acct_v3 recs[MAX_RECS];
+static char in_case[MAX_RECS];
+
+/* Is @pid the case's shell, a process of the case that exited (a
+ * record marked so far), or one of its processes still alive? */
+static int of_case(int top, int n, int pid)
+{
+	double st;
+	int k, p = pid, ppid, depth = 0;
+
+	if (pid == top)
+		return 1;
+	for (k = 0; k < n; k++)
+		if (in_case[k] && (int)recs[k].ac_pid == pid)
+			return 1;
+	while (p > 1 && depth++ < 32 && !proc_stat(p, &ppid, &st)) {
+		if (ppid == top)
+			return 1;
+		p = ppid;
+	}
+	return 0;
+}
+
+/* The steps before it: every process of the case that exited, from the
+ * accounting file (every process of the guest that exited meanwhile),
+ * in the order they ended. */
+static void report_steps(int top, time_t t0)
+{
+	int fd = open(ACCT_FILE, O_RDONLY), n = 0, k, more = 1;
+	int total = 0, hidden = 0, shown = 0;
+
+	if (fd < 0) {
+		printf("casewatch: no earlier steps (no process accounting: "
+		       "CONFIG_BSD_PROCESS_ACCT_V3)\n");
+		return;
+	}
+	while (n < MAX_RECS && read(fd, &recs[n], sizeof(recs[n])) ==
+				  sizeof(recs[n]))
+		if (recs[n].ac_version == 3)
+			in_case[n++] = 0;
+	close(fd);
+	while (more) /* a parent's record follows its children's */
+		for (k = n - 1, more = 0; k >= 0; k--)
+			if (!in_case[k] && of_case(top, n, recs[k].ac_ppid))
+				in_case[k] = 1, more = 1;
+	for (k = 0; k < n; k++)
+		if (in_case[k]) {
+			total++;
+			hidden += recs[k].ac_etime / ACCT_HZ < SHOW_MIN;
+		}
+	printf("casewatch: steps before it, in order of their end (of %d; %d "
+	       "shorter than %.1f s left out):\n",
+	       total, hidden, SHOW_MIN);
+	for (k = 0; k < n; k++) {
+		double d = recs[k].ac_etime / ACCT_HZ;
+		long at = (long)recs[k].ac_btime - (long)t0;
+
+		if (!in_case[k] || d < SHOW_MIN)
 			continue;
-		printf("casewatch:   +%6.1f s  %6.1f s  %s\n", steps[k].start, d,
-		       steps[k].cmd);
+		printf("casewatch:   +%4ld s  %6.2f s  %.*s%s", at < 0 ? 0 : at,
+		       d, (int)sizeof(recs[k].ac_comm), recs[k].ac_comm,
+		       recs[k].ac_flag & AFORK ? " (a subshell)" : "");
+		if (recs[k].ac_exitcode)
+			printf(" exit %u", recs[k].ac_exitcode);
+		printf("\n");
 		shown++;
 	}
 	if (!shown)
 		printf("casewatch:   (none)\n");
-	fflush(stdout);
 }
 
-/* Seconds since boot now (CLOCK_BOOTTIME, what /proc/PID/stat counts). */
-static double uptime(void)
+/* Wait for @pid up to @limit seconds, in one sleep: SIGCHLD or the end of
+ * the limit wakes it. True when it exited, with *status. */
+static int wait_limit(pid_t pid, int limit, int *status)
 {
-	struct timespec t;
+	struct timespec end, now, left;
+	sigset_t set;
 
-	clock_gettime(CLOCK_BOOTTIME, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += limit;
+	for (;;) {
+		pid_t w = waitpid(pid, status, WNOHANG);
+
+		if (w == pid)
+			return 1;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left.tv_sec = end.tv_sec - now.tv_sec;
+		left.tv_nsec = end.tv_nsec - now.tv_nsec;
+		if (left.tv_nsec < 0)
+			left.tv_sec--, left.tv_nsec += 1000000000L;
+		if (left.tv_sec < 0)
+			return 0;
+		sigtimedwait(&set, NULL, &left);
+	}
 }
 
 int main(int argc, char **argv)
 {
-	struct timespec poll = {0, POLL_NS};
-	double t0, boot_t0;
-	int limit, status;
+	int limit, status, fd, accounting;
+	sigset_t set;
+	time_t t0;
 	pid_t pid;
 
 	if (argc < 3 || (limit = atoi(argv[1])) <= 0) {
 		fprintf(stderr, "usage: casewatch LIMIT_S CMD [ARG...]\n");
 		return 2;
 	}
-	ticks = sysconf(_SC_CLK_TCK);
-	t0 = now();
-	boot_t0 = uptime();
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	fd = open(ACCT_FILE, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd >= 0)
+		close(fd);
+	accounting = fd >= 0 && !acct(ACCT_FILE);
+	if (!accounting)
+		unlink(ACCT_FILE);
+	t0 = time(NULL);
 	pid = fork();
 	if (pid < 0) {
 		perror("casewatch: fork");
 		return 2;
 	}
 	if (!pid) {
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
 		setpgid(0, 0);
 		execvp(argv[2], argv + 2);
 		perror("casewatch: exec");
 		_exit(127);
 	}
 	setpgid(pid, pid);
-	for (;;) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR)
-			return 2;
-		if (now() - t0 >= limit) {
-			sample(pid, t0, boot_t0);
-			report(limit);
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			return 137;
-		}
-		sample(pid, t0, boot_t0);
-		nanosleep(&poll, NULL);
+	if (!wait_limit(pid, limit, &status)) {
+		if (accounting)
+			acct(NULL);
+		report_where(pid, limit);
+		report_steps(pid, t0);
+		fflush(stdout);
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		unlink(ACCT_FILE);
+		return 137;
 	}
-	/* what the group left behind goes too, as with timeout(1) */
+	if (accounting)
+		acct(NULL);
+	unlink(ACCT_FILE);
+	/* what the group left behind goes too */
 	kill(-pid, SIGKILL);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
