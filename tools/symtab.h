@@ -17,8 +17,8 @@
 
 struct ksym {
 	uint64_t addr, end;
-	char *name;
-	char *module;
+	char *name;   /* in the table's buffer: freed with it */
+	char *module; /* likewise; "" for vmlinux */
 };
 
 struct symtab {
@@ -26,6 +26,7 @@ struct symtab {
 	size_t n;
 	int restricted; /* every address read as 0 (kptr_restrict, not root) */
 	uint64_t jump_table[2]; /* __start/__stop___jump_table (data), or 0 */
+	char *buf; /* the file, parsed in place */
 };
 
 /* Loads @path. Returns 0, -EPERM if addresses are hidden, -errno else. */

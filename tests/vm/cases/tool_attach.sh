@@ -3,7 +3,7 @@
 # --deep/--depth and a second attach refused with one clear line and a
 # non-zero status; stat names every fallback reason; --no-count translates
 # but counts nothing.
-# timeout: 60
+# timeout: 120
 . /tests/lib.sh
 load_kjit
 kjit attach vfs_read ksys_read > /tmp/o.out || fail "attach two"

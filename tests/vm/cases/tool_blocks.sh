@@ -4,7 +4,7 @@
 # runs starts where a static block starts (the CFG finds kjit's leaders),
 # and the report's coverage uses these blocks. Errors: unknown and
 # ambiguous names, offsets, usage.
-# timeout: 60
+# timeout: 120
 . /tests/lib.sh
 load_kjit
 kjit blocks ksys_read > /tmp/b.out || fail "blocks ksys_read"

@@ -4,7 +4,7 @@
 # clear line on stderr and a non-zero status, never an empty success.
 # Also: record -- false (its status, kjit.data kept), report's choice of
 # the live session over ./kjit.data, --version, conflicting options.
-# timeout: 60
+# timeout: 120
 . /tests/lib.sh
 unload_kjit
 one_line() { [ "$(wc -l < /tmp/e.out)" = 1 ] || { cat /tmp/e.out; fail "$1: not one line"; }; }

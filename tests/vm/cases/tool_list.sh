@@ -3,7 +3,7 @@
 # with the module's own (an attach of one function per reason is refused
 # with the same words); tracefs/debugfs are mounted by the tool when absent;
 # no match, bad usage and not root fail with one clear line.
-# timeout: 60
+# timeout: 120
 . /tests/lib.sh
 load_kjit
 kjit list 'vfs_rea*' > /tmp/l.out || fail "list vfs_rea*"

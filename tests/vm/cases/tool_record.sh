@@ -2,7 +2,7 @@
 # version, kernel, command, functions, blocks, end), report from the file
 # in every format and sort order, --top with disassembly, coverage, a file
 # from "another boot", cut and foreign files, record errors.
-# timeout: 60
+# timeout: 120
 . /tests/lib.sh
 load_kjit
 mkdir -p /tmp/rec && cd /tmp/rec || fail "mkdir"
