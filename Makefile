@@ -39,7 +39,7 @@ BUILD ?= $(ROOT)/build
 CACHE := $(BUILD)/cache
 # The kernels (name, release, headers) as make deps resolved them; read
 # when a recipe runs, so after deps on a bare machine.
-KERNELS_FILE := $(CACHE)/kernels
+KERNELS_FILE ?= $(CACHE)/kernels
 ifneq ($(KJIT_KERNEL),)
 KERNEL := $(KJIT_KERNEL)
 VM_KERNELS := $(KJIT_KERNEL)
@@ -55,7 +55,8 @@ WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 HOST_CFLAGS := -O2 -g $(WARN) -I$(ROOT)
 TOOL_LIBS   := -lZydis -lZycore -ldw -lelf
 
-.PHONY: all deps dbg module modules tool guest-progs stress host-test vm-test test test-build \
+.PHONY: all deps dbg module modules tool guest-progs stress host-test vm-test test \
+	test-build \
 	demo rig-selftest \
 	format-check bench bench-deps clean
 all: module tool
@@ -102,21 +103,21 @@ pool_module = d=$(MODS)/kjit_pool; mkdir -p $$d && \
 
 module: deps
 	@test -n "$(KHDR)" || { echo "no kernel '$(KERNEL)' in $(KERNELS_FILE)"; exit 1; }
-	@$(call pool_module)
+	+@$(call pool_module)
 	@sh scripts/kbuild-tree.sh $(ROOT) $(BUILD) $(MODS)/kmod
-	@$(call kbuild,$(MODS)/kmod,KBUILD_EXTRA_SYMBOLS=$(MODS)/kjit_pool/Module.symvers)
-	@$(call one_file_module,tests/vm/rigtest/kjit_rigtest.c)
-	@$(call one_file_module,kmod/companion/kjit_kprobes.c)
-	@$(call one_file_module,tests/vm/rigtest/kjit_ipmodify.c)
-	@$(call one_file_module,tests/vm/rigtest/kjit_kallwalk.c)
-	@$(call one_file_module,tests/vm/stackcheck/kjit_stackcheck.c)
-	@$(call one_file_module,tests/vm/livepatch/kjit_lptarget.c)
-	@$(call one_file_module,tests/vm/livepatch/kjit_lptest.c)
-	@$(call line_module)
+	+@$(call kbuild,$(MODS)/kmod,KBUILD_EXTRA_SYMBOLS=$(MODS)/kjit_pool/Module.symvers)
+	+@$(call one_file_module,tests/vm/rigtest/kjit_rigtest.c)
+	+@$(call one_file_module,kmod/companion/kjit_kprobes.c)
+	+@$(call one_file_module,tests/vm/rigtest/kjit_ipmodify.c)
+	+@$(call one_file_module,tests/vm/rigtest/kjit_kallwalk.c)
+	+@$(call one_file_module,tests/vm/stackcheck/kjit_stackcheck.c)
+	+@$(call one_file_module,tests/vm/livepatch/kjit_lptarget.c)
+	+@$(call one_file_module,tests/vm/livepatch/kjit_lptest.c)
+	+@$(call line_module)
 	@echo "  built $(MODS)/kmod/kjit.ko and kjit_pool.ko ($(KERNEL))"
 
 modules: deps
-	@for k in $$(cut -d' ' -f1 $(KERNELS_FILE)); do \
+	+@for k in $$(cut -d' ' -f1 $(KERNELS_FILE)); do \
 		$(MAKE) --no-print-directory module KERNEL=$$k || exit 1; done
 
 # ---- user tool -----------------------------------------------------------

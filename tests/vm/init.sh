@@ -16,7 +16,8 @@
 # Time limits follow the host (docs/testing.md, "Time limits that follow
 # the host"): a case's TIMEOUT is its limit on the reference host; `pace`
 # times a fixed piece of work at boot ("KJIT-PACE ... factor F") and every
-# limit here is TIMEOUT x F, F never below 1 (under -icount, F is 1).
+# limit here is TIMEOUT x F, F never below 1 (under -icount, F is 1), and
+# x the kernel's own slowness when the rig says it has one (make sanitize).
 # casewatch runs each case: when the limit kills it, it prints the command
 # the case was in and how long each earlier step took. "KJIT-TIME NAME
 # SECONDS LIMIT" follows each case.
@@ -52,6 +53,12 @@ elif line=$(pace $PACE_REF_MS); then
 	factor=$(echo "$line" | sed -n 's/.*factor \([0-9.]*\)$/\1/p')
 else
 	out "KJIT-PACE pace failed: factor 1"
+fi
+# a kernel known to run slower (make sanitize's) says by how much
+slower=$(cat /tests/slower 2> /dev/null)
+if [ -n "$slower" ] && [ "$slower" != 1 ]; then
+	factor=$(awk -v f="${factor:-1}" -v k="$slower" 'BEGIN { print f * k }')
+	out "KJIT-PACE kernel slower by $slower: limits x $factor"
 fi
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 while read -r name tmo; do
