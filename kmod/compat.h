@@ -70,6 +70,16 @@
 #include <linux/types.h>
 #include <linux/version.h>
 
+/* Does the kernel's unwinder find the exception and interrupt frames on a
+ * stack (unwind_get_entry_regs(): ORC and frame pointers do, the guess
+ * unwinder does not)? kmod/quiesce.c looks for saved IPs in the cache
+ * with it. */
+#if defined(CONFIG_UNWINDER_ORC) || defined(CONFIG_UNWINDER_FRAME_POINTER)
+#define KJIT_UNWIND_FINDS_REGS 1
+#else
+#define KJIT_UNWIND_FINDS_REGS 0
+#endif
+
 /* get_unaligned()/put_unaligned(): moved to <linux/unaligned.h> in 6.12. */
 #if __has_include(<linux/unaligned.h>)
 #include <linux/unaligned.h>

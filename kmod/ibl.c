@@ -7,6 +7,7 @@
 #include <linux/cpumask.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "ibl.h"
@@ -62,6 +63,21 @@ void kjit_ibl_clear(void)
 		for (i = 0; t && i < KJIT_IBL_SLOTS; i++)
 			WRITE_ONCE(t[i].word, 0);
 	}
+}
+
+bool kjit_ibl_frozen;
+
+void kjit_ibl_freeze(void)
+{
+	WRITE_ONCE(kjit_ibl_frozen, true);
+	synchronize_rcu(); /* fills run with preemption disabled */
+	kjit_ibl_clear();
+}
+
+void kjit_ibl_thaw(void)
+{
+	kjit_ibl_clear();
+	WRITE_ONCE(kjit_ibl_frozen, false);
 }
 
 void kjit_ibl_reset_hits(void)

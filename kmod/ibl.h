@@ -85,19 +85,29 @@ int kjit_ibl_init(void);
 /* Module unload (and a failed load): free the tables. */
 void kjit_ibl_exit(void);
 
-/* Remember @target -> @run on this CPU. Preemption disabled. */
+/* Set by kjit_ibl_freeze(): the tables take no more entries. */
+extern bool kjit_ibl_frozen;
+
+/* Remember @target -> @run on this CPU, unless the tables are frozen.
+ * Preemption disabled. */
 static inline void kjit_ibl_fill(unsigned long target, unsigned long run)
 {
 	struct kjit_ibl_entry *e = this_cpu_read(kjit_ibl_tab) +
 				   ((target >> 4) & (KJIT_IBL_SLOTS - 1));
 	u64 w = kjit_ibl_word(target, run);
 
-	if (w)
+	if (w && !READ_ONCE(kjit_ibl_frozen))
 		WRITE_ONCE(e->word, w);
 }
 
-/* Empty every CPU's table. Process context, no session running code. */
+/* Empty every CPU's table (one store a slot: the fast path may be
+ * probing). Process context. */
 void kjit_ibl_clear(void);
+/* Detach: no more entries (after a synchronize_rcu(), no fill is in
+ * flight either), then empty every table. Process context, sleeps. */
+void kjit_ibl_freeze(void);
+/* Attach: empty tables that take entries again. Process context. */
+void kjit_ibl_thaw(void);
 /* Zero the hit counters (a new session). */
 void kjit_ibl_reset_hits(void);
 #endif

@@ -43,6 +43,7 @@
 #include <linux/sched/task_stack.h>
 #include <asm/unwind.h>
 #include "cachepool.h"
+#include "compat.h"
 #include "exittail.h"
 #include "ksyms.h"
 #include "quiesce.h"
@@ -55,6 +56,7 @@ struct scan {
 	const struct kjit_session *s;
 	struct task_struct *t; /* the task being scanned */
 	unsigned long rewritten, faults; /* return addresses, fault IPs moved */
+	bool stray; /* @t's stack holds a cache address that is no return site */
 	struct busy *busy; /* scan_all()'s, for scan_dying() */
 };
 
@@ -81,18 +83,23 @@ static int move_word(unsigned long *p, void *arg)
 		return 0; /* not the cache: no task runs the trampoline now
 			     (detach's RCU-tasks wait), so stale data */
 	orig = kjit_session_return_site(sc->s, v);
-	if (!orig)
-		return READ_ONCE(sc->t->on_rq) ? -EBUSY : 0;
+	if (!orig) {
+		if (READ_ONCE(sc->t->on_rq))
+			return -EBUSY;
+		sc->stray = true; /* stale, or an exception frame's IP */
+		return 0;
+	}
 	WRITE_ONCE(*p, orig);
 	sc->rewritten++;
 	return 0;
 }
 
-/* The exception and interrupt frames on the stack of @t (off CPU and off
- * the runqueue), found by the kernel's unwinder: a saved IP on the copy of
- * an instruction with an exception-table entry moves to the original; any
- * other cache IP there is a frame that cannot move: -EBUSY, try again. */
-static int move_entry_frames(struct task_struct *t, struct scan *sc)
+/* One walk of @t's stack with the kernel's unwinder: the first exception
+ * or interrupt frame whose saved IP is in the cache has it moved, if it is
+ * the copy of an instruction with an exception-table entry, to the
+ * original (1); any other cache IP there is a frame that cannot move
+ * (-EBUSY); 0: none. */
+static int move_one_entry_frame(struct task_struct *t, struct scan *sc)
 {
 	struct unwind_state st;
 	struct pt_regs *regs;
@@ -111,8 +118,26 @@ static int move_entry_frames(struct task_struct *t, struct scan *sc)
 			return -EBUSY;
 		WRITE_ONCE(regs->ip, orig);
 		sc->faults++;
+		return 1;
 	}
 	return 0;
+}
+
+/* The exception and interrupt frames on the stack of @t (off CPU and off
+ * the runqueue): moved one by one, the walk starting anew after each, so
+ * that it goes on from the original (its ORC) rather than from the copy.
+ * 0, or -EBUSY: a frame that cannot move (try again later). Without an
+ * unwinder that finds such frames (KJIT_UNWIND_FINDS_REGS), a stray cache
+ * address may be one: busy too. */
+static int move_entry_frames(struct task_struct *t, struct scan *sc)
+{
+	int err, n = 0;
+
+	if (!KJIT_UNWIND_FINDS_REGS)
+		return -EBUSY;
+	while ((err = move_one_entry_frame(t, sc)) > 0 && ++n < 16)
+		;
+	return err < 0 ? err : 0;
 }
 
 /* task_call_func() callback: @t cannot start running meanwhile. */
@@ -130,6 +155,7 @@ static int scan_task(struct task_struct *t, void *arg)
 	if (READ_ONCE(t->__state) == TASK_DEAD || !task_stack_page(t))
 		return 0;
 	sc->t = t;
+	sc->stray = false;
 	p = (unsigned long *)t->thread.sp;
 	end = (unsigned long *)(task_stack_page(t) + THREAD_SIZE);
 	if (p < (unsigned long *)task_stack_page(t) || p >= end)
@@ -139,10 +165,14 @@ static int scan_task(struct task_struct *t, void *arg)
 		if (err)
 			return err;
 	}
-	err = move_entry_frames(t, sc);
+	/* return addresses that other tracers keep, before the unwinder
+	 * reads them back */
+	err = kjit_retstores_walk(t, move_word, sc);
 	if (err)
 		return err;
-	return kjit_retstores_walk(t, move_word, sc);
+	/* only a stack with such a word can hold an exception frame's cache
+	 * IP: the unwinder is not run on the others */
+	return sc->stray ? move_entry_frames(t, sc) : 0;
 }
 
 #define KJIT_MAX_BUSY 256

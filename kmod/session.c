@@ -6,12 +6,14 @@
  *   1. unregister every ftrace direct call: no new entry into the cache
  *      (if ftrace keeps one, detach stops here and says so: nothing the
  *      diverted function reaches may go);
- *   2. synchronize_rcu_tasks(): every task that was preempted inside a
- *      trampoline or translated code has since scheduled voluntarily;
+ *   2. freeze and empty the lookup tables (kjit_ibl_freeze), then
+ *      synchronize_rcu_tasks(): every task that was preempted inside a
+ *      trampoline, translated code or the fast path of kjit_dispatch_entry
+ *      (which may hold a continuation read before the tables emptied) has
+ *      since scheduled voluntarily; from now on the fast path sends nobody
+ *      back into the cache;
  *   3. clear kjit_active and synchronize_rcu(): no dispatcher (preemption
- *      disabled, any context, interrupts included) still uses the session
- *      or fills a lookup table; then empty the lookup tables, so that the
- *      fast path of kjit_dispatch_entry sends nobody back into the cache;
+ *      disabled, any context, interrupts included) still uses the session;
  *   4. kjit_quiesce(): tasks that called out of translated code (native-call
  *      mode) and sleep there get their cache return addresses rewritten to
  *      the original ones (also where other tracers keep them); tasks still
@@ -467,7 +469,7 @@ int __kjit_session_attach(struct kjit_session *s, bool best_effort)
 		s->tramp_len = 0;
 		return err;
 	}
-	kjit_ibl_clear();
+	kjit_ibl_thaw();
 	kjit_ibl_reset_hits();
 	kjit_exit_tail_start(s);
 	rcu_assign_pointer(kjit_active, s);
@@ -511,23 +513,34 @@ int __kjit_session_detach(struct kjit_session *s)
 		pr_err("kjit: detach stopped: %u functions are still diverted; "
 		       "the session stays attached (detach again to retry)\n",
 		       left);
+		/* rmmod could not wait for ftrace for ever: refuse it until a
+		 * detach succeeds (never in rmmod's own detach, whose module
+		 * is going: control.c tries again there) */
+		if (!s->holds_module && try_module_get(THIS_MODULE))
+			s->holds_module = true;
 		return -EBUSY;
+	}
+	if (s->holds_module) {
+		module_put(THIS_MODULE);
+		s->holds_module = false;
 	}
 	kjit_symbols_stop();
 	kjit_scope_stop(&s->scope);
+	/* The lookup tables take no more entries and are emptied, before the
+	 * RCU-tasks wait below. A task preempted in the fast path of
+	 * kjit_dispatch_entry (module text: quiesce sees nothing of the cache
+	 * on it) that read its slot before the tables emptied may hold the
+	 * continuation only as half of a word, in no form quiesce knows: the
+	 * wait lets it go on, into the cache (where quiesce finds it) or out,
+	 * by its next voluntary switch. One that reads its slot after this
+	 * misses and goes into C. Left filled, the tables sent such a task
+	 * back into the cache after quiesce, to sleep in a translated callee
+	 * and wake into freed code. */
+	kjit_ibl_freeze();
 	synchronize_rcu_tasks();
 	kjit_watch_stop();
 	rcu_assign_pointer(kjit_active, NULL);
 	synchronize_rcu();
-	/* No dispatcher fills the lookup tables now (synchronize_rcu()):
-	 * empty them before quiesce. A task preempted in the fast path of
-	 * kjit_dispatch_entry (module text: quiesce sees nothing of the cache
-	 * on it) before it read its slot then misses and runs natively; one
-	 * that read it holds the cache address in a register or on its
-	 * stack, saved where quiesce sees it, and is waited for. Left filled,
-	 * the table sent such a task back into the cache after quiesce, to
-	 * sleep in a translated callee and wake into freed code. */
-	kjit_ibl_clear();
 	kjit_quiesce(s);
 	/* No dispatcher runs any more (synchronize_rcu() above), and only the
 	 * dispatcher writes the caches: their writable aliases go. */

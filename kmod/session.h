@@ -136,6 +136,7 @@ struct kjit_session {
 	unsigned int n_groups;
 	bool watched;		    /* watch.c saw arch_arm_kprobe for us */
 	bool stepped_aside;	    /* detached for a livepatch (livepatch.h) */
+	bool holds_module; /* a detach failed: kjit.ko pinned until one works */
 	u32 scope_req;		    /* KJIT_SCOPE_* asked for (kjit_attach) */
 	struct kjit_scope scope;    /* who is counted (scope.h) */
 	atomic64_t patched;	    /* int3 Kprobes armed in translated code */

@@ -3,6 +3,7 @@
 # item 5): the session stays attached and keeps counting, a second detach
 # finishes; rmmod tries again until ftrace lets go. kjit.fail_divert_off=N
 # (a test hook) fails the next N removals with -EIO before ftrace is asked.
+# After a failed detach, rmmod is refused until a detach works.
 # Before the fix, detach went on to fill the code with int3 and free the
 # trampoline, and the next getpid() ran into it.
 # timeout: 120
@@ -19,6 +20,10 @@ grep -q 'ftrace did not remove a diversion.*session stays attached' /tmp/d.err |
 	fail "detach's failure not explained"
 dmesg | grep -q 'kjit: detach stopped: 2 functions are still diverted' ||
 	fail "no 'detach stopped' line in the kernel log"
+# the module stays until a detach works: rmmod is refused, not hung
+rmmod kjit 2> /tmp/r.err && fail "rmmod succeeded with a diversion left"
+cat /tmp/r.err
+[ -e /dev/kjit ] || fail "rmmod took kjit away with a diversion left"
 # still attached, still counting exactly
 before=$(entry_count __x64_sys_getpid)
 workload getpid 1000 || fail "getpid after the refused detach"
@@ -30,8 +35,8 @@ kjit detach 2> /tmp/d.err && fail "a third detach found a session attached"
 grep -q 'nothing is attached' /tmp/d.err || fail "third detach: $(cat /tmp/d.err)"
 workload getpid 1000 || fail "getpid after detach"
 
-# rmmod with a session whose removal fails twice: the unload waits and
-# tries again, once a second
+# rmmod with a session whose removal fails twice (first in rmmod itself,
+# whose module is going): the unload waits and tries again, once a second
 kjit attach __x64_sys_getpid > /dev/null || fail "attach 2"
 echo 2 > $hook
 dmesg -c > /dev/null
