@@ -25,7 +25,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUILD="" RES="" SHARDS=${KJIT_VM_SHARDS:-} SLOTS=${KJIT_VM_SLOTS:-2} HOST=""
-SHARD_S=400 # without --shards: about this many seconds of cases a shard
+SHARD_S=250 # without --shards: about this many seconds of cases a shard
 while [ $# -gt 0 ]; do
 	case $1 in
 	--host) HOST=$2; shift 2 ;;
