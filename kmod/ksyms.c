@@ -126,9 +126,12 @@ void *kjit_gate(unsigned long addr)
 
 extern char kjit_dispatch_entry[], kjit_dispatch_entry_nf[];
 
-/* On an IBT kernel, does @p start with endbr64? (Always true elsewhere.) */
+/* On an IBT kernel, does @p start with endbr64? (Always true elsewhere.)
+ * @p is hidden from the optimizer: a read of sym+4 folded into a
+ * relocation makes objtool warn "relocation to !ENDBR" (KASAN builds). */
 static bool ibt_entry_ok(const void *p)
 {
+	OPTIMIZER_HIDE_VAR(p);
 	return !IS_ENABLED(CONFIG_X86_KERNEL_IBT) ||
 	       kx86_is_endbr64(p, KX86_ENDBR64_LEN);
 }

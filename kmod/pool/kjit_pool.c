@@ -4,9 +4,11 @@
  * the module's exception and ORC tables sized for it (kjit_pool.h says why
  * and what kjit.ko keeps true). Data only: nothing here ever runs.
  */
+#include <linux/module.h> /* first: asm/extable.h's inline helpers use
+			     cpu_relax() without including its header
+			     (kernels without CONFIG_X86_MCE) */
 #include <linux/extable.h>
 #include <asm/extable.h>
-#include <linux/module.h>
 #include <linux/stringify.h>
 #include <asm/orc_types.h>
 #include "kjit_pool.h"
