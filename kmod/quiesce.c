@@ -66,6 +66,17 @@ static bool in_cache(const struct kjit_session *s, unsigned long v)
 	return kjit_pool_in_session(v) && v - s->tramp >= s->tramp_len;
 }
 
+/* Words of another task's stack (or the current one's, above this frame)
+ * are read with READ_ONCE_NOCHECK, as the kernel's unwinder reads them:
+ * they include the redzones KASAN poisons around live frames' locals. A
+ * stale word there can equal a return site and be rewritten too (harmless:
+ * nothing reads it), so the write is not checked either. */
+static noinline __no_sanitize_address void write_word(unsigned long *p,
+						      unsigned long v)
+{
+	WRITE_ONCE(*p, v);
+}
+
 /* A word of @sc->t's stack, or a slot where another tracer keeps one of
  * its return addresses: a cache return address is rewritten to the
  * original it stands for. Any other cache address on a task that is on a
@@ -77,7 +88,7 @@ static bool in_cache(const struct kjit_session *s, unsigned long v)
 static int move_word(unsigned long *p, void *arg)
 {
 	struct scan *sc = arg;
-	unsigned long v = READ_ONCE(*p), orig;
+	unsigned long v = READ_ONCE_NOCHECK(*p), orig;
 
 	if (!in_cache(sc->s, v))
 		return 0; /* not the cache: no task runs the trampoline now
@@ -89,7 +100,7 @@ static int move_word(unsigned long *p, void *arg)
 		sc->stray = true; /* stale, or an exception frame's IP */
 		return 0;
 	}
-	WRITE_ONCE(*p, orig);
+	write_word(p, orig);
 	sc->rewritten++;
 	return 0;
 }
@@ -242,11 +253,11 @@ static void scan_all(struct scan *sc, struct busy *b)
 static int move_own_word(unsigned long *p, void *arg)
 {
 	struct scan *sc = arg;
-	unsigned long v = READ_ONCE(*p), orig;
+	unsigned long v = READ_ONCE_NOCHECK(*p), orig;
 
 	orig = kjit_pool_in_session(v) ? kjit_session_return_site(sc->s, v) : 0;
 	if (orig) {
-		WRITE_ONCE(*p, orig);
+		write_word(p, orig);
 		sc->rewritten++;
 	}
 	return 0;
