@@ -55,7 +55,7 @@ WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 HOST_CFLAGS := -O2 -g $(WARN) -I$(ROOT)
 TOOL_LIBS   := -lZydis -lZycore -ldw -lelf
 
-.PHONY: all deps dbg module modules tool guest-progs stress host-test vm-test test \
+.PHONY: all deps dbg module modules tool guest-progs stress sanitize host-test vm-test test \
 	test-build \
 	demo rig-selftest \
 	format-check bench bench-deps clean
@@ -180,6 +180,28 @@ test: deps
 		--host "sh tests/run-host.sh $(RESULTS) $(HOST_TESTS)" \
 		$(VM_KERNELS) $(if $(VM_CASES),-- $(VM_CASES))
 	@sh tests/summarize.sh $(RESULTS) $(VM_KERNELS)
+
+# make sanitize [FLAVOR=kasan|kcsan]: the checking kernel of that flavour
+# (scripts/sanitize-kernel.sh: 6.12's source, tests/sanitize/*.config;
+# built once, cached), then every VM case and the stress on it. Not part
+# of make test (docs/testing.md, "Sanitizer kernels"). Results in
+# build/sanitize/FLAVOR.
+FLAVOR ?= kasan
+SAN_RES = $(BUILD)/sanitize/$(FLAVOR)
+sanitize: deps tool guest-progs
+	@sh scripts/sanitize-kernel.sh $(BUILD) $(FLAVOR)
+	@$(MAKE) --no-print-directory module KERNEL=6.12-$(FLAVOR) \
+		KERNELS_FILE=$(CACHE)/kernels-$(FLAVOR)
+	@rm -rf $(SAN_RES); mkdir -p $(SAN_RES)
+	@printf 'SECS=%s\nRMMOD_EVERY=1\n' "$${KJIT_STRESS_SECS:-180}" > $(SAN_RES)/stress.conf
+	-@KJIT_KERNELS_FILE=$(CACHE)/kernels-$(FLAVOR) sh tests/vm/matrix.sh \
+		--build $(BUILD) --results $(SAN_RES) 6.12-$(FLAVOR) \
+		$(if $(VM_CASES),-- $(VM_CASES))
+	-@KJIT_KERNELS_FILE=$(CACHE)/kernels-$(FLAVOR) sh tests/vm/run.sh \
+		--build $(BUILD) --kernel 6.12-$(FLAVOR) --log $(SAN_RES)/stress-console.log \
+		--results $(SAN_RES)/stress.results --extra $(SAN_RES)/stress.conf \
+		tests/vm/stress/stress.sh
+	@sh tests/summarize.sh --no-host $(SAN_RES) 6.12-$(FLAVOR)
 
 # make stress [KJIT_STRESS_SECS=N] [KJIT_STRESS_RMMOD_EVERY=N]
 # [KJIT_VM_APPEND=preempt=full]: the long soak, not part of make test.
