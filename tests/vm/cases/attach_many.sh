@@ -1,5 +1,5 @@
 # attach_many - one session of thousands of functions: every instrumentable
-# function matching a few patterns (at least 2,000; there was a limit of
+# function matching a few patterns (at least 1,000; there was a limit of
 # 64), attached by pattern through the tool, which names each matching
 # function it skips with its reason. All of them share one entry
 # trampoline, which finds each function from its fentry return address: the
@@ -19,7 +19,9 @@ pats="vfs_* __x64_sys_* *_read* tcp_* proc_* seq_* kernfs_* pipe_*"
 kjit list --ok $pats > /tmp/many.list || fail "list $pats"
 n=$(awk '/^0x/ { print $1 }' /tmp/many.list | sort -u | wc -l) # aliases: once
 echo "$n instrumentable functions match: $pats"
-[ "$n" -ge 2000 ] || fail "only $n functions match; the case wants 2,000"
+# thousands (the old limit was 64): Debian's kernels match over 2,000,
+# make sanitize's small 6.12 about 1,500
+[ "$n" -ge 1000 ] || fail "only $n functions match; the case wants 1,000"
 
 t0=$(date +%s)
 kjit attach $pats > /tmp/a.out 2> /tmp/a.err || { cat /tmp/a.err; fail "attach $pats"; }

@@ -402,10 +402,38 @@ static void time_nocount(int fd, char **names, int n_names, const char *op,
 
 static int probe_only; /* -O */
 
-/* -O: no Kprobe in a deep callee that is not named with -C. */
+/* Is @name part of a checker's runtime (lockdep, KASAN, KCSAN, KFENCE,
+ * UBSAN, debug objects: make sanitize's kernels)? A Kprobe there recurses:
+ * its handler takes locks, which run lockdep, which hits the Kprobe
+ * ("Unrecoverable kprobe detected" in lockdep_hardirqs_on_prepare). */
+static int is_checker(const char *name)
+{
+	static const char *const prefix[] = {
+	    "lockdep",	 "lock_acquire",  "lock_release",  "__lock_",
+	    "lock_is_held", "mark_lock",  "mark_usage",    "mark_held_locks",
+	    "validate_chain", "check_prev", "lookup_chain", "add_chain",
+	    "hlock_",	 "look_up_lock",  "register_lock_class",
+	    "find_held_lock", "match_held_lock", "check_flags", "kasan_",
+	    "__kasan",	 "__asan",	  "kcsan_",	   "__kcsan",
+	    "__tsan",	 "__ubsan",	  "kfence_",	   "__kfence",
+	    "debug_object", "__debug_object", "debug_check_no",
+	    "trace_hardirqs", "lock_pin", "lock_unpin", "lock_repin",
+	    "lock_downgrade", "lock_set_class", "lock_sync",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++)
+		if (!strncmp(name, prefix[i], strlen(prefix[i])))
+			return 1;
+	return 0;
+}
+
+/* No Kprobe in a deep callee that is not named with -C under -O, nor in
+ * one of a checker's runtime. */
 static int is_skipped(const struct kjit_func_info *f)
 {
-	return probe_only && f->deep && !is_exact(f->name);
+	return f->deep && !is_exact(f->name) &&
+	       (probe_only || is_checker(f->name));
 }
 
 /* Kprobe counts for every block address (errs: register_kprobe result;
