@@ -2,10 +2,19 @@
 # machine: both first run `make deps`, which installs what is missing.
 #
 #   make deps         install packages, fetch Zydis source and the test kernel
-#   make module       build/mod/KERNEL/kmod/kjit.ko (Zydis and jit/ compiled
-#                     in) and the test modules, for one kernel
-#   make modules      the same for every kernel of scripts/kernels
+#   make module       kjit.ko and kjit_pool.ko (Zydis and jit/ compiled in)
+#                     for one kernel: KDIR=DIR, a kernel build tree (in
+#                     build/mod/rel-RELEASE); else KERNEL=NAME, a test
+#                     kernel (build/mod/NAME, with the test modules); else
+#                     the running kernel when its headers are installed;
+#                     else the first test kernel
+#   make modules      the test modules of every kernel of scripts/kernels
 #   make tool         build/tools/kjit (user tool: libZydis, libdw, libelf)
+#   make install      the tool in $(PREFIX)/bin, the modules for KDIR (else
+#                     the running kernel) in /lib/modules/RELEASE/updates/kjit,
+#                     then depmod; DESTDIR=DIR installs under DIR
+#   make dkms-source  the module's source as DKMS builds it, in
+#                     $(DESTDIR)/usr/src/kjit-VERSION (then: dkms add kjit/VERSION)
 #   make host-test    host unit/differential tests (no VM)
 #   make vm-test      boot each kernel under QEMU/TCG, run tests/vm/cases
 #                     (VM_KERNELS="6.12" for one; VM_CASES="..." for some cases)
@@ -30,7 +39,7 @@
 #   make format-check clang-format check of our own sources
 #
 # KERNEL=NAME (a name from scripts/kernels; default: its first line) picks
-# the kernel of module, demo, stress, bench and rig-selftest.
+# the test kernel of demo, stress, bench and rig-selftest (and of module).
 # KJIT_KERNEL=NAME does that and also limits vm-test and test to that
 # kernel (for development speed): make test KJIT_KERNEL=6.12
 
@@ -55,7 +64,8 @@ WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 HOST_CFLAGS := -O2 -g $(WARN) -I$(ROOT)
 TOOL_LIBS   := -lZydis -lZycore -ldw -lelf
 
-.PHONY: all deps dbg module modules tool guest-progs stress sanitize host-test vm-test test \
+.PHONY: all deps dbg module test-module kdir-module product-modules build-deps \
+	install dkms-source modules tool guest-progs stress sanitize host-test vm-test test \
 	test-build \
 	demo rig-selftest \
 	format-check bench bench-deps clean
@@ -101,13 +111,46 @@ pool_module = d=$(MODS)/kjit_pool; mkdir -p $$d && \
 	{ cmp -s $$d/Kbuild.new $$d/Kbuild || mv $$d/Kbuild.new $$d/Kbuild; } && \
 	rm -f $$d/Kbuild.new && $(call kbuild,$$d)
 
-module: deps
-	@test -n "$(KHDR)" || { echo "no kernel '$(KERNEL)' in $(KERNELS_FILE)"; exit 1; }
+# make module: for KDIR, else for KERNEL when named, else for the running
+# kernel when its headers are installed, else for the first test kernel.
+RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
+ifeq ($(KDIR)$(KJIT_KERNEL)$(filter command line environment,$(origin KERNEL)),)
+ifneq ($(wildcard $(RUNNING_KDIR)/Makefile),)
+KDIR := $(RUNNING_KDIR)
+endif
+endif
+ifneq ($(KDIR),)
+module: kdir-module
+else
+module: test-module
+endif
+
+# The modules a user runs (kjit_pool.ko, kjit.ko, kjit_kprobes.ko for
+# `kjit compare`), for $(KHDR) in $(MODS).
+product-modules:
 	+@$(call pool_module)
-	@sh scripts/kbuild-tree.sh $(ROOT) $(BUILD) $(MODS)/kmod
+	@KJIT_WERROR=$(KJIT_WERROR) sh scripts/kbuild-tree.sh $(ROOT) $(BUILD) $(MODS)/kmod
 	+@$(call kbuild,$(MODS)/kmod,KBUILD_EXTRA_SYMBOLS=$(MODS)/kjit_pool/Module.symvers)
-	+@$(call one_file_module,tests/vm/rigtest/kjit_rigtest.c)
 	+@$(call one_file_module,kmod/companion/kjit_kprobes.c)
+
+# For a kernel build tree: what it lacks is named first
+# (scripts/kdir-probe.sh); the modules go to build/mod/rel-RELEASE, or
+# KJIT_MODS=DIR (dkms.conf). Needs Zydis's source, not the test kernels.
+build-deps:
+	@test -f $(ZYDIS)/src/Decoder.c -a -d $(CACHE)/zycore-include/Zycore || \
+		sh scripts/deps.sh $(BUILD) --build
+KJIT_MODS_DIR = $(if $(KJIT_MODS),$(abspath $(KJIT_MODS)),$(BUILD)/mod/rel-$$rel)
+kdir-module: build-deps
+	@rel=$$(sh scripts/kdir-probe.sh $(KDIR)) || exit 1; \
+	mods=$(KJIT_MODS_DIR); \
+	$(MAKE) --no-print-directory product-modules KHDR=$(KDIR) MODS=$$mods && \
+	echo "  built $$mods/kmod/kjit.ko and kjit_pool.ko ($$rel)"
+
+# For a test kernel of scripts/kernels: also the test modules.
+test-module: deps
+	@test -n "$(KHDR)" || { echo "no kernel '$(KERNEL)' in $(KERNELS_FILE)"; exit 1; }
+	+@$(MAKE) --no-print-directory product-modules KHDR=$(KHDR) MODS=$(MODS)
+	+@$(call one_file_module,tests/vm/rigtest/kjit_rigtest.c)
 	+@$(call one_file_module,tests/vm/rigtest/kjit_ipmodify.c)
 	+@$(call one_file_module,tests/vm/rigtest/kjit_kallwalk.c)
 	+@$(call one_file_module,tests/vm/stackcheck/kjit_stackcheck.c)
@@ -118,7 +161,41 @@ module: deps
 
 modules: deps
 	+@for k in $$(cut -d' ' -f1 $(KERNELS_FILE)); do \
-		$(MAKE) --no-print-directory module KERNEL=$$k || exit 1; done
+		$(MAKE) --no-print-directory test-module KERNEL=$$k || exit 1; done
+
+# ---- installing on a real machine -------------------------------------
+# make install [KDIR=DIR] [PREFIX=/usr/local] [DESTDIR=DIR]: the tool, and
+# the modules for KDIR (default: the running kernel's build tree).
+PREFIX ?= /usr/local
+KJIT_VERSION := $(shell sed -n 's/^\#define KJIT_BUILD_STRING "kjit \(.*\)"$$/\1/p' kmod/chardev.h)
+install: build-deps
+	@test -n "$(KDIR)" || { echo "make install: no build tree for the running kernel" \
+		"($(RUNNING_KDIR)): install linux-headers-$$(uname -r), or name one with KDIR=DIR"; exit 1; }
+	+@$(MAKE) --no-print-directory kdir-module $(BUILD)/tools/kjit KDIR=$(KDIR)
+	@rel=$$(sh scripts/kdir-probe.sh $(KDIR)) && mods=$(KJIT_MODS_DIR) && \
+	dest=$(DESTDIR)/lib/modules/$$rel/updates/kjit && \
+	install -D -m 755 $(BUILD)/tools/kjit $(DESTDIR)$(PREFIX)/bin/kjit && \
+	install -d $$dest && \
+	install -m 644 $$mods/kjit_pool/kjit_pool.ko $$mods/kmod/kjit.ko \
+		$$mods/kjit_kprobes/kjit_kprobes.ko $$dest/ && \
+	depmod $(if $(DESTDIR),-b $(DESTDIR)) $$rel && \
+	echo "  installed $(DESTDIR)$(PREFIX)/bin/kjit and $$dest/{kjit_pool,kjit,kjit_kprobes}.ko" && \
+	echo "  next: sudo modprobe kjit; kjit check"
+
+# make dkms-source [DESTDIR=DIR]: the module's source as DKMS builds it
+# (dkms.conf: make module KDIR=...), Zydis's source and Zycore's headers
+# included, so that it builds with nothing fetched. Then, as root:
+#   dkms add kjit/$(KJIT_VERSION); dkms install kjit/$(KJIT_VERSION)
+DKMS_SRC = $(DESTDIR)/usr/src/kjit-$(KJIT_VERSION)
+dkms-source: build-deps
+	@rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)/build/cache/zydis && \
+	cp -r Makefile kmod jit codecache $(DKMS_SRC)/ && \
+	mkdir -p $(DKMS_SRC)/scripts && \
+	cp scripts/kbuild-tree.sh scripts/kdir-probe.sh $(DKMS_SRC)/scripts/ && \
+	cp -r $(ZYDIS)/src $(ZYDIS)/include $(ZYDIS)/LICENSE $(DKMS_SRC)/build/cache/zydis/ && \
+	cp -rL $(CACHE)/zycore-include $(DKMS_SRC)/build/cache/ && \
+	sed 's/@VERSION@/$(KJIT_VERSION)/' scripts/dkms.conf > $(DKMS_SRC)/dkms.conf && \
+	echo "  $(DKMS_SRC): now dkms add kjit/$(KJIT_VERSION)"
 
 # ---- user tool -----------------------------------------------------------
 # The tool links the translator's portable core (jit/*.c) for static CFGs.
@@ -159,7 +236,7 @@ VM_KERNELS ?= $(shell cut -d' ' -f1 $(KERNELS_FILE) 2>/dev/null)
 vm-test: tool guest-progs
 	@mkdir -p $(RESULTS); rm -f $(RESULTS)/vm-*.results; \
 	for k in $(VM_KERNELS); do \
-		$(MAKE) --no-print-directory module KERNEL=$$k || exit 1; \
+		$(MAKE) --no-print-directory test-module KERNEL=$$k || exit 1; \
 	done; \
 	sh tests/vm/matrix.sh --build $(BUILD) --results $(RESULTS) $(VM_KERNELS) \
 		$(if $(VM_CASES),-- $(VM_CASES))
@@ -190,7 +267,7 @@ FLAVOR ?= kasan
 SAN_RES = $(BUILD)/sanitize/$(FLAVOR)
 sanitize: deps tool guest-progs
 	@sh scripts/sanitize-kernel.sh $(BUILD) $(FLAVOR)
-	@$(MAKE) --no-print-directory module KERNEL=6.12-$(FLAVOR) \
+	@$(MAKE) --no-print-directory test-module KERNEL=6.12-$(FLAVOR) \
 		KERNELS_FILE=$(CACHE)/kernels-$(FLAVOR)
 	@rm -rf $(SAN_RES); mkdir -p $(SAN_RES)
 	@printf 'SECS=%s\nRMMOD_EVERY=1\n' "$${KJIT_STRESS_SECS:-180}" > $(SAN_RES)/stress.conf
@@ -205,7 +282,7 @@ sanitize: deps tool guest-progs
 
 # make stress [KJIT_STRESS_SECS=N] [KJIT_STRESS_RMMOD_EVERY=N]
 # [KJIT_VM_APPEND=preempt=full]: the long soak, not part of make test.
-stress: module tool guest-progs
+stress: test-module tool guest-progs
 	@mkdir -p $(BUILD)/stress
 	@printf 'SECS=%s\nRMMOD_EVERY=%s\n' "$${KJIT_STRESS_SECS:-180}" \
 		"$${KJIT_STRESS_RMMOD_EVERY:-1}" > $(BUILD)/stress/stress.conf
@@ -213,7 +290,7 @@ stress: module tool guest-progs
 		--results $(BUILD)/stress/results --extra $(BUILD)/stress/stress.conf \
 		tests/vm/stress/stress.sh
 
-rig-selftest: module tool guest-progs
+rig-selftest: test-module tool guest-progs
 	@sh tests/vm/rig-selftest.sh $(BUILD) $(KERNEL)
 
 # KJIT_DBG=1: also fetch the kernel's -dbg vmlinux (about 1 GB, once:
@@ -221,7 +298,7 @@ rig-selftest: module tool guest-progs
 dbg: deps
 	@sh scripts/deps.sh $(BUILD) --dbg $(KERNEL)
 
-demo: module tool guest-progs $(if $(KJIT_DBG),dbg)
+demo: test-module tool guest-progs $(if $(KJIT_DBG),dbg)
 	@KJIT_DBG=$(KJIT_DBG) sh tests/vm/run.sh --build $(BUILD) --kernel $(KERNEL) --log $(BUILD)/demo-console.log --demo \
 		$(if $(KJIT_ICOUNT),--icount)
 
@@ -230,7 +307,7 @@ bench-deps: $(BUILD)/bench-deps.stamp
 $(BUILD)/bench-deps.stamp: scripts/deps.sh
 	@sh scripts/deps.sh $(BUILD) --bench
 
-bench: module tool guest-progs $(HOST_BENCH) bench-deps $(if $(KJIT_DBG),dbg)
+bench: test-module tool guest-progs $(HOST_BENCH) bench-deps $(if $(KJIT_DBG),dbg)
 	@KJIT_DBG=$(KJIT_DBG) sh bench/run.sh $(BUILD) $(KERNEL)
 
 format-check:

@@ -3,7 +3,9 @@
 # third-party sources and the test kernel into build/cache. Idempotent: a second
 # run installs nothing and downloads nothing (each step checks before acting).
 #
-# Usage: scripts/deps.sh BUILD_DIR [--bench | --dbg KERNEL]
+# Usage: scripts/deps.sh BUILD_DIR [--bench | --build | --dbg KERNEL]
+#   --build: only what building the tool and the modules for a kernel
+#     tree needs (make install, make module KDIR=...)
 #   --bench: only the packages `make bench` adds (stress-ng, gnuplot-nox)
 #   --dbg KERNEL: the vmlinux with DWARF of KERNEL (a name of
 #     scripts/kernels, after a plain run) from Debian's
@@ -34,9 +36,51 @@ install_missing() {
 		--no-install-recommends $missing >/dev/null
 }
 
+# has_deb_src: some apt source has deb-src lines (apt-get source works).
+has_deb_src() {
+	grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ ||
+		grep -qs '^deb-src' /etc/apt/sources.list
+}
+# add_deb_src: a deb-src entry for Debian 12 main.
+SRCLIST=/etc/apt/sources.list.d/kjit-deb-src.sources
+add_deb_src() {
+	say "adding $SRCLIST"
+	as_root cp "$ROOT/scripts/kjit-deb-src.sources" "$SRCLIST"
+}
+
+# zydis_source: Zydis's source from Debian's source package (patched by
+# dpkg-source) in $CACHE/zydis, and Zycore's headers (libzycore-dev) in a
+# directory of their own, so that the module's include path names nothing
+# else from /usr/include.
+zydis_source() {
+	if [ ! -f "$CACHE/zydis/src/Decoder.c" ]; then
+		if ! has_deb_src; then
+			add_deb_src
+			as_root apt-get update -q >/dev/null
+		fi
+		say "fetching Zydis source (apt-get source zydis)"
+		rm -rf "$CACHE/zydis-dl" "$CACHE/zydis"
+		mkdir -p "$CACHE/zydis-dl"
+		(cd "$CACHE/zydis-dl" && apt-get source -q zydis >/dev/null 2>&1)
+		mv "$CACHE"/zydis-dl/zydis-*/ "$CACHE/zydis"
+		rm -rf "$CACHE/zydis-dl"
+	fi
+	mkdir -p "$CACHE/zycore-include"
+	[ -d "$CACHE/zycore-include/Zycore" ] ||
+		ln -sfn /usr/include/Zycore "$CACHE/zycore-include/Zycore"
+}
+
 if [ "${2:-}" = --bench ]; then
 	install_missing stress-ng gnuplot-nox
 	touch "$BUILD/bench-deps.stamp"
+	exit 0
+fi
+# --build: only what building the tool and the modules for a kernel tree
+# needs (make module KDIR=..., make install): a compiler, the tool's
+# libraries, Zydis's source, Zycore's headers; no test kernel, no QEMU.
+if [ "${2:-}" = --build ]; then
+	install_missing gcc make dpkg-dev libzycore-dev libzydis-dev libdw-dev libelf-dev
+	zydis_source
 	exit 0
 fi
 
@@ -99,7 +143,7 @@ fi
 
 # qemu-system-x86 is not here: it comes from bookworm-backports (below).
 PKGS="gcc make clang libelf-dev libdw-dev lcov libzydis-dev libzycore-dev \
-busybox-static cpio linux-headers-amd64 dpkg-dev xz-utils zstd gzip kmod"
+busybox-static cpio linux-headers-amd64 dpkg-dev xz-utils zstd gzip kmod dkms"
 QEMU_MIN=10 # tests/vm/run.sh checks the same for multi-threaded TCG
 
 # qemu_ok: qemu-system-x86 >= QEMU_MIN is installed (Debian 12's 7.2 is not:
@@ -116,15 +160,8 @@ for p in $PKGS; do
 		missing="$missing $p"
 done
 
-# deb-src entry for Debian 12 main, so that `apt-get source zydis` works.
-SRCLIST=/etc/apt/sources.list.d/kjit-deb-src.sources
 need_update=""
-if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ &&
-   ! grep -qs '^deb-src' /etc/apt/sources.list; then
-	say "adding $SRCLIST"
-	as_root cp "$ROOT/scripts/kjit-deb-src.sources" "$SRCLIST"
-	need_update=1
-fi
+has_deb_src || { add_deb_src; need_update=1; }
 # bookworm-backports, for QEMU 10, unless some entry names it already.
 BPOLIST=/etc/apt/sources.list.d/kjit-backports.sources
 if ! grep -qsE '^[[:space:]]*(Suites:.*[[:space:]]|deb[[:space:]].*[[:space:]])bookworm-backports([[:space:]]|$)' \
@@ -150,19 +187,7 @@ if ! qemu_ok; then
 	qemu_ok || { echo "deps: qemu-system-x86 >= $QEMU_MIN did not install" >&2; exit 1; }
 fi
 
-# Zydis source from Debian's source package (patched by dpkg-source).
-if [ ! -f "$CACHE/zydis/src/Decoder.c" ]; then
-	say "fetching Zydis source (apt-get source zydis)"
-	rm -rf "$CACHE/zydis-dl" "$CACHE/zydis"
-	mkdir -p "$CACHE/zydis-dl"
-	(cd "$CACHE/zydis-dl" && apt-get source -q zydis >/dev/null 2>&1)
-	mv "$CACHE"/zydis-dl/zydis-*/ "$CACHE/zydis"
-	rm -rf "$CACHE/zydis-dl"
-fi
-# Zycore headers (libzycore-dev) in a directory of their own, so the module's
-# include path names nothing else from /usr/include.
-mkdir -p "$CACHE/zycore-include"
-ln -sfn /usr/include/Zycore "$CACHE/zycore-include/Zycore"
+zydis_source
 
 # Every kernel in scripts/kernels: headers to build against, image to boot.
 # fetch_unpacked DIR PKG...: apt-get download PKG... and unpack them in DIR.

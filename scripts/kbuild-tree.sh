@@ -44,7 +44,9 @@ link_dir "$ZYDIS/src" zydis theirs
 	echo "kjit-y :=$ours$theirs"
 	echo "ccflags-y := -DKJIT_KERNEL -DZYAN_NO_LIBC -DZYDIS_STATIC_BUILD -DZYCORE_STATIC_BUILD \\"
 	echo "  -I$ROOT -I$ZYDIS/include -I$ZYDIS/src -I$BUILD/cache/zycore-include"
-	for o in $ours; do echo "CFLAGS_$o := -Werror"; done
+	# KJIT_WERROR=0 (dkms.conf): a new compiler's new warning must not stop
+	# a user's build; our own tests keep -Werror.
+	[ "${KJIT_WERROR:-1}" = 0 ] || for o in $ours; do echo "CFLAGS_$o := -Werror"; done
 	# Zydis defines some functions without a prototype; 6.12's Kbuild
 	# warns about that (-Wmissing-prototypes).
 	# Their libc stand-ins are byte loops: kmod/zyan_libc.h replaces them.

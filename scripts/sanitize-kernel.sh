@@ -108,6 +108,7 @@ img=$CACHE/kernel-$REL
 rm -rf "$img"
 mkdir -p "$img/boot"
 cp "$OUT/arch/x86/boot/bzImage" "$img/boot/vmlinuz-$REL"
+cp "$OUT/.config" "$img/boot/config-$REL"
 make -s -C "$SRC" O="$OUT" ARCH=x86_64 INSTALL_MOD_PATH="$img" modules_install > /dev/null
 echo "6.12-$FLAVOR $REL $OUT $SLOWER" > "$CACHE/kernels-$FLAVOR"
 step "ready: $REL ($CACHE/kernels-$FLAVOR)"

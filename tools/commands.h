@@ -16,6 +16,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 struct session;
 /* The session report and annotate read: -i FILE (*@input), the live one

@@ -174,6 +174,16 @@ static const struct subcommand subcommands[] = {
      "decode FUNC in the kernel and in user space",
      "Decodes FUNC with kjit.ko's Zydis and with the tool's; --check\n"
      "fails on any difference.\n"},
+    {"check", cmd_check, "check [--modules DIR]",
+     "what kjit can do on this kernel, and what stops it",
+     "Checks, without changing anything: whether kjit.ko and kjit_pool.ko\n"
+     "are loaded or installed for the running kernel (--modules DIR: the\n"
+     "ones in DIR, as make module left them), /dev/kjit, the kernel's\n"
+     "release and configuration (direct-call ftrace, kprobes, kallsyms),\n"
+     "IBT, lockdown and module signatures, kptr_restrict, how many\n"
+     "functions ftrace can divert and at once, and the memory the code\n"
+     "pool takes. Each line is ok, info, ? (unknown) or no; each no has\n"
+     "its fix on the next line. Exit status 1 when something stops kjit.\n"},
     {"version", cmd_version, "version", "tool and module versions",
      "Prints the tool's ABI and the loaded module's build and ABI.\n"},
 };

@@ -176,6 +176,14 @@ $(HT_DIR)/mutation: $(HT_SRC)/mutation.sh
 		"$(BUILD)" "$(HT_SRC)/mutation.sh" > $@
 	chmod +x $@
 
+# make install, make dkms-source and dkms build, and scripts/kdir-probe.sh's
+# refusals, into temporary directories (tests/host/install.sh; about 1 min).
+HOST_TESTS += $(HT_DIR)/install
+$(HT_DIR)/install: $(HT_SRC)/install.sh
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s %s %s\n' "$(HT_SRC)/install.sh" "$(ROOT)" "$(BUILD)" > $@
+	chmod +x $@
+
 .PHONY: mutation-check
 mutation-check:
 	@KJIT_BUILD=$(BUILD) sh $(HT_SRC)/mutation.sh

@@ -93,6 +93,15 @@ $(TT_DIR)/test_micro_report: tests/tool/test_micro_report.sh bench/micro-report.
 	printf '#!/bin/sh\nexec sh %s %s\n' $(ROOT)/tests/tool/test_micro_report.sh $(ROOT) > $@
 	chmod +x $@
 
+# `kjit check` on fake machines (KJIT_SYSROOT), with the test kernels'
+# module files (make test builds them first).
+HOST_TESTS += $(TT_DIR)/test_check
+$(TT_DIR)/test_check: tests/tool/test_check.sh tests/tool/result.sh
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s %s %s %s\n' $(ROOT)/tests/tool/test_check.sh $(ROOT) \
+		$(BUILD) $(BUILD)/tools/kjit > $@
+	chmod +x $@
+
 # bench/share-report.sh on fixtures of a real run and of a blind oracle.
 HOST_TESTS += $(TT_DIR)/test_share_report
 $(TT_DIR)/test_share_report: tests/tool/test_share_report.sh tests/tool/result.sh bench/share-report.sh \

@@ -152,6 +152,9 @@ pack_initramfs() {
 	[ $ICOUNT = 1 ] && : > "$IRD/tests/icount" # lib.sh: icount_mode
 	echo "$KSLOWER" > "$IRD/tests/slower"       # init.sh: limits x this
 	cp "$MODS/kmod/kjit.ko" "$IRD/lib/kjit/"
+	# the kernel's configuration, where kjit check looks for it
+	kcfg=$BUILD/cache/kernel-$KVER/boot/config-$KVER
+	[ -f "$kcfg" ] && mkdir -p "$IRD/boot" && cp "$kcfg" "$IRD/boot/"
 	for ko in "$MODS"/kjit_*/kjit_*.ko; do
 		[ -e "$ko" ] && cp "$ko" "$IRD/lib/kjit/"
 	done
