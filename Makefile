@@ -27,6 +27,8 @@
 #                     KJIT_DBG=1: with the kernel's -dbg vmlinux, its
 #                     source lines and HTML coverage)
 #   make dbg          fetch the kernel's -dbg vmlinux (about 1 GB)
+#   make shell        boot the test kernel with kjit loaded, a root shell
+#                     on this terminal (KERNEL=NAME picks the kernel)
 #   make rig-selftest prove the VM rig fails on a failed assertion, WARNING, hang,
 #                     a case leaving modules loaded
 #   make stress       deep attach/detach cycling under a two-vCPU syscall mix
@@ -67,7 +69,7 @@ TOOL_LIBS   := -lZydis -lZycore -ldw -lelf
 .PHONY: all deps dbg module test-module kdir-module product-modules build-deps \
 	install dkms-source modules tool guest-progs stress sanitize host-test vm-test test \
 	test-build \
-	demo rig-selftest \
+	demo shell rig-selftest \
 	format-check bench bench-deps clean
 all: module tool
 
@@ -289,6 +291,11 @@ stress: test-module tool guest-progs
 	@sh tests/vm/run.sh --build $(BUILD) --kernel $(KERNEL) --log $(BUILD)/stress/console.log \
 		--results $(BUILD)/stress/results --extra $(BUILD)/stress/stress.conf \
 		tests/vm/stress/stress.sh
+
+# make shell [KERNEL=NAME]: the test kernel booted with kjit loaded, and a
+# root shell on this terminal (tests/vm/run.sh --shell).
+shell: test-module tool guest-progs
+	@sh tests/vm/run.sh --build $(BUILD) --kernel $(KERNEL) --shell
 
 rig-selftest: test-module tool guest-progs
 	@sh tests/vm/rig-selftest.sh $(BUILD) $(KERNEL)

@@ -184,6 +184,13 @@ $(HT_DIR)/install: $(HT_SRC)/install.sh
 	printf '#!/bin/sh\nexec sh %s %s %s\n' "$(HT_SRC)/install.sh" "$(ROOT)" "$(BUILD)" > $@
 	chmod +x $@
 
+# make shell's guest, typed into (tests/host/shell.sh; one boot, ~20 s).
+HOST_TESTS += $(HT_DIR)/shell
+$(HT_DIR)/shell: $(HT_SRC)/shell.sh
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec sh %s %s %s\n' "$(HT_SRC)/shell.sh" "$(ROOT)" "$(BUILD)" > $@
+	chmod +x $@
+
 .PHONY: mutation-check
 mutation-check:
 	@KJIT_BUILD=$(BUILD) sh $(HT_SRC)/mutation.sh

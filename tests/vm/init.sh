@@ -42,6 +42,27 @@ unload_leftovers() {
 	echo "${left% }"
 }
 
+# make shell: kjit loaded and a root shell on the console; leaving it
+# powers off.
+if [ -e /tests/shell ]; then
+	insmod /lib/kjit/kjit_pool.ko && insmod /lib/kjit/kjit.ko
+	cd /tmp
+	cat <<-EOF
+
+	kjit shell on $(uname -r): kjit.ko is loaded; kjit_kprobes.ko (for
+	kjit compare) is in /lib/kjit. Try:
+	  kjit check
+	  kjit list 'vfs_*'
+	  kjit record --deep -f __x64_sys_read -- workload read 200
+	  kjit report --top 5
+	exit (or Ctrl-D) powers the guest off; Ctrl-A X quits QEMU.
+
+	EOF
+	PS1='kjit-guest# ' HOME=/tmp setsid cttyhack sh
+	sync
+	poweroff -f
+fi
+
 # The reference host's time for pace's work (docs/testing.md names the host).
 PACE_REF_MS=300
 out "KJIT-BOOT $(uname -r) cpus=$(nproc)"

@@ -48,7 +48,7 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BUILD=$ROOT/build LOG="" RESULTS="" TIMEOUT="" DEMO=0 EXTRA="" KNAME="" ICOUNT=0
-ACCEL="" SUFFIX=""
+ACCEL="" SUFFIX="" SHELLMODE=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--accel) ACCEL=$2; shift 2 ;;
@@ -58,6 +58,7 @@ while [ $# -gt 0 ]; do
 	--results) RESULTS=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--demo) DEMO=1; shift ;;
+	--shell) SHELLMODE=1; shift ;;
 	--extra) EXTRA=$2; shift 2 ;;
 	--kernel) KNAME=$2; shift 2 ;;
 	--icount) ICOUNT=1; shift ;;
@@ -408,6 +409,26 @@ run_boot() {
 	tail -c +$((start + 1)) "$LOG" > "$BOOT/console.log"
 	judge "$suffix" "$BOOT/console.log" "$@"
 }
+
+# shell_boot: make shell. The guest's console (ttyS0) is this terminal,
+# kjit loaded, a root shell; no case, no limit. Leaving the shell powers
+# the guest off (Ctrl-A X quits QEMU at once).
+shell_boot() {
+	BOOT=$VM/shell IRD=$VM/shell/initramfs TTYS1=$VM/shell/ttyS1.log
+	mkdir -p "$BOOT"
+	pack_initramfs > /dev/null || return 1
+	: > "$IRD/tests/shell" # init.sh: a shell instead of the cases
+	(cd "$IRD" && find . | cpio -o -H newc 2> /dev/null | gzip -1) > "$BOOT/initramfs.cpio.gz"
+	echo "vm: booting $KVER (2 vCPUs, multi-threaded TCG) with kjit loaded; exit the shell to power off, Ctrl-A X to quit QEMU"
+	"$QEMU" -accel tcg,thread=multi -cpu max -smp 2 -m 1G -name kjit,debug-threads=on \
+		-display none -no-reboot -serial mon:stdio -serial null \
+		-kernel "$KERNEL" -initrd "$BOOT/initramfs.cpio.gz" \
+		-append "console=ttyS0 panic=-1 loglevel=4 ${KJIT_VM_APPEND:-}"
+}
+if [ $SHELLMODE = 1 ]; then
+	shell_boot
+	exit $?
+fi
 
 : > "$LOG"
 : > "$RESULTS"
