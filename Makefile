@@ -21,6 +21,8 @@
 #   make test         host-test + vm-test, side by side (two guests or the
 #                     host tests and a guest at a time), ends with
 #                     "N passed, N failed"
+#   make test-all     make test, then the VM suite on scripts/kernels-extra
+#                     (PREEMPT_RT) too
 #   make demo         boot the test kernel and show what kjit does
 #                     (KJIT_ICOUNT=1: under QEMU -icount, one vCPU: its
 #                     timings are deterministic instruction counts;
@@ -68,7 +70,7 @@ TOOL_LIBS   := -lZydis -lZycore -ldw -lelf
 
 .PHONY: all deps dbg module test-module kdir-module product-modules build-deps \
 	install dkms-source modules tool guest-progs stress sanitize host-test vm-test test \
-	test-build \
+	test-build test-all \
 	demo shell rig-selftest \
 	format-check bench bench-deps clean
 all: module tool
@@ -259,6 +261,21 @@ test: deps
 		--host "sh tests/run-host.sh $(RESULTS) $(HOST_TESTS)" \
 		$(VM_KERNELS) $(if $(VM_CASES),-- $(VM_CASES))
 	@sh tests/summarize.sh $(RESULTS) $(VM_KERNELS)
+
+# make test-all: make test, then the whole VM suite on the kernels of
+# scripts/kernels-extra (6.12 PREEMPT_RT), which do not fit make test's
+# budget; one summary of everything at the end.
+EXTRA_FILE := $(CACHE)/kernels-extra
+test-all: deps
+	-@$(MAKE) --no-print-directory test
+	@sh scripts/deps.sh $(BUILD) --extra
+	-@for k in $$(cut -d' ' -f1 $(EXTRA_FILE)); do \
+		$(MAKE) --no-print-directory test-module KERNEL=$$k \
+			KERNELS_FILE=$(EXTRA_FILE) || exit 1; done
+	-@KJIT_KERNELS_FILE=$(EXTRA_FILE) sh tests/vm/matrix.sh --build $(BUILD) \
+		--results $(RESULTS) $$(cut -d' ' -f1 $(EXTRA_FILE)) \
+		$(if $(VM_CASES),-- $(VM_CASES))
+	@sh tests/summarize.sh $(RESULTS) $(VM_KERNELS) $$(cut -d' ' -f1 $(EXTRA_FILE))
 
 # make sanitize [FLAVOR=kasan|kcsan]: the checking kernel of that flavour
 # (scripts/sanitize-kernel.sh: 6.12's source, tests/sanitize/*.config;

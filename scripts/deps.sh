@@ -3,9 +3,11 @@
 # third-party sources and the test kernel into build/cache. Idempotent: a second
 # run installs nothing and downloads nothing (each step checks before acting).
 #
-# Usage: scripts/deps.sh BUILD_DIR [--bench | --build | --dbg KERNEL]
+# Usage: scripts/deps.sh BUILD_DIR [--bench | --build | --extra | --dbg KERNEL]
 #   --build: only what building the tool and the modules for a kernel
 #     tree needs (make install, make module KDIR=...)
+#   --extra: after a plain run, the kernels of scripts/kernels-extra
+#     (make test-all) into BUILD_DIR/cache/kernels-extra
 #   --bench: only the packages `make bench` adds (stress-ng, gnuplot-nox)
 #   --dbg KERNEL: the vmlinux with DWARF of KERNEL (a name of
 #     scripts/kernels, after a plain run) from Debian's
@@ -214,7 +216,7 @@ unpack_headers() {
 	rel=$1 dir=$CACHE/headers/$1
 	[ -f "$dir/usr/src/linux-headers-$rel/Makefile" ] && return 0
 	common=$(apt-cache show "linux-headers-$rel" 2>/dev/null |
-		sed -n 's/^Depends:.*\(linux-headers-[^ ,]*-common\).*/\1/p' | head -n 1)
+		sed -n 's/^Depends:.*\(linux-headers-[^ ,]*-common[^ ,]*\).*/\1/p' | head -n 1)
 	kbuild=$(apt-cache show "linux-headers-$rel" 2>/dev/null |
 		sed -n 's/^Depends:.*\(linux-kbuild-[^ ,]*\).*/\1/p' | head -n 1)
 	[ -n "$common" ] && [ -n "$kbuild" ] || {
@@ -237,23 +239,33 @@ unpack_image() {
 	fetch_unpacked "$dir" "$pkg"
 }
 
-: > "$CACHE/kernels.new"
-grep -v '^[[:space:]]*\(#\|$\)' "$ROOT/scripts/kernels" | while read -r name rel; do
-	case $rel in
-	@*)	# the release a meta-package points at; its headers via apt
-		rel=$(dpkg-query -W -f='${Depends}' "${rel#@}" |
-			sed -n 's/.*linux-headers-\([0-9][^ ,]*-amd64\).*/\1/p')
-		[ -n "$rel" ] || { echo "deps: cannot tell the $name kernel's release" >&2; exit 1; }
-		hdr=/usr/src/linux-headers-$rel ;;
-	*)	unpack_headers "$rel" || exit 1
-		hdr=$(cd "$CACHE/headers/$rel/usr/src/linux-headers-$rel" && pwd) ;;
-	esac
-	unpack_image "$rel" || exit 1
-	echo "$name $rel $hdr" >> "$CACHE/kernels.new"
-done
-[ -s "$CACHE/kernels.new" ] || { echo "deps: no kernel in scripts/kernels" >&2; exit 1; }
-cmp -s "$CACHE/kernels.new" "$CACHE/kernels" 2>/dev/null || mv "$CACHE/kernels.new" "$CACHE/kernels"
-rm -f "$CACHE/kernels.new"
+# resolve LIST OUT: each kernel of LIST (scripts/kernels' format) fetched,
+# and OUT written: "NAME RELEASE HEADERS" a line.
+resolve() {
+	: > "$2.new"
+	grep -v '^[[:space:]]*\(#\|$\)' "$1" | while read -r name rel; do
+		case $rel in
+		@*)	# the release a meta-package points at; its headers via apt
+			rel=$(dpkg-query -W -f='${Depends}' "${rel#@}" |
+				sed -n 's/.*linux-headers-\([0-9][^ ,]*-amd64\).*/\1/p')
+			[ -n "$rel" ] || { echo "deps: cannot tell the $name kernel's release" >&2; exit 1; }
+			hdr=/usr/src/linux-headers-$rel ;;
+		*)	unpack_headers "$rel" || exit 1
+			hdr=$(cd "$CACHE/headers/$rel/usr/src/linux-headers-$rel" && pwd) ;;
+		esac
+		unpack_image "$rel" || exit 1
+		echo "$name $rel $hdr" >> "$2.new"
+	done || exit 1
+	[ -s "$2.new" ] || { echo "deps: no kernel in $1" >&2; exit 1; }
+	cmp -s "$2.new" "$2" 2>/dev/null || mv "$2.new" "$2"
+	rm -f "$2.new"
+}
+# --extra (make test-all): the kernels of scripts/kernels-extra too.
+if [ "${2:-}" = --extra ]; then
+	resolve "$ROOT/scripts/kernels-extra" "$CACHE/kernels-extra"
+	exit 0
+fi
+resolve "$ROOT/scripts/kernels" "$CACHE/kernels"
 # The default kernel's release, for scripts that know one kernel only.
 head -n 1 "$CACHE/kernels" | cut -d' ' -f2 > "$CACHE/kver.new"
 cmp -s "$CACHE/kver.new" "$CACHE/kver" 2>/dev/null || mv "$CACHE/kver.new" "$CACHE/kver"

@@ -13,6 +13,7 @@
 . /tests/lib.sh
 P=/sys/kernel/debug/sched/preempt
 T=/sys/kernel/tracing
+uname -v | grep -q PREEMPT_RT && skip "PREEMPT_RT: the preemption model is full, never switched"
 [ -w $P ] || fail "no $P (the kernel has CONFIG_PREEMPT_DYNAMIC)"
 echo voluntary > $P || fail "set voluntary"
 hits() { awk '$1 == "kjit_cr" { print $2 }' $T/kprobe_profile; }

@@ -8,6 +8,7 @@
 # timeout: 60
 . /tests/lib.sh
 unload_kjit
+unload_pool # an earlier case may leave it
 rel=$(uname -r)
 check() { # check WANT_STATUS [ARGS...]: kjit check into /tmp/c.out
 	want=$1
