@@ -17,7 +17,8 @@
 #                     $(DESTDIR)/usr/src/kjit-VERSION (then: dkms add kjit/VERSION)
 #   make host-test    host unit/differential tests (no VM)
 #   make vm-test      boot each kernel under QEMU/TCG, run tests/vm/cases
-#                     (VM_KERNELS="6.12" for one; VM_CASES="..." for some cases)
+#                     (VM_KERNELS="6.12" for one; VM_CASES="..." for some cases;
+#                     KJIT_KIMAGE=bzImage KJIT_KDIR=DIR: a kernel you built)
 #   make test         host-test + vm-test, side by side (two guests or the
 #                     host tests and a guest at a time), ends with
 #                     "N passed, N failed"
@@ -237,6 +238,7 @@ host-test: deps modules $(HOST_TESTS)
 # a few boots, two guests at a time; results in $(RESULTS)/vm-NAME.results,
 # console logs in vm-NAME-console.log, each boot's files in boots/.
 VM_KERNELS ?= $(shell cut -d' ' -f1 $(KERNELS_FILE) 2>/dev/null)
+ifeq ($(KJIT_KIMAGE),)
 vm-test: tool guest-progs
 	@mkdir -p $(RESULTS); rm -f $(RESULTS)/vm-*.results; \
 	for k in $(VM_KERNELS); do \
@@ -244,6 +246,18 @@ vm-test: tool guest-progs
 	done; \
 	sh tests/vm/matrix.sh --build $(BUILD) --results $(RESULTS) $(VM_KERNELS) \
 		$(if $(VM_CASES),-- $(VM_CASES))
+else
+# make vm-test KJIT_KIMAGE=bzImage KJIT_KDIR=DIR: the suite on a kernel you
+# built (scripts/user-kernel.sh lays it out as the kernel named "user").
+vm-test: tool guest-progs
+	@test -n "$(KJIT_KDIR)" || { echo "KJIT_KIMAGE needs KJIT_KDIR=its build tree"; exit 1; }
+	@sh scripts/user-kernel.sh $(BUILD) $(KJIT_KIMAGE) $(KJIT_KDIR)
+	@$(MAKE) --no-print-directory test-module KERNEL=user KERNELS_FILE=$(CACHE)/kernels-user
+	@mkdir -p $(RESULTS); rm -f $(RESULTS)/vm-*.results
+	-@KJIT_KERNELS_FILE=$(CACHE)/kernels-user sh tests/vm/matrix.sh --build $(BUILD) \
+		--results $(RESULTS) user $(if $(VM_CASES),-- $(VM_CASES))
+	@sh tests/summarize.sh --no-host $(RESULTS) user
+endif
 
 # Everything the tests run, built first, as many jobs at once as cores
 # (-k: what builds is tested; what does not, fails in the summary).
