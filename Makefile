@@ -69,7 +69,7 @@ WARN    := -Wall -Wextra -Werror -Wno-unused-parameter
 HOST_CFLAGS := -O2 -g $(WARN) -I$(ROOT)
 TOOL_LIBS   := -lZydis -lZycore -ldw -lelf
 
-.PHONY: all deps dbg module test-module kdir-module product-modules build-deps \
+.PHONY: all deps dbg module test-module all-modules kdir-module product-modules build-deps \
 	install dkms-source modules tool guest-progs stress sanitize host-test vm-test test \
 	test-build test-all \
 	demo shell rig-selftest \
@@ -151,10 +151,24 @@ kdir-module: build-deps
 	$(MAKE) --no-print-directory product-modules KHDR=$(KDIR) MODS=$$mods && \
 	echo "  built $$mods/kmod/kjit.ko and kjit_pool.ko ($$rel)"
 
-# For a test kernel of scripts/kernels: also the test modules.
+# For a test kernel of scripts/kernels: also the test modules. A kernel
+# whose headers need a newer compiler names a chroot that has it (a fifth
+# field of its kernels line: scripts/sid-chroot.sh); the build runs in
+# there, this tree bind-mounted at the same path.
+KCHROOT = $(shell awk '$$1 == "$(KERNEL)" { print $$5 }' $(KERNELS_FILE) 2>/dev/null)
 test-module: deps
 	@test -n "$(KHDR)" || { echo "no kernel '$(KERNEL)' in $(KERNELS_FILE)"; exit 1; }
-	+@$(MAKE) --no-print-directory product-modules KHDR=$(KHDR) MODS=$(MODS)
+ifeq ($(KCHROOT),)
+	+@$(MAKE) --no-print-directory all-modules KHDR=$(KHDR) MODS=$(MODS)
+else
+	+@sh scripts/sid-chroot.sh --run $(KCHROOT) $(ROOT) $(BUILD) \
+		$(MAKE) --no-print-directory -C $(ROOT) all-modules \
+		KHDR=$(KHDR) MODS=$(MODS) BUILD=$(BUILD)
+endif
+	@echo "  built $(MODS)/kmod/kjit.ko and kjit_pool.ko ($(KERNEL))"
+
+# The modules a user runs and the test modules, for $(KHDR) in $(MODS).
+all-modules: product-modules
 	+@$(call one_file_module,tests/vm/rigtest/kjit_rigtest.c)
 	+@$(call one_file_module,tests/vm/rigtest/kjit_ipmodify.c)
 	+@$(call one_file_module,tests/vm/rigtest/kjit_kallwalk.c)
@@ -162,7 +176,6 @@ test-module: deps
 	+@$(call one_file_module,tests/vm/livepatch/kjit_lptarget.c)
 	+@$(call one_file_module,tests/vm/livepatch/kjit_lptest.c)
 	+@$(call line_module)
-	@echo "  built $(MODS)/kmod/kjit.ko and kjit_pool.ko ($(KERNEL))"
 
 modules: deps
 	+@for k in $$(cut -d' ' -f1 $(KERNELS_FILE)); do \

@@ -120,9 +120,11 @@ enum kx86_reg {
  * a 4-byte nop found nowhere else (gen_endbr_poison() in <asm/ibt.h>):
  *
  *   f3 0f 1e fa    endbr64
- *   66 0f 1f 00    osp nopl (%rax)    the seal ("poison"): an indirect
- *                                     branch to it faults
- * Both are exactly 4 bytes (no displacement follows either).
+ *   66 0f 1f 00    osp nopl (%rax)    the seal ("poison") up to 6.14: an
+ *                                     indirect branch to it faults
+ *   0f 1f 40 d6    nopl -0x2a(%rax)   the seal since 6.15 (seen on 7.2;
+ *                                     gen_endbr_poison() changed to it)
+ * All are exactly 4 bytes (no further displacement follows any).
  */
 #define KX86_ENDBR64_LEN 4
 #define KX86_ENDBR64                                                           \
@@ -132,6 +134,10 @@ enum kx86_reg {
 #define KX86_ENDBR_POISON                                                      \
 	{                                                                      \
 		0x66, 0x0f, 0x1f, 0x00                                         \
+	}
+#define KX86_ENDBR_POISON_NEW                                                  \
+	{                                                                      \
+		0x0f, 0x1f, 0x40, 0xd6                                         \
 	}
 
 /* ModRM */
@@ -187,14 +193,17 @@ static inline bool kx86_is_endbr64(const u8 *code, size_t n)
 	return kx86_starts_with(code, n, endbr, KX86_ENDBR64_LEN);
 }
 
-/* ... with an endbr64 or the seal that replaced one (the kernel's
- * is_endbr(), less endbr32, which no 64-bit function starts with)? */
+/* ... with an endbr64 or the seal that replaced one, either kernel's
+ * (the kernel's is_endbr(), less endbr32, which no 64-bit function starts
+ * with)? */
 static inline bool kx86_is_endbr(const u8 *code, size_t n)
 {
 	static const u8 poison[KX86_ENDBR64_LEN] = KX86_ENDBR_POISON;
+	static const u8 poison_new[KX86_ENDBR64_LEN] = KX86_ENDBR_POISON_NEW;
 
 	return kx86_is_endbr64(code, n) ||
-	       kx86_starts_with(code, n, poison, KX86_ENDBR64_LEN);
+	       kx86_starts_with(code, n, poison, KX86_ENDBR64_LEN) ||
+	       kx86_starts_with(code, n, poison_new, KX86_ENDBR64_LEN);
 }
 
 /*

@@ -11,7 +11,7 @@ int kjit_region_alloc_data(struct kjit_region *r, size_t size)
 {
 	memset(r, 0, sizeof(*r));
 	size = PAGE_ALIGN(size);
-	r->exec = kjit_code_alloc(size);
+	r->exec = kjit_near_alloc(size);
 	if (!r->exec)
 		return -ENOMEM;
 	memset(r->exec, 0, size);
@@ -25,6 +25,6 @@ void kjit_region_free(struct kjit_region *r)
 {
 	if (!r->exec)
 		return;
-	kjit_code_free(r->exec);
+	kjit_near_free(r->exec);
 	memset(r, 0, sizeof(*r));
 }

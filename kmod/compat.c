@@ -46,13 +46,13 @@ int kjit_direct_off(struct kjit_direct *d, unsigned long tramp)
 	return err;
 }
 
-/* EXECMEM_MODULE_TEXT is 0 (= EXECMEM_DEFAULT) in every kernel that has
- * execmem; <linux/execmem.h> is included where it exists to check that. */
+/* Where execmem exists (6.10+), its header names the data type; x86
+ * places module data in the modules area, as module text. */
 #if __has_include(<linux/execmem.h>)
 #include <linux/execmem.h>
-#define KJIT_EXECMEM_TEXT EXECMEM_MODULE_TEXT
+#define KJIT_EXECMEM_DATA EXECMEM_MODULE_DATA
 #else
-#define KJIT_EXECMEM_TEXT 0
+#define KJIT_EXECMEM_DATA 0 /* unused: module_alloc() */
 #endif
 
 static void *(*module_alloc_fn)(unsigned long size);
@@ -61,14 +61,14 @@ static void (*execmem_free_fn)(void *p);
 static struct ftrace_ret_stack *(*fgraph_frame_fn)(struct task_struct *t,
 						   int idx);
 
-void *kjit_code_alloc(unsigned long size)
+void *kjit_near_alloc(unsigned long size)
 {
 	if (execmem_alloc_fn)
-		return execmem_alloc_fn(KJIT_EXECMEM_TEXT, size);
+		return execmem_alloc_fn(KJIT_EXECMEM_DATA, size);
 	return module_alloc_fn(size);
 }
 
-void kjit_code_free(void *p)
+void kjit_near_free(void *p)
 {
 	if (execmem_free_fn)
 		execmem_free_fn(p);

@@ -80,6 +80,12 @@
 #define KJIT_UNWIND_FINDS_REGS 0
 #endif
 
+/* rdmsrl() is rdmsrq() since 6.16 (both macros of <asm/msr.h>, which the
+ * user includes first). */
+#if defined(rdmsrl) && !defined(rdmsrq)
+#define rdmsrq(msr, val) rdmsrl(msr, val)
+#endif
+
 /* get_unaligned()/put_unaligned(): moved to <linux/unaligned.h> in 6.12. */
 #if __has_include(<linux/unaligned.h>)
 #include <linux/unaligned.h>
@@ -150,12 +156,14 @@ int kjit_direct_on(struct kjit_direct *d, unsigned long *sites, unsigned int n,
  * periods (RCU-tasks-rude and RCU-tasks): sleeps. */
 int kjit_direct_off(struct kjit_direct *d, unsigned long tramp);
 
-/* Executable memory for the cache: module_alloc() up to 6.9, then
- * execmem_alloc(EXECMEM_MODULE_TEXT, ...). Both are found at load (neither
- * is exported); kjit_compat_init() says which. The memory comes back RW+NX
- * in both; kmod/cachemem.c sets its permissions. */
-void *kjit_code_alloc(unsigned long size);
-void kjit_code_free(void *p);
+/* Data within reach of the kernel's code (rel32 from the cache and the
+ * kernel: counters, tables): module_alloc() up to 6.9, then
+ * execmem_alloc(EXECMEM_MODULE_DATA, ...), in the modules area, RW+NX. Not
+ * EXECMEM_MODULE_TEXT: since 6.14 x86 may hand out module text read-only
+ * (EXECMEM_ROX_CACHE). Both are found at load (neither is exported);
+ * kjit_compat_init() says which. */
+void *kjit_near_alloc(unsigned long size);
+void kjit_near_free(void *p);
 
 /* The function-graph tracer's frame @idx of @t, counted from the newest
  * (the kernel's own ftrace_graph_get_ret_stack(), found at load), or NULL

@@ -99,11 +99,11 @@ static unsigned int used, sealed;
 /* Does the function at @addr start with a sealed endbr64 (gates.h)? */
 static bool is_sealed(unsigned long addr)
 {
-	static const u8 poison[KX86_ENDBR64_LEN] = KX86_ENDBR_POISON;
 	u8 first[KX86_ENDBR64_LEN];
 
 	return !copy_from_kernel_nofault(first, (void *)addr, sizeof(first)) &&
-	       kx86_starts_with(first, sizeof(first), poison, sizeof(poison));
+	       kx86_is_endbr(first, sizeof(first)) &&
+	       !kx86_is_endbr64(first, sizeof(first));
 }
 
 void *kjit_gate(unsigned long addr)

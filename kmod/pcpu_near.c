@@ -81,7 +81,7 @@ static void near_probe_cpu(void *info)
 
 	/* the increment below lands at %gs + D: only where %gs is the base
 	 * the area was laid out for */
-	rdmsrl(MSR_GS_BASE, gs);
+	rdmsrq(MSR_GS_BASE, gs);
 	if (gs != per_cpu_offset(cpu)) {
 		atomic_inc(&near_misses);
 		return;

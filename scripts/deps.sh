@@ -51,8 +51,8 @@ add_deb_src() {
 }
 
 # zydis_source: Zydis's source from Debian's source package (patched by
-# dpkg-source) in $CACHE/zydis, and Zycore's headers (libzycore-dev) in a
-# directory of their own, so that the module's include path names nothing
+# dpkg-source) in $CACHE/zydis, and a copy of Zycore's headers
+# (libzycore-dev) in a directory of their own, so that the module's include path names nothing
 # else from /usr/include.
 zydis_source() {
 	if [ ! -f "$CACHE/zydis/src/Decoder.c" ]; then
@@ -67,9 +67,12 @@ zydis_source() {
 		mv "$CACHE"/zydis-dl/zydis-*/ "$CACHE/zydis"
 		rm -rf "$CACHE/zydis-dl"
 	fi
+	# a copy, not a link: a chroot build (scripts/sid-chroot.sh) sees it too
 	mkdir -p "$CACHE/zycore-include"
-	[ -d "$CACHE/zycore-include/Zycore" ] ||
-		ln -sfn /usr/include/Zycore "$CACHE/zycore-include/Zycore"
+	if [ -L "$CACHE/zycore-include/Zycore" ] || [ ! -d "$CACHE/zycore-include/Zycore" ]; then
+		rm -f "$CACHE/zycore-include/Zycore"
+		cp -r /usr/include/Zycore "$CACHE/zycore-include/Zycore"
+	fi
 }
 
 if [ "${2:-}" = --bench ]; then
@@ -240,10 +243,17 @@ unpack_image() {
 }
 
 # resolve LIST OUT: each kernel of LIST (scripts/kernels' format) fetched,
-# and OUT written: "NAME RELEASE HEADERS" a line.
+# and OUT written: "NAME RELEASE HEADERS" a line; for a kernel marked sid,
+# "NAME RELEASE HEADERS 1 CHROOT" (HEADERS inside CHROOT).
 resolve() {
-	: > "$2.new"
-	grep -v '^[[:space:]]*\(#\|$\)' "$1" | while read -r name rel; do
+	OUT=$2
+	: > "$OUT.new"
+	grep -v '^[[:space:]]*\(#\|$\)' "$1" | while read -r name rel how; do
+		if [ "$how" = sid ]; then # built in a sid chroot (scripts/sid-chroot.sh)
+			set -- $(sh "$ROOT/scripts/sid-chroot.sh" "$BUILD" "$rel") || exit 1
+			echo "$name $rel $1 1 $2" >> "$OUT.new"
+			continue
+		fi
 		case $rel in
 		@*)	# the release a meta-package points at; its headers via apt
 			rel=$(dpkg-query -W -f='${Depends}' "${rel#@}" |
@@ -254,11 +264,11 @@ resolve() {
 			hdr=$(cd "$CACHE/headers/$rel/usr/src/linux-headers-$rel" && pwd) ;;
 		esac
 		unpack_image "$rel" || exit 1
-		echo "$name $rel $hdr" >> "$2.new"
+		echo "$name $rel $hdr" >> "$OUT.new"
 	done || exit 1
-	[ -s "$2.new" ] || { echo "deps: no kernel in $1" >&2; exit 1; }
-	cmp -s "$2.new" "$2" 2>/dev/null || mv "$2.new" "$2"
-	rm -f "$2.new"
+	[ -s "$OUT.new" ] || { echo "deps: no kernel in $1" >&2; exit 1; }
+	cmp -s "$OUT.new" "$OUT" 2>/dev/null || mv "$OUT.new" "$OUT"
+	rm -f "$OUT.new"
 }
 # --extra (make test-all): the kernels of scripts/kernels-extra too.
 if [ "${2:-}" = --extra ]; then

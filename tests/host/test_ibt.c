@@ -99,6 +99,11 @@ static void test_arch_facts(void)
 	     true},
 	    {"jit.ibt.fentry_offset.sealed", "660f1f00 0f1f440000", 9, 4, false,
 	     true},
+	    /* 7.2's seal (gen_endbr_poison() since 6.15): nopl -0x2a(%rax) */
+	    {"jit.ibt.fentry_offset.sealed_6_15", "0f1f40d6 0f1f440000", 9, 4,
+	     false, true},
+	    {"jit.ibt.fentry_offset.nop4_other", "0f1f4000 0f1f440000", 9, 0,
+	     false, false},
 	    {"jit.ibt.fentry_offset.nop5", "0f1f440000", 5, 0, false, false},
 	    {"jit.ibt.fentry_offset.call", "e800000000", 5, 0, false, false},
 	    /* endbr32 starts no 64-bit function; the kernel's nopw 0(%rax) */

@@ -490,9 +490,18 @@ static bool is_fentry_site(struct vfy *v, const struct dinsn *o)
 	       sym_of(v, orig_target(o), &reg) == KJIT_SYM_FENTRY;
 }
 
+/* The seal the kernel writes over an unused endbr64 (<asm/ibt.h>,
+ * gen_endbr_poison()): osp nopl (%rax) up to 6.14, nopl -0x2a(%rax) since. */
+static bool is_seal(const u8 *b)
+{
+	static const u8 old_seal[4] = {0x66, 0x0f, 0x1f, 0x00};
+	static const u8 new_seal[4] = {0x0f, 0x1f, 0x40, 0xd6};
+
+	return !memcmp(b, old_seal, 4) || !memcmp(b, new_seal, 4);
+}
+
 static bool c_entry(struct vfy *v, u64 fn)
 {
-	static const u8 seal[4] = {0x66, 0x0f, 0x1f, 0x00}; /* <asm/ibt.h> */
 	u8 b[4] = {0};
 	struct dinsn o;
 
@@ -500,8 +509,7 @@ static bool c_entry(struct vfy *v, u64 fn)
 		return false;
 	/* an endbr64, or the seal that replaced one, comes first on IBT */
 	if ((o.i.mnemonic == ZYDIS_MNEMONIC_ENDBR64 ||
-	     (v->env->read_code(v->env->opaque, fn, b, 4) == 4 &&
-	      !memcmp(b, seal, 4))) &&
+	     (v->env->read_code(v->env->opaque, fn, b, 4) == 4 && is_seal(b))) &&
 	    dec_code(v, fn + 4, &o))
 		return false;
 	return is_fentry_site(v, &o);
@@ -1478,19 +1486,18 @@ static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 }
 
 /* An instruction the translator may leave out: a call to __fentry__, or
- * with IBT an endbr64 or its seal (66 0f 1f 00) opening the block, which
- * the block's own endbr64 stands for. */
+ * with IBT an endbr64 or its seal opening the block, which the block's own
+ * endbr64 stands for. */
 static int check_dropped(struct vfy *v, const struct kjit_insn *in, unsigned i)
 {
 	static const u8 endbr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
-	static const u8 seal[4] = {0x66, 0x0f, 0x1f, 0x00};
 	struct dinsn o;
 	int reg;
 
 	if (dec_orig(v, in, &o))
 		return -1;
 	if (v->ibt && i == 0 && in->len == 4 &&
-	    (!memcmp(in->bytes, endbr64, 4) || !memcmp(in->bytes, seal, 4)))
+	    (!memcmp(in->bytes, endbr64, 4) || is_seal(in->bytes)))
 		return 0;
 	if (o.i.meta.category != ZYDIS_CATEGORY_CALL ||
 	    sym_of(v, orig_target(&o), &reg) != KJIT_SYM_FENTRY)

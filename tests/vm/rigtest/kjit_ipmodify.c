@@ -41,3 +41,4 @@ static void __exit ipmodify_exit(void)
 module_init(ipmodify_init);
 module_exit(ipmodify_exit);
 MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kjit test: holds a function with an IPMODIFY ftrace_ops, as livepatch does");

@@ -128,3 +128,4 @@ static void __exit kallwalk_exit(void)
 module_init(kallwalk_init);
 module_exit(kallwalk_exit);
 MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kjit test: walks kjit_pool.ko's symbols as kprobe events do");

@@ -40,3 +40,4 @@ static void __exit rigtest_exit(void)
 module_init(rigtest_init);
 module_exit(rigtest_exit);
 MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kjit test: misbehaves on purpose, to prove the VM rig notices");
