@@ -15,6 +15,7 @@ P=/sys/kernel/debug/sched/preempt
 T=/sys/kernel/tracing
 uname -v | grep -q PREEMPT_RT && skip "PREEMPT_RT: the preemption model is full, never switched"
 [ -w $P ] || fail "no $P (the kernel has CONFIG_PREEMPT_DYNAMIC)"
+grep -qw voluntary $P || skip "no voluntary preemption model to switch to ($(cat $P))"
 echo voluntary > $P || fail "set voluntary"
 hits() { awk '$1 == "kjit_cr" { print $2 }' $T/kprobe_profile; }
 load_kjit
