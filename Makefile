@@ -300,7 +300,7 @@ test-all: deps
 		$(MAKE) --no-print-directory test-module KERNEL=$$k \
 			KERNELS_FILE=$(EXTRA_FILE) || exit 1; done
 	-@KJIT_KERNELS_FILE=$(EXTRA_FILE) sh tests/vm/matrix.sh --build $(BUILD) \
-		--results $(RESULTS) $$(cut -d' ' -f1 $(EXTRA_FILE)) \
+		--results $(RESULTS) --every-case $$(cut -d' ' -f1 $(EXTRA_FILE)) \
 		$(if $(VM_CASES),-- $(VM_CASES))
 	@sh tests/summarize.sh $(RESULTS) $(VM_KERNELS) $$(cut -d' ' -f1 $(EXTRA_FILE))
 

@@ -13,8 +13,11 @@
 # (tests/vm/case-times: "vm.KERNEL.CASE SECONDS [LIMIT]" a line, "host
 # SECONDS" for the host tests), else a third of their limits.
 #
+# A case marked `# kernels: once` runs on the first KERNEL only (kjit's
+# own logic, nothing new on a second kernel), unless --every-case.
+#
 # Usage: matrix.sh --build DIR --results DIR [--shards N] [--slots N]
-#                  [--host CMD] KERNEL... [-- CASE...]
+#                  [--host CMD] [--every-case] KERNEL... [-- CASE...]
 # --host CMD: one more job of one core, CMD run by sh (`make test`: the
 # host tests, tests/run-host.sh), its output in RESULTS/boots/host.out.
 # Writes, per kernel, RESULTS/vm-KERNEL.results (every boot's results),
@@ -24,11 +27,12 @@
 # failed.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-BUILD="" RES="" SHARDS=${KJIT_VM_SHARDS:-} SLOTS=${KJIT_VM_SLOTS:-2} HOST=""
+BUILD="" RES="" SHARDS=${KJIT_VM_SHARDS:-} SLOTS=${KJIT_VM_SLOTS:-2} HOST="" EVERY=0
 SHARD_S=250 # without --shards: about this many seconds of cases a shard
 while [ $# -gt 0 ]; do
 	case $1 in
 	--host) HOST=$2; shift 2 ;;
+	--every-case) EVERY=1; shift ;;
 	--build) BUILD=$2; shift 2 ;;
 	--results) RES=$2; shift 2 ;;
 	--shards) SHARDS=$2; shift 2 ;;
@@ -42,7 +46,16 @@ done
 	exit 2
 }
 [ $# -gt 0 ] || set -- "$HERE"/cases/*.sh
-CASES="$*"
+# a bare name (attach_counts) is tests/vm/cases/attach_counts.sh
+CASES=""
+for c in "$@"; do
+	case $c in
+	*/* | *.sh) ;;
+	*) c=$HERE/cases/$c.sh ;;
+	esac
+	[ -f "$c" ] || { echo "matrix.sh: no case $c" >&2; exit 2; }
+	CASES="$CASES $c"
+done
 n=$(nproc 2> /dev/null || echo 2)
 [ "$SLOTS" -gt "$n" ] && SLOTS=$n
 [ "$SLOTS" -ge 1 ] || SLOTS=1
@@ -54,6 +67,12 @@ REF_TIMES=$HERE/case-times       # what the reference host measured
 mkdir -p "$BUILD/vm"
 
 multi_case() { grep -q '^# tcg: *multi *$' "$1"; }
+# A case marked `# kernels: once` tests kjit's own logic (the tool, the
+# module's tables and requests), in which the kernel is only the host: it
+# runs on the first kernel of the run only (--every-case: on each).
+once_case() { grep -q '^# kernels: *once *$' "$1"; }
+FIRST=${KERNELS# }
+FIRST=${FIRST%% *}
 case_limit() {
 	t=$(sed -n 's/^# timeout: *\([0-9]*\).*/\1/p' "$1" | head -n 1)
 	echo "${t:-60}"
@@ -84,6 +103,7 @@ for k in $KERNELS; do
 	multi="" mcost=0
 	: > "$BOOTS/$k.single"
 	for c in $CASES; do
+		[ $EVERY = 0 ] && [ "$k" != "$FIRST" ] && once_case "$c" && continue
 		cost=$(case_cost "$k" "$c")
 		if multi_case "$c"; then
 			multi="$multi $c" mcost=$((mcost + cost))

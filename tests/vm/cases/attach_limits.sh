@@ -6,6 +6,7 @@
 # the same for the block map and the code cache. With the default limits
 # the same workload leaves nothing native for lack of room, and follows at
 # least the callees the tiny table turned away.
+# kernels: once
 # timeout: 300
 . /tests/lib.sh
 load_kjit

@@ -12,6 +12,7 @@
 # workers on one while the other translates (single-threaded, a vCPU gets
 # its turn only at QEMU's round-robin switches).
 # tcg: multi
+# kernels: once
 # timeout: 600
 . /tests/lib.sh
 # one try: attach, run, read the stat, detach; sets blocks grow hit mem0

@@ -9,6 +9,7 @@
 # their chunk came count with lock incq (said as such: "while the per-CPU
 # counter table was growing") - and still equal Kprobes'.
 # tcg: multi
+# kernels: once
 # timeout: 400
 . /tests/lib.sh
 crosscheck() {

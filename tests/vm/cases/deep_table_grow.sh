@@ -17,6 +17,7 @@
 # workers on one while the other translates (single-threaded, a vCPU gets
 # its turn only at QEMU's round-robin switches).
 # tcg: multi
+# kernels: once
 # timeout: 600
 . /tests/lib.sh
 load_kjit

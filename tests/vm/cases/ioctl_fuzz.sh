@@ -4,6 +4,7 @@
 # changes nothing), then unprivileged (EPERM for every request, unknown
 # commands too). Afterwards kjit must still count exactly and unload clean.
 # The later steps run even when the fuzzer failed.
+# kernels: once
 # timeout: 180
 . /tests/lib.sh
 load_kjit

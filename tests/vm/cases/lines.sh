@@ -10,6 +10,7 @@
 # the data file carries the kernel's and the module's build-ids, and the
 # module's finds its .ko under KJIT_DEBUG_DIR; without debug info the report
 # says why once. kjit annotate with the .ko interleaves the same lines.
+# kernels: once
 # timeout: 120
 . /tests/lib.sh
 [ -e /lib/kjit/kjit_linetest.ko ] || skip "kjit_linetest.ko not built"

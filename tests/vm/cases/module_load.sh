@@ -1,5 +1,6 @@
 # module_load - kjit.ko loads, answers the version ioctl, refuses a
 # non-root caller, and unloads; ten times in a row.
+# kernels: once
 # timeout: 60
 . /tests/lib.sh
 i=0

@@ -12,6 +12,7 @@
 #   errors: -p of no process, -C of no CPU, -a with -p.
 # The oracle is the workload's own loop count (workload getpid N makes N
 # getpid() system calls and nothing else does).
+# kernels: once
 # timeout: 300
 . /tests/lib.sh
 load_kjit

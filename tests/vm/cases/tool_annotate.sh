@@ -11,6 +11,7 @@
 # gives it. Then annotate of the live attached session, a data file
 # without code (this boot: read from /proc/kcore; another boot: one-line
 # error) and bad input.
+# kernels: once
 # timeout: 240
 . /tests/lib.sh
 T=/sys/kernel/tracing

@@ -3,6 +3,7 @@
 # --deep/--depth and a second attach refused with one clear line and a
 # non-zero status; stat names every fallback reason; --no-count translates
 # but counts nothing.
+# kernels: once
 # timeout: 120
 . /tests/lib.sh
 load_kjit

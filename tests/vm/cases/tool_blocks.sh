@@ -4,6 +4,7 @@
 # runs starts where a static block starts (the CFG finds kjit's leaders),
 # and the report's coverage uses these blocks. Errors: unknown and
 # ambiguous names, offsets, usage.
+# kernels: once
 # timeout: 120
 . /tests/lib.sh
 load_kjit

@@ -1,6 +1,7 @@
 # tool_compare - `kjit compare`: the same workload natively, under kjit and
 # under Kprobes on kjit's block addresses; counts side by side (equal for
 # a pinned workload), timing lines; without kjit_kprobes.ko a clear error.
+# kernels: once
 # timeout: 150
 . /tests/lib.sh
 load_kjit

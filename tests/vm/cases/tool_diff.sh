@@ -4,6 +4,7 @@
 # be "new" among the functions and its blocks covered in B only; the same
 # file against itself changes nothing; a file said to be from another
 # kernel gives one warning line; cut and garbage files fail in one line.
+# kernels: once
 # timeout: 90
 . /tests/lib.sh
 load_kjit

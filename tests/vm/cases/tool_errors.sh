@@ -4,6 +4,7 @@
 # clear line on stderr and a non-zero status, never an empty success.
 # Also: record -- false (its status, kjit.data kept), report's choice of
 # the live session over ./kjit.data, --version, conflicting options.
+# kernels: once
 # timeout: 120
 . /tests/lib.sh
 unload_kjit

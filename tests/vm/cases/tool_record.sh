@@ -2,6 +2,7 @@
 # version, kernel, command, functions, blocks, end), report from the file
 # in every format and sort order, --top with disassembly, coverage, a file
 # from "another boot", cut and foreign files, record errors.
+# kernels: once
 # timeout: 120
 . /tests/lib.sh
 load_kjit
