@@ -182,7 +182,7 @@ static void json_func(FILE *out, const struct sess_func *f, int last)
 	fprintf(out, "}%s\n", last ? "" : ",");
 }
 
-static void json_stats(FILE *out, const struct sess_stats *st)
+void json_stats(FILE *out, const struct sess_stats *st)
 {
 	unsigned int i, first = 1;
 

@@ -50,4 +50,8 @@ void report_print(const struct session *s, const struct report_opts *o,
 /* JSON string literal (quotes and escapes) of @s. */
 void json_string(FILE *out, const char *s);
 
+/* The session's statistics and limits as the JSON report's "stats" member
+ * (`  "stats": {...}` and a newline; `kjit stat --json` too). */
+void json_stats(FILE *out, const struct sess_stats *st);
+
 #endif

@@ -165,9 +165,11 @@ static const struct subcommand subcommands[] = {
      "offset, so recordings of one kernel on two boots compare; files\n"
      "from two kernels are compared after a warning. -n N rows per list\n"
      "(default 10); --json prints every row (schema in docs/usage.md).\n"},
-    {"stat", cmd_stat, "stat", "cache, link and fallback statistics",
+    {"stat", cmd_stat, "stat [--json]", "cache, link and fallback statistics",
      "Translations, cache bytes, links, dispatcher entries, and every\n"
-     "reason code ran natively (fallbacks, translator refusals), named.\n"},
+     "reason code ran natively (fallbacks, translator refusals), named.\n"
+     "--json: the \"stats\" and \"limits\" of report --json, at once\n"
+     "(no function or block is read).\n"},
     {"reset", cmd_reset, "reset", "zero the counters",
      "Zeroes every counter of the session.\n"},
     {"decode", cmd_decode, "decode [-n N] [--check] FUNC...",

@@ -30,13 +30,14 @@ unload_pool() {
 }
 
 # json_field FILE KEY: the first number under "KEY" in a saved JSON report.
-# live_json KEY: the same in the live session's JSON report (its stats and
-# limits: `kjit report --live --json`), or nothing.
+# live_json KEY: the same in the live session's statistics and limits
+# (`kjit stat --json`: the "stats" of `kjit report --live --json`, without
+# the report's reading of every function), or nothing.
 json_field() {
 	sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$1" | head -n 1
 }
 live_json() {
-	kjit report --live --json > /tmp/live.json && json_field /tmp/live.json "$1"
+	kjit stat --json > /tmp/live.json && json_field /tmp/live.json "$1"
 }
 
 # entry_count FUNC / entry_off FUNC: the count / offset of FUNC's entry
@@ -63,6 +64,10 @@ first_func() {
 }
 # The slab allocator's entry, whose tracepoint is a static-key site.
 slab_alloc() { first_func kmem_cache_alloc_noprof kmem_cache_alloc; }
+# The function pipe(2)'s reads go through (6.16+: anon_pipe_read).
+pipe_read_fn() { first_func anon_pipe_read pipe_read; }
+# The function pipe(2)'s writes go through (6.16+: anon_pipe_write).
+pipe_write_fn() { first_func anon_pipe_write pipe_write; }
 
 # expect_fail CMD...: CMD must exit non-zero.
 # icount_mode: true when the guest runs under QEMU -icount (run.sh

@@ -35,7 +35,7 @@ funcs=$(live_json deep_funcs)
 held=$(live_json deep_held)
 growing=$(live_json deep_growing)
 max=$(live_json deep_max)
-kjit report --live --json > /tmp/r.json || fail "report"
+kjit stat --json > /tmp/r.json || fail "stat --json"
 hit=$(json_field /tmp/r.json hit)
 bgrow=$(json_field /tmp/r.json block_map_growing)
 mem1=$(live_json mem_bytes)

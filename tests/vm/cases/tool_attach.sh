@@ -43,6 +43,15 @@ grep -qx "attached $n functions" /tmp/o.out || fail "pattern attach: want $n fun
 workload read 20
 kjit detach > /dev/null
 kjit report --live --csv | grep -q '^vfs_read,' || fail "pattern attach: vfs_read not counted"
+# stat --json is the JSON report's "stats" member, byte for byte (detached:
+# nothing changes between the two)
+kjit stat --json > /tmp/st.json || fail "stat --json"
+kjit report --live --json | sed -n '/^  "stats": {/,$p' > /tmp/rs.json
+{ echo '{'; cat /tmp/rs.json; } | cmp -s - /tmp/st.json ||
+	{ diff /tmp/rs.json /tmp/st.json; fail "stat --json differs from the report's stats"; }
+[ "$(json_field /tmp/st.json translated)" -gt 0 ] || fail "stat --json: nothing translated"
+kjit stat --bogus 2> /tmp/e.out; [ $? = 2 ] || fail "stat --bogus: want exit 2"
+grep -q "unknown argument '--bogus'" /tmp/e.out || fail "stat --bogus message"
 kjit attach 'entry_SYSCALL*' 2> /tmp/e.out && fail "a pattern with nothing instrumentable must fail"
 cat /tmp/e.out
 grep -q "^kjit attach: skipped entry_SYSCALL_64: entry text$" /tmp/e.out || fail "skip line"
