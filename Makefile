@@ -19,8 +19,8 @@
 #   make vm-test      boot each kernel under QEMU/TCG, run tests/vm/cases
 #                     (VM_KERNELS="6.12" for one; VM_CASES="..." for some cases;
 #                     KJIT_KIMAGE=bzImage KJIT_KDIR=DIR: a kernel you built)
-#   make test         host-test + vm-test, side by side (two guests or the
-#                     host tests and a guest at a time), ends with
+#   make test         host-test + vm-test, side by side (a guest more than
+#                     the host has cores, the host tests as one), ends with
 #                     "N passed, N failed"
 #   make test-all     make test, then the VM suite on scripts/kernels-extra
 #                     (PREEMPT_RT) too
@@ -248,7 +248,7 @@ host-test: deps modules $(HOST_TESTS)
 
 # ---- VM tests ------------------------------------------------------------
 # Every kernel's modules, then tests/vm/matrix.sh: each kernel's cases in
-# a few boots, two guests at a time; results in $(RESULTS)/vm-NAME.results,
+# a few boots, a guest more than the host has cores at a time; results in $(RESULTS)/vm-NAME.results,
 # console logs in vm-NAME-console.log, each boot's files in boots/.
 VM_KERNELS ?= $(shell cut -d' ' -f1 $(KERNELS_FILE) 2>/dev/null)
 ifeq ($(KJIT_KIMAGE),)
