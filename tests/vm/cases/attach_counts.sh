@@ -4,6 +4,8 @@
 # (kjit_kprobes.ko, run separately on the same workload).
 # timeout: 300
 . /tests/lib.sh
+pr=$(pipe_read_fn) || fail "no pipe read function"
+pw=$(pipe_write_fn) || fail "no pipe write function"
 load_kjit
 insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
 total=0
@@ -20,7 +22,7 @@ check -c 0 -e -x getpid 1000 __x64_sys_getpid
 check -c 0 -e -x read 1000 ksys_read vfs_read
 check -c 0 -e -x fstat 1000 vfs_fstat
 check -c 0 -e -x openclose 500 do_sys_openat2 __x64_sys_close
-check -c 0 -e -x pipe 500 pipe_read pipe_write
+check -c 0 -e -x pipe 500 "$pr" "$pw"
 echo "blocks cross-checked against kprobes: $total, mismatches: 0"
 kjit stat
 rmmod kjit_kprobes || fail "rmmod kjit_kprobes"

@@ -14,13 +14,15 @@
 # tcg: multi
 # timeout: 350
 . /tests/lib.sh
+pr=$(pipe_read_fn) || fail "no pipe read function"
+pw=$(pipe_write_fn) || fail "no pipe write function"
 workload -c 0 pipe 100000000 & w0=$!
 workload -c 1 getpid 1000000000 & w1=$!
 i=0
 n=20
 while [ $i -lt "$n" ]; do
 	load_kjit
-	kjit attach __x64_sys_getpid pipe_read pipe_write vfs_read > /dev/null ||
+	kjit attach __x64_sys_getpid "$pr" "$pw" vfs_read > /dev/null ||
 		fail "attach, cycle $i"
 	workload read 200 || fail "workload under kjit, cycle $i"
 	if [ $((i % 2)) = 0 ]; then

@@ -9,17 +9,18 @@
 # tcg: multi
 # timeout: 400
 . /tests/lib.sh
+pr=$(pipe_read_fn) || fail "no pipe read function"
 load_kjit
 insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
-kjitcount -c 0 -d -e -x -C pipe_read piperead 300 __x64_sys_read > /tmp/d.out 2>&1
+kjitcount -c 0 -d -e -x -C "$pr" piperead 300 __x64_sys_read > /tmp/d.out 2>&1
 rc=$?
 grep -E '^(ENTRY|SUMMARY|MISSING)|MISMATCH' /tmp/d.out
 [ $rc = 0 ] || { cat /tmp/d.out; fail "deep counts disagree with Kprobes"; }
-for f in ksys_read vfs_read pipe_read mutex_lock; do
+for f in ksys_read vfs_read "$pr" mutex_lock; do
 	grep -q "^BLOCK $f+0x" /tmp/d.out || fail "deep mode did not reach $f"
 done
-n=$(grep -c '^BLOCK pipe_read+.* OK$' /tmp/d.out)
-[ "$n" -ge 10 ] || fail "only $n pipe_read blocks matched exactly"
+n=$(grep -c "^BLOCK $pr+.* OK\$" /tmp/d.out)
+[ "$n" -ge 10 ] || fail "only $n $pr blocks matched exactly"
 echo "functions reached: $(sed -n 's/^BLOCK \([^+]*\)+.*/\1/p' /tmp/d.out | sort -u | wc -l)"
 rmmod kjit_kprobes
 unload_kjit

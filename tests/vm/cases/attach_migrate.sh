@@ -10,6 +10,7 @@
 # tcg: multi
 # timeout: 600
 . /tests/lib.sh
+pr=$(pipe_read_fn) || fail "no pipe read function"
 [ "$(grep -c ^processor /proc/cpuinfo)" -ge 2 ] || skip "needs two CPUs"
 load_kjit
 insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
@@ -30,13 +31,13 @@ check() { # check WANT-COUNTERS KJITCOUNT-ARGS...
 	cat /tmp/st.out
 	grep -q "^counters: $want" /tmp/st.out || fail "counters not $want"
 }
-check per-CPU -e -x migrate 200 pipe_read
+check per-CPU -e -x migrate 200 "$pr"
 # deep mode follows the scheduler: Kprobes only in pipe_read (-O), not on
 # every context switch of the system
-check per-CPU -e -x -O -d migrate 100 pipe_read
+check per-CPU -e -x -O -d migrate 100 "$pr"
 echo 1 > /sys/module/kjit/parameters/lock_counters ||
 	fail "cannot set kjit.lock_counters"
-check shared -e -x migrate 100 pipe_read
+check shared -e -x migrate 100 "$pr"
 echo 0 > /sys/module/kjit/parameters/lock_counters
 rmmod kjit_kprobes || fail "rmmod kjit_kprobes"
 unload_kjit

@@ -5,21 +5,22 @@
 # attached, and kjit must count pipe_read's blocks all the same.
 # timeout: 150
 . /tests/lib.sh
+pr=$(pipe_read_fn) || fail "no pipe read function"
 T=/sys/kernel/tracing
 hits() { awk '$1 == "kjit_ac" { print $2 }' $T/kprobe_profile; }
-body() { entry_count pipe_read; }
+body() { entry_count "$pr"; }
 load_kjit
-echo 'p:kjit/kjit_ac pipe_read' >> $T/kprobe_events || fail "kprobe"
+echo "p:kjit/kjit_ac $pr" >> $T/kprobe_events || fail "kprobe"
 echo 1 > $T/events/kjit/kjit_ac/enable || fail "enable kprobe"
 for mode in --deep ""; do
 	k0=$(hits)
-	kjit attach $mode __x64_sys_read pipe_read > /dev/null || fail "attach $mode"
+	kjit attach $mode __x64_sys_read "$pr" > /dev/null || fail "attach $mode"
 	workload -c 0 piperead 300 || fail "reads"
 	kjit detach
 	k=$(( $(hits) - k0 )) n=$(body)
-	echo "attach ${mode:-(shallow)}: Kprobe on pipe_read hit $k times, kjit counted pipe_read's entry ${n:-0} times"
-	[ "$k" -ge 300 ] || fail "${mode:-shallow}: calls from the cache skipped pipe_read's ftrace site ($k Kprobe hits for 300 reads)"
-	[ "${n:-0}" -ge 300 ] || fail "${mode:-shallow}: pipe_read not counted (${n:-0})"
+	echo "attach ${mode:-(shallow)}: Kprobe on $pr hit $k times, kjit counted $pr's entry ${n:-0} times"
+	[ "$k" -ge 300 ] || fail "${mode:-shallow}: calls from the cache skipped $pr's ftrace site ($k Kprobe hits for 300 reads)"
+	[ "${n:-0}" -ge 300 ] || fail "${mode:-shallow}: $pr not counted (${n:-0})"
 done
 echo 0 > $T/events/kjit/kjit_ac/enable
 echo '-:kjit/kjit_ac' >> $T/kprobe_events

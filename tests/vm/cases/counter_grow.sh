@@ -12,14 +12,15 @@
 # kernels: once
 # timeout: 400
 . /tests/lib.sh
+pr=$(pipe_read_fn) || fail "no pipe read function"
 crosscheck() {
-	kjitcount -c 0 -d -e -x -O -C pipe_read piperead 300 __x64_sys_read \
+	kjitcount -c 0 -d -e -x -O -C "$pr" piperead 300 __x64_sys_read \
 		> /tmp/k.out 2>&1
 	rc=$?
 	grep -E '^(ENTRY|SUMMARY|MISSING)|MISMATCH' /tmp/k.out
 	[ $rc = 0 ] || { cat /tmp/k.out; fail "$1: counts disagree with Kprobes"; }
-	n=$(grep -c '^BLOCK pipe_read+.* OK$' /tmp/k.out)
-	[ "$n" -ge 10 ] || fail "$1: only $n pipe_read blocks matched exactly"
+	n=$(grep -c "^BLOCK $pr+.* OK\$" /tmp/k.out)
+	[ "$n" -ge 10 ] || fail "$1: only $n $pr blocks matched exactly"
 }
 # The defaults: one chunk (4096 counters) at attach, of 49152 at most,
 # all in the near area (kmod/pcpu_near.h: two CPUs, 1 MiB apart), so every

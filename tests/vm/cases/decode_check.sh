@@ -3,8 +3,9 @@
 # libZydis, and every instruction must agree (address, length, bytes, mnemonic).
 # timeout: 60
 . /tests/lib.sh
+pr=$(pipe_read_fn) || fail "no pipe read function"
 load_kjit
-FUNCS="vfs_read ksys_write __x64_sys_getpid schedule $(slab_alloc) do_sys_openat2 pipe_read __x64_sys_close"
+FUNCS="vfs_read ksys_write __x64_sys_getpid schedule $(slab_alloc) do_sys_openat2 $pr __x64_sys_close"
 kjit decode --check -n 64 $FUNCS > /tmp/decode.out 2>&1
 rc=$?
 grep '^decode-check' /tmp/decode.out

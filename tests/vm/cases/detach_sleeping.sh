@@ -6,15 +6,16 @@
 # tcg: multi
 # timeout: 120
 . /tests/lib.sh
+pr=$(pipe_read_fn) || fail "no pipe read function"
 for how in detach rmmod; do
 	load_kjit
-	kjit attach pipe_read > /dev/null || fail "attach"
+	kjit attach "$pr" > /dev/null || fail "attach"
 	sleeper > /tmp/sleeper.out & s=$!
 	sleep 1
 	cat /tmp/sleeper.out
 	pid=$(sed -n 's/^child \([0-9]*\) asleep/\1/p' /tmp/sleeper.out)
 	[ -n "$pid" ] || fail "no sleeping child"
-	grep -q pipe_read /proc/$pid/stack 2>/dev/null || cat /proc/$pid/stack
+	grep -q "$pr" /proc/$pid/stack 2>/dev/null || cat /proc/$pid/stack
 	dmesg -c > /dev/null
 	[ $how = detach ] && { kjit detach || fail "detach"; }
 	unload_kjit

@@ -7,6 +7,7 @@
 # the old addresses), the woken reader must complete natively.
 # timeout: 200
 . /tests/lib.sh
+pr=$(pipe_read_fn) || fail "no pipe read function"
 T=/sys/kernel/tracing
 for holder in kretprobe fgraph; do
 	if [ $holder = kretprobe ]; then
@@ -17,7 +18,7 @@ for holder in kretprobe fgraph; do
 		echo function_graph > $T/current_tracer || fail "function_graph"
 	fi
 	load_kjit
-	kjit attach pipe_read > /dev/null || fail "$holder: attach"
+	kjit attach "$pr" > /dev/null || fail "$holder: attach"
 	sleeper > /tmp/sleeper.out & s=$!
 	sleep 1
 	pid=$(sed -n 's/^child \([0-9]*\) asleep/\1/p' /tmp/sleeper.out)
@@ -28,7 +29,7 @@ for holder in kretprobe fgraph; do
 	dmesg | grep 'moved out of the code cache' ||
 		fail "$holder: no return address was moved"
 	load_kjit
-	kjit attach pipe_read > /dev/null || fail "$holder: attach again"
+	kjit attach "$pr" > /dev/null || fail "$holder: attach again"
 	kill -USR1 $s
 	wait $s || fail "$holder: the sleeping reader did not complete"
 	kjit detach

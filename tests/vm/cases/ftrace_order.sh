@@ -7,8 +7,9 @@
 # pipe_read runs from the cache, counted, once the site is free again.
 # timeout: 200
 . /tests/lib.sh
+pr=$(pipe_read_fn) || fail "no pipe read function"
 T=/sys/kernel/tracing
-entries() { entry_count pipe_read; }
+entries() { entry_count "$pr"; }
 guarded() { kjit stat | awk '$1 == "fallback" && $2 == "ftrace_site" { print $3 }'; }
 load_kjit
 # (not a tracing instance's function tracer: creating and removing an
@@ -16,10 +17,10 @@ load_kjit
 # on this kernel - static_keys then saw 168 of ~980 with no kjit involved)
 for holder in ipmodify kprobe; do
 	if [ $holder = kprobe ]; then
-		echo 'p:kjit/kjit_order pipe_read' >> $T/kprobe_events || fail "kprobe"
+		echo "p:kjit/kjit_order $pr" >> $T/kprobe_events || fail "kprobe"
 		echo 1 > $T/events/kjit/kjit_order/enable || fail "enable kprobe"
 	else
-		insmod /lib/kjit/kjit_ipmodify.ko func=pipe_read || fail "IPMODIFY on pipe_read"
+		insmod /lib/kjit/kjit_ipmodify.ko func="$pr" || fail "IPMODIFY on $pr"
 	fi
 	kjit attach --deep __x64_sys_read > /dev/null || fail "$holder: attach"
 	workload -c 0 piperead 300 || fail "$holder: reads while held"
@@ -34,10 +35,10 @@ for holder in ipmodify kprobe; do
 	workload -c 0 piperead 300 || fail "$holder: reads after the holder left"
 	e2=$(entries) g2=$(guarded)
 	kjit detach
-	echo "$holder: pipe_read counted/sent native while held $e1/$g1, after $e2/$g2"
+	echo "$holder: $pr counted/sent native while held $e1/$g1, after $e2/$g2"
 	[ "${e1:-0}" = 0 ] && [ "${g1:-0}" -ge 300 ] ||
-		fail "$holder: pipe_read ran from the cache while its site was held"
+		fail "$holder: $pr ran from the cache while its site was held"
 	[ "${e2:-0}" -ge 300 ] && [ "${g2:-0}" = 0 ] ||
-		fail "$holder: pipe_read stayed native after the holder left ($e2 counted)"
+		fail "$holder: $pr stayed native after the holder left ($e2 counted)"
 done
 unload_kjit

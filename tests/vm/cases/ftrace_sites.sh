@@ -10,9 +10,10 @@
 # int3 Kprobe inside pipe_read, which no copy can hit: kjit stat warns.
 # timeout: 200
 . /tests/lib.sh
+pr=$(pipe_read_fn) || fail "no pipe read function"
 T=/sys/kernel/tracing
 hits() { awk '$1 == "kjit_pr" { print $2 }' $T/kprobe_profile; }
-entries() { entry_count pipe_read; }
+entries() { entry_count "$pr"; }
 guarded() { kjit stat | awk '$1 == "fallback" && $2 == "ftrace_site" { print $3 }'; }
 load_kjit
 kjit attach --deep __x64_sys_read > /dev/null || fail "attach"
@@ -20,7 +21,7 @@ workload -c 0 piperead 300 || fail "warm-up"
 kjit reset
 workload -c 0 piperead 300 || fail "reads"
 e0=$(entries) g0=$(guarded)
-echo 'p:kjit/kjit_pr pipe_read' >> $T/kprobe_events || fail "kprobe"
+echo "p:kjit/kjit_pr $pr" >> $T/kprobe_events || fail "kprobe"
 echo 1 > $T/events/kjit/kjit_pr/enable || fail "enable kprobe"
 kjit reset
 workload -c 0 piperead 300 || fail "reads under the Kprobe"
@@ -30,16 +31,16 @@ echo '-:kjit/kjit_pr' >> $T/kprobe_events
 kjit reset
 workload -c 0 piperead 300 || fail "reads after the Kprobe"
 e2=$(entries) g2=$(guarded)
-insmod /lib/kjit/kjit_ipmodify.ko func=pipe_read || fail "IPMODIFY on a followed callee"
+insmod /lib/kjit/kjit_ipmodify.ko func="$pr" || fail "IPMODIFY on a followed callee"
 kjit reset
 workload -c 0 piperead 300 || fail "reads under IPMODIFY"
 e3=$(entries) g3=$(guarded)
 rmmod kjit_ipmodify
 # An int3 Kprobe (not at the fentry site) armed inside pipe_read after it
 # was translated: the cache's copy cannot hit it, and kjit must say so.
-off=$(kjit report --live --csv | awk -F, '$1 == "pipe_read" && $8 == 0 { print $2; exit }')
+off=$(kjit report --live --csv | awk -F, -v f="$pr" '$1 == f && $8 == 0 { print $2; exit }')
 kjit stat | grep -q "^warning:" && fail "warning before any Kprobe"
-echo "p:kjit/kjit_mid pipe_read+$off" >> $T/kprobe_events || fail "mid-function kprobe at +$off"
+echo "p:kjit/kjit_mid $pr+$off" >> $T/kprobe_events || fail "mid-function kprobe at +$off"
 echo 1 > $T/events/kjit/kjit_mid/enable || fail "enable mid-function kprobe"
 kjit stat > /tmp/st.out
 echo 0 > $T/events/kjit/kjit_mid/enable
@@ -49,13 +50,13 @@ grep -q "warning: 1 int3 Kprobe(s) armed inside translated code" /tmp/st.out ||
 	fail "a Kprobe armed inside translated code went unnoticed"
 kjit detach
 unload_kjit
-echo "pipe_read entries counted by kjit / sent native by the guard:" \
+echo "$pr entries counted by kjit / sent native by the guard:" \
 	"before $e0/$g0, Kprobe on $e1/$g1 (Kprobe hits $k1)," \
 	"Kprobe off $e2/$g2, IPMODIFY $e3/$g3"
 # (the counts include the shell's own reads from command substitution
 # pipes, so each is at least the workload's 300, not exactly 300)
-[ "${e0:-0}" -ge 300 ] && [ "$g0" = 0 ] || fail "pipe_read did not run from the cache before"
+[ "${e0:-0}" -ge 300 ] && [ "$g0" = 0 ] || fail "$pr did not run from the cache before"
 [ "$k1" -ge 300 ] || fail "the Kprobe enabled after translation missed reads: $k1 hits"
-[ "${e1:-0}" = 0 ] && [ "$g1" -ge 300 ] || fail "guard did not send pipe_read native"
-[ "${e2:-0}" -ge 300 ] && [ "$g2" = 0 ] || fail "pipe_read did not come back to the cache"
+[ "${e1:-0}" = 0 ] && [ "$g1" -ge 300 ] || fail "guard did not send $pr native"
+[ "${e2:-0}" -ge 300 ] && [ "$g2" = 0 ] || fail "$pr did not come back to the cache"
 [ "${e3:-0}" = 0 ] && [ "$g3" -ge 300 ] || fail "IPMODIFY holder bypassed by the cache"

@@ -4,6 +4,8 @@
 # once the other user is gone the same attach works and counts.
 # timeout: 120
 . /tests/lib.sh
+pr=$(pipe_read_fn) || fail "no pipe read function"
+pw=$(pipe_write_fn) || fail "no pipe write function"
 load_kjit
 # ftrace knows the function by its first name at that address
 insmod /lib/kjit/kjit_ipmodify.ko func=__do_sys_getpid || fail "insmod kjit_ipmodify.ko"
@@ -18,21 +20,21 @@ kjit stat 2> /dev/null | grep -q 'state: attached' && fail "something stayed att
 workload getpid 100 || fail "getpid broken after the refusal"
 # among other functions, one registration for all: all or nothing names
 # the one that is taken; --best-effort attaches the others
-kjit attach pipe_read __x64_sys_getpid pipe_write > /tmp/a.out 2>&1 && fail "attached around a held function"
+kjit attach "$pr" __x64_sys_getpid "$pw" > /tmp/a.out 2>&1 && fail "attached around a held function"
 cat /tmp/a.out
 grep -q '__x64_sys_getpid: refused by kjit.ko: redirected by another ftrace user' /tmp/a.out ||
 	fail "the held function is not named"
-grep -q 'pipe_read: refused\|pipe_write: refused' /tmp/a.out && fail "a free function was blamed"
+grep -q -e "$pr: refused" -e "$pw: refused" /tmp/a.out && fail "a free function was blamed"
 kjit stat 2> /dev/null | grep -q 'state: attached' && fail "all-or-nothing left something attached"
-kjit attach --best-effort pipe_read __x64_sys_getpid pipe_write > /tmp/a.out 2>&1 ||
+kjit attach --best-effort "$pr" __x64_sys_getpid "$pw" > /tmp/a.out 2>&1 ||
 	{ cat /tmp/a.out; fail "best effort around a held function"; }
 cat /tmp/a.out
 grep -qx 'attached 2 functions' /tmp/a.out || fail "best effort: want the 2 free functions"
 kjit reset
 workload -c 0 pipe 50
 kjit detach > /dev/null
-n=$(entry_count pipe_read)
-[ "$n" = 50 ] || fail "best effort: pipe_read counted ${n:-nothing}, want 50"
+n=$(entry_count "$pr")
+[ "$n" = 50 ] || fail "best effort: $pr counted ${n:-nothing}, want 50"
 rmmod kjit_ipmodify || fail "rmmod kjit_ipmodify"
 kjit attach __x64_sys_getpid > /dev/null || fail "attach after the other user left"
 kjit reset

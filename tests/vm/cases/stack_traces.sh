@@ -30,6 +30,7 @@
 # entries: it lived in module memory outside any module.
 # timeout: 150
 . /tests/lib.sh
+pr=$(pipe_read_fn) || fail "no pipe read function"
 # start_sleeper OUTFILE: sets s (the sleeper) and p (its child, asleep in
 # pipe_read).
 start_sleeper() {
@@ -39,7 +40,7 @@ start_sleeper() {
 	p=$(sed -n 's/^child \([0-9]*\) asleep/\1/p' $1)
 	[ -n "$p" ] || fail "no sleeping child"
 }
-chain() { grep -q 'pipe_read+' $1 && grep -q 'vfs_read+' $1 && grep -q 'ksys_read+' $1; }
+chain() { grep -q "$pr+" $1 && grep -q 'vfs_read+' $1 && grep -q 'ksys_read+' $1; }
 # reliable PID OUT: the reliable walk of PID into OUT; its frame count
 reliable() {
 	insmod /lib/kjit/kjit_stackcheck.ko pid=$1 2> /dev/null
@@ -62,7 +63,7 @@ same_frames() {
 named_pool() {
 	i=0
 	while [ $i -lt 50 ]; do
-		n=$(grep -E ' (vfs_read|ksys_read|pipe_read)\+0x[0-9a-f]+[[:space:]]+\[kjit_pool\]' /proc/kallsyms |
+		n=$(grep -E " (vfs_read|ksys_read|$pr)\+0x[0-9a-f]+[[:space:]]+\[kjit_pool\]" /proc/kallsyms |
 			sed 's/.* \([a-z_]*\)+0x.*/\1/' | sort -u | wc -l)
 		[ "$n" -ge 3 ] && return 0
 		sleep 0.1
@@ -110,7 +111,7 @@ callchain() {
 	echo 0 > $E/enable
 	awk '/<stack trace>/ { on++; next } on == 1 && /^ =>/ { print } on > 1 { exit }' $T/trace > $1
 }
-echo 'p:kjit/kjit_stk pipe_read' >> $T/kprobe_events || fail "kprobe event"
+echo "p:kjit/kjit_stk $pr" >> $T/kprobe_events || fail "kprobe event"
 echo stacktrace > $E/trigger || fail "stacktrace trigger"
 callchain /tmp/native.cc
 kjit attach --deep __x64_sys_read > /dev/null || fail "attach for callchains"

@@ -7,27 +7,28 @@
 # kernels: once
 # timeout: 90
 . /tests/lib.sh
+pr=$(pipe_read_fn) || fail "no pipe read function"
 load_kjit
 mkdir -p /tmp/diff && cd /tmp/diff || fail "mkdir"
-kjit record -f ksys_read pipe_read -o a.data -- workload read 200 2> /tmp/e.out ||
+kjit record -f ksys_read "$pr" -o a.data -- workload read 200 2> /tmp/e.out ||
 	{ cat /tmp/e.out; fail "record A"; }
-kjit record -f ksys_read pipe_read -o b.data -- workload pipe 200 2> /tmp/e.out ||
+kjit record -f ksys_read "$pr" -o b.data -- workload pipe 200 2> /tmp/e.out ||
 	{ cat /tmp/e.out; fail "record B"; }
 kjit diff -n 1000 a.data b.data > /tmp/d.txt 2> /tmp/e.out || { cat /tmp/e.out; fail "diff"; }
 cat /tmp/d.txt
 [ -s /tmp/e.out ] && { cat /tmp/e.out; fail "diff of one kernel warned"; }
-grep -Eq '^  pipe_read +0 +[0-9]+ +\+[0-9]+ +new$' /tmp/d.txt || fail "pipe_read not new in B"
-sed -n '/^Blocks covered in B only/,/^$/p' /tmp/d.txt | grep -q '^  pipe_read+0x' ||
-	fail "pipe_read blocks not covered in B only"
-sed -n '/^Blocks covered in A only/,/^$/p' /tmp/d.txt | grep -q '^  pipe_read+0x' &&
-	fail "pipe_read covered in A"
-calls=$(awk '$1 == "pipe_read" {print $3; exit}' /tmp/d.txt)
-[ "${calls:-0}" -ge 200 ] || fail "pipe_read executions in B ${calls:-0} < 200"
+grep -Eq "^  $pr +0 +[0-9]+ +\+[0-9]+ +new\$" /tmp/d.txt || fail "$pr not new in B"
+sed -n '/^Blocks covered in B only/,/^$/p' /tmp/d.txt | grep -q "^  $pr+0x" ||
+	fail "$pr blocks not covered in B only"
+sed -n '/^Blocks covered in A only/,/^$/p' /tmp/d.txt | grep -q "^  $pr+0x" &&
+	fail "$pr covered in A"
+calls=$(awk -v f="$pr" '$1 == f {print $3; exit}' /tmp/d.txt)
+[ "${calls:-0}" -ge 200 ] || fail "$pr executions in B ${calls:-0} < 200"
 kjit diff --json a.data b.data > /tmp/d.json || fail "diff --json"
 grep -q '"same_kernel": true' /tmp/d.json || fail "json same_kernel"
-grep -Eq '\{"name": "pipe_read", "a": 0, "b": [0-9]+, "change": [0-9]+, "relative": null\}' /tmp/d.json ||
-	fail "json pipe_read"
-sed -n '/"only_b"/,$p' /tmp/d.json | grep -q '"function": "pipe_read"' || fail "json only_b"
+grep -Eq "\{\"name\": \"$pr\", \"a\": 0, \"b\": [0-9]+, \"change\": [0-9]+, \"relative\": null\}" /tmp/d.json ||
+	fail "json $pr"
+sed -n '/"only_b"/,$p' /tmp/d.json | grep -q "\"function\": \"$pr\"" || fail "json only_b"
 kjit diff a.data a.data > /tmp/s.txt || fail "diff with itself"
 grep -q '^Functions that changed most (0 of 2 changed):' /tmp/s.txt || { cat /tmp/s.txt; fail "self diff changed"; }
 
@@ -35,8 +36,8 @@ grep -q '^Functions that changed most (0 of 2 changed):' /tmp/s.txt || { cat /tm
 if kjit record --deep -f ksys_read -o da.data -- workload read 100 2> /dev/null &&
 	kjit record --deep -f ksys_read -o db.data -- workload pipe 100 2> /dev/null; then
 	kjit diff -n 1000 da.data db.data > /tmp/dd.txt || fail "deep diff"
-	grep -Eq '^  pipe_read +0 +[0-9]+ +\+[0-9]+ +new$' /tmp/dd.txt ||
-		{ cat /tmp/dd.txt; fail "deep: pipe_read not new in B"; }
+	grep -Eq "^  $pr +0 +[0-9]+ +\+[0-9]+ +new\$" /tmp/dd.txt ||
+		{ cat /tmp/dd.txt; fail "deep: $pr not new in B"; }
 fi
 
 sed 's/^kernel .*/kernel 0.0.0-other/' b.data > other.data
