@@ -68,6 +68,12 @@ static int run_once(const struct args *a, const char *mode, double *ns)
 
 	if (st < 0)
 		return -1;
+	if (run_command_stop_signal()) {
+		fprintf(stderr,
+			"kjit compare: stopped by %s (passed on to %s)\n",
+			strsignal(run_command_stop_signal()), a->cmd[0]);
+		return -1;
+	}
 	if (st)
 		fprintf(stderr,
 			"kjit compare: warning: %s exited with status %d "

@@ -14,7 +14,8 @@
  * the FUNCs, for the report's completeness section (oracle.h).
  *
  * Invariants: the session is always detached before the command returns,
- * whatever happened to COMMAND; the exit status is COMMAND's when it
+ * whatever happened to COMMAND (^C stops COMMAND; SIGTERM and SIGHUP sent
+ * to kjit are passed on to it: runcmd.h); the exit status is COMMAND's when it
  * failed, and then an existing default kjit.data is kept (unless -o or
  * --force); the file is written to FILE.tmp and
  * renamed, so a FILE that exists is complete.
@@ -84,6 +85,11 @@ static int run_and_collect(int fd, const struct args *a, struct runcmd *r,
 	if (status)
 		fprintf(stderr, "kjit record: %s exited with status %d\n",
 			a->cmd[0], status);
+	if (run_command_stop_signal())
+		fprintf(stderr,
+			"kjit record: stopped by %s (passed on to %s); "
+			"detached\n",
+			strsignal(run_command_stop_signal()), a->cmd[0]);
 	err = session_read_device(s, fd);
 	if (err) {
 		fprintf(stderr, "kjit record: cannot read the results: %s\n",

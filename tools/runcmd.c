@@ -16,21 +16,50 @@ static double now_ns(void)
 	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
+/* SIGTERM or SIGHUP sent to the tool (timeout(1), a closed terminal, a
+ * kill) while a command is held or runs: it is passed on to the command,
+ * and the tool lives on to detach and save, as after ^C. */
+static volatile sig_atomic_t stop_sig;
+static volatile pid_t tool_pid, child_pid;
+
+static void pass_on(int sig)
+{
+	stop_sig = sig;
+	/* the child, between fork and exec, has this handler too: only the
+	 * tool passes it on (a held child is stopped by run_command_finish) */
+	if (getpid() == tool_pid && child_pid > 0)
+		kill(child_pid, sig);
+}
+
 /* While COMMAND runs, ^C and ^\ are its business: the tool must live on
- * to detach (as system(3) does). */
+ * to detach (as system(3) does); SIGTERM and SIGHUP are passed on. */
 static void ignore_interrupts(struct sigaction *old)
 {
 	struct sigaction ign = {.sa_handler = SIG_IGN};
+	struct sigaction fwd = {.sa_handler = pass_on};
 
 	sigemptyset(&ign.sa_mask);
+	sigemptyset(&fwd.sa_mask);
+	tool_pid = getpid();
+	child_pid = 0;
 	sigaction(SIGINT, &ign, &old[0]);
 	sigaction(SIGQUIT, &ign, &old[1]);
+	sigaction(SIGTERM, &fwd, &old[2]);
+	sigaction(SIGHUP, &fwd, &old[3]);
 }
 
 static void restore_interrupts(const struct sigaction *old)
 {
+	child_pid = 0;
 	sigaction(SIGINT, &old[0], NULL);
 	sigaction(SIGQUIT, &old[1], NULL);
+	sigaction(SIGTERM, &old[2], NULL);
+	sigaction(SIGHUP, &old[3], NULL);
+}
+
+int run_command_stop_signal(void)
+{
+	return stop_sig;
 }
 
 static void exec_child(char **cmd, const struct sigaction *old)
@@ -41,7 +70,7 @@ static void exec_child(char **cmd, const struct sigaction *old)
 	_exit(127);
 }
 
-static struct sigaction saved[2]; /* while a command runs */
+static struct sigaction saved[4]; /* while a command runs */
 
 /* Wait for @pid; its exit status, 128+signal, or -1. */
 static int wait_for(pid_t pid)
@@ -80,6 +109,9 @@ int run_command_start(char **cmd, struct runcmd *r)
 	}
 	if (!r->pid) {
 		close(p[1]);
+		/* a SIGTERM the tool passes on now ends the child here */
+		sigaction(SIGTERM, &saved[2], NULL);
+		sigaction(SIGHUP, &saved[3], NULL);
 		if (read(p[0], &c, 1) != 1) /* the tool gave up on it */
 			_exit(127);
 		close(p[0]);
@@ -87,6 +119,7 @@ int run_command_start(char **cmd, struct runcmd *r)
 	}
 	close(p[0]);
 	r->go = p[1];
+	child_pid = r->pid;
 	return 0;
 }
 
@@ -95,6 +128,11 @@ int run_command_finish(struct runcmd *r, double *ns)
 	int status;
 
 	r->t0 = now_ns();
+	if (stop_sig) { /* asked to stop before the command ran */
+		run_command_abort(r);
+		*ns = 0;
+		return 128 + stop_sig;
+	}
 	if (write(r->go, "g", 1) != 1) {
 		close(r->go);
 		wait_for(r->pid);

@@ -3,7 +3,9 @@
  * Invariants: the child inherits stdio; an exec failure is reported by the
  * child on stderr and gives exit status 127, like a shell. The tool ignores
  * SIGINT/SIGQUIT while the child runs, so ^C stops the command and the
- * tool still detaches and saves.
+ * tool still detaches and saves; SIGTERM and SIGHUP sent to the tool are
+ * passed on to the command (or, while it is held before exec, stop it
+ * there), with the same result.
  */
 #ifndef KJIT_TOOL_RUNCMD_H
 #define KJIT_TOOL_RUNCMD_H
@@ -23,6 +25,10 @@ struct runcmd {
 int run_command_start(char **cmd, struct runcmd *r);
 int run_command_finish(struct runcmd *r, double *ns);
 void run_command_abort(struct runcmd *r);
+
+/* The SIGTERM or SIGHUP the tool was sent (and passed on) while a command
+ * was held or ran, else 0. */
+int run_command_stop_signal(void);
 
 /* The command line as one string (arguments joined by spaces). */
 void command_line(char **cmd, char *buf, unsigned long size);

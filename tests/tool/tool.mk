@@ -143,3 +143,8 @@ $(TT_DIR)/test_annotate: tests/tool/test_annotate.sh $(BUILD)/tools/kjit \
 	@mkdir -p $(dir $@)
 	printf '#!/bin/sh\nexec sh %s %s %s\n' $(ROOT)/tests/tool/test_annotate.sh $(ROOT) $(BUILD)/tools/kjit > $@
 	chmod +x $@
+
+HOST_TESTS += $(TT_DIR)/test_runcmd
+$(TT_DIR)/test_runcmd: tests/tool/test_runcmd.c tools/runcmd.c $(TT_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)

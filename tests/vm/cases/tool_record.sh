@@ -1,7 +1,8 @@
 # tool_record - `kjit record` then `kjit report`: the data file (format
 # version, kernel, command, functions, blocks, end), report from the file
 # in every format and sort order, --top with disassembly, coverage, a file
-# from "another boot", cut and foreign files, record errors.
+# from "another boot", cut and foreign files, record errors; ^C, SIGTERM
+# and SIGHUP stop the command, and record still detaches and saves.
 # kernels: once
 # timeout: 120
 . /tests/lib.sh
@@ -97,5 +98,18 @@ cat /tmp/e.out
 grep -q 'exited with status 130' /tmp/e.out || fail "SIGINT: command status not reported"
 tail -n 1 sig.data | grep -qx end || fail "SIGINT: no complete data file"
 kjit stat | grep -q 'state: detached' || fail "SIGINT left the session attached"
+# SIGTERM to kjit itself (timeout(1)), and SIGHUP: passed on to the
+# command; kjit detaches, saves and says so (it was killed, leaving the
+# kernel patched and no file)
+for sig in TERM HUP; do
+	rm -f sig.data
+	timeout -s $sig 4 kjit record -f vfs_read -o sig.data -- sleep 60 2> /tmp/e.out
+	rc=$?
+	cat /tmp/e.out
+	grep -q "^kjit record: stopped by .* (passed on to sleep); detached$" /tmp/e.out ||
+		fail "SIG$sig: record does not say it stopped (exit $rc)"
+	tail -n 1 sig.data | grep -qx end || fail "SIG$sig: no complete data file"
+	kjit stat | grep -q 'state: detached' || fail "SIG$sig left the session attached"
+done
 rm -f kjit.data; cd /tmp
 unload_kjit
