@@ -40,12 +40,15 @@ need() {
 	grep -q "^$1=y$" "$DIR/.config" || no "$1 is not set ($2)"
 }
 grep -q '^CONFIG_X86_64=y$' "$DIR/.config" || no "not an x86-64 kernel (kjit translates x86-64 code only)"
-need CONFIG_MODULES "kjit is two loadable modules"
-need CONFIG_MODULE_UNLOAD "detaching ends with rmmod"
-need CONFIG_KALLSYMS "kjit names functions and finds what it needs by name"
-need CONFIG_KALLSYMS_ALL "kjit reads data symbols: the exception, static-key and ORC tables, module_mutex"
-need CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS "kjit diverts a function's entry with an ftrace direct call"
-need CONFIG_KPROBES "kjit.ko finds kallsyms_lookup_name with a kprobe at load"
+# the list kjit check uses too (kmod/kernel_needs.h: KJIT_NEED(OPTION, "WHY"))
+NEEDS=$(dirname "$0")/../kmod/kernel_needs.h
+[ -r "$NEEDS" ] || { echo "kdir-probe.sh: $NEEDS missing" >&2; exit 1; }
+list=$(sed -n 's/^KJIT_NEED(\(CONFIG_[A-Z0-9_]*\), "\(.*\)")$/\1 \2/p' "$NEEDS")
+while read -r opt why; do
+	need "$opt" "$why"
+done << EOF
+$list
+EOF
 grep -qE '^CONFIG_UNWINDER_(ORC|FRAME_POINTER)=y$' "$DIR/.config" ||
 	no "neither CONFIG_UNWINDER_ORC nor CONFIG_UNWINDER_FRAME_POINTER is set (a detach finds the exception frames on every stack with the unwinder)"
 [ -z "$bad" ] || exit 1

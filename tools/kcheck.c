@@ -36,16 +36,14 @@
 #define KCHECK_DIRECT_OPS_MINOR 5 /* 6.5 */
 #define KCHECK_DIRECT_MAX	8192
 
-/* The kernel configuration kjit.ko needs, with why (kdir-probe.sh's list). */
+/* The kernel configuration kjit.ko needs, with why (one list for kjit
+ * check and kdir-probe.sh: kmod/kernel_needs.h). */
 static const struct {
 	const char *opt, *why;
 } needed[] = {
-    {"CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS",
-     "kjit diverts a function's entry with an ftrace direct call"},
-    {"CONFIG_MODULES", "kjit is two loadable modules"},
-    {"CONFIG_MODULE_UNLOAD", "detaching ends with rmmod"},
-    {"CONFIG_KALLSYMS_ALL", "kjit reads the kernel's tables by name"},
-    {"CONFIG_KPROBES", "kjit.ko finds kallsyms_lookup_name with a kprobe"},
+#define KJIT_NEED(opt, why) {#opt, why},
+#include "../kmod/kernel_needs.h"
+#undef KJIT_NEED
 };
 
 const char *kcheck_status_name(enum kcheck_status s)
