@@ -105,6 +105,12 @@ while read -r name tmo; do
 	(cd /tmp && casewatch "$lim" sh "/tests/cases/$name.sh" 2>&1; echo $? > /tmp/rc) |
 		tee /dev/ttyS1 /tmp/case.out > /dev/console
 	rc=$(cat /tmp/rc)
+	if [ -n "$(ls -A /keep 2> /dev/null)" ]; then # lib.sh keep: to the host
+		out "KJIT-FILES-BEGIN $name"
+		tar -C /keep -cf - . | gzip -1 | base64 | sed 's/^/KJIT-FILE /' > /dev/ttyS1
+		out "KJIT-FILES-END $name"
+	fi
+	rm -rf /keep
 	out "KJIT-TIME $name $(awk -v a="$t0" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }') $lim"
 	why="" skip=""
 	if [ "$rc" = 77 ] && [ -s /tmp/skip ]; then

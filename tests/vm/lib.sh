@@ -69,6 +69,11 @@ pipe_read_fn() { first_func anon_pipe_read pipe_read; }
 # The function pipe(2)'s writes go through (6.16+: anon_pipe_write).
 pipe_write_fn() { first_func anon_pipe_write pipe_write; }
 
+# keep FILE...: the rig copies FILE to the host after the case, into
+# build/results/boots/KERNEL.BOOT.files/CASE/ (run.sh: next to the boot's
+# results file), e.g. a kjit.data to read with the host's kjit.
+keep() { mkdir -p /keep && cp "$@" /keep/; }
+
 # expect_fail CMD...: CMD must exit non-zero.
 # icount_mode: true when the guest runs under QEMU -icount (run.sh
 # --icount): its clocks count executed instructions, 1 ns each.

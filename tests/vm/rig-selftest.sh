@@ -1,5 +1,6 @@
 #!/bin/sh
-# rig-selftest.sh - prove the VM rig cannot pass what it should fail.
+# rig-selftest.sh - prove the VM rig cannot pass what it should fail (and
+# that a case's kept files reach the host).
 # Runs each tests/vm/selftest case in its own boot and expects run.sh to exit
 # non-zero with the named failure. Not part of `make test` (it costs ~2 min).
 # Usage: rig-selftest.sh BUILD_DIR [KERNEL]
@@ -46,5 +47,23 @@ unset KJIT_VM_QEMU
 export KJIT_VM_TCG=tcg,thread=single
 expect tcg_parallel 150 'FAIL vm\..*\.tcg_parallel exit status 1' 'FAIL: CPU . .*in each of 3 tries: the vCPUs took turns'
 unset KJIT_VM_TCG
+# A file a case keeps (lib.sh's keep) reaches the host whole, next to the
+# boot's results file (a run that must pass).
+res=$BUILD/vm/selftest-keep_files.results
+rm -rf "$BUILD/vm/selftest-keep_files.files"
+if sh "$HERE/run.sh" --build "$BUILD" --kernel "$KNAME" --log "$BUILD/vm/selftest-keep_files.log" \
+	--results "$res" --timeout 90 "$HERE/selftest/keep_files.sh" > /dev/null 2>&1; then
+	want=$(sed -n 's/^KEEP-SUM \([0-9a-f]*\).*/\1/p' "$BUILD/vm/selftest-keep_files.log" | head -n 1)
+	got=$(sha256sum < "$BUILD/vm/selftest-keep_files.files/keep_files/blob" 2> /dev/null | cut -d' ' -f1)
+else
+	want=run got=failed
+fi
+if [ -n "$want" ] && [ "$want" = "$got" ]; then
+	echo "KJIT-RESULT PASS rig.keep_files (sha256 $got)"
+	ok=$((ok + 1))
+else
+	echo "KJIT-RESULT FAIL rig.keep_files kept file ${got:-missing}, guest said ${want:-nothing}"
+	bad=$((bad + 1))
+fi
 echo "$ok passed, $bad failed"
 [ $bad = 0 ]

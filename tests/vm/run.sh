@@ -407,7 +407,30 @@ run_boot() {
 		return 1
 	fi
 	tail -c +$((start + 1)) "$LOG" > "$BOOT/console.log"
+	kept_files "${RESULTS%.results}.files"
 	judge "$suffix" "$BOOT/console.log" "$@"
+}
+
+# kept_files DIR: the files the boot's cases kept (lib.sh's keep: a
+# gzipped tar in base64 between KJIT-FILES-BEGIN CASE and KJIT-FILES-END
+# on ttyS1) unpacked under DIR/CASE/.
+kept_files() {
+	grep -aq '^KJIT-FILES-BEGIN ' "$TTYS1.txt" || return 0
+	mkdir -p "$1"
+	awk -v d="$1" '
+		/^KJIT-FILES-BEGIN / { f = d "/" $2 ".b64"; printf "" > f; next }
+		/^KJIT-FILES-END / { close(f); f = ""; next }
+		f != "" && /^KJIT-FILE / { print substr($0, 11) > f }' "$TTYS1.txt"
+	for b in "$1"/*.b64; do
+		c=$(basename "$b" .b64)
+		mkdir -p "$1/$c"
+		if base64 -d "$b" | tar -xzf - -C "$1/$c"; then
+			rm -f "$b"
+			echo "vm: $c kept $(ls "$1/$c" | tr '\n' ' ')in $1/$c"
+		else
+			echo "vm: $c kept files that did not unpack: $b" >&2
+		fi
+	done
 }
 
 # shell_boot: make shell. The guest's console (ttyS0) is this terminal,
