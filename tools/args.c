@@ -133,8 +133,6 @@ static int option(struct parser *p, struct args *a)
 		return id_list(p, a, o, KJIT_SCOPE_CPUS);
 	else if (!strcmp(o, "--no-count") && (al & ARG_BEST_EFFORT))
 		a->no_count = 1;
-	else if (!strcmp(o, "--depth") && (al & ARG_DEEP))
-		return number(p, o, 1, &a->depth);
 	else if ((!strcmp(o, "-f") || !strcmp(o, "--func")) &&
 		 (al & ARG_FUNC_OPT))
 		return funcs_after_f(p, a);
@@ -164,8 +162,6 @@ static int check(struct parser *p, struct args *a)
 			   NULL);
 	if ((p->allowed & ARG_COMMAND) && (!a->cmd || !a->cmd[0]))
 		return bad(p, "give the command to run after --", NULL);
-	if (a->depth && !a->deep)
-		return bad(p, "--depth only makes sense with --deep", NULL);
 	if (a->deep_max && !a->deep)
 		return bad(p, "--deep-max only makes sense with --deep", NULL);
 	if (a->oracle && !a->deep)

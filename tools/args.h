@@ -1,8 +1,8 @@
 /* args.h - command-line parsing shared by attach, record and compare.
  *
- *   attach  [SCOPE] [--best-effort] [--no-count] [--deep] [--depth N]
+ *   attach  [SCOPE] [--best-effort] [--no-count] [--deep]
  *           [LIMITS] FUNC...
- *   record  [SCOPE] [--deep [--oracle]] [--depth N] [LIMITS] -f FUNC...
+ *   record  [SCOPE] [--deep [--oracle]] [LIMITS] -f FUNC...
  *           [-o FILE] [--force] -- COMMAND
  *   compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
  *   LIMITS: [--deep-max N] [--cache-kb N] [--max-blocks N] (0: the
@@ -23,7 +23,7 @@
 #include <stdio.h>
 
 #define ARG_BEST_EFFORT (1u << 0)
-#define ARG_DEEP	(1u << 1) /* --deep, --depth N */
+#define ARG_DEEP	(1u << 1) /* --deep */
 #define ARG_FUNC_OPT	(1u << 2) /* functions come after -f, not bare */
 #define ARG_OUTPUT	(1u << 3) /* -o FILE */
 #define ARG_RUNS	(1u << 4) /* -n RUNS */
@@ -37,7 +37,7 @@ struct args {
 	const char **funcs; /* FUNC words (patterns unexpanded), into argv */
 	int n_funcs;
 	char **cmd; /* NULL-terminated, from argv */
-	int best_effort, deep, depth, runs, no_count, icount;
+	int best_effort, deep, runs, no_count, icount;
 	int deep_max, cache_kb, max_blocks; /* 0: the module's default */
 	int oracle;
 	int all;		 /* -a: system-wide */

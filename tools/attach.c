@@ -49,14 +49,9 @@ static void say_deep_unsupported(const char *who, const char *what)
 		who, what, KJIT_ABI_VERSION);
 }
 
-/* --depth has no ABI at all yet; --deep only where the header has it. */
+/* --deep only where the header has it. */
 static int deep_unsupported(const struct args *a, const char *who)
 {
-	if (a->depth) {
-		say_deep_unsupported(who,
-				     "--depth (deep mode to a bounded depth)");
-		return 1;
-	}
 #ifndef KJIT_ATTACH_DEEP
 	if (a->deep) {
 		say_deep_unsupported(who,

@@ -21,6 +21,13 @@ struct subcommand {
 	const char *help;
 };
 
+/* Subcommands that check kjit itself (its tests use them): kjit help NAME
+ * has them, kjit --help does not list them. */
+static int internal(const char *name)
+{
+	return !strcmp(name, "decode");
+}
+
 static const struct subcommand subcommands[] = {
     {"list", cmd_list, "list [--ok] PATTERN...",
      "kernel functions matching globs, instrumentable or why not",
@@ -40,7 +47,7 @@ static const struct subcommand subcommands[] = {
      "outgoing edges.\n"},
     {"attach", cmd_attach,
      "attach [-a | -p PID,... | -C CPU,...] [--best-effort] [--no-count] "
-     "[--deep [--depth N]] [LIMITS] FUNC...",
+     "[--deep] [LIMITS] FUNC...",
      "divert FUNCs into the code cache and count their blocks",
      "FUNC is name, module:name, name+0xOFF (OFF must be 0),\n"
      "0xADDRESS, or a pattern as list takes it ('vfs_*', 'ext4:*'):\n"
@@ -55,8 +62,8 @@ static const struct subcommand subcommands[] = {
      "Counts every task on every CPU (-a), or -p PID,... those\n"
      "processes (every thread, task context), or -C CPU,... what runs\n"
      "on those CPUs (interrupts too); other calls run natively.\n"
-     "--deep (follow callees) needs a kjit.ko that has it; --depth N\n"
-     "is not supported by kjit.ko yet. --no-count runs the functions\n"
+     "--deep follows the functions' callees, and theirs, into the\n"
+     "cache. --no-count runs the functions\n"
      "from the cache without counting (the cost of the cache alone;\n"
      "every count stays 0).\n"
      "LIMITS: --deep-max N (callees a deep session follows), --cache-kb\n"
@@ -175,7 +182,8 @@ static const struct subcommand subcommands[] = {
     {"decode", cmd_decode, "decode [-n N] [--check] FUNC...",
      "decode FUNC in the kernel and in user space",
      "Decodes FUNC with kjit.ko's Zydis and with the tool's; --check\n"
-     "fails on any difference.\n"},
+     "fails on any difference. A check of kjit itself (its tests use\n"
+     "it), not listed in kjit --help.\n"},
     {"check", cmd_check, "check [--modules DIR]",
      "what kjit can do on this kernel, and what stops it",
      "Checks, without changing anything: whether kjit.ko and kjit_pool.ko\n"
@@ -214,8 +222,9 @@ static void usage(FILE *out)
 		     "kjit --version;\n       man -l docs/kjit.1 in the "
 		     "source tree)\n\n");
 	for (i = 0; i < N_SUBCOMMANDS; i++)
-		fprintf(out, "  %-9s %s\n", subcommands[i].name,
-			subcommands[i].summary);
+		if (!internal(subcommands[i].name))
+			fprintf(out, "  %-9s %s\n", subcommands[i].name,
+				subcommands[i].summary);
 	fprintf(out, "\nFUNC: name, module:name, name+0xOFF or 0xADDRESS; for "
 		     "attach, record and\ncompare also a pattern, 'glob' or "
 		     "'module:glob'. Most subcommands need root.\n");

@@ -153,6 +153,11 @@ int main(void)
 	    "usage: kjit record [-a | -p PID,... | -C CPU,...] [--deep "
 	    "[--oracle]] [LIMITS] -f FUNC... [-o FILE] [--force] -- COMMAND");
 	expect("help_flag", "report --help", 0, "--sort count|addr|func");
+	/* decode is the tests' check of kjit itself: not in the user's list */
+	kjit("--help");
+	check("help_no_internal", !strstr(out, "  decode "), out);
+	expect("help_internal", "help decode", 0, "usage: kjit decode");
+	expect("help_no_depth", "help attach", 0, "[--deep] [LIMITS] FUNC...");
 	expect("help_unknown", "help nosuch", 2, "unknown subcommand 'nosuch'");
 	expect("unknown_sub", "nosuch", 2,
 	       "kjit: unknown subcommand 'nosuch' (kjit --help)\n");
