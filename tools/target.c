@@ -10,6 +10,8 @@
 #include <string.h>
 #include "target.h"
 
+#define TARGET_SUGGEST_LEN 128 /* longer names get no "did you mean" */
+
 struct spec {
 	char module[64];
 	char name[256];
@@ -101,6 +103,87 @@ static void list_candidates(const struct symtab *t, const char *arg,
 	}
 }
 
+/* Edit distance of @a and @b (insertions, deletions, substitutions and
+ * swaps of neighbours), or a number past @max once it must exceed @max. */
+static unsigned int distance(const char *a, const char *b, unsigned int max)
+{
+	unsigned int d[3][TARGET_SUGGEST_LEN + 1], i, j;
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > TARGET_SUGGEST_LEN || lb > TARGET_SUGGEST_LEN ||
+	    (la > lb ? la - lb : lb - la) > max)
+		return max + 1;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++) {
+		unsigned int *c = d[i % 3], *p = d[(i + 2) % 3],
+			     *pp = d[(i + 1) % 3], low = c[0] = i;
+
+		for (j = 1; j <= lb; j++) {
+			unsigned int v = p[j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (p[j] + 1 < v)
+				v = p[j] + 1;
+			if (c[j - 1] + 1 < v)
+				v = c[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
+				v = pp[j - 2] + 1;
+			c[j] = v;
+			if (v < low)
+				low = v;
+		}
+		if (low > max)
+			return max + 1;
+	}
+	return d[la % 3][lb];
+}
+
+/* "; did you mean A, B?" for the (at most three) closest function names
+ * to the unknown @name: 1 edit for names of up to 4 characters, else 2. */
+static void did_you_mean(const struct symtab *t, const struct spec *s,
+			 char *out, size_t size)
+{
+	const char *best[3] = {NULL, NULL, NULL};
+	unsigned int dist[3], max = strlen(s->name) <= 4 ? 1 : 2, k, n = 0;
+	size_t i, used;
+
+	for (i = 0; i < t->n; i++) {
+		const char *nm = t->s[i].name;
+		unsigned int d;
+
+		if (s->module[0] && strcmp(t->s[i].module, s->module))
+			continue;
+		d = distance(s->name, nm, max);
+		if (d > max)
+			continue;
+		for (k = 0; k < n && strcmp(best[k], nm); k++)
+			;
+		if (k < n) /* an alias or a second module's: once */
+			continue;
+		for (k = n < 3 ? n++ : 3; k > 0 && dist[k - 1] > d; k--)
+			if (k < 3) {
+				best[k] = best[k - 1];
+				dist[k] = dist[k - 1];
+			}
+		if (k < 3) {
+			best[k] = nm;
+			dist[k] = d;
+		}
+	}
+	out[0] = 0;
+	for (k = 0, used = 0; k < n && used < size; k++) {
+		int w = snprintf(out + used, size - used, "%s%s",
+				 k ? ", " : "; did you mean ", best[k]);
+
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+	if (n && used + 1 < size)
+		strcat(out, "?");
+}
+
 static int by_name(const struct symtab *t, const char *arg,
 		   const struct spec *s, struct target *out, FILE *err)
 {
@@ -115,8 +198,11 @@ static int by_name(const struct symtab *t, const char *arg,
 			n++;
 		}
 	if (!n) {
-		fprintf(err, "kjit: %s: no such kernel function%s\n", arg,
-			s->module[0] ? " in that module" : "");
+		char hint[512];
+
+		did_you_mean(t, s, hint, sizeof(hint));
+		fprintf(err, "kjit: %s: no such kernel function%s%s\n", arg,
+			s->module[0] ? " in that module" : "", hint);
 		return -ENOENT;
 	}
 	if (n > 1) {

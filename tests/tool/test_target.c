@@ -130,6 +130,12 @@ int main(void)
 	bad("unknown", "no_such_fn", -ENOENT,
 	    "no_such_fn: no such kernel function");
 	bad("data_symbol", "some_data", -ENOENT, "no such kernel function");
+	bad("did_you_mean", "vfs_raed", -ENOENT,
+	    "kjit: vfs_raed: no such kernel function; did you mean "
+	    "vfs_read?\n");
+	bad("did_you_mean_two", "ksys_red", -ENOENT, "did you mean ksys_read");
+	bad("did_you_mean_none", "zzzzzzzz", -ENOENT,
+	    "kjit: zzzzzzzz: no such kernel function\n");
 	bad("unknown_module", "nomod:vfs_read", -ENOENT,
 	    "no such kernel function in that module");
 	bad("offset_past_end", "vfs_read+0x300", -ERANGE,
