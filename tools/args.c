@@ -34,8 +34,15 @@ static int number_in(struct parser *p, const char *opt, long min, long max,
 	if (p->i + 1 >= p->argc)
 		return bad(p, "missing value after", opt);
 	v = strtol(p->argv[++p->i], &end, 10);
-	if (*end || end == p->argv[p->i] || v < min || v > max)
-		return bad(p, "bad number for", opt);
+	if (*end || end == p->argv[p->i] || v < min || v > max) {
+		char what[96];
+
+		snprintf(what, sizeof(what),
+			 "%s: '%s' is not a number from %ld "
+			 "to %ld",
+			 opt, p->argv[p->i], min, max);
+		return bad(p, "bad number for", what);
+	}
 	*out = (int)v;
 	return 0;
 }

@@ -200,10 +200,18 @@ static int parse_report(int argc, char **argv, struct report_args *r)
 		else if (!strcmp(a, "--debuginfo") && v &&
 			 r->n_dbg < DEBUGINFO_MAX)
 			r->dbg[r->n_dbg++] = argv[++i];
-		else if ((!strcmp(a, "-i") || !strcmp(a, "--input")) && v)
+		else if ((!strcmp(a, "-i") || !strcmp(a, "--input")) && v &&
+			 r->input) {
+			fprintf(stderr,
+				"kjit report: one -i FILE at a time (it "
+				"does not merge recordings; kjit diff "
+				"compares two)\n");
+			return -1;
+		} else if ((!strcmp(a, "-i") || !strcmp(a, "--input")) && v)
 			r->input = argv[++i];
 		else if (!strcmp(a, "--top") && v &&
-			 v[strspn(v, "0123456789")] == 0 && *v)
+			 v[strspn(v, "0123456789")] == 0 && *v &&
+			 strlen(v) <= 9)
 			r->o.top = (unsigned int)atoi(argv[++i]);
 		else if (!strcmp(a, "--sort") && v &&
 			 (k = report_sort_parse(v)) >= 0) {

@@ -203,12 +203,15 @@ int main(void)
 	free(err);
 	expect_error("deep_max_without_deep", "attach --deep-max 9 f", ATTACH,
 		     "--deep-max only makes sense with --deep");
-	expect_error("deep_max_zero", "attach --deep --deep-max 0 f", ATTACH,
-		     "bad number for --deep-max");
-	expect_error("cache_kb_small", "attach --cache-kb 3 f", ATTACH,
-		     "bad number for --cache-kb");
+	expect_error(
+	    "deep_max_zero", "attach --deep --deep-max 0 f", ATTACH,
+	    "bad number for --deep-max: '0' is not a number from 1 to");
+	expect_error(
+	    "cache_kb_small", "attach --cache-kb 3 f", ATTACH,
+	    "bad number for --cache-kb: '3' is not a number from 4 to");
 	expect_error("max_blocks_big", "attach --max-blocks 4194305 f", ATTACH,
-		     "bad number for --max-blocks");
+		     "bad number for --max-blocks: '4194305' is not a number "
+		     "from 16 to 4194304");
 	expect_error("limits_not_here", "attach --cache-kb 16 f",
 		     ARG_BEST_EFFORT, "unknown option --cache-kb");
 	expect_error("no_funcs", "attach", ATTACH, "name at least one FUNC");
@@ -229,8 +232,9 @@ int main(void)
 		     "-f needs at least one FUNC");
 	expect_error("o_without_file", "record -f a -o", RECORD,
 		     "missing file after -o");
-	expect_error("compare_runs_zero", "compare -f a -n 0 -- ls", COMPARE,
-		     "bad number for -n");
+	expect_error(
+	    "compare_runs_zero", "compare -f a -n 0 -- ls", COMPARE,
+	    "bad number for -n: '0' is not a number from 1 to 1000000");
 	expect_error("compare_no_o", "compare -f a -o x -- ls", COMPARE,
 		     "unknown option -o");
 	expect_error("attach_no_dashdash", "attach a -- ls", ATTACH,

@@ -153,6 +153,10 @@ int main(void)
 	    "usage: kjit record [-a | -p PID,... | -C CPU,...] [--deep "
 	    "[--oracle]] [LIMITS] -f FUNC... [-o FILE] [--force] -- COMMAND");
 	expect("help_flag", "report --help", 0, "--sort count|addr|func");
+	expect("report_two_inputs", "report -i a.data -i b.data", 2,
+	       "kjit report: one -i FILE at a time (it does not merge");
+	expect("report_top_huge", "report --top 99999999999", 2,
+	       "kjit report: bad value for --top: '99999999999'");
 	/* decode is the tests' check of kjit itself: not in the user's list */
 	kjit("--help");
 	check("help_no_internal", !strstr(out, "  decode "), out);
