@@ -26,6 +26,24 @@ int funcglob_match(const struct ksym *s, const char *pat)
 	       !fnmatch(colon + 1, s->name, 0);
 }
 
+const char *funcglob_absent_module(const struct symtab *t, const char *pat,
+				   char *mod, size_t size)
+{
+	const char *colon = strchr(pat, ':');
+	size_t n, i;
+
+	if (!colon || (n = (size_t)(colon - pat)) >= size)
+		return NULL;
+	memcpy(mod, pat, n);
+	mod[n] = 0;
+	if (!fnmatch(mod, "vmlinux", 0))
+		return NULL;
+	for (i = 0; i < t->n; i++)
+		if (t->s[i].module[0] && !fnmatch(mod, t->s[i].module, 0))
+			return NULL;
+	return mod;
+}
+
 int funcglob_listable(const struct ksym *s)
 {
 	/* the names kjit.ko gives translated blocks while attached

@@ -22,5 +22,9 @@ int funcglob_match(const struct ksym *s, const char *pat);
 /* Is @s a function a pattern may name (not padding, not a marker, not a
  * translated block's name in kjit_pool)? */
 int funcglob_listable(const struct ksym *s);
+/* For a MODULE:GLOB @pat whose MODULE matches no module in @t (nor
+ * vmlinux): MODULE, copied into @mod; else NULL (and for a plain GLOB). */
+const char *funcglob_absent_module(const struct symtab *t, const char *pat,
+				   char *mod, size_t size);
 
 #endif

@@ -87,7 +87,12 @@ static int expand(struct funcset *fs, const struct symtab *syms,
 			return 1;
 		}
 	}
-	if (!matched)
+	if (!matched && funcglob_absent_module(syms, pat, name, sizeof(name)))
+		fprintf(err,
+			"kjit %s: '%s': no module %s is loaded (lsmod lists "
+			"them)\n",
+			who, pat, name);
+	else if (!matched)
 		fprintf(err, "kjit %s: '%s': no kernel function matches\n", who,
 			pat);
 	else if (matched == skipped)

@@ -153,6 +153,10 @@ int main(void)
 	    "usage: kjit record [-a | -p PID,... | -C CPU,...] [--deep "
 	    "[--oracle]] [LIMITS] -f FUNC... [-o FILE] [--force] -- COMMAND");
 	expect("help_flag", "report --help", 0, "--sort count|addr|func");
+	expect("list_module_absent", "list 'nomod:*'", 1,
+	       "kjit list: 'nomod:*': no module nomod is loaded (lsmod lists "
+	       "them)\n");
+	expect("list_module_present", "list 'mymod:*'", 0, "mymod:pipe_helper");
 	expect("report_two_inputs", "report -i a.data -i b.data", 2,
 	       "kjit report: one -i FILE at a time (it does not merge");
 	expect("report_top_huge", "report --top 99999999999", 2,

@@ -110,6 +110,9 @@ int main(void)
 	expect("module_glob", "mymod:*", 0, "mymod:pipe_helper", NULL);
 	expect("vmlinux_glob", "vmlinux:pipe*", 1, NULL,
 	       "kjit attach: 'vmlinux:pipe*': no kernel function matches\n");
+	expect("module_absent", "nomod:*", 1, NULL,
+	       "kjit attach: 'nomod:*': no module nomod is loaded (lsmod lists "
+	       "them)\n");
 	expect("no_match", "zz_*", 1, NULL,
 	       "kjit attach: 'zz_*': no kernel function matches\n");
 	expect("none_instrumentable", "entry_*", 1, NULL,
