@@ -138,6 +138,8 @@ static int option(struct parser *p, struct args *a)
 		return id_list(p, a, o, KJIT_SCOPE_TASKS);
 	else if ((!strcmp(o, "-C") || !strcmp(o, "--cpu")) && (al & ARG_SCOPE))
 		return id_list(p, a, o, KJIT_SCOPE_CPUS);
+	else if (!strcmp(o, "-v") || !strcmp(o, "--verbose"))
+		a->verbose = 1;
 	else if (!strcmp(o, "--no-count") && (al & ARG_BEST_EFFORT))
 		a->no_count = 1;
 	else if ((!strcmp(o, "-f") || !strcmp(o, "--func")) &&

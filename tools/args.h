@@ -5,6 +5,7 @@
  *   record  [SCOPE] [--deep [--oracle]] [LIMITS] -f FUNC...
  *           [-o FILE] [--force] -- COMMAND
  *   compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
+ *   each also takes -v (name every function a pattern skipped)
  *   LIMITS: [--deep-max N] [--cache-kb N] [--max-blocks N] (0: the
  *           module's default; ranges as kjit_attach in kmod/kjit_ioctl.h)
  *   SCOPE:  -a (every task on every CPU: attach's default), -p PID[,PID]
@@ -45,7 +46,8 @@ struct args {
 				  * ALL (-a or neither) */
 	unsigned int *scope_ids; /* -p pids or -C CPUs, scope_n of them */
 	int scope_n;
-	int force; /* record --force: a failed command may overwrite */
+	int force;   /* record --force: a failed command may overwrite */
+	int verbose; /* -v: name every function a pattern skipped */
 	const char *output;
 };
 

@@ -94,7 +94,8 @@ int attach_resolve(const struct args *a, const char *who, struct funcset *fs)
 		}
 		ep = &e;
 	}
-	bad = funcset_build(fs, &syms, ep, a->funcs, a->n_funcs, who, stderr);
+	bad = funcset_build(fs, &syms, ep, a->funcs, a->n_funcs,
+			    a->verbose ? -1 : FUNCSET_LIST_MAX, who, stderr);
 	if (ep)
 		eligible_free(ep);
 	symtab_free(&syms);

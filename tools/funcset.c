@@ -45,14 +45,92 @@ static int add(struct funcset *fs, uint64_t addr, const struct ksym *s,
 	return 0;
 }
 
+/* The functions patterns skipped, each once, to name or count at the end. */
+struct skips {
+	const struct ksym **sym;
+	const char **why; /* eligible_why()'s: static strings */
+	unsigned int n, cap;
+};
+
+static int skip_add(struct skips *k, const struct ksym *s, const char *why)
+{
+	if (k->n == k->cap) {
+		unsigned int cap = k->cap ? 2 * k->cap : 64;
+		const struct ksym **sv = realloc(k->sym, cap * sizeof(*sv));
+		const char **wv;
+
+		if (!sv)
+			return -ENOMEM;
+		k->sym = sv;
+		wv = realloc(k->why, cap * sizeof(*wv));
+		if (!wv)
+			return -ENOMEM;
+		k->why = wv;
+		k->cap = cap;
+	}
+	k->sym[k->n] = s;
+	k->why[k->n++] = why;
+	return 0;
+}
+
+/* Each skipped function a line, or (more than @list_max) a count by
+ * reason, largest first. */
+static void skips_say(const struct skips *k, int list_max, const char *who,
+		      FILE *err)
+{
+	const char *reason[32];
+	unsigned int count[32], nr = 0, i, j, other = 0;
+	char name[320];
+
+	if (list_max < 0 || k->n <= (unsigned int)list_max) {
+		for (i = 0; i < k->n; i++) {
+			target_symname(k->sym[i], name, sizeof(name));
+			fprintf(err, "kjit %s: skipped %s: %s\n", who, name,
+				k->why[i]);
+		}
+		return;
+	}
+	for (i = 0; i < k->n; i++) {
+		for (j = 0; j < nr && strcmp(reason[j], k->why[i]); j++)
+			;
+		if (j == nr && nr == 32) {
+			other++;
+			continue;
+		}
+		if (j == nr) {
+			reason[nr] = k->why[i];
+			count[nr++] = 0;
+		}
+		count[j]++;
+	}
+	fprintf(err,
+		"kjit %s: skipped %u matching functions kjit cannot "
+		"instrument:",
+		who, k->n);
+	while (nr) { /* the largest count left, then drop it */
+		unsigned int b = 0;
+
+		for (j = 1; j < nr; j++)
+			if (count[j] > count[b])
+				b = j;
+		fprintf(err, " %u %s%s", count[b], reason[b],
+			nr > 1 || other ? ";" : "");
+		reason[b] = reason[nr - 1];
+		count[b] = count[--nr];
+	}
+	if (other)
+		fprintf(err, " %u for other reasons", other);
+	fprintf(err, " (-v names each)\n");
+}
+
 /* The functions pattern @pat matches; 0, or 1 after saying why. A
- * function skipped is named once, however many patterns match it
+ * function skipped is noted once in @k, however many patterns match it
  * (@told: one mark per symbol). @p advances by one per symbol from
  * *@done. */
 static int expand(struct funcset *fs, const struct symtab *syms,
 		  const struct eligible *e, const char *pat, char *told,
-		  struct progress *p, unsigned long *done, const char *who,
-		  FILE *err)
+		  struct skips *k, struct progress *p, unsigned long *done,
+		  const char *who, FILE *err)
 {
 	unsigned int matched = 0, skipped = 0;
 	char name[320];
@@ -78,10 +156,11 @@ static int expand(struct funcset *fs, const struct symtab *syms,
 			skipped++;
 			if (told[i]++)
 				continue;
-			target_symname(s, name, sizeof(name));
-			fprintf(err, "kjit %s: skipped %s: %s\n", who, name,
-				why);
 			fs->skipped++;
+			if (skip_add(k, s, why)) {
+				fprintf(err, "kjit %s: out of memory\n", who);
+				return 1;
+			}
 		} else if (add(fs, s->addr, s, pat)) {
 			fprintf(err, "kjit %s: out of memory\n", who);
 			return 1;
@@ -170,10 +249,11 @@ static int dedupe(struct funcset *fs)
 
 int funcset_build(struct funcset *fs, const struct symtab *syms,
 		  const struct eligible *e, const char *const *funcs, int n,
-		  const char *who, FILE *err)
+		  int list_max, const char *who, FILE *err)
 {
 	char *told = calloc(syms->n + 1, 1);
 	unsigned long done = 0, total = 0;
+	struct skips k = {0};
 	struct progress p;
 	int i, bad = 0;
 
@@ -187,8 +267,8 @@ int funcset_build(struct funcset *fs, const struct symtab *syms,
 	progress_begin(&p, "matching", total);
 	for (i = 0; i < n; i++) {
 		if (funcglob_is(funcs[i])) {
-			bad += expand(fs, syms, e, funcs[i], told, &p, &done,
-				      who, err);
+			bad += expand(fs, syms, e, funcs[i], told, &k, &p,
+				      &done, who, err);
 			continue;
 		}
 		progress_step(&p, done++);
@@ -196,6 +276,9 @@ int funcset_build(struct funcset *fs, const struct symtab *syms,
 	}
 	progress_end(&p);
 	free(told);
+	skips_say(&k, list_max, who, err);
+	free(k.sym);
+	free(k.why);
 	if (!bad && dedupe(fs)) {
 		fprintf(err, "kjit %s: out of memory\n", who);
 		bad = 1;

@@ -28,15 +28,21 @@ struct funcset {
 	unsigned int skipped; /* matched by a pattern, not instrumentable */
 };
 
+/* Up to this many skipped functions are named one a line; past it, a
+ * count by reason (kjit attach -v names every one). */
+#define FUNCSET_LIST_MAX 20
+
 /* Does any of the @n FUNCs hold a pattern (then eligibility is needed)? */
 int funcset_has_pattern(const char *const *funcs, int n);
 /* Builds @fs from @funcs[0..n) against @syms; @e is needed only when a
  * FUNC is a pattern. Messages, one line each, start "kjit @who: " (or
- * "kjit: " for resolution errors, target.h). Returns 0, or the number of
+ * "kjit: " for resolution errors, target.h); the functions patterns
+ * skipped are named one a line when there are at most @list_max of them
+ * (-1: always), else counted by reason. Returns 0, or the number of
  * FUNCs that failed (nothing is attached then). */
 int funcset_build(struct funcset *fs, const struct symtab *syms,
 		  const struct eligible *e, const char *const *funcs, int n,
-		  const char *who, FILE *err);
+		  int list_max, const char *who, FILE *err);
 void funcset_free(struct funcset *fs);
 
 #endif

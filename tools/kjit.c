@@ -46,15 +46,16 @@ static const struct subcommand subcommands[] = {
      "have no known targets). Prints each block disassembled, with its\n"
      "outgoing edges.\n"},
     {"attach", cmd_attach,
-     "attach [-a | -p PID,... | -C CPU,...] [--best-effort] [--no-count] "
+     "attach [-a | -p PID,... | -C CPU,...] [-v] [--best-effort] [--no-count] "
      "[--deep] [LIMITS] FUNC...",
      "divert FUNCs into the code cache and count their blocks",
      "FUNC is name, module:name, name+0xOFF (OFF must be 0),\n"
      "0xADDRESS, or a pattern as list takes it ('vfs_*', 'ext4:*'):\n"
      "every instrumentable function it matches; each one it skips is\n"
-     "named with its reason, and a pattern with nothing to attach is\n"
-     "an error. Any number of FUNCs (one shared trampoline; 6.1's\n"
-     "ftrace diverts at most 8192 functions at once). Names are\n"
+     "named with its reason (past 20, counted by reason; -v names\n"
+     "each), and a pattern with nothing to attach is an error. Any\n"
+     "number of FUNCs (one shared trampoline; 6.1's ftrace diverts\n"
+     "at most 8192 functions at once). Names are\n"
      "resolved by the tool; an ambiguous name is an error that lists\n"
      "the candidates; a function named twice is attached once. On a\n"
      "terminal a bar shows the matching, then the seconds kjit.ko\n"

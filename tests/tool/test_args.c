@@ -217,6 +217,9 @@ int main(void)
 	expect_error("no_funcs", "attach", ATTACH, "name at least one FUNC");
 	expect_error("unknown_option", "attach --bogus vfs_read", ATTACH,
 		     "unknown option --bogus");
+	rc = run("attach -v vfs_*", ATTACH, &a, &err);
+	check("attach_verbose", !rc && a.verbose && a.n_funcs == 1, err);
+	free(err);
 	/* never advertised as working: gone, not refused later */
 	expect_error("no_depth", "attach --deep --depth 2 vfs_read", ATTACH,
 		     "unknown option --depth");

@@ -18,6 +18,8 @@ static struct eligible e;
 static struct funcset fs;
 static char msgs[8192];
 
+static int list_max = FUNCSET_LIST_MAX;
+
 /* Builds from the space-separated FUNCs of @line; returns its result. */
 static int build(const char *line)
 {
@@ -31,7 +33,8 @@ static int build(const char *line)
 	for (p = strtok(buf, " "); p && n < 32; p = strtok(NULL, " "))
 		v[n++] = p;
 	funcset_free(&fs);
-	rc = funcset_build(&fs, &t, &e, v, n, "attach", capture_begin(&c));
+	rc = funcset_build(&fs, &t, &e, v, n, list_max, "attach",
+			   capture_begin(&c));
 	snprintf(msgs, sizeof(msgs), "%s", capture_end(&c));
 	free(c.buf);
 	return rc;
@@ -96,6 +99,18 @@ int main(void)
 			     "matching functions skipped (not "
 			     "instrumentable, above)\n"),
 	    msgs);
+	/* past list_max skipped functions, one line counts them by reason */
+	list_max = 10;
+	expect("glob_skips_counted", "*", 0, NULL,
+	       "kjit attach: skipped 15 matching functions kjit cannot "
+	       "instrument: ");
+	check("glob_skips_summary",
+	      !strstr(msgs, "skipped notify_die") &&
+		  strstr(msgs, " 2 used by kjit's dispatcher;") &&
+		  strstr(msgs, " 1 on the kprobe blacklist") &&
+		  strstr(msgs, "(-v names each)\n"),
+	      msgs);
+	list_max = FUNCSET_LIST_MAX;
 	/* a function two patterns match is skipped (and named) once */
 	expect("skipped_once", "* *", 0, NULL, NULL);
 	check("skipped_once_count",

@@ -29,13 +29,13 @@ echo "$n instrumentable functions match: $pats"
 [ "$n" -ge 1000 ] || fail "only $n functions match; the case wants 1,000"
 
 t0=$(date +%s)
-kjit attach $pats > /tmp/a.out 2> /tmp/a.err || { cat /tmp/a.err; fail "attach $pats"; }
+kjit attach -v $pats > /tmp/a.out 2> /tmp/a.err || { cat /tmp/a.err; fail "attach $pats"; }
 t1=$(date +%s)
 cat /tmp/a.out
 grep -c 'skipped' /tmp/a.err | sed 's/^/skipped lines: /'
 got=$(sed -n 's/^attached \([0-9]*\) functions$/\1/p' /tmp/a.out)
 [ "$got" = "$n" ] || fail "attached ${got:-none}, kjit list said $n"
-# the tool skips what the module would refuse, saying why, per function
+# the tool skips what the module would refuse, saying why, per function (-v)
 sk=$(kjit list $pats | grep -c ' no  ')
 [ "$(grep -c '^kjit attach: skipped ' /tmp/a.err)" = "$sk" ] ||
 	fail "$sk functions listed 'no', not one skip line each"
@@ -85,7 +85,7 @@ got=$(sed -n 's/^ATTACHTIME .* attached=\([0-9]*\) .*/\1/p' /tmp/all.out)
 echo "attached $got of the kernel's $all instrumentable functions at once"
 # the tool, all or nothing: everything, or one line for the bound
 if [ "$got" = "$all" ]; then
-	kjit attach '*' > /tmp/o.out 2> /dev/null || fail "kjit attach '*'"
+	kjit attach '*' > /tmp/o.out 2> /tmp/e.out || fail "kjit attach '*'"
 	grep -qx "attached $all functions" /tmp/o.out || fail "kjit attach '*': want $all"
 	kjit detach > /dev/null
 else
@@ -95,5 +95,10 @@ else
 		fail "no one line for the functions past the bound"
 	[ "$(grep -vc '^kjit attach: skipped' /tmp/e.out)" -le 2 ] || fail "more than one line for the bound"
 fi
+# without -v, thousands of skipped functions are one line of counts
+grep '^kjit attach: skipped' /tmp/e.out
+[ "$(grep -c '^kjit attach: skipped' /tmp/e.out)" = 1 ] &&
+	grep -q "^kjit attach: skipped [0-9]* matching functions kjit cannot instrument: [0-9]* .*(-v names each)$" /tmp/e.out ||
+	fail "attach '*' does not count its skipped functions in one line"
 rmmod kjit_kprobes || fail "rmmod kjit_kprobes"
 unload_kjit
