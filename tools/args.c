@@ -140,7 +140,7 @@ static int option(struct parser *p, struct args *a)
 		return id_list(p, a, o, KJIT_SCOPE_CPUS);
 	else if (!strcmp(o, "-v") || !strcmp(o, "--verbose"))
 		a->verbose = 1;
-	else if (!strcmp(o, "--no-count") && (al & ARG_BEST_EFFORT))
+	else if (!strcmp(o, "--no-count") && (al & ARG_NO_COUNT))
 		a->no_count = 1;
 	else if ((!strcmp(o, "-f") || !strcmp(o, "--func")) &&
 		 (al & ARG_FUNC_OPT))

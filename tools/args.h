@@ -2,7 +2,7 @@
  *
  *   attach  [SCOPE] [--best-effort] [--no-count] [--deep]
  *           [LIMITS] FUNC...
- *   record  [SCOPE] [--deep [--oracle]] [LIMITS] -f FUNC...
+ *   record  [SCOPE] [--best-effort] [--deep [--oracle]] [LIMITS] -f FUNC...
  *           [-o FILE] [--force] -- COMMAND
  *   compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
  *   each also takes -v (name every function a pattern skipped)
@@ -24,15 +24,16 @@
 #include <stdio.h>
 
 #define ARG_BEST_EFFORT (1u << 0)
-#define ARG_DEEP	(1u << 1) /* --deep */
-#define ARG_FUNC_OPT	(1u << 2) /* functions come after -f, not bare */
-#define ARG_OUTPUT	(1u << 3) /* -o FILE */
-#define ARG_RUNS	(1u << 4) /* -n RUNS */
-#define ARG_COMMAND	(1u << 5) /* -- COMMAND required */
-#define ARG_ICOUNT	(1u << 6) /* --icount: the clock counts instructions */
-#define ARG_LIMITS	(1u << 7) /* --deep-max, --cache-kb, --max-blocks */
-#define ARG_ORACLE	(1u << 8) /* --oracle: function_graph run first */
-#define ARG_SCOPE	(1u << 9) /* -a, -p PIDS, -C CPUS */
+#define ARG_DEEP	(1u << 1)  /* --deep */
+#define ARG_FUNC_OPT	(1u << 2)  /* functions come after -f, not bare */
+#define ARG_OUTPUT	(1u << 3)  /* -o FILE */
+#define ARG_RUNS	(1u << 4)  /* -n RUNS */
+#define ARG_COMMAND	(1u << 5)  /* -- COMMAND required */
+#define ARG_ICOUNT	(1u << 6)  /* --icount: the clock counts instructions */
+#define ARG_LIMITS	(1u << 7)  /* --deep-max, --cache-kb, --max-blocks */
+#define ARG_ORACLE	(1u << 8)  /* --oracle: function_graph run first */
+#define ARG_SCOPE	(1u << 9)  /* -a, -p PIDS, -C CPUS */
+#define ARG_NO_COUNT	(1u << 10) /* --no-count */
 
 struct args {
 	const char **funcs; /* FUNC words (patterns unexpanded), into argv */

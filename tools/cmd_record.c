@@ -194,8 +194,8 @@ int cmd_record(int argc, char **argv)
 	int fd, rc, status = 0, by_command;
 
 	if (args_parse(argc, argv,
-		       ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT | ARG_COMMAND |
-			   ARG_LIMITS | ARG_ORACLE | ARG_SCOPE,
+		       ARG_BEST_EFFORT | ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT |
+			   ARG_COMMAND | ARG_LIMITS | ARG_ORACLE | ARG_SCOPE,
 		       "record", &a, stderr))
 		return 2;
 	path = a.output ? a.output : "kjit.data";

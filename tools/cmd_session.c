@@ -40,7 +40,8 @@ int cmd_attach(int argc, char **argv)
 	int fd, rc;
 
 	if (args_parse(argc, argv,
-		       ARG_BEST_EFFORT | ARG_DEEP | ARG_LIMITS | ARG_SCOPE,
+		       ARG_BEST_EFFORT | ARG_NO_COUNT | ARG_DEEP | ARG_LIMITS |
+			   ARG_SCOPE,
 		       "attach", &a, stderr))
 		return 2;
 	fd = kjit_device_open();

@@ -74,8 +74,9 @@ static const struct subcommand subcommands[] = {
     {"detach", cmd_detach, "detach", "stop diversion (results stay readable)",
      "Stops every diversion; report and stat still read the results.\n"},
     {"record", cmd_record,
-     "record [-a | -p PID,... | -C CPU,...] [--deep [--oracle]] [LIMITS] "
-     "-f FUNC... [-o FILE] [--force] -- COMMAND [ARGS...]",
+     "record [-a | -p PID,... | -C CPU,...] [-v] [--best-effort] "
+     "[--deep [--oracle]] [LIMITS] -f FUNC... [-o FILE] [--force] -- "
+     "COMMAND [ARGS...]",
      "attach, run COMMAND, detach, save the results (kjit.data)",
      "Attaches the FUNCs (patterns too, as attach), runs COMMAND to\n"
      "completion, detaches and writes functions, blocks with counts,\n"
@@ -91,7 +92,8 @@ static const struct subcommand subcommands[] = {
      "Counts COMMAND and the processes it forks, in task context; -a\n"
      "every task on every CPU, -p PID,... those processes (every\n"
      "thread), -C CPU,... everything on those CPUs (interrupts too).\n"
-     "Reports name the scope.\n"
+     "Reports name the scope. --best-effort and -v as for attach\n"
+     "(record -f '*' on 6.1: its first 8192, the rest said).\n"
      "--oracle (with --deep) first runs COMMAND once under ftrace's\n"
      "function_graph tracer with set_graph_function = the FUNCs, and\n"
      "stores the functions it saw under them; report then prints how\n"

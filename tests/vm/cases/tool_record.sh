@@ -98,6 +98,13 @@ cat /tmp/e.out
 grep -q 'exited with status 130' /tmp/e.out || fail "SIGINT: command status not reported"
 tail -n 1 sig.data | grep -qx end || fail "SIGINT: no complete data file"
 kjit stat | grep -q 'state: detached' || fail "SIGINT left the session attached"
+# --best-effort (record -f '*' on 6.1): what can be attached is, each
+# refusal named
+kjit record --best-effort -f vfs_read entry_SYSCALL_64 -o be.data -- workload read 10 2> /tmp/e.out ||
+	{ cat /tmp/e.out; fail "record --best-effort"; }
+grep -q 'entry_SYSCALL_64: refused by kjit.ko: entry text' /tmp/e.out ||
+	{ cat /tmp/e.out; fail "record --best-effort: the refusal is not named"; }
+kjit report -i be.data --csv | grep -q '^vfs_read,' || fail "record --best-effort: vfs_read not recorded"
 # SIGTERM to kjit itself (timeout(1)), and SIGHUP: passed on to the
 # command; kjit detaches, saves and says so (it was killed, leaving the
 # kernel patched and no file)
