@@ -67,13 +67,22 @@ static long kjit_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return kjit_ioctl_stats(uarg);
 	case KJIT_IOC_RESET:
 		return kjit_ioctl_reset();
+	case KJIT_IOC_OWN:
+		return kjit_ioctl_own(file);
 	default:
 		return -ENOTTY;
 	}
 }
 
+static int kjit_release(struct inode *inode, struct file *file)
+{
+	kjit_control_release(file);
+	return 0;
+}
+
 static const struct file_operations kjit_fops = {
     .owner = THIS_MODULE,
+    .release = kjit_release,
     .unlocked_ioctl = kjit_ioctl,
     .compat_ioctl = compat_ptr_ioctl,
 };

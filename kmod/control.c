@@ -25,6 +25,10 @@
 #include "session.h"
 
 static struct kjit_session *kjit_current;
+/* The open /dev/kjit that owns the attached session (KJIT_IOC_OWN), or
+ * NULL; under kjit_mutex. Only compared, never dereferenced: release
+ * clears it before the file goes. */
+static struct file *kjit_owner;
 
 static void set_why(struct kjit_target *t, int err, const char *why)
 {
@@ -294,6 +298,8 @@ long kjit_ioctl_attach(void __user *uarg)
 	req.attached = 0;
 	req.mem_bytes = 0;
 	err = __attach(&req, t, &lim);
+	if (!err)
+		kjit_owner = NULL; /* a new session: nobody's until OWN */
 	mutex_unlock(&kjit_mutex);
 	if (copy_to_user(u64_to_user_ptr(req.targets), t, bytes) ||
 	    copy_to_user(uarg, &req, sizeof(req)))
@@ -311,8 +317,38 @@ long kjit_ioctl_detach(void)
 		err = __kjit_session_detach(kjit_current);
 	else
 		err = -ENOENT;
+	if (!err)
+		kjit_owner = NULL;
 	mutex_unlock(&kjit_mutex);
 	return err;
+}
+
+long kjit_ioctl_own(struct file *file)
+{
+	long err = 0;
+
+	mutex_lock(&kjit_mutex);
+	if (kjit_current && kjit_current->attached)
+		kjit_owner = file;
+	else
+		err = -ENOENT;
+	mutex_unlock(&kjit_mutex);
+	return err;
+}
+
+void kjit_control_release(struct file *file)
+{
+	mutex_lock(&kjit_mutex);
+	if (kjit_owner == file) {
+		kjit_owner = NULL;
+		if (kjit_current && kjit_current->attached) {
+			pr_info("kjit: the session's owner closed /dev/kjit "
+				"while attached (its recorder ended without "
+				"detaching): detaching\n");
+			__kjit_session_detach(kjit_current); /* says if not */
+		}
+	}
+	mutex_unlock(&kjit_mutex);
 }
 
 void kjit_control_step_aside(const char *why)

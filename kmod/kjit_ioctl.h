@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #define KJIT_DEVICE	 "/dev/kjit"
-#define KJIT_ABI_VERSION 11
+#define KJIT_ABI_VERSION 12
 
 /* Dying tasks that may run the rest of do_exit() from the cache at once
  * (kmod/exittail.h; kjit_session_stats.exit_tail_left counts the others);
@@ -331,5 +331,11 @@ struct kjit_session_stats {
 #define KJIT_IOC_STATS	_IOWR(KJIT_IOC_MAGIC, 0x06, struct kjit_session_stats)
 /* KJIT_IOC_RESET: zero every counter of the session. -ENOENT if none. */
 #define KJIT_IOC_RESET _IO(KJIT_IOC_MAGIC, 0x07)
+/* KJIT_IOC_OWN: the open /dev/kjit this is called on owns the attached
+ * session: when that file is closed for the last time (its process exits
+ * or is killed, and no child kept it), the session is detached, as by
+ * KJIT_IOC_DETACH. kjit record owns its session. A detach or a new attach
+ * ends the ownership. -ENOENT if nothing is attached. */
+#define KJIT_IOC_OWN _IO(KJIT_IOC_MAGIC, 0x08)
 
 #endif /* KJIT_IOCTL_H */

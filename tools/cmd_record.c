@@ -15,8 +15,10 @@
  *
  * Invariants: the session is always detached before the command returns,
  * whatever happened to COMMAND (^C stops COMMAND; SIGTERM and SIGHUP sent
- * to kjit are passed on to it: runcmd.h); the exit status is COMMAND's when it
- * failed, and then an existing default kjit.data is kept (unless -o or
+ * to kjit are passed on to it: runcmd.h), and if kjit itself is killed
+ * (the session is the recorder's open /dev/kjit's: KJIT_IOC_OWN); the exit
+ * status is COMMAND's when it failed, and then an existing default kjit.data is
+ * kept (unless -o or
  * --force); the file is written to FILE.tmp and
  * renamed, so a FILE that exists is complete.
  */
@@ -214,6 +216,13 @@ int cmd_record(int argc, char **argv)
 		rc = by_command ? scope_command(&a, r.pid) : 0;
 		if (!rc)
 			rc = attach_set(fd, &a, &fs, "record");
+		/* killed now, however (SIGKILL too), kjit.ko detaches when
+		 * fd closes: the command's copy of it goes at exec */
+		if (!rc && ioctl(fd, KJIT_IOC_OWN, 0))
+			fprintf(stderr,
+				"kjit record: warning: the session outlives "
+				"a killed recorder: %s\n",
+				strerror(errno));
 		if (rc)
 			run_command_abort(&r);
 	}

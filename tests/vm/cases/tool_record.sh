@@ -2,7 +2,8 @@
 # version, kernel, command, functions, blocks, end), report from the file
 # in every format and sort order, --top with disassembly, coverage, a file
 # from "another boot", cut and foreign files, record errors; ^C, SIGTERM
-# and SIGHUP stop the command, and record still detaches and saves.
+# and SIGHUP stop the command, and record still detaches and saves; a
+# recorder killed with SIGKILL leaves nothing attached.
 # kernels: once
 # timeout: 120
 . /tests/lib.sh
@@ -118,5 +119,20 @@ for sig in TERM HUP; do
 	tail -n 1 sig.data | grep -qx end || fail "SIG$sig: no complete data file"
 	kjit stat | grep -q 'state: detached' || fail "SIG$sig left the session attached"
 done
+# SIGKILL: the session is the recorder's open /dev/kjit's (KJIT_IOC_OWN),
+# so kjit.ko detaches when that goes, however kjit died (the command's
+# copy of it closed at exec)
+kjit record -f vfs_read -o kill.data -- sleep 61 2> /dev/null & r=$!
+i=0
+while [ $i -lt 100 ] && ! kjit stat 2> /dev/null | grep -q 'state: attached'; do
+	sleep 0.2
+	i=$((i + 1))
+done
+sleep 1
+kill -9 $r
+wait $r 2> /dev/null
+kjit stat | grep -q 'state: detached' || fail "SIGKILL left the session attached"
+dmesg | grep 'closed /dev/kjit while attached' || fail "no kernel line for the owner's close"
+pkill -f 'sleep 61'
 rm -f kjit.data; cd /tmp
 unload_kjit

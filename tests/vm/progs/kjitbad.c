@@ -277,6 +277,52 @@ static void out_of_order(void)
 	expect("reset after detach", ioctl(fd, KJIT_IOC_RESET, 0), 0);
 }
 
+/* Whether a session is attached now (STATS through the main fd). */
+static int attached_now(void)
+{
+	struct kjit_session_stats st = {.size = sizeof(st)};
+
+	return !ioctl(fd, KJIT_IOC_STATS, &st) && st.attached;
+}
+
+/* KJIT_IOC_OWN: ENOENT with nothing attached; an owned session outlives
+ * the close of another open file, and is detached when its owner's file
+ * is closed (kjit record killed: its /dev/kjit goes with it). */
+static void ownership(void)
+{
+	struct kjit_target t[1];
+	int other = open(KJIT_DEVICE, O_RDWR | O_CLOEXEC);
+	int mine = open(KJIT_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (other < 0 || mine < 0) {
+		printf("BAD open %s twice more\n", KJIT_DEVICE);
+		failures++;
+		return;
+	}
+	expect("own with nothing attached", ioctl(mine, KJIT_IOC_OWN, 0),
+	       ENOENT);
+	expect("attach to own", attach_one("__x64_sys_getpid", 0, t), 0);
+	expect("own", ioctl(mine, KJIT_IOC_OWN, 0), 0);
+	close(other);
+	if (!attached_now()) {
+		printf("BAD another file's close detached the owned session\n");
+		failures++;
+	} else {
+		printf("ok another file's close leaves the owned session\n");
+	}
+	close(mine);
+	if (attached_now()) {
+		printf("BAD the owner's close left the session attached\n");
+		failures++;
+	} else {
+		printf("ok the owner's close detached the session\n");
+	}
+	expect("detach after the owner's close", ioctl(fd, KJIT_IOC_DETACH, 0),
+	       ENOENT);
+	expect("own after the owner's close", ioctl(fd, KJIT_IOC_OWN, 0),
+	       ENOENT);
+}
+
 /* An fd opened by root, used after dropping root: every ioctl is EPERM. */
 static void unprivileged(void)
 {
@@ -314,6 +360,7 @@ int main(void)
 	malformed();
 	refusals();
 	out_of_order();
+	ownership();
 	unprivileged();
 	printf("%s: %d failure(s)\n", failures ? "FAILED" : "passed", failures);
 	return failures ? 1 : 0;

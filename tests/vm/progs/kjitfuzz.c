@@ -73,6 +73,7 @@ enum kind {
 	K_FUNCS,
 	K_STATS,
 	K_RESET,
+	K_OWN,
 	K_FOREIGN,
 	N_KINDS
 };
@@ -103,6 +104,7 @@ static const struct {
     [K_FUNCS] = {"funcs", KJIT_IOC_FUNCS, 8, {ENOENT, EINVAL, EFAULT, ENOMEM}},
     [K_STATS] = {"stats", KJIT_IOC_STATS, 8, {ENOENT, EINVAL, EFAULT, ENOMEM}},
     [K_RESET] = {"reset", KJIT_IOC_RESET, 6, {ENOENT}},
+    [K_OWN] = {"own", KJIT_IOC_OWN, 2, {ENOENT}},
     [K_FOREIGN] = {"foreign", 0, 14, {ENOTTY}},
 };
 
@@ -293,7 +295,7 @@ static uint64_t mid_addr(int safe_only)
  *
  * An object "straddles" when it ends past VIEW_SIZE, in the guard page.
  */
-#define TGT_OFF	  4096
+#define TGT_OFF 4096
 #define FUZZ_TARGETS                                                           \
 	64 /* targets one request places (they fit before OUT_OFF) */
 #define OUT_OFF	  65536
@@ -535,6 +537,10 @@ static void check_session(const struct call *c)
 		bad_session(c, "ENOENT while a session exists");
 	else if (c->err == EALREADY && !b->attached)
 		bad_session(c, "EALREADY while not attached");
+	else if (c->err == ENOENT && c->kind == K_OWN && b->attached)
+		bad_session(c, "own: ENOENT while attached");
+	else if (!c->err && c->kind == K_OWN && !b->attached)
+		bad_session(c, "own succeeded with nothing attached");
 	else if (c->err)
 		return;
 	else if (c->kind == K_ATTACH && (b->attached || !a->attached))
@@ -964,6 +970,11 @@ static void fuzz_reset(void)
 	fuzz_noarg(K_RESET);
 }
 
+static void fuzz_own(void)
+{
+	fuzz_noarg(K_OWN);
+}
+
 /* BLOCKS and FUNCS share their first fields: size, max, buf, total,
  * written; FUNCS adds the size of its entries and a pad (ABI 7). */
 struct listing {
@@ -1135,7 +1146,7 @@ static void (*const fuzz_fns[N_KINDS])(void) = {
     [K_ATTACH] = fuzz_attach,	[K_DETACH] = fuzz_detach,
     [K_BLOCKS] = fuzz_blocks,	[K_FUNCS] = fuzz_funcs,
     [K_STATS] = fuzz_stats,	[K_RESET] = fuzz_reset,
-    [K_FOREIGN] = fuzz_foreign,
+    [K_OWN] = fuzz_own,		[K_FOREIGN] = fuzz_foreign,
 };
 
 static void fuzz_one(void)
