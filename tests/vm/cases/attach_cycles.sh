@@ -1,4 +1,4 @@
-# attach_cycles - attach, run, detach, rmmod, insmod, 20 times, while a
+# attach_cycles - attach, run, detach, rmmod, insmod, 10 times, while a
 # workload keeps both vCPUs inside the instrumented functions. The kernel
 # must not notice (the rig checks its log) and the workload must never fail.
 # Multi-threaded TCG: both vCPUs really run translated code while the
@@ -9,8 +9,8 @@
 # and multi-threaded TCG"); with one for all of them, 5 of 5 runs passed.
 # 50 cycles took ~165 s on 6.1 and ~225 s on 6.12 on the reference host;
 # most of it is the module's load and unload and detach's own waits, per
-# cycle. make test runs 20 (its budget: docs/testing.md); more cycles are
-# make stress's job.
+# cycle. make test runs 10 (its budget: docs/testing.md, "Stress loops");
+# more cycles are make stress's job.
 # tcg: multi
 # timeout: 350
 . /tests/lib.sh
@@ -19,7 +19,7 @@ pw=$(pipe_write_fn) || fail "no pipe write function"
 workload -c 0 pipe 100000000 & w0=$!
 workload -c 1 getpid 1000000000 & w1=$!
 i=0
-n=20
+n=10
 while [ $i -lt "$n" ]; do
 	load_kjit
 	kjit attach __x64_sys_getpid "$pr" "$pw" vfs_read > /dev/null ||

@@ -17,7 +17,7 @@
 #  2. A child stopped at PTRACE_EVENT_EXIT inside translated do_exit()
 #     (sleeper exit) survives detach: its cache return addresses are moved,
 #     and it exits natively with its status once resumed.
-#  3. Attach and detach 15 times while children exit on both vCPUs and
+#  3. Attach and detach 6 times while children exit on both vCPUs and
 #     threads reap themselves (off the task list while still running the
 #     rest of do_exit() from the cache).
 #  4. kjit.exit_tail=0: the call leaves the cache; proc_exit_connector is
@@ -94,7 +94,7 @@ cat /tmp/sleeper.out
 workload -c 0 forkexit 100000000 & w0=$!
 workload -c 1 forkexit 100000000 & w1=$!
 i=0
-while [ $i -lt 15 ]; do
+while [ $i -lt 6 ]; do
 	kjit attach --deep __x64_sys_exit_group __x64_sys_exit > /dev/null ||
 		fail "attach, cycle $i"
 	workload threadpid 20 || fail "threads under kjit, cycle $i"
@@ -104,7 +104,7 @@ done
 kill -0 $w0 && kill -0 $w1 || fail "a background workload died"
 kill $w0 $w1
 unload_kjit
-echo "15 deep attach/detach cycles while children exit on both vCPUs"
+echo "6 deep attach/detach cycles while children exit on both vCPUs"
 
 load_kjit exit_tail=0
 kjit attach --deep __x64_sys_exit_group > /dev/null || fail "deep attach (exit_tail=0)"

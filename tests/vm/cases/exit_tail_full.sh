@@ -6,7 +6,7 @@
 # and exit on both vCPUs until some did; then kjit stat, the report's line
 # under do_exit and the limits line of detach say how many, and the
 # do_exit calls are accounted for: stayed + left is do_exit's entries but
-# for the few still before the call at detach (moved native). Then 10
+# for the few still before the call at detach (moved native). Then 5
 # attach/detach cycles with the one slot contended while threads reap
 # themselves, and the kernel log stays clean.
 # tcg: multi
@@ -49,7 +49,7 @@ echo "dying tasks: $stayed stayed, $left left; do_exit entered ${calls:-?}x"
 workload -c 0 forkexit 100000000 & w0=$!
 workload -c 1 forkexit 100000000 & w1=$!
 i=0
-while [ $i -lt 10 ]; do
+while [ $i -lt 5 ]; do
 	kjit attach --deep __x64_sys_exit_group __x64_sys_exit > /dev/null ||
 		fail "attach, cycle $i"
 	workload -c 1 threadpid 20 || fail "threads under kjit, cycle $i"
@@ -60,4 +60,4 @@ kill -0 $w0 && kill -0 $w1 || fail "a background workload died"
 kill $w0 $w1
 wait $w0 $w1 2> /dev/null
 unload_kjit
-echo "10 deep attach/detach cycles with the one slot contended"
+echo "5 deep attach/detach cycles with the one slot contended"
