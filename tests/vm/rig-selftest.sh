@@ -34,7 +34,7 @@ expect guest_warning 120 'FAIL vm\..*\.guest_warning .*kernel log: .*WARNING:'
 expect guest_hang 60 'FAIL vm\..*\.guest_hang no result'
 expect left_loaded 60 'FAIL vm\..*\.left_loaded left loaded: kjit_kprobes kjit$'
 expect case_timeout 90 'FAIL vm\..*\.case_timeout timed out after [0-9]+s \(8 s x pace [0-9.]+\) in: sleep 60' \
-	'casewatch: +\+ +[0-2] s +1\.[0-9]+ s +sleep$'
+	'casewatch: +\+ +[0-2] s +1\.[0-9]+ s +sleep[[:space:]]*$'
 # A case marked `# tcg: multi` is refused, not booted, on a QEMU older than 10
 # (here a stand-in that says it is 7.2).
 fake=$BUILD/vm/fake-qemu-7.2
