@@ -38,7 +38,7 @@
 #   make bench        translator, silicon, micro, deterministic (-icount)
 #                     and LMbench-style benchmarks into docs/results/
 #                     (first installs stress-ng, gnuplot-nox;
-#                     BENCH_ONLY=silicon|micro|icount|lmbench for one part;
+#                     BENCH_ONLY=silicon|report|micro|icount|lmbench for one part;
 #                     KJIT_DBG=1 or BENCH_ONLY=lines: the suite's kernel
 #                     code in source lines, with the -dbg vmlinux)
 #   make format-check clang-format check of our own sources

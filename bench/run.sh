@@ -1,6 +1,8 @@
 #!/bin/sh
 # run.sh - `make bench`: measure, then write docs/results/.
 #   - translator speed and expansion on the host (build/host/bench_translate)
+#   - a report's coverage as sessions grow, host (build/host/bench_report_scale:
+#     docs/results/report-scale.md)
 #   - counting on silicon: ns per executed block, old and new counters, on
 #     this host's CPU (build/host/bench_silicon: docs/results/silicon.md)
 #   - one indirect branch lookup hit on silicon (build/host/bench_ibl:
@@ -72,6 +74,25 @@ echo "bench: translator (host)"
 	cat "$BUILD/bench_translate.txt"
 	echo '```'
 } > "$OUT/translator.md"
+fi
+
+if [ -z "$ONLY" ] || [ "$ONLY" = report ]; then
+echo "bench: a report's coverage as sessions grow (host)"
+"$BUILD/host/bench_report_scale" > "$BUILD/bench_report_scale.txt" 2>&1
+{
+	echo "# A report's coverage as sessions grow (host)"
+	echo
+	echo "Measured $DATE on $CPU (one core): a synthetic session of N"
+	echo "functions, 10 static blocks each, every block run once, 20,000"
+	echo "stored symbols; the time to build every function's CFG and mark"
+	echo "its covered blocks (session_coverage(), report --uncovered)."
+	echo "Command: \`make bench\` or \`BENCH_ONLY=report make bench\` (runs"
+	echo "\`build/host/bench_report_scale\`, bench/report_scale.c)."
+	echo
+	echo '```'
+	cat "$BUILD/bench_report_scale.txt"
+	echo '```'
+} > "$OUT/report-scale.md"
 fi
 
 if [ -z "$ONLY" ] || [ "$ONLY" = silicon ]; then

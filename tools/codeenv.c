@@ -85,31 +85,88 @@ static bool patch_site(void *opaque, u64 addr, u64 *target)
 	return true;
 }
 
-static uint64_t sym_addr(const struct session *s, const char *name)
-{
-	unsigned int i;
+/* What a report needs once per function but can work out once per
+ * session: every CFG needs the addresses found by name among the stored
+ * symbols (a walk of all of them), every coverage the function's blocks
+ * (a walk of all blocks). Kept in the session, keyed by the arrays it was
+ * made from, so a session that changes gets a new one. */
+struct sess_cache {
+	const struct sess_sym *syms; /* the addresses: made from these */
+	unsigned int n_syms;
+	int have_addrs;
+	uint64_t fentry[3], ret_thunk, ind_thunk[16];
+	const struct sess_block *blocks; /* the index: made from these */
+	unsigned int n_blocks, n_funcs;
+	unsigned int *order; /* block indexes, by function */
+	unsigned int *first; /* function fi's: order[first[fi]..first[fi+1]) */
+};
 
-	for (i = 0; i < s->n_syms; i++)
-		if (!strcmp(s->syms[i].name, name))
-			return s->syms[i].addr;
-	return 0;
+static struct sess_cache *cache_of(const struct session *cs)
+{
+	struct session *s = (struct session *)cs; /* a cache, not meaning */
+
+	if (!s->cache)
+		s->cache = calloc(1, sizeof(*s->cache));
+	return s->cache;
+}
+
+void session_cache_free(struct session *s)
+{
+	if (s->cache) {
+		free(s->cache->order);
+		free(s->cache->first);
+	}
+	free(s->cache);
+	s->cache = NULL;
+}
+
+/* The first stored symbol (by address) of each name codeenv needs, in
+ * one walk. */
+static void find_addrs(const struct session *s, struct sess_cache *c)
+{
+	static const char thunk[] = "__x86_indirect_thunk_";
+	unsigned int i;
+	int k;
+
+	memset(c->fentry, 0, sizeof(c->fentry));
+	memset(c->ind_thunk, 0, sizeof(c->ind_thunk));
+	c->ret_thunk = 0;
+	for (i = 0; i < s->n_syms; i++) {
+		const char *n = s->syms[i].name;
+		uint64_t a = s->syms[i].addr;
+
+		if (!strncmp(n, thunk, sizeof(thunk) - 1)) {
+			for (k = 0; k < 16; k++)
+				if (!strcmp(n + sizeof(thunk) - 1, regs[k]) &&
+				    !c->ind_thunk[k])
+					c->ind_thunk[k] = a;
+			continue;
+		}
+		if (!strcmp(n, "__x86_return_thunk") && !c->ret_thunk)
+			c->ret_thunk = a;
+		for (k = 0; k < 3; k++)
+			if (!strcmp(n, fentry_names[k]) && !c->fentry[k])
+				c->fentry[k] = a;
+	}
+	c->syms = s->syms;
+	c->n_syms = s->n_syms;
+	c->have_addrs = 1;
 }
 
 void codeenv_init(struct codeenv *e, const struct session *s)
 {
-	char name[64];
-	int i;
+	struct sess_cache *c = cache_of(s), local;
 
 	memset(e, 0, sizeof(*e));
 	e->s = s;
-	for (i = 0; i < 3; i++)
-		e->fentry[i] = sym_addr(s, fentry_names[i]);
-	e->ret_thunk = sym_addr(s, "__x86_return_thunk");
-	for (i = 0; i < 16; i++) {
-		snprintf(name, sizeof(name), "__x86_indirect_thunk_%s",
-			 regs[i]);
-		e->ind_thunk[i] = sym_addr(s, name);
-	}
+	if (!c) /* out of memory: work it out every time */
+		c = &local;
+	if (c == &local || !c->have_addrs || c->syms != s->syms ||
+	    c->n_syms != s->n_syms)
+		find_addrs(s, c);
+	memcpy(e->fentry, c->fentry, sizeof(e->fentry));
+	e->ret_thunk = c->ret_thunk;
+	memcpy(e->ind_thunk, c->ind_thunk, sizeof(e->ind_thunk));
 	e->env.opaque = e;
 	e->env.read_code = read_code;
 	e->env.classify = classify;
@@ -138,22 +195,69 @@ int session_cfg(const struct session *s, unsigned int fi, struct cfg *g)
 	return cfg_build(g, s->funcs[fi].start, s->funcs[fi].end, &e.env);
 }
 
+/* The blocks of each function (a counting sort by function), made once
+ * per session's blocks: 0, or -ENOMEM. */
+static int index_blocks(const struct session *s, struct sess_cache *c)
+{
+	unsigned int i, *order, *first;
+
+	if (c->order && c->blocks == s->blocks && c->n_blocks == s->n_blocks &&
+	    c->n_funcs == s->n_funcs)
+		return 0;
+	order = malloc((s->n_blocks + 1) * sizeof(*order));
+	first = calloc(s->n_funcs + 2, sizeof(*first));
+	if (!order || !first) {
+		free(order);
+		free(first);
+		return -ENOMEM;
+	}
+	for (i = 0; i < s->n_blocks; i++)
+		if (s->blocks[i].func < s->n_funcs)
+			first[s->blocks[i].func + 2]++;
+	for (i = 2; i < s->n_funcs + 2; i++)
+		first[i] += first[i - 1];
+	for (i = 0; i < s->n_blocks; i++)
+		if (s->blocks[i].func < s->n_funcs)
+			order[first[s->blocks[i].func + 1]++] = i;
+	free(c->order);
+	free(c->first);
+	c->order = order;
+	c->first = first; /* first[fi]..first[fi + 1] now */
+	c->blocks = s->blocks;
+	c->n_blocks = s->n_blocks;
+	c->n_funcs = s->n_funcs;
+	return 0;
+}
+
+/* Marks the static blocks of @g that block @b overlaps. */
+static void mark_overlaps(const struct cfg *g, const struct sess_block *b,
+			  char *mark)
+{
+	long k;
+
+	if (!b->count)
+		return;
+	for (k = 0; k < (long)g->n_blk; k++)
+		if (g->blk[k].start < b->addr + b->len &&
+		    b->addr < g->blk[k].end)
+			mark[k] = 1;
+}
+
 long session_cover_marks(const struct session *s, unsigned int fi,
 			 const struct cfg *g, char *mark)
 {
+	struct sess_cache *c = cache_of(s);
 	unsigned int i;
 	long k, n = 0;
 
 	memset(mark, 0, g->n_blk ? g->n_blk : 1);
-	for (i = 0; i < s->n_blocks; i++) {
-		const struct sess_block *b = &s->blocks[i];
-
-		if (b->func != fi || !b->count)
-			continue;
-		for (k = 0; k < (long)g->n_blk; k++)
-			if (g->blk[k].start < b->addr + b->len &&
-			    b->addr < g->blk[k].end)
-				mark[k] = 1;
+	if (c && fi < s->n_funcs && !index_blocks(s, c)) {
+		for (i = c->first[fi]; i < c->first[fi + 1]; i++)
+			mark_overlaps(g, &s->blocks[c->order[i]], mark);
+	} else { /* out of memory: every block */
+		for (i = 0; i < s->n_blocks; i++)
+			if (s->blocks[i].func == fi)
+				mark_overlaps(g, &s->blocks[i], mark);
 	}
 	for (k = 0; k < (long)g->n_blk; k++)
 		n += mark[k];

@@ -61,6 +61,9 @@ int session_cfg(const struct session *s, unsigned int fi, struct cfg *g);
 long session_cover_marks(const struct session *s, unsigned int fi,
 			 const struct cfg *g, char *mark);
 
+/* Frees what codeenv.c kept in @s (session_free() calls it). */
+void session_cache_free(struct session *s);
+
 /* Names addresses from @s's functions and stored symbols. */
 struct disasm_syms session_syms(const struct session *s);
 

@@ -199,6 +199,7 @@ void session_free(struct session *s)
 
 	for (i = 0; s->funcs && i < s->n_funcs; i++)
 		free(s->funcs[i].code);
+	session_cache_free(s);
 	free(s->syms);
 	free(s->keysites);
 	s->syms = NULL;

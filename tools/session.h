@@ -107,6 +107,10 @@ struct session {
 	unsigned int n_syms;
 	uint64_t (*keysites)[2];
 	unsigned int n_keysites;
+	/* what codeenv.c works out once per session and keeps (the
+	 * addresses it finds by name, the blocks by function); NULL until
+	 * then, freed with the session */
+	struct sess_cache *cache;
 };
 
 /* Copies the module's statistics @k into @o (fields the tool keeps). */

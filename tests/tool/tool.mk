@@ -148,3 +148,9 @@ HOST_TESTS += $(TT_DIR)/test_runcmd
 $(TT_DIR)/test_runcmd: tests/tool/test_runcmd.c tools/runcmd.c $(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
+
+# Benchmark (not a test; make bench): a report's coverage as sessions grow.
+HOST_BENCH += $(BUILD)/host/bench_report_scale
+$(BUILD)/host/bench_report_scale: bench/report_scale.c $(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore -lelf
