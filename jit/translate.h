@@ -108,7 +108,7 @@ struct kjit_config {
 	/* Native-call mode (default off): calls run as real calls from the
 	 * cache - the return address pushed is the cache address of the exit
 	 * that follows the call - and ret is the original ret. The kernel uses
-	 * it (see docs/design.md, "Calls and returns"); off, a call pushes the
+	 * it (see docs/design/calls-and-scope.md); off, a call pushes the
 	 * original return address and ret goes through the dispatcher. */
 	bool native_calls;
 	/* With native_calls: indirect calls go through the dispatcher too

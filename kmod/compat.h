@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * compat.h - every difference between the kernels kjit supports, in one
- * place (Debian 12's 6.1 and 6.12 from bookworm-backports; docs/design.md,
- * "Kernels"). The rest of kmod/ uses only the names defined here.
+ * place (Debian 12's 6.1 and 6.12 from bookworm-backports;
+ * docs/design/kernel-versions.md). The rest of kmod/ uses only the names
+ * defined here.
  *
  * Each difference is keyed on a feature test: a header that exists
  * (__has_include), a macro the kernel defines, or a symbol found at load

@@ -47,7 +47,7 @@
  *     40  rsi  48  rdx  56  rcx  64  rax  72  rflags
  *     80  target -> replaced by the continuation address
  *
- * For the unwinder (docs/design.md, "Stack traces"), the frame below the
+ * For the unwinder (docs/design/fixups-and-stacks.md), the frame below the
  * dispatcher is the program's at the target: a trace taken in here (a
  * perf sample, a Kprobe, a WARN inside a translation) goes on from the
  * target to the program's own frames, which return into the cache. The

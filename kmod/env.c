@@ -358,7 +358,7 @@ static enum kjit_fixup env_fixup(void *opaque, u64 addr, u64 *target)
  * the session has no per-CPU counters (kjit.lock_counters, no memory) or
  * their table is full: this CPU's u64 array in the module area,
  * RIP-relative, with `lock incq` because other CPUs may run this cache's
- * code (docs/design.md, "Counters"); also for a block whose per-CPU counter
+ * code (docs/design/counters.md); also for a block whose per-CPU counter
  * has no memory yet (the table grows: pcpu.h).
  */
 static bool env_counter(void *opaque, u64 block_addr,

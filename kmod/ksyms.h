@@ -4,8 +4,8 @@
  *
  * They are resolved once, at module load, through kallsyms_lookup_name (itself
  * found with a kprobe, since 6.1 no longer exports it). A symbol that cannot be
- * found makes the load fail with a message naming it. docs/design.md lists
- * every symbol with the reason we need it. Every function here is called
+ * found makes the load fail with a message naming it. docs/design/ksyms.md
+ * lists every symbol with the reason we need it. Every function here is called
  * through a gate (gates.h), never by a pointer to the function itself:
  * IBT kernels seal functions whose address is never taken.
  */

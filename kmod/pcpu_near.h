@@ -2,7 +2,7 @@
 /*
  * pcpu_near.h - per-CPU counter memory at a %gs offset that fits in 32
  * bits, so that translated code counts a block with one instruction,
- * `incq %gs:disp32`, and needs no register (docs/design.md, "Counters").
+ * `incq %gs:disp32`, and needs no register (docs/design/counters.md).
  *
  * On x86-64 %gs holds, on each CPU, that CPU's per_cpu_offset(); memory
  * that alloc_percpu() gives lies 2^46 or more away from it, beyond any

@@ -54,8 +54,8 @@
 struct kjit_session __rcu *kjit_active;
 DEFINE_MUTEX(kjit_mutex);
 
-/* Defaults for the limits an attach leaves at 0 (docs/design.md, "Deep
- * mode": memory per CPU). Sized so that a deep attach over the LMbench
+/* Defaults for the limits an attach leaves at 0 (docs/design/limits.md,
+ * "Memory": per CPU). Sized so that a deep attach over the LMbench
  * suite's system call entry points (bench/lmbench.sh: ~1000 callees, up to
  * ~8000 blocks on one CPU) leaves nothing native for lack of room. */
 static unsigned int cache_kb = 2048;

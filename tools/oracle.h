@@ -24,7 +24,7 @@
  *                call to the trampoline, which runs natively (a known gap)
  *   table_full   the deep table was full (stat deep_over_budget > 0)
  *   unexplained  called from counted code, followed by nothing we know of:
- *                a gap to look at (see docs/design.md, "The oracle")
+ *                a gap to look at (see docs/design/oracle.md)
  */
 #ifndef KJIT_TOOL_ORACLE_H
 #define KJIT_TOOL_ORACLE_H

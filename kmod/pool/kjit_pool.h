@@ -12,7 +12,7 @@
  * API to add a range. Its own module, not a section of kjit.ko: objtool
  * cannot read a NOBITS executable section (it segfaults on 6.12, where it
  * runs on the linked kjit.o), and this module has no code for objtool to
- * check. See docs/design.md, "The code pool".
+ * check. See docs/design/code-pool.md.
  *
  *     code     .kjit_pool_text, "ax", NOBITS: KJIT_POOL_MB MiB of module
  *              text, no bytes in the .ko; chunks of chunk_bytes

@@ -1,5 +1,5 @@
 # rw_alias - the code cache's writable alias (a vmap of the pages of the
-# code pool in kjit_pool.ko, docs/design.md "The code pool") exists only
+# code pool in kjit_pool.ko, docs/design/code-pool.md) exists only
 # while kjit may write through it: from attach to detach, once no
 # dispatcher can run (the entry trampoline is written through it too, at
 # attach: it has no region or alias of its own). Counted in /proc/vmallocinfo by the function that made each

@@ -1,5 +1,5 @@
 # stack_traces - a stack trace through translated code is as whole and as
-# reliable as the native one (docs/design.md, "Stack traces"). A reader
+# reliable as the native one (docs/design/fixups-and-stacks.md). A reader
 # asleep in pipe_read, natively and with __x64_sys_read deep-attached (its
 # frames then return into the code cache: pipe_read < vfs_read < ksys_read
 # all run translated): /proc/PID/stack has the same frames, the cache's in
