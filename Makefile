@@ -217,8 +217,8 @@ dkms-source: build-deps
 
 # ---- user tool -----------------------------------------------------------
 # The tool links the translator's portable core (jit/*.c) for static CFGs.
-TOOL_SRC := $(wildcard tools/*.c) $(wildcard jit/*.c)
-TOOL_HDR := $(wildcard tools/*.h) $(wildcard kmod/*.h) $(wildcard jit/*.h) \
+TOOL_SRC := $(wildcard tools/*/*.c) $(wildcard jit/*.c)
+TOOL_HDR := $(wildcard tools/*/*.h) $(wildcard kmod/*.h) $(wildcard jit/*.h) \
 	$(wildcard kmod/companion/*.h)
 tool: deps $(BUILD)/tools/kjit
 $(BUILD)/tools/kjit: $(TOOL_SRC) $(TOOL_HDR)
@@ -232,7 +232,7 @@ $(BUILD)/guest/%: tests/vm/progs/%.c tests/vm/progs/workload_ops.h kmod/kjit_ioc
 	@mkdir -p $(dir $@)
 	$(CC) -O2 $(WARN) -I$(ROOT) -static -o $@ $(filter %.c,$^)
 # kjitcount prints its timings with the tool's pure noise/format code.
-$(BUILD)/guest/kjitcount: tools/noise.c tools/noise.h
+$(BUILD)/guest/kjitcount: tools/report/noise.c tools/report/noise.h
 
 # ---- host tests ----------------------------------------------------------
 # tests/host/host.mk appends test programs to HOST_TESTS (paths under

@@ -5,8 +5,8 @@
  * symbols; the time to build every function's CFG and mark its covered
  * blocks, as session_coverage() and report --uncovered do. Before the
  * session kept its name lookups and its blocks by function
- * (tools/codeenv.c, struct sess_cache), both were a walk of everything per
- * function: quadratic in the session's size.
+ * (tools/session/codeenv.c, struct sess_cache), both were a walk of everything
+ * per function: quadratic in the session's size.
  *
  * Usage: report_scale [N...]   (default: 1000 4000 8192 42000)
  */
@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "tools/cfg.h"
-#include "tools/codeenv.h"
+#include "tools/session/cfg.h"
+#include "tools/session/codeenv.h"
 
 #define BLOCKS_PER_FUNC 10
 #define SYMS		20000

@@ -1,7 +1,7 @@
 /*
  * kernel_needs.h - the kernel configuration kjit needs, in one place: a
  * KJIT_NEED(OPTION, WHY) line each, WHY said to the user when OPTION is
- * not set. tools/kcheck.c includes it (`kjit check`, on the running
+ * not set. tools/kernel/kcheck.c includes it (`kjit check`, on the running
  * kernel's config); scripts/kdir-probe.sh reads its lines (`make module
  * KDIR=DIR`, DKMS: a tree without one is refused, the option named).
  * Keep each entry on one line: the script reads them with sed.

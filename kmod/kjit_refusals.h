@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kjit_refusals.h - refusal facts shared by kjit.ko (kmod/divert.c) and the
- * tool (tools/eligible.c, `kjit list`), so the two can never disagree.
+ * tool (tools/kernel/eligible.c, `kjit list`), so the two can never disagree.
  * Plain string literals: includable in the kernel and in user space.
  */
 #ifndef KJIT_REFUSALS_H
@@ -113,7 +113,7 @@
  * with call depth tracking a call of the thunk in its padding, which leaves
  * the same way); if a name is missing or the call is not there,
  * KJIT_DEEP_DENY_UNLESS_LEAVE joins the deny list (the tool's mirror,
- * tools/eligible.c, checks the names only). */
+ * tools/kernel/eligible.c, checks the names only). */
 #define KJIT_LEAVE_AT		    "exit_tasks_rcu_start"
 #define KJIT_LEAVE_FROM		    "do_exit" /* the caller of each, in order */
 #define KJIT_DEEP_DENY_UNLESS_LEAVE "do_exit", "do_group_exit"

@@ -1,12 +1,13 @@
 /*
- * test_args.c - host tests of the tool's argument parsing (tools/args.c):
- * FUNC lists, -f lists, `-- COMMAND`, numbers, and every usage error.
+ * test_args.c - host tests of the tool's argument parsing
+ * (tools/session/args.c): FUNC lists, -f lists, `-- COMMAND`, numbers, and
+ * every usage error.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 #include "kmod/kjit_ioctl.h"
-#include "tools/args.h"
+#include "tools/session/args.h"
 #include "check.h"
 
 /* argv from a space-separated string (words only; good enough here). */

@@ -1,5 +1,5 @@
 /*
- * test_cfg.c - host test of static CFG discovery (tools/cfg.c) on a
+ * test_cfg.c - host test of static CFG discovery (tools/session/cfg.c) on a
  * hand-assembled function: blocks split at jump targets (including one
  * into the middle of the entry run), calls end a block but not the walk,
  * the fentry site stays in the entry block, edges and their kinds, an
@@ -8,7 +8,7 @@
  */
 #include <string.h>
 #include "jit/decode.h"
-#include "tools/cfg.h"
+#include "tools/session/cfg.h"
 #include "check.h"
 
 #define BASE 0xffffffff81000000ull

@@ -1,16 +1,16 @@
 /*
  * test_eligible.c - host tests of the tool's copy of the module's refusal
- * checks (tools/eligible.c) on a fixture system root (KJIT_SYSROOT):
+ * checks (tools/kernel/eligible.c) on a fixture system root (KJIT_SYSROOT):
  * every reason, in kjit_divert_check's order, and "unknown" when debugfs
  * is missing rather than a false "yes".
  */
 #include <stdlib.h>
 #include <string.h>
 #include "kmod/kjit_refusals.h"
-#include "tools/eligible.h"
-#include "tools/symtab.h"
-#include "tools/sysfiles.h"
-#include "tools/target.h"
+#include "tools/kernel/eligible.h"
+#include "tools/kernel/symtab.h"
+#include "tools/kernel/sysfiles.h"
+#include "tools/session/target.h"
 #include "check.h"
 
 typedef const char *why_fn(const struct eligible *, const struct ksym *);

@@ -1,6 +1,6 @@
 /*
  * test_fgraph.c - host tests of `record --oracle`'s tracer run
- * (tools/fgraph.c) against a fake tracefs under KJIT_SYSROOT (a copy of
+ * (tools/kernel/fgraph.c) against a fake tracefs under KJIT_SYSROOT (a copy of
  * tests/tool/fixtures/sysroot): the settings it writes while the command
  * runs, every one written back after success, after a failure half-way
  * and never touched when the tracer is busy; the trace the command leaves
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "tools/fgraph.h"
+#include "tools/kernel/fgraph.h"
 #include "check.h"
 
 static char root[128], tr[192];

@@ -1,17 +1,17 @@
 /*
  * test_format.c - host tests of `kjit report` output and kjit.data
- * (tools/format.c, tools/datafile.c, tools/names.c): exact CSV and JSON for
- * a fixed session, sort orders, --top, the text table, a write/read round
- * trip, refusal of cut, foreign and future files, a name for every
- * fallback and refusal code, and the calls of an IBT kernel's function.
+ * (tools/report/format.c, tools/session/datafile.c, tools/report/names.c):
+ * exact CSV and JSON for a fixed session, sort orders, --top, the text table, a
+ * write/read round trip, refusal of cut, foreign and future files, a name for
+ * every fallback and refusal code, and the calls of an IBT kernel's function.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include "tools/datafile.h"
-#include "tools/format.h"
-#include "tools/names.h"
-#include "tools/native.h"
+#include "tools/session/datafile.h"
+#include "tools/report/format.h"
+#include "tools/report/names.h"
+#include "tools/report/native.h"
 #include "check.h"
 
 static struct sess_func funcs[2] = {

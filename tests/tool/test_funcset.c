@@ -1,16 +1,16 @@
 /*
- * test_funcset.c - FUNC arguments to attach targets (tools/funcset.c) on
- * the fixture system root: patterns (`glob`, `module:glob`) expanded to
- * the instrumentable functions they match, each skipped one named with its
- * reason, aliases and repeats attached once, and the errors: a pattern
- * matching nothing, or nothing instrumentable, an offset on a pattern.
+ * test_funcset.c - FUNC arguments to attach targets (tools/session/funcset.c)
+ * on the fixture system root: patterns (`glob`, `module:glob`) expanded to the
+ * instrumentable functions they match, each skipped one named with its reason,
+ * aliases and repeats attached once, and the errors: a pattern matching
+ * nothing, or nothing instrumentable, an offset on a pattern.
  */
 #include <stdlib.h>
 #include <string.h>
-#include "tools/eligible.h"
-#include "tools/funcset.h"
-#include "tools/symtab.h"
-#include "tools/sysfiles.h"
+#include "tools/kernel/eligible.h"
+#include "tools/session/funcset.h"
+#include "tools/kernel/symtab.h"
+#include "tools/kernel/sysfiles.h"
 #include "check.h"
 
 static struct symtab t;

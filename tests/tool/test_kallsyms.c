@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "tools/kallsyms.h"
+#include "tools/kernel/kallsyms.h"
 
 static int failures;
 

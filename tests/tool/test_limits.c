@@ -1,18 +1,18 @@
 /*
- * test_limits.c - host tests of the plain-words limit lines (tools/limits.c):
- * each limit hit gives one line with its number, its limit and the option
- * that raises it; none hit gives the "nothing ran natively for lack of
- * room" line; calls run natively while the deep table grew are said as
- * such; a saturated distinct-callee count says "at least"; a limit of
- * 0 (an older data file) is "unknown"; the JSON object; and the reports
- * (text, JSON, kjit.data round trip) carry them.
+ * test_limits.c - host tests of the plain-words limit lines
+ * (tools/report/limits.c): each limit hit gives one line with its number, its
+ * limit and the option that raises it; none hit gives the "nothing ran natively
+ * for lack of room" line; calls run natively while the deep table grew are said
+ * as such; a saturated distinct-callee count says "at least"; a limit of 0 (an
+ * older data file) is "unknown"; the JSON object; and the reports (text, JSON,
+ * kjit.data round trip) carry them.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include "tools/datafile.h"
-#include "tools/format.h"
-#include "tools/limits.h"
+#include "tools/session/datafile.h"
+#include "tools/report/format.h"
+#include "tools/report/limits.h"
 #include "check.h"
 
 static char *lines(const struct sess_stats *st, const char *prefix)

@@ -1,10 +1,10 @@
 /*
- * test_noise.c - host tests of tools/noise.c: median and spread, the noise
- * floor, and that no cost or ratio is ever printed negative (the demo once
- * printed "PERBLOCK kjit=-39.70 ns ... ratio=-24.3").
+ * test_noise.c - host tests of tools/report/noise.c: median and spread, the
+ * noise floor, and that no cost or ratio is ever printed negative (the demo
+ * once printed "PERBLOCK kjit=-39.70 ns ... ratio=-24.3").
  */
 #include <string.h>
-#include "tools/noise.h"
+#include "tools/report/noise.h"
 #include "check.h"
 
 static void check_str(const char *name, const char *got, const char *want)

@@ -1,17 +1,17 @@
 /*
- * test_oracle.c - host tests of the completeness oracle (tools/oracle.c):
- * the function_graph parser on output captured in the guests (6.1, 6.12)
- * and on small cases (two tasks interleaved, interrupt regions, softirq
- * flags, lost lines, module names, the plain format), the lost-event sum,
- * the kjit.data round trip, the classifier, a mutant check that a wrong
- * classification is caught, and the report's completeness section.
+ * test_oracle.c - host tests of the completeness oracle
+ * (tools/session/oracle.c): the function_graph parser on output captured in the
+ * guests (6.1, 6.12) and on small cases (two tasks interleaved, interrupt
+ * regions, softirq flags, lost lines, module names, the plain format), the
+ * lost-event sum, the kjit.data round trip, the classifier, a mutant check that
+ * a wrong classification is caught, and the report's completeness section.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include "tools/datafile.h"
-#include "tools/format.h"
-#include "tools/oracle.h"
+#include "tools/session/datafile.h"
+#include "tools/report/format.h"
+#include "tools/session/oracle.h"
 #include "check.h"
 
 static int parse_file(struct oracle *o, const char *path)

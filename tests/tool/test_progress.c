@@ -1,6 +1,6 @@
 /*
- * test_progress.c - progress on a terminal (tools/progress.c): with stderr
- * a pseudo-terminal, a bar that fills and a line that is erased at the
+ * test_progress.c - progress on a terminal (tools/report/progress.c): with
+ * stderr a pseudo-terminal, a bar that fills and a line that is erased at the
  * end; a long call shows its seconds and keeps its result and errno; with
  * stderr not a terminal, nothing at all.
  */
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "tools/progress.h"
+#include "tools/report/progress.h"
 #include "check.h"
 
 static char got[65536];

@@ -1,11 +1,11 @@
 /*
  * test_runcmd.c - the workload command of record and compare
- * (tools/runcmd.c) when the tool itself is told to stop: SIGTERM or SIGHUP
- * sent to the tool while the command runs is passed on to the command, and
- * run_command() returns its status (128 + the signal) to a tool still
- * alive to detach and save; sent while the command is held before exec
- * (record attaches then), the command never runs. Each check runs in a
- * child process that plays the tool, so the signals hit only it.
+ * (tools/session/runcmd.c) when the tool itself is told to stop: SIGTERM or
+ * SIGHUP sent to the tool while the command runs is passed on to the command,
+ * and run_command() returns its status (128 + the signal) to a tool still alive
+ * to detach and save; sent while the command is held before exec (record
+ * attaches then), the command never runs. Each check runs in a child process
+ * that plays the tool, so the signals hit only it.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "tools/runcmd.h"
+#include "tools/session/runcmd.h"
 #include "check.h"
 
 static double secs(void)

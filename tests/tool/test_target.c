@@ -1,17 +1,17 @@
 /*
  * test_target.c - host tests of symbol loading and FUNC resolution
- * (tools/symtab.c, tools/target.c) against the captured-style fixture
- * tests/tool/fixtures/sysroot/proc/kallsyms: names, module:name, offsets,
- * addresses, ambiguity (with the candidates listed), unknown names, data
- * symbols, function ends, and kptr_restrict's zero addresses.
+ * (tools/kernel/symtab.c, tools/session/target.c) against the captured-style
+ * fixture tests/tool/fixtures/sysroot/proc/kallsyms: names, module:name,
+ * offsets, addresses, ambiguity (with the candidates listed), unknown names,
+ * data symbols, function ends, and kptr_restrict's zero addresses.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "tools/symtab.h"
-#include "tools/target.h"
+#include "tools/kernel/symtab.h"
+#include "tools/session/target.h"
 #include "check.h"
 
 static struct symtab t;

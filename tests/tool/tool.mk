@@ -4,46 +4,51 @@
 # and debugfs files) are under tests/tool/fixtures/.
 TT_DIR := $(BUILD)/host/tool
 TT_CFLAGS := $(HOST_CFLAGS) -DFIXTURES='"$(ROOT)/tests/tool/fixtures"'
-TT_DEPS := tests/tool/check.h $(wildcard tools/*.h)
+TT_DEPS := tests/tool/check.h $(wildcard tools/*/*.h)
 
 HOST_TESTS += $(BUILD)/host/test_kallsyms
-$(BUILD)/host/test_kallsyms: tests/tool/test_kallsyms.c tools/kallsyms.c tools/kallsyms.h
+$(BUILD)/host/test_kallsyms: tests/tool/test_kallsyms.c tools/kernel/kallsyms.c tools/kernel/kallsyms.h
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ tests/tool/test_kallsyms.c tools/kallsyms.c
+	$(CC) $(HOST_CFLAGS) -o $@ tests/tool/test_kallsyms.c tools/kernel/kallsyms.c
 
 HOST_TESTS += $(TT_DIR)/test_args
-$(TT_DIR)/test_args: tests/tool/test_args.c tools/args.c $(TT_DEPS)
+$(TT_DIR)/test_args: tests/tool/test_args.c tools/session/args.c $(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
 
 HOST_TESTS += $(TT_DIR)/test_target
-$(TT_DIR)/test_target: tests/tool/test_target.c tools/symtab.c tools/target.c $(TT_DEPS)
+$(TT_DIR)/test_target: tests/tool/test_target.c tools/kernel/symtab.c \
+		tools/session/target.c $(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
 
 HOST_TESTS += $(TT_DIR)/test_eligible
-$(TT_DIR)/test_eligible: tests/tool/test_eligible.c tools/eligible.c tools/symtab.c \
-		tools/target.c tools/sysfiles.c $(TT_DEPS)
+$(TT_DIR)/test_eligible: tests/tool/test_eligible.c tools/kernel/eligible.c \
+		tools/kernel/symtab.c tools/session/target.c tools/kernel/sysfiles.c \
+		$(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
 
 HOST_TESTS += $(TT_DIR)/test_funcset
-$(TT_DIR)/test_funcset: tests/tool/test_funcset.c tools/funcset.c tools/funcglob.c \
-		tools/eligible.c tools/symtab.c tools/target.c tools/sysfiles.c \
-		tools/progress.c $(TT_DEPS)
+$(TT_DIR)/test_funcset: tests/tool/test_funcset.c tools/session/funcset.c \
+		tools/session/funcglob.c tools/kernel/eligible.c tools/kernel/symtab.c \
+		tools/session/target.c tools/kernel/sysfiles.c tools/report/progress.c \
+		$(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
 
 HOST_TESTS += $(TT_DIR)/test_progress
-$(TT_DIR)/test_progress: tests/tool/test_progress.c tools/progress.c $(TT_DEPS)
+$(TT_DIR)/test_progress: tests/tool/test_progress.c tools/report/progress.c $(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lutil -pthread
 
 # format.c pulls in session.c (coverage: cfg, kenv, kcore) and the jit core.
-TT_REPORT_SRC := tools/format.c tools/datafile.c tools/names.c tools/session.c \
-	tools/limits.c tools/buildid.c tools/native.c tools/codeenv.c \
-	tools/cfg.c tools/kenv.c tools/kcore.c tools/disasm.c tools/symtab.c \
-	tools/sysfiles.c tools/progress.c tools/oracle.c $(wildcard jit/*.c)
+TT_REPORT_SRC := tools/report/format.c tools/report/names.c tools/report/limits.c \
+	tools/report/buildid.c tools/report/native.c tools/report/disasm.c \
+	tools/report/progress.c tools/session/datafile.c tools/session/session.c \
+	tools/session/codeenv.c tools/session/cfg.c tools/session/oracle.c \
+	tools/kernel/kenv.c tools/kernel/kcore.c tools/kernel/symtab.c \
+	tools/kernel/sysfiles.c $(wildcard jit/*.c)
 HOST_TESTS += $(TT_DIR)/test_format
 $(TT_DIR)/test_format: tests/tool/test_format.c $(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)
 	@mkdir -p $(dir $@)
@@ -62,14 +67,15 @@ $(TT_DIR)/test_oracle: tests/tool/test_oracle.c $(TT_REPORT_SRC) $(TT_DEPS) \
 
 # record --oracle's tracer run against a fake tracefs (a sysroot copy).
 HOST_TESTS += $(TT_DIR)/test_fgraph
-$(TT_DIR)/test_fgraph: tests/tool/test_fgraph.c tools/fgraph.c tools/attach.c \
-		tools/target.c tools/eligible.c tools/funcset.c tools/funcglob.c \
-		tools/args.c $(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)
+$(TT_DIR)/test_fgraph: tests/tool/test_fgraph.c tools/kernel/fgraph.c \
+		tools/kernel/eligible.c tools/session/attach.c tools/session/target.c \
+		tools/session/funcset.c tools/session/funcglob.c tools/session/args.c \
+		$(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore -lelf
 
 HOST_TESTS += $(TT_DIR)/test_cfg
-$(TT_DIR)/test_cfg: tests/tool/test_cfg.c tools/cfg.c $(wildcard jit/*.c) $(TT_DEPS) \
+$(TT_DIR)/test_cfg: tests/tool/test_cfg.c tools/session/cfg.c $(wildcard jit/*.c) $(TT_DEPS) \
 		$(wildcard jit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore
@@ -81,7 +87,7 @@ $(TT_DIR)/test_cli: tests/tool/test_cli.c tests/tool/check.h $(BUILD)/tools/kjit
 	$(CC) $(TT_CFLAGS) -DKJIT_BIN='"$(BUILD)/tools/kjit"' -o $@ tests/tool/test_cli.c
 
 HOST_TESTS += $(TT_DIR)/test_noise
-$(TT_DIR)/test_noise: tests/tool/test_noise.c tools/noise.c $(TT_DEPS)
+$(TT_DIR)/test_noise: tests/tool/test_noise.c tools/report/noise.c $(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
 
@@ -145,7 +151,7 @@ $(TT_DIR)/test_annotate: tests/tool/test_annotate.sh $(BUILD)/tools/kjit \
 	chmod +x $@
 
 HOST_TESTS += $(TT_DIR)/test_runcmd
-$(TT_DIR)/test_runcmd: tests/tool/test_runcmd.c tools/runcmd.c $(TT_DEPS)
+$(TT_DIR)/test_runcmd: tests/tool/test_runcmd.c tools/session/runcmd.c $(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
 

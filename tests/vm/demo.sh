@@ -67,7 +67,7 @@ kjitcount -c 0 -x -t 5 $ic pipe 300 pipe_read pipe_write > /tmp/cmp.out || {
 	fail "kjit and Kprobes disagree"
 }
 grep -E '^(TIME|BLOCKS_PER_OP|PERBLOCK)' /tmp/cmp.out
-# never a negative cost or ratio (tools/noise.c)
+# never a negative cost or ratio (tools/report/noise.c)
 grep -Eq "^PERBLOCK kjit=([0-9]+\.[0-9]+|below-noise\(±[0-9.]+\)) $unit kprobes=([0-9]+\.[0-9]+|below-noise\(±[0-9.]+\)) $unit ratio=([0-9]+\.[0-9]|>=[0-9]+\.[0-9]|n/a) noise=[0-9.]+ $unit\$" /tmp/cmp.out ||
 	fail "PERBLOCK line"
 grep '^BLOCK ' /tmp/cmp.out | head -n 6

@@ -73,7 +73,7 @@
 #include "kmod/kjit_ioctl.h"
 #include "kmod/companion/kjit_kprobes_ioctl.h"
 #include "workload_ops.h"
-#include "tools/noise.h"
+#include "tools/report/noise.h"
 
 #define MAX_BLOCKS 65536
 static struct kjit_block_info blocks[MAX_BLOCKS];
@@ -175,7 +175,7 @@ static double now_ns(void)
 }
 
 /* The native runs' extremes over both native timings (ns/op): their
- * spread is the noise floor (tools/noise.h). */
+ * spread is the noise floor (tools/report/noise.h). */
 static struct spread native_all = {.min = 1e300, .max = 0};
 /* What the clock counts: "ns", or "insns" with -I (QEMU -icount). */
 static const char *unit = "ns";
@@ -643,7 +643,7 @@ static double native_ns, kjit_ns;
  * per executed block of kjit and of the Kprobes: a figure, or
  * "below-noise(±X)" where it is no more than the noise floor X, the native
  * runs' spread (max - min over both native timings) per block. Never a
- * negative cost or ratio (tools/noise.c). */
+ * negative cost or ratio (tools/report/noise.c). */
 static int report_timing(double ops)
 {
 	unsigned long long total = 0;

@@ -1,0 +1,294 @@
+/*
+ * kjit.c - the kjit command-line tool: subcommand dispatch and help.
+ *
+ * Invariants: every subcommand has a one-line summary (kjit --help) and a
+ * full text (kjit help SUBCOMMAND, the man page docs/kjit.1 says the same).
+ * Exit status: 0 success, 1 failure (one clear line on stderr), 2 usage.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include "kmod/kjit_ioctl.h"
+#include "commands.h"
+#include "tools/kernel/device.h"
+
+struct subcommand {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *synopsis;
+	const char *summary;
+	const char *help;
+};
+
+/* Subcommands that check kjit itself (its tests use them): kjit help NAME
+ * has them, kjit --help does not list them. */
+static int internal(const char *name)
+{
+	return !strcmp(name, "decode");
+}
+
+static const struct subcommand subcommands[] = {
+    {"list", cmd_list, "list [--ok] PATTERN...",
+     "kernel functions matching globs, instrumentable or why not",
+     "PATTERN is a shell glob on the function name ('vfs_*');\n"
+     "MODULE:PATTERN also matches the module ('vmlinux': the kernel\n"
+     "proper). Each match is printed with its address, yes or no, and\n"
+     "the reason kjit.ko would refuse it: part of kjit, entry text,\n"
+     "noinstr text, used by kjit's dispatcher, on the kprobe blacklist,\n"
+     "not traceable. --ok lists instrumentable functions only.\n"
+     "Needs root; mounts tracefs/debugfs when they are not mounted.\n"},
+    {"blocks", cmd_blocks, "blocks FUNC",
+     "a function's static basic blocks, disassembly and CFG edges",
+     "Reads FUNC's code through /proc/kcore and finds its basic blocks\n"
+     "from the entry with kjit's own block decoder, following jumps\n"
+     "inside the function (calls do not end the walk; indirect jumps\n"
+     "have no known targets). Prints each block disassembled, with its\n"
+     "outgoing edges.\n"},
+    {"attach", cmd_attach,
+     "attach [-a | -p PID,... | -C CPU,...] [-v] [--best-effort] [--no-count] "
+     "[--deep] [LIMITS] FUNC...",
+     "divert FUNCs into the code cache and count their blocks",
+     "FUNC is name, module:name, name+0xOFF (OFF must be 0),\n"
+     "0xADDRESS, or a pattern as list takes it ('vfs_*', 'ext4:*'):\n"
+     "every instrumentable function it matches; each one it skips is\n"
+     "named with its reason (past 20, counted by reason; -v names\n"
+     "each), and a pattern with nothing to attach is an error. Any\n"
+     "number of FUNCs (one shared trampoline; 6.1's ftrace diverts\n"
+     "at most 8192 functions at once). Names are\n"
+     "resolved by the tool; an ambiguous name is an error that lists\n"
+     "the candidates; a function named twice is attached once. On a\n"
+     "terminal a bar shows the matching, then the seconds kjit.ko\n"
+     "takes. All or nothing unless --best-effort.\n"
+     "Counts every task on every CPU (-a), or -p PID,... those\n"
+     "processes (every thread, task context), or -C CPU,... what runs\n"
+     "on those CPUs (interrupts too); other calls run natively.\n"
+     "--deep follows the functions' callees, and theirs, into the\n"
+     "cache. --no-count runs the functions\n"
+     "from the cache without counting (the cost of the cache alone;\n"
+     "every count stays 0).\n"
+     "LIMITS: --deep-max N (callees a deep session follows), --cache-kb\n"
+     "N (code cache per CPU), --max-blocks N (blocks per CPU); 0 or\n"
+     "absent: the module's defaults. What a full table left native is\n"
+     "said in plain words at detach, in stat and in every report.\n"},
+    {"detach", cmd_detach, "detach", "stop diversion (results stay readable)",
+     "Stops every diversion; report and stat still read the results.\n"},
+    {"record", cmd_record,
+     "record [-a | -p PID,... | -C CPU,...] [-v] [--best-effort] "
+     "[--deep [--oracle]] [LIMITS] -f FUNC... [-o FILE] [--force] -- "
+     "COMMAND [ARGS...]",
+     "attach, run COMMAND, detach, save the results (kjit.data)",
+     "Attaches the FUNCs (patterns too, as attach), runs COMMAND to\n"
+     "completion, detaches and writes functions, blocks with counts,\n"
+     "statistics, coverage, kernel, boot id, time and command line to\n"
+     "FILE (default kjit.data; the format is in docs/usage.md). If\n"
+     "COMMAND fails, record exits with its status and keeps an\n"
+     "existing kjit.data (-o FILE or --force saves the recording\n"
+     "anyway).\n"
+     "The file keeps each function's code and the symbols it reaches,\n"
+     "so kjit annotate works from it later, elsewhere. record ends with\n"
+     "one warning line when anything ran natively instead of from the\n"
+     "cache (kjit report says what and why per function).\n"
+     "Counts COMMAND and the processes it forks, in task context; -a\n"
+     "every task on every CPU, -p PID,... those processes (every\n"
+     "thread), -C CPU,... everything on those CPUs (interrupts too).\n"
+     "Reports name the scope. --best-effort and -v as for attach\n"
+     "(record -f '*' on 6.1: its first 8192, the rest said).\n"
+     "--oracle (with --deep) first runs COMMAND once under ftrace's\n"
+     "function_graph tracer with set_graph_function = the FUNCs, and\n"
+     "stores the functions it saw under them; report then prints how\n"
+     "many of them kjit counted and why each other one was not. Needs\n"
+     "tracefs and a free tracer (current_tracer nop); every tracer\n"
+     "setting it changes is put back.\n"},
+    {"report", cmd_report,
+     "report [-i FILE | --live] [--sort count|addr|func] [--top N] "
+     "[--uncovered] [--json|--csv|--lcov] [--debuginfo PATH]...",
+     "per-function and per-block counts, coverage, hottest blocks, lines",
+     "Reads -i FILE; else an attached live session (saying so if\n"
+     "./kjit.data exists too); else ./kjit.data if present; else the\n"
+     "live session of /dev/kjit (--live forces it). Text: per function\n"
+     "the calls (entry block count), executions, blocks run, static\n"
+     "blocks and coverage; then the blocks sorted by --sort (default\n"
+     "count).\n"
+     "--top N keeps N blocks and disassembles them (only while the\n"
+     "recording kernel runs). --json and --csv are for programs\n"
+     "(schemas in docs/usage.md; they exclude each other). A file\n"
+     "recorded with --oracle ends the text report with a completeness\n"
+     "section.\n"
+     "Under each function's row a line says what of it ran natively\n"
+     "instead of from the cache, how often and why ('ran natively 20x:\n"
+     "its ftrace site was held by a Kprobe'; JSON: \"native\"; CSV: on\n"
+     "stderr).\n"
+     "--uncovered lists the static blocks that never ran (those the\n"
+     "coverage column leaves out), per function; in JSON \"uncovered\",\n"
+     "in CSV rows of count 0. kjit annotate shows them in the code.\n"
+     "Source lines (libdw): the text report ends with each counted block's\n"
+     "file:line and inline chain, from --debuginfo PATH (a vmlinux or .ko\n"
+     "with DWARF; repeatable) or the recording kernel's vmlinux under\n"
+     "/usr/lib/debug ($KJIT_DEBUG_DIR) found by the recorded build-id or\n"
+     "release (Debian's linux-image-REL-dbg), and each counted module's\n"
+     ".ko by its recorded build-id there; else one line says why not.\n"
+     "--lcov writes an lcov tracefile (genhtml's input) to stdout and\n"
+     "kjit's line and branch totals to stderr; it needs debug info.\n"},
+    {"annotate", cmd_annotate,
+     "annotate [-i FILE | --live] [--json] [--debuginfo PATH]... FUNC...",
+     "a function's disassembly with each block's count; what never ran",
+     "Prints FUNC's code as kjit recorded it (kjit.data keeps each\n"
+     "function's bytes), in static blocks (those of kjit blocks), each\n"
+     "with its count and its share of the function's block executions;\n"
+     "every instruction with its own count (the executed blocks holding\n"
+     "it); blocks that never ran are marked 'never ran' (their\n"
+     "instructions '-'). Call and jump targets are named by symbol\n"
+     "(call __x86_indirect_thunk_rax, jmp pipe_read+0x4c), the\n"
+     "__fentry__ site is labelled, and what ran natively instead is said\n"
+     "under the header. Source lines (and their text, where the file is\n"
+     "readable) are interleaved when debug info is found, as for kjit\n"
+     "report: --debuginfo PATH, or the recording kernel's vmlinux under\n"
+     "/usr/lib/debug ($KJIT_DEBUG_DIR). The session is read as report\n"
+     "reads it (-i FILE, --live, else an attached session, else\n"
+     "./kjit.data). FUNC: a recorded function's name (module:name or\n"
+     "name), or an address inside it. --json: the same data (schema in\n"
+     "docs/usage.md). A file of an older kjit holds no code: only the\n"
+     "recording boot can still show it.\n"},
+    {"compare", cmd_compare,
+     "compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND "
+     "[ARGS...]",
+     "counts and overhead: native vs kjit vs Kprobes on the same blocks",
+     "Runs COMMAND RUNS times (default 5) natively, under kjit, and\n"
+     "with kjit_kprobes.ko's counting Kprobes on the blocks kjit found\n"
+     "(FUNCs as for attach, patterns too), each mode after one untimed\n"
+     "warm-up run (kjit translates in it);\n"
+     "prints both counts per block (MISMATCH flagged), the median, min\n"
+     "and max wall time, and the added time per counted event, or\n"
+     "\"below noise (\u00b1X ns)\" where it is within the native runs'\n"
+     "spread. --deep also follows callees (as attach --deep).\n"
+     "--icount: the guest runs under QEMU -icount shift=0 (make demo\n"
+     "KJIT_ICOUNT=1), whose clock counts instructions: print the times\n"
+     "as instruction counts.\n"
+     "Needs kjit_kprobes.ko loaded.\n"},
+    {"diff", cmd_diff, "diff [--json] [-n N] A.data B.data",
+     "what changed between two recordings (functions, blocks, coverage)",
+     "Compares two kjit.data files: the functions and blocks whose\n"
+     "counts changed most (absolute change, then relative: 'new' or\n"
+     "'gone' where one count is 0), and the blocks covered in one\n"
+     "recording and not the other. Blocks are matched by function and\n"
+     "offset, so recordings of one kernel on two boots compare; files\n"
+     "from two kernels are compared after a warning. -n N rows per list\n"
+     "(default 10); --json prints every row (schema in docs/usage.md).\n"},
+    {"stat", cmd_stat, "stat [--json]", "cache, link and fallback statistics",
+     "Translations, cache bytes, links, dispatcher entries, and every\n"
+     "reason code ran natively (fallbacks, translator refusals), named.\n"
+     "--json: the \"stats\" and \"limits\" of report --json, at once\n"
+     "(no function or block is read).\n"},
+    {"reset", cmd_reset, "reset", "zero the counters",
+     "Zeroes every counter of the session.\n"},
+    {"decode", cmd_decode, "decode [-n N] [--check] FUNC...",
+     "decode FUNC in the kernel and in user space",
+     "Decodes FUNC with kjit.ko's Zydis and with the tool's; --check\n"
+     "fails on any difference. A check of kjit itself (its tests use\n"
+     "it), not listed in kjit --help.\n"},
+    {"check", cmd_check, "check [--modules DIR]",
+     "what kjit can do on this kernel, and what stops it",
+     "Checks, without changing anything: whether kjit.ko and kjit_pool.ko\n"
+     "are loaded or installed for the running kernel (--modules DIR: the\n"
+     "ones in DIR, as make module left them), /dev/kjit, the kernel's\n"
+     "release and configuration (direct-call ftrace, kprobes, kallsyms),\n"
+     "IBT, lockdown and module signatures, kptr_restrict, how many\n"
+     "functions ftrace can divert and at once, and the memory the code\n"
+     "pool takes. Each line is ok, info, ? (unknown) or no; each no has\n"
+     "its fix on the next line. Exit status 1 when something stops kjit.\n"},
+    {"version", cmd_version, "version", "tool and module versions",
+     "Prints the tool's ABI and the loaded module's build and ABI.\n"},
+};
+#define N_SUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
+
+int cmd_version(int argc, char **argv)
+{
+	struct kjit_version v = {.size = sizeof(v)};
+	int fd;
+
+	printf("kjit tool, ABI %d\n", KJIT_ABI_VERSION);
+	fd = kjit_device_open();
+	if (fd < 0)
+		return 1;
+	if (ioctl(fd, KJIT_IOC_VERSION, &v) == 0)
+		printf("module: %s, ABI %u\n", v.build, v.abi);
+	close(fd);
+	return 0;
+}
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	fprintf(out, "usage: kjit SUBCOMMAND [ARGS]    (kjit help SUBCOMMAND; "
+		     "kjit --version;\n       man -l docs/kjit.1 in the "
+		     "source tree)\n\n");
+	for (i = 0; i < N_SUBCOMMANDS; i++)
+		if (!internal(subcommands[i].name))
+			fprintf(out, "  %-9s %s\n", subcommands[i].name,
+				subcommands[i].summary);
+	fprintf(out, "\nFUNC: name, module:name, name+0xOFF or 0xADDRESS; for "
+		     "attach, record and\ncompare also a pattern, 'glob' or "
+		     "'module:glob'. Most subcommands need root.\n");
+}
+
+static const struct subcommand *find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < N_SUBCOMMANDS; i++)
+		if (!strcmp(name, subcommands[i].name))
+			return &subcommands[i];
+	return NULL;
+}
+
+static int help(int argc, char **argv)
+{
+	const struct subcommand *c;
+
+	if (argc < 3) {
+		usage(stdout);
+		return 0;
+	}
+	c = find(argv[2]);
+	if (!c) {
+		fprintf(stderr,
+			"kjit: help: unknown subcommand '%s' (kjit --help)\n",
+			argv[2]);
+		return 2;
+	}
+	printf("usage: kjit %s\n\n%s\n%s", c->synopsis, c->summary, c->help);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct subcommand *c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("kjit tool, ABI %d (kjit version: the module's too)\n",
+		       KJIT_ABI_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help"))
+		return help(argc, argv);
+	c = find(argv[1]);
+	if (!c) {
+		fprintf(stderr, "kjit: unknown subcommand '%s' (kjit --help)\n",
+			argv[1]);
+		return 2;
+	}
+	if (argc > 2 &&
+	    (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+		char *h[] = {argv[0], "help", argv[1], NULL};
+
+		return help(3, h);
+	}
+	return c->run(argc - 1, argv + 1);
+}

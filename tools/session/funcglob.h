@@ -1,0 +1,30 @@
+/* funcglob.h - FUNC patterns: shell globs over kernel function names, as
+ * `kjit list`, `attach`, `record` and `compare` take them.
+ *
+ *   GLOB         every function whose name matches (fnmatch), any module
+ *   MODULE:GLOB  ... in a module whose name matches MODULE (itself a glob;
+ *                `vmlinux` for the kernel proper)
+ *
+ * Invariants: a word is a pattern only if it holds `*`, `?` or `[` (no
+ * kernel symbol does), so exact names keep their meaning (target.h); the
+ * padding symbols before functions (__pfx_) and section markers are never
+ * matched.
+ */
+#ifndef KJIT_TOOL_FUNCGLOB_H
+#define KJIT_TOOL_FUNCGLOB_H
+
+#include "tools/kernel/symtab.h"
+
+/* Does @word hold a glob character? */
+int funcglob_is(const char *word);
+/* Does @s match pattern @pat? */
+int funcglob_match(const struct ksym *s, const char *pat);
+/* Is @s a function a pattern may name (not padding, not a marker, not a
+ * translated block's name in kjit_pool)? */
+int funcglob_listable(const struct ksym *s);
+/* For a MODULE:GLOB @pat whose MODULE matches no module in @t (nor
+ * vmlinux): MODULE, copied into @mod; else NULL (and for a plain GLOB). */
+const char *funcglob_absent_module(const struct symtab *t, const char *pat,
+				   char *mod, size_t size);
+
+#endif
