@@ -131,6 +131,12 @@ int main(void)
 	expect(&e, &t, "mymod:pipe_helper", NULL);
 	expect(&e, &t, "othermod:pipe_helper",
 	       "not traceable (no __fentry__ site at its start)");
+	/* a site (a function kallsyms no longer names, freed init text on
+	 * 7.2) inside the span the symbol before it seems to have: a site
+	 * counts only at a function's start, or after its endbr64, as
+	 * kjit.ko looks for it (kx86_fentry_offset) */
+	expect(&e, &t, "init_cpu_possible.cold",
+	       "not traceable (no __fentry__ site at its start)");
 	/* with exit_tasks_rcu_start, do_exit is followed (past that call
 	 * where the session lets dying tasks stay: kmod/exittail.h), and so
 	 * is the dying task's last switch */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "jit/arch_x86.h"
 #include "kmod/kjit_refusals.h"
 #include "eligible.h"
 #include "sysfiles.h"
@@ -96,7 +97,11 @@ static int push_addr(uint64_t **v, size_t *n, size_t *cap, uint64_t a)
 }
 
 /* available_filter_functions_addrs (6.5+): "SITE name [module]", one line
- * per __fentry__ site; the function is the symbol holding the site. */
+ * per __fentry__ site; the function is the symbol holding the site, if
+ * the site is at its start or just after its endbr64, where kjit.ko looks
+ * for it (kx86_fentry_offset): a site further in belongs to code kallsyms
+ * does not name (freed init text: 7.2 listed one inside the span it
+ * seemed init_cpu_possible.cold had). */
 static int load_traceable_addrs(struct eligible *e, FILE *f)
 {
 	char line[512];
@@ -108,8 +113,11 @@ static int load_traceable_addrs(struct eligible *e, FILE *f)
 		if (sscanf(line, "%" SCNx64, &site) != 1)
 			continue;
 		s = symtab_containing(e->syms, site);
-		if (s && push_addr(&e->traceable_at, &e->n_traceable_at, &cap,
-				   s->addr))
+		if (!s ||
+		    (site != s->addr && site != s->addr + KX86_ENDBR64_LEN))
+			continue;
+		if (push_addr(&e->traceable_at, &e->n_traceable_at, &cap,
+			      s->addr))
 			return -ENOMEM;
 	}
 	return 0;

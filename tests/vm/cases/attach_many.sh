@@ -78,7 +78,10 @@ kjitbench attach-list -r 1 /tmp/all.list 0 > /tmp/all.out || fail "attach all $a
 grep '^ATTACHTIME' /tmp/all.out
 grep '^REFUSED' /tmp/all.out | grep -v 'past the most functions' > /tmp/disagree
 if [ -s /tmp/disagree ]; then
-	head -n 20 /tmp/disagree
+	head -n 20 /tmp/disagree | while read -r _ a _; do
+		echo "$a: $(grep -i "^${a#0x} " /proc/kallsyms | head -n 3 | tr '\n' ' ')"
+		grep "${a#0x}" /tmp/all.list | head -n 2
+	done
 	fail "$(wc -l < /tmp/disagree) functions kjit list calls instrumentable were refused"
 fi
 got=$(sed -n 's/^ATTACHTIME .* attached=\([0-9]*\) .*/\1/p' /tmp/all.out)
