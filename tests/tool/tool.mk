@@ -47,7 +47,7 @@ TT_REPORT_SRC := tools/report/format.c tools/report/names.c tools/report/limits.
 	tools/report/buildid.c tools/report/native.c tools/report/disasm.c \
 	tools/report/progress.c tools/session/datafile.c tools/session/session.c \
 	tools/session/codeenv.c tools/session/cfg.c tools/session/oracle.c \
-	tools/kernel/kenv.c tools/kernel/kcore.c tools/kernel/symtab.c \
+	tools/kernel/kenv.c tools/kernel/kthunks.c tools/kernel/kcore.c tools/kernel/symtab.c \
 	tools/kernel/sysfiles.c $(wildcard jit/*.c)
 HOST_TESTS += $(TT_DIR)/test_format
 $(TT_DIR)/test_format: tests/tool/test_format.c $(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)

@@ -92,16 +92,9 @@ int cmd_list(int argc, char **argv)
 		return 1;
 	}
 	n = list(&t, &e, argc, argv, only_ok);
-	for (i = 1; i < argc; i++) {
-		char mod[64];
-
-		if (argv[i][0] != '-' &&
-		    funcglob_absent_module(&t, argv[i], mod, sizeof(mod)))
-			fprintf(stderr,
-				"kjit list: '%s': no module %s is loaded "
-				"(lsmod lists them)\n",
-				argv[i], mod);
-	}
+	for (i = 1; i < argc; i++)
+		if (argv[i][0] != '-')
+			funcglob_say_absent_module(stderr, "list", &t, argv[i]);
 	if (!n)
 		fprintf(stderr, "kjit list: no kernel function matches%s\n",
 			only_ok ? " (and is instrumentable)" : "");

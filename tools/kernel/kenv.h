@@ -5,7 +5,7 @@
  * Invariants:
  *  - read_code never returns bytes it could not read.
  *  - classify knows __fentry__ and ftrace's callers, the return thunk and
- *    the indirect-branch thunks, exactly as kjit.ko's kmod/env.c does.
+ *    the indirect-branch thunks (kthunks.h), as kjit.ko's kmod/env.c does.
  *  - patch_site knows the core kernel's static-key sites (its __jump_table,
  *    read once through /proc/kcore), as kmod/sites.c does; module sites
  *    are not known (nor to the module).
@@ -15,12 +15,13 @@
 
 #include "jit/env.h"
 #include "kcore.h"
+#include "kthunks.h"
 #include "symtab.h"
 
 struct kenv {
 	struct kjit_env env;
 	struct kcore *kc;
-	uint64_t fentry[3], ret_thunk, ind_thunk[16];
+	struct kthunks thunks;
 	uint64_t (*sites)[2]; /* {code, target}, sorted by code */
 	size_t n_sites;
 };

@@ -11,12 +11,6 @@
 #include "tools/kernel/sysfiles.h"
 #include "tools/kernel/symtab.h"
 
-static const char *const regs[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp",
-				     "rsi", "rdi", "r8",  "r9",	 "r10", "r11",
-				     "r12", "r13", "r14", "r15"};
-static const char *const fentry_names[3] = {"__fentry__", "ftrace_caller",
-					    "ftrace_regs_caller"};
-
 /* ---- the environment over stored code ---- */
 
 static const struct sess_func *holding(struct codeenv *e, u64 addr)
@@ -50,20 +44,8 @@ static size_t read_code(void *opaque, u64 addr, u8 *buf, size_t len)
 
 static enum kjit_sym classify(void *opaque, u64 target, int *reg)
 {
-	struct codeenv *e = opaque;
-	int i;
-
-	for (i = 0; i < 3; i++)
-		if (e->fentry[i] && target == e->fentry[i])
-			return KJIT_SYM_FENTRY;
-	if (e->ret_thunk && target == e->ret_thunk)
-		return KJIT_SYM_RETURN_THUNK;
-	for (i = 0; i < 16; i++)
-		if (e->ind_thunk[i] && target == e->ind_thunk[i]) {
-			*reg = i;
-			return KJIT_SYM_INDIRECT_THUNK;
-		}
-	return KJIT_SYM_NONE;
+	return kthunks_classify(&((struct codeenv *)opaque)->thunks, target,
+				reg);
 }
 
 static bool patch_site(void *opaque, u64 addr, u64 *target)
@@ -94,7 +76,7 @@ struct sess_cache {
 	const struct sess_sym *syms; /* the addresses: made from these */
 	unsigned int n_syms;
 	int have_addrs;
-	uint64_t fentry[3], ret_thunk, ind_thunk[16];
+	struct kthunks thunks;
 	const struct sess_block *blocks; /* the index: made from these */
 	unsigned int n_blocks, n_funcs;
 	unsigned int *order; /* block indexes, by function */
@@ -124,30 +106,11 @@ void session_cache_free(struct session *s)
  * one walk. */
 static void find_addrs(const struct session *s, struct sess_cache *c)
 {
-	static const char thunk[] = "__x86_indirect_thunk_";
 	unsigned int i;
-	int k;
 
-	memset(c->fentry, 0, sizeof(c->fentry));
-	memset(c->ind_thunk, 0, sizeof(c->ind_thunk));
-	c->ret_thunk = 0;
-	for (i = 0; i < s->n_syms; i++) {
-		const char *n = s->syms[i].name;
-		uint64_t a = s->syms[i].addr;
-
-		if (!strncmp(n, thunk, sizeof(thunk) - 1)) {
-			for (k = 0; k < 16; k++)
-				if (!strcmp(n + sizeof(thunk) - 1, regs[k]) &&
-				    !c->ind_thunk[k])
-					c->ind_thunk[k] = a;
-			continue;
-		}
-		if (!strcmp(n, "__x86_return_thunk") && !c->ret_thunk)
-			c->ret_thunk = a;
-		for (k = 0; k < 3; k++)
-			if (!strcmp(n, fentry_names[k]) && !c->fentry[k])
-				c->fentry[k] = a;
-	}
+	memset(&c->thunks, 0, sizeof(c->thunks));
+	for (i = 0; i < s->n_syms; i++)
+		kthunks_note(&c->thunks, s->syms[i].name, s->syms[i].addr);
 	c->syms = s->syms;
 	c->n_syms = s->n_syms;
 	c->have_addrs = 1;
@@ -164,9 +127,7 @@ void codeenv_init(struct codeenv *e, const struct session *s)
 	if (c == &local || !c->have_addrs || c->syms != s->syms ||
 	    c->n_syms != s->n_syms)
 		find_addrs(s, c);
-	memcpy(e->fentry, c->fentry, sizeof(e->fentry));
-	e->ret_thunk = c->ret_thunk;
-	memcpy(e->ind_thunk, c->ind_thunk, sizeof(e->ind_thunk));
+	e->thunks = c->thunks;
 	e->env.opaque = e;
 	e->env.read_code = read_code;
 	e->env.classify = classify;
@@ -328,20 +289,12 @@ static int add_known_syms(struct session *s, unsigned int *cap,
 	char name[64];
 	int i, err = 0;
 
-	for (i = 0; i < 3 && !err; i++)
+	for (i = 0; i < KTHUNKS_N && !err; i++)
 		err = add_sym(
 		    s, cap,
-		    symtab_containing(t, symtab_addr(t, fentry_names[i])));
-	if (!err)
-		err = add_sym(
-		    s, cap,
-		    symtab_containing(t, symtab_addr(t, "__x86_return_thunk")));
-	for (i = 0; i < 16 && !err; i++) {
-		snprintf(name, sizeof(name), "__x86_indirect_thunk_%s",
-			 regs[i]);
-		err =
-		    add_sym(s, cap, symtab_containing(t, symtab_addr(t, name)));
-	}
+		    symtab_containing(
+			t,
+			symtab_addr(t, kthunks_name(i, name, sizeof(name)))));
 	return err;
 }
 

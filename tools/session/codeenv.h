@@ -28,6 +28,7 @@
 #define KJIT_TOOL_CODEENV_H
 
 #include "cfg.h"
+#include "tools/kernel/kthunks.h"
 #include "tools/report/disasm.h"
 #include "session.h"
 
@@ -36,7 +37,7 @@
 struct codeenv {
 	struct kjit_env env;
 	const struct session *s;
-	uint64_t fentry[3], ret_thunk, ind_thunk[16];
+	struct kthunks thunks;
 	unsigned int last; /* function read last: a hint */
 };
 

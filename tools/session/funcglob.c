@@ -1,5 +1,6 @@
 /* funcglob.c - FUNC patterns (see funcglob.h). */
 #include <fnmatch.h>
+#include <stdio.h>
 #include <string.h>
 #include "kmod/kjit_refusals.h"
 #include "funcglob.h"
@@ -26,8 +27,10 @@ int funcglob_match(const struct ksym *s, const char *pat)
 	       !fnmatch(colon + 1, s->name, 0);
 }
 
-const char *funcglob_absent_module(const struct symtab *t, const char *pat,
-				   char *mod, size_t size)
+/* MODULE of a MODULE:GLOB @pat when it matches no module in @t (nor
+ * vmlinux), copied into @mod; else NULL (and for a plain GLOB). */
+static const char *absent_module(const struct symtab *t, const char *pat,
+				 char *mod, size_t size)
 {
 	const char *colon = strchr(pat, ':');
 	size_t n, i;
@@ -42,6 +45,19 @@ const char *funcglob_absent_module(const struct symtab *t, const char *pat,
 		if (t->s[i].module[0] && !fnmatch(mod, t->s[i].module, 0))
 			return NULL;
 	return mod;
+}
+
+int funcglob_say_absent_module(FILE *err, const char *who,
+			       const struct symtab *t, const char *pat)
+{
+	char mod[64];
+
+	if (!absent_module(t, pat, mod, sizeof(mod)))
+		return 0;
+	fprintf(err,
+		"kjit %s: '%s': no module %s is loaded (lsmod lists them)\n",
+		who, pat, mod);
+	return 1;
 }
 
 int funcglob_listable(const struct ksym *s)

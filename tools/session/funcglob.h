@@ -13,6 +13,7 @@
 #ifndef KJIT_TOOL_FUNCGLOB_H
 #define KJIT_TOOL_FUNCGLOB_H
 
+#include <stdio.h>
 #include "tools/kernel/symtab.h"
 
 /* Does @word hold a glob character? */
@@ -23,8 +24,9 @@ int funcglob_match(const struct ksym *s, const char *pat);
  * translated block's name in kjit_pool)? */
 int funcglob_listable(const struct ksym *s);
 /* For a MODULE:GLOB @pat whose MODULE matches no module in @t (nor
- * vmlinux): MODULE, copied into @mod; else NULL (and for a plain GLOB). */
-const char *funcglob_absent_module(const struct symtab *t, const char *pat,
-				   char *mod, size_t size);
+ * vmlinux), says so on @err as `kjit WHO` and returns 1; else 0 (and for
+ * a plain GLOB). */
+int funcglob_say_absent_module(FILE *err, const char *who,
+			       const struct symtab *t, const char *pat);
 
 #endif

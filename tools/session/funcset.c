@@ -133,7 +133,6 @@ static int expand(struct funcset *fs, const struct symtab *syms,
 		  const char *who, FILE *err)
 {
 	unsigned int matched = 0, skipped = 0;
-	char name[320];
 	const char *why;
 	size_t i;
 
@@ -166,12 +165,7 @@ static int expand(struct funcset *fs, const struct symtab *syms,
 			return 1;
 		}
 	}
-	if (!matched && funcglob_absent_module(syms, pat, name, sizeof(name)))
-		fprintf(err,
-			"kjit %s: '%s': no module %s is loaded (lsmod lists "
-			"them)\n",
-			who, pat, name);
-	else if (!matched)
+	if (!matched && !funcglob_say_absent_module(err, who, syms, pat))
 		fprintf(err, "kjit %s: '%s': no kernel function matches\n", who,
 			pat);
 	else if (matched == skipped)
