@@ -234,16 +234,61 @@ static u32 emit_jcc_out(struct kjit_emit *e, u8 cc)
 	return e->pos - 4;
 }
 
+/* Does @s emit a prologue? */
+static bool scoped(const struct kjit_entry_scope *s)
+{
+	return s->kind != KJIT_ENTRY_ALL || s->own_bitmap;
+}
+
 static bool scope_ok(const struct kjit_entry_scope *s)
 {
-	if (s->kind == KJIT_ENTRY_ALL)
-		return true;
-	if (!fits_s32(s->bitmap) || !s->limit)
+	bool task = s->kind == KJIT_ENTRY_TASKS ||
+		    (s->own_bitmap && s->kind != KJIT_ENTRY_TASKS);
+
+	if (s->kind != KJIT_ENTRY_ALL && (!fits_s32(s->bitmap) || !s->limit))
 		return false;
-	if (s->kind == KJIT_ENTRY_TASKS)
-		return fits_s32(s->preempt_gs) && fits_s32(s->current_gs) &&
-		       s->tgid_off < 0x80000000u;
-	return s->kind == KJIT_ENTRY_CPUS && fits_s32(s->cpu_gs);
+	if (s->own_bitmap && (!fits_s32(s->own_bitmap) || !s->own_limit))
+		return false;
+	if (task && (!fits_s32(s->preempt_gs) || !fits_s32(s->current_gs) ||
+		     s->tgid_off >= 0x80000000u))
+		return false;
+	return s->kind != KJIT_ENTRY_CPUS || fits_s32(s->cpu_gs);
+}
+
+/* mov %gs:P,%r11d; test $M,%r11d; jnz (not task context: the field
+ * returned); mov %gs:C,%r11; mov T(%r11),%r11d - the current thread
+ * group id in %r11d. */
+static u32 emit_tgid(struct kjit_emit *e, const struct kjit_entry_scope *s)
+{
+	u32 irq;
+
+	emit_gs_load(e, s->preempt_gs, false);
+	/* test $M,%r11d */
+	emit_bytes(e, (const u8 *)"\x41\xf7\xc3", 3);
+	kjit_emit_u32(e, s->irq_mask);
+	/* jnz (out or in) */
+	irq = emit_jcc_out(e, 0x85);
+	emit_gs_load(e, s->current_gs, true);
+	/* mov T(%r11),%r11d */
+	emit_bytes(e, (const u8 *)"\x45\x8b\x9b", 3);
+	kjit_emit_u32(e, s->tgid_off);
+	return irq;
+}
+
+/* cmp $L,%r11d; jae (past the bitmap: the field in *@past); bt %r11,B;
+ * j@cc (the field returned). */
+static u32 emit_bit_test(struct kjit_emit *e, u64 bitmap, u32 limit, u8 cc,
+			 u32 *past)
+{
+	/* cmp $L,%r11d */
+	emit_bytes(e, (const u8 *)"\x41\x81\xfb", 3);
+	kjit_emit_u32(e, limit);
+	/* jae */
+	*past = emit_jcc_out(e, 0x83);
+	/* bt %r11,B */
+	emit_bytes(e, (const u8 *)"\x4c\x0f\xa3\x1c\x25", 5);
+	kjit_emit_u32(e, (u32)bitmap);
+	return emit_jcc_out(e, cc);
 }
 
 /* The scope prologue (entry.h); its "out" jumps' rel32 fields in @out. */
@@ -251,31 +296,28 @@ static unsigned emit_scope(struct kjit_emit *e,
 			   const struct kjit_entry_scope *s, u32 out[3])
 {
 	unsigned n = 0;
+	u32 in[2];
 
 	if (s->kind == KJIT_ENTRY_TASKS) {
-		emit_gs_load(e, s->preempt_gs, false);
-		/* test $M,%r11d */
-		emit_bytes(e, (const u8 *)"\x41\xf7\xc3", 3);
-		kjit_emit_u32(e, s->irq_mask);
-		/* jnz out */
-		out[n++] = emit_jcc_out(e, 0x85);
-		emit_gs_load(e, s->current_gs, true);
-		/* mov T(%r11),%r11d */
-		emit_bytes(e, (const u8 *)"\x45\x8b\x9b", 3);
-		kjit_emit_u32(e, s->tgid_off);
-	} else {
-		emit_gs_load(e, s->cpu_gs, false);
+		out[n++] = emit_tgid(e, s);
+		out[n + 1] = emit_bit_test(e, s->bitmap, s->limit, 0x83,
+					   &out[n]); /* jnc out */
+		return n + 2;
 	}
-	/* cmp $L,%r11d */
-	emit_bytes(e, (const u8 *)"\x41\x81\xfb", 3);
-	kjit_emit_u32(e, s->limit);
-	/* jae out */
-	out[n++] = emit_jcc_out(e, 0x83);
-	/* bt %r11,B */
-	emit_bytes(e, (const u8 *)"\x4c\x0f\xa3\x1c\x25", 5);
-	kjit_emit_u32(e, (u32)s->bitmap);
-	/* jnc out */
-	out[n++] = emit_jcc_out(e, 0x83);
+	if (s->kind == KJIT_ENTRY_CPUS) {
+		emit_gs_load(e, s->cpu_gs, false);
+		out[n + 1] = emit_bit_test(e, s->bitmap, s->limit, 0x83,
+					   &out[n]); /* jnc out */
+		n += 2;
+	}
+	if (!s->own_bitmap)
+		return n;
+	/* kjit's own thread groups: out; interrupts and the rest: in */
+	in[0] = emit_tgid(e, s);
+	out[n++] = emit_bit_test(e, s->own_bitmap, s->own_limit, 0x82,
+				 &in[1]); /* jc out */
+	kjit_emit_put32(e, in[0], e->pos - (in[0] + 4));
+	kjit_emit_put32(e, in[1], e->pos - (in[1] + 4));
 	return n;
 }
 
@@ -315,7 +357,7 @@ enum kjit_reason kjit_entry_emit_frames(u8 *buf, u32 cap,
 
 	if (a->size < KJIT_ENTRY_MIN_SIZE || (a->size & (a->size - 1)) ||
 	    a->scope.kind > KJIT_ENTRY_CPUS ||
-	    (guard && a->scope.kind != KJIT_ENTRY_ALL &&
+	    (guard && scoped(&a->scope) &&
 	     a->scope.ret_via != a->exiting.ret_via))
 		return KJIT_R_BAD_ARG;
 	if (!fits_s32(a->keys) || !fits_s32(a->slots_gs) ||
@@ -328,7 +370,7 @@ enum kjit_reason kjit_entry_emit_frames(u8 *buf, u32 cap,
 	if (fr)
 		fr->n = 0;
 	frame_at(fr, 0, 8); /* [rsp] = S+5 */
-	if (a->scope.kind != KJIT_ENTRY_ALL)
+	if (scoped(&a->scope))
 		n_out = emit_scope(&e, &a->scope, out);
 	/* push %rax */
 	kjit_emit_u8(&e, 0x50);

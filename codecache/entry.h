@@ -83,10 +83,11 @@
  * sets the slot. `none` cannot happen while only registered sites call the
  * trampoline; it is the dispatcher's business all the same.
  *
- * Scope (kmod/scope.h): a session that counts only some tasks or CPUs gets
- * a prologue that sends every other call back, at once, to S+5 - the
- * function then runs natively, as if kjit were not there - before the
- * table is touched. It too clobbers only %r11 and the flags:
+ * Scope (kmod/scope.h): a session that counts only some tasks or CPUs, or
+ * keeps kjit's own processes out (the default), gets a prologue that sends
+ * every other call back, at once, to S+5 - the function then runs
+ * natively, as if kjit were not there - before the table is touched. It
+ * too clobbers only %r11 and the flags:
  *
  *   tasks (the current task's thread group, in task context only):
  *     65 44 8b 1c 25 <P32>  mov  %gs:P,%r11d          ; the preempt count
@@ -101,6 +102,20 @@
  *     0f 83 <out32>         jae  out
  *     4c 0f a3 1c 25 <B32>  bt   %r11,B               ; its bit (absolute B)
  *     0f 83 <out32>         jnc  out
+ *     (the trampoline above)
+ *   then, for every and cpus scopes with kjit's own thread groups kept
+ *   out (own_bitmap: a call in task context by one of them goes out;
+ *   interrupts and every other task go in):
+ *     65 44 8b 1c 25 <P32>  mov  %gs:P,%r11d          ; the preempt count
+ *     41 f7 c3 <M32>        test $M,%r11d
+ *     0f 85 <in32>          jnz  in                   ; an interrupt: in
+ *     65 4c 8b 1c 25 <C32>  mov  %gs:C,%r11           ; current
+ *     45 8b 9b <T32>        mov  T(%r11),%r11d        ; its tgid
+ *     41 81 fb <L32>        cmp  $L,%r11d
+ *     0f 83 <in32>          jae  in                   ; past the bitmap
+ *     4c 0f a3 1c 25 <O32>  bt   %r11,O               ; kjit's own?
+ *     0f 82 <out32>         jc   out
+ *   in:
  *     (the trampoline above)
  *   out:
  *     e9 <rel32>            jmp  R                    (or c3 ret): to S+5
@@ -123,7 +138,7 @@
 #include "jit/reason.h"
 #include "jit/types.h"
 
-#define KJIT_ENTRY_TRAMP_MAX 224 /* bytes of trampoline code, int3 after */
+#define KJIT_ENTRY_TRAMP_MAX 256 /* bytes of trampoline code, int3 after */
 #define KJIT_ENTRY_MIN_SIZE  16 /* smallest table */
 #define KJIT_ENTRY_HASH	     0x9e3779b1u
 
@@ -137,13 +152,16 @@ enum kjit_entry_scope_kind {
 
 struct kjit_entry_scope {
 	u32 kind;	/* enum kjit_entry_scope_kind */
-	u64 preempt_gs; /* TASKS: %gs offset of the preempt count (u32) */
-	u32 irq_mask;	/* TASKS: its bits that mean "not task context" */
-	u64 current_gs; /* TASKS: %gs offset of the current task pointer */
-	u32 tgid_off;	/* TASKS: offset of the tgid (u32) in a task */
+	u64 preempt_gs; /* TASKS, own: %gs offset of the preempt count (u32) */
+	u32 irq_mask;	/* TASKS, own: its bits that mean "not task context" */
+	u64 current_gs; /* TASKS, own: %gs offset of the current task */
+	u32 tgid_off;	/* TASKS, own: offset of the tgid (u32) in a task */
 	u64 cpu_gs;	/* CPUS: %gs offset of this CPU's number (u32) */
-	u64 bitmap;	/* absolute address of the bitmap */
+	u64 bitmap;	/* TASKS, CPUS: absolute address of the bitmap */
 	u32 limit;	/* bits in it */
+	u64 own_bitmap; /* ALL, CPUS: absolute address of a bitmap of thread
+			 * group ids kept out (kjit's own), or 0: none */
+	u32 own_limit;	/* bits in it */
 	u64 ret_via;	/* a routine that returns as the kernel's own code
 			 * does (kmod: kjit_entry_return), or 0: ret */
 };

@@ -18,6 +18,7 @@
 #include "ksyms.h"
 #include "control.h"
 #include "decode_check.h"
+#include "own.h"
 
 static long ioctl_version(void __user *uarg)
 {
@@ -69,19 +70,30 @@ static long kjit_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return kjit_ioctl_reset();
 	case KJIT_IOC_OWN:
 		return kjit_ioctl_own(file);
+	case KJIT_IOC_SELF:
+		return kjit_own_join(file);
 	default:
 		return -ENOTTY;
 	}
 }
 
+/* Nobody's until KJIT_IOC_SELF (own.h). */
+static int kjit_open(struct inode *inode, struct file *file)
+{
+	kjit_own_open(file);
+	return 0;
+}
+
 static int kjit_release(struct inode *inode, struct file *file)
 {
 	kjit_control_release(file);
+	kjit_own_release(file);
 	return 0;
 }
 
 static const struct file_operations kjit_fops = {
     .owner = THIS_MODULE,
+    .open = kjit_open,
     .release = kjit_release,
     .unlocked_ioctl = kjit_ioctl,
     .compat_ioctl = compat_ptr_ioctl,

@@ -184,7 +184,7 @@ static int request_scope(const struct kjit_attach *req, struct kjit_scope *sc)
 	u32 *ids = NULL;
 	int err;
 
-	if (req->scope != KJIT_SCOPE_ALL &&
+	if ((req->scope & ~KJIT_SCOPE_KJIT) != KJIT_SCOPE_ALL &&
 	    (!req->scope_n || req->scope_n > KJIT_SCOPE_MAX))
 		return -EINVAL;
 	if (req->scope_n) {

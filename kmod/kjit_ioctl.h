@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #define KJIT_DEVICE	 "/dev/kjit"
-#define KJIT_ABI_VERSION 12
+#define KJIT_ABI_VERSION 13
 
 /* Dying tasks that may run the rest of do_exit() from the cache at once
  * (kmod/exittail.h; kjit_session_stats.exit_tail_left counts the others);
@@ -122,7 +122,10 @@ struct kjit_attach {
 	 * (the thread group ids in scope_ids, task context only; with
 	 * KJIT_SCOPE_CHILDREN also each process they fork while attached),
 	 * or KJIT_SCOPE_CPUS (the CPU numbers in scope_ids); everything else
-	 * runs natively, uncounted (kmod/scope.h) */
+	 * runs natively, uncounted (kmod/scope.h). kjit's own processes
+	 * (KJIT_IOC_SELF) are left out of KJIT_SCOPE_ALL and
+	 * KJIT_SCOPE_CPUS unless KJIT_SCOPE_KJIT is set (ABI 13;
+	 * kmod/own.h) */
 	__u32 scope;
 	__u32 scope_n;	 /* entries in scope_ids, 1..KJIT_SCOPE_MAX */
 	__u64 scope_ids; /* user pointer to scope_n __u32 */
@@ -132,6 +135,7 @@ struct kjit_attach {
 #define KJIT_SCOPE_TASKS    1
 #define KJIT_SCOPE_CPUS	    2
 #define KJIT_SCOPE_CHILDREN 0x100
+#define KJIT_SCOPE_KJIT	    0x200 /* count kjit's own processes too */
 #define KJIT_SCOPE_MAX	    4096
 
 #define KJIT_DEEP_MAX	  (1u << 20)
@@ -337,5 +341,11 @@ struct kjit_session_stats {
  * KJIT_IOC_DETACH. kjit record owns its session. A detach or a new attach
  * ends the ownership. -ENOENT if nothing is attached. */
 #define KJIT_IOC_OWN _IO(KJIT_IOC_MAGIC, 0x08)
+/* KJIT_IOC_SELF (ABI 13): the calling process is kjit's own while the file
+ * this is called on stays open: sessions leave it out of KJIT_SCOPE_ALL
+ * and KJIT_SCOPE_CPUS (unless KJIT_SCOPE_KJIT), in task context
+ * (kmod/own.h). The kjit tool calls it first thing. -ENOSPC past 64 such
+ * processes at once. */
+#define KJIT_IOC_SELF _IO(KJIT_IOC_MAGIC, 0x09)
 
 #endif /* KJIT_IOCTL_H */

@@ -16,6 +16,7 @@
 #include <linux/tracepoint.h>
 #include "kjit_ioctl.h"
 #include "ksyms.h"
+#include "own.h"
 #include "scope.h"
 
 extern char kjit_entry_return[]; /* dispatch_entry.S */
@@ -73,15 +74,30 @@ void kjit_scope_init(void)
 	for_each_kernel_tracepoint(find_tracepoint, NULL);
 }
 
+/* kjit's own processes are left out (own.h) of an every-task or CPU
+ * scope, unless the request counts them (KJIT_SCOPE_KJIT); without the
+ * %gs offsets they cannot be, and are counted. */
+static int prepare_own(struct kjit_scope *sc, u32 kind)
+{
+	if ((kind & KJIT_SCOPE_KJIT) || sc->kind == KJIT_ENTRY_TASKS ||
+	    !gs_current)
+		return 0;
+	sc->own_limit = PID_MAX_LIMIT;
+	return kjit_region_alloc_data(&sc->own, BITS_TO_LONGS(sc->own_limit) *
+						    sizeof(long));
+}
+
 int kjit_scope_prepare(struct kjit_scope *sc, u32 kind, const u32 *ids, u32 n)
 {
-	u32 i, what = kind & ~KJIT_SCOPE_CHILDREN;
+	u32 i, what = kind & ~(KJIT_SCOPE_CHILDREN | KJIT_SCOPE_KJIT);
 	unsigned long *bits;
 	int err;
 
 	memset(sc, 0, sizeof(*sc));
 	if (what == KJIT_SCOPE_ALL)
-		return kind == KJIT_SCOPE_ALL && !n ? 0 : -EINVAL;
+		return (kind & KJIT_SCOPE_CHILDREN) || n
+			   ? -EINVAL
+			   : prepare_own(sc, kind);
 	if ((what != KJIT_SCOPE_TASKS && what != KJIT_SCOPE_CPUS) || !n ||
 	    ((kind & KJIT_SCOPE_CHILDREN) && what != KJIT_SCOPE_TASKS))
 		return -EINVAL;
@@ -98,8 +114,12 @@ int kjit_scope_prepare(struct kjit_scope *sc, u32 kind, const u32 *ids, u32 n)
 			return -EINVAL;
 	err = kjit_region_alloc_data(&sc->bits,
 				     BITS_TO_LONGS(sc->limit) * sizeof(long));
-	if (err)
+	if (!err)
+		err = prepare_own(sc, kind);
+	if (err) {
+		kjit_region_free(&sc->bits);
 		return err;
+	}
 	bits = (unsigned long *)sc->bits.exec;
 	for (i = 0; i < n; i++)
 		set_bit(ids[i], bits);
@@ -110,8 +130,12 @@ void kjit_scope_entry(const struct kjit_scope *sc, struct kjit_entry_scope *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->kind = sc->kind;
-	if (sc->kind == KJIT_ENTRY_ALL)
+	if (sc->kind == KJIT_ENTRY_ALL && !sc->own.exec)
 		return;
+	if (sc->own.exec) {
+		e->own_bitmap = (unsigned long)sc->own.exec;
+		e->own_limit = sc->own_limit;
+	}
 	e->preempt_gs = gs_preempt;
 	e->irq_mask = NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET;
 	e->current_gs = gs_current;
@@ -162,6 +186,10 @@ int kjit_scope_start(struct kjit_scope *sc)
 {
 	int err;
 
+	if (sc->own.exec) {
+		kjit_own_watch((unsigned long *)sc->own.exec, sc->own_limit);
+		sc->watching = true;
+	}
 	if (sc->kind != KJIT_ENTRY_TASKS)
 		return 0;
 	err = tracepoint_probe_register(tp_free, on_free, sc);
@@ -174,11 +202,17 @@ int kjit_scope_start(struct kjit_scope *sc)
 	}
 out:
 	sc->probing = !err;
+	if (err)
+		kjit_scope_stop(sc);
 	return err;
 }
 
 void kjit_scope_stop(struct kjit_scope *sc)
 {
+	if (sc->watching) {
+		kjit_own_unwatch();
+		sc->watching = false;
+	}
 	if (!sc->probing)
 		return;
 	if (sc->children)
@@ -192,10 +226,11 @@ void kjit_scope_free(struct kjit_scope *sc)
 {
 	kjit_scope_stop(sc);
 	kjit_region_free(&sc->bits);
+	kjit_region_free(&sc->own);
 	memset(sc, 0, sizeof(*sc));
 }
 
 size_t kjit_scope_mem_bytes(const struct kjit_scope *sc)
 {
-	return sc->bits.size;
+	return sc->bits.size + sc->own.size;
 }

@@ -13,6 +13,10 @@
  * decision, and so do an interrupt's own calls to an attached function
  * (not task context: native).
  *
+ *     own      every-task and CPU scopes: a second bitmap of thread group
+ *              ids, kjit's own processes (own.h), left out in task
+ *              context (PID_MAX_LIMIT bits, 512 KiB); none with
+ *              KJIT_SCOPE_KJIT, or without the %gs offsets
  *     bitmap   module area (the prologue's bt takes its absolute disp32),
  *              bit n = thread group id n (PID_MAX_LIMIT bits, 512 KiB) or
  *              CPU n (nr_cpu_ids bits); set at attach, and for children
@@ -36,8 +40,12 @@ struct kjit_scope {
 	u32 kind;      /* enum kjit_entry_scope_kind */
 	bool children; /* follow forks (KJIT_ATTACH_SCOPE_CHILDREN) */
 	bool probing;  /* the fork/free tracepoint probes are registered */
+	bool watching; /* own.h keeps @own up to date */
 	u32 limit;     /* bits in the bitmap */
 	struct kjit_region bits;
+	u32 own_limit;		/* bits in @own */
+	struct kjit_region own; /* kjit's own thread groups, left out (own.h);
+				 * none: counted */
 };
 
 /* Module init (process context): find the %gs offsets and tracepoints.

@@ -15,6 +15,9 @@
  *   tasks (out)  the same, a tgid not in it: back to S+5 through R (the
  *                module's kjit_entry_return; a `ret` here), the body runs
  *   cpus (in)    T with the cpus prologue, this CPU in the bitmap
+ *   own (in)     T with the prologue that keeps kjit's own processes out
+ *                (every and cpus scopes, the default), the current tgid
+ *                not one of them
  *   exiting      T, the current task past exit_notify (exit_state set):
  *                counted in its function's counter, back to S+5 through R
  * Every T has the exiting guard, as the module emits it; "no exiting
@@ -55,7 +58,7 @@ struct cpu_area {
 
 static u32 keys[SIZE];
 static unsigned long slots[SIZE];
-static unsigned long bitmap[4];
+static unsigned long bitmap[4], own_bits[4]; /* own_bits: none set */
 static unsigned char task[TGID_OFF + 8], dying[TGID_OFF + 8];
 static unsigned long exiting_count, *counters[SIZE];
 static struct cpu_area pcpu;
@@ -85,6 +88,7 @@ enum {
 	V_CPUS_IN,
 	V_EXITING,
 	V_NO_GUARD,
+	V_OWN_IN,
 	N_V
 };
 static const char *const names[N_V] = {
@@ -94,7 +98,8 @@ static const char *const names[N_V] = {
     "tasks scope, out (native body)",
     "cpus scope, in (translation)",
     "a task past exit_notify (native body, counted)",
-    "trampoline, no scope, no exiting guard (before 11-27)"};
+    "trampoline, no scope, no exiting guard (before 11-27)",
+    "every task but kjit's own, in (translation; the default since 11-28)"};
 static unsigned long fn[N_V]; /* each variant's function */
 
 /* The function at @at: `call @tramp` (or a 5-byte nop), then its body:
@@ -117,9 +122,9 @@ static unsigned long emit_fn(u8 *at, u8 *tramp)
 	return (unsigned long)at + 5;
 }
 
-/* A trampoline at @at for @kind, with the exiting guard if @guard; 0 or
- * -1. */
-static int emit_tramp(u8 *at, u32 kind, int guard)
+/* A trampoline at @at for @kind, with the exiting guard if @guard, kjit's
+ * own thread groups kept out if @own; 0 or -1. */
+static int emit_tramp(u8 *at, u32 kind, int guard, int own)
 {
 	struct kjit_entry_addrs a = {
 	    .run = (u64)(unsigned long)at,
@@ -147,6 +152,10 @@ static int emit_tramp(u8 *at, u32 kind, int guard)
 
 	if (!guard)
 		a.exiting.current_gs = 0;
+	if (own) {
+		a.scope.own_bitmap = (u64)(unsigned long)own_bits;
+		a.scope.own_limit = 200;
+	}
 	return kjit_entry_emit(at, KJIT_ENTRY_TRAMP_MAX, &a, &len) ? -1 : 0;
 }
 
@@ -159,6 +168,7 @@ static int build(u8 *page)
 				       KJIT_ENTRY_TASKS,
 				       KJIT_ENTRY_CPUS,
 				       KJIT_ENTRY_ALL,
+				       KJIT_ENTRY_ALL,
 				       KJIT_ENTRY_ALL};
 	struct kjit_entry_keys kt = {keys, SIZE, 0};
 	u32 tgid = 77;
@@ -169,7 +179,7 @@ static int build(u8 *page)
 		unsigned long s5;
 
 		if (v != V_NATIVE &&
-		    emit_tramp(tramp, kinds[v], v != V_NO_GUARD))
+		    emit_tramp(tramp, kinds[v], v != V_NO_GUARD, v == V_OWN_IN))
 			return -1;
 		s5 = emit_fn(f, v == V_NATIVE ? NULL : tramp);
 		fn[v] = (unsigned long)f;
@@ -184,7 +194,7 @@ static int build(u8 *page)
 	memcpy(&task[TGID_OFF], &tgid, 4);
 	memcpy(&dying[TGID_OFF], &tgid, 4);
 	memcpy(&dying[EXIT_OFF], &(int){16}, 4); /* EXIT_ZOMBIE */
-	bitmap[1] = 1ul << (77 - 64); /* tgid 77, and CPU 77 */
+	bitmap[1] = 1ul << (77 - 64);		 /* tgid 77, and CPU 77 */
 	pcpu.slots = slots;
 	pcpu.current = task;
 	pcpu.cpu = 77;

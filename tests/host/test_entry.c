@@ -307,7 +307,9 @@ static void emit_and_run(u8 *page, bool thunk)
 #define TGID_OFF 0x9a4
 #define IRQ_MASK 0x1f0100u /* NMI | hardirq | serving softirq */
 static unsigned char task[2][TGID_OFF + 8];
-static unsigned long bitmap[4]; /* 256 bits */
+static unsigned long bitmap[4];	  /* 256 bits */
+static unsigned long own_bits[4]; /* kjit's own thread groups: 200 bits */
+static bool use_own;		  /* test_scope() keeps own_bits out */
 
 static void set_tgid(int t, u32 tgid)
 {
@@ -339,6 +341,10 @@ static struct kjit_entry_scope test_scope(u32 kind, bool thunk)
 	    .ret_via = thunk ? (u64)(unsigned long)thunk_ret : 0,
 	};
 
+	if (use_own && kind != KJIT_ENTRY_TASKS) {
+		sc.own_bitmap = (u64)(unsigned long)own_bits;
+		sc.own_limit = 200;
+	}
 	return sc;
 }
 
@@ -412,6 +418,88 @@ static void scope_run(u8 *page, u32 kind, bool thunk)
 	}
 	set_gs(NULL);
 	snprintf(name, sizeof(name), "entry.scope.%s%s.run", mode,
+		 thunk ? ".thunk" : "");
+	kt_check(name, ok, "a call went the wrong way");
+}
+
+/* ---- kjit's own processes: kept out of every and cpus scopes -------- */
+
+/* A call in task context by a thread group in own_bits runs natively;
+ * interrupts on it, other groups and groups past the bitmap go in; with a
+ * cpus scope, the CPU decides first. */
+static void own_run(u8 *page, u32 kind, bool thunk)
+{
+	struct kjit_entry_addrs a = {
+	    .run = (u64)(unsigned long)page,
+	    .keys = (u64)(unsigned long)keys,
+	    .size = SIZE,
+	    .slots_gs = offsetof(struct cpu_area, slots),
+	    .dispatch = (u64)(unsigned long)disp_stub,
+	    .thunk = thunk ? (u64)(unsigned long)thunk_r11 : 0,
+	};
+	const char *mode = kind == KJIT_ENTRY_ALL ? "all" : "cpus";
+	struct kjit_entry_keys kt = {keys, SIZE, 0};
+	u32 key = (u32)(unsigned long)native_stub, len = 0;
+	unsigned long t = (unsigned long)page;
+	char name[64];
+	const char *why;
+	int s, ok;
+
+	use_own = true;
+	a.scope = test_scope(kind, thunk);
+	use_own = false;
+	memset(keys, 0, sizeof(keys));
+	memset(slots, 0, sizeof(slots));
+	memset(bitmap, 0, sizeof(bitmap));
+	memset(own_bits, 0, sizeof(own_bits));
+	s = kjit_entry_insert(&kt, key);
+	slots[0][s] = (unsigned long)xlat_1;
+	mprotect(page, 4096, PROT_READ | PROT_WRITE);
+	snprintf(name, sizeof(name), "entry.own.%s%s.emit", mode,
+		 thunk ? ".thunk" : "");
+	kt_check(name,
+		 !kjit_entry_emit(page, KJIT_ENTRY_TRAMP_MAX, &a, &len) &&
+		     len <= KJIT_ENTRY_TRAMP_MAX,
+		 "len %u", len);
+	why = decode_any(page, len, KJIT_ENTRY_TRAMP_MAX);
+	snprintf(name, sizeof(name), "entry.own.%s%s.decode", mode,
+		 thunk ? ".thunk" : "");
+	kt_check(name, !why, "%s", why);
+	mprotect(page, 4096, PROT_READ | PROT_EXEC);
+	if (why)
+		return;
+	cpu[0].slots = slots[0];
+	cpu[0].current = task[0];
+	cpu[0].preempt = 0;
+	cpu[0].cpu = 3;
+	bitmap[0] = 1ul << 3; /* CPU 3 in a cpus scope */
+	set_tgid(0, 77);
+	set_gs(&cpu[0]);
+	ok = scoped_call(t, key) == 1;	/* nobody is kjit's */
+	own_bits[1] = 1ul << (77 - 64); /* tgid 77 is kjit's */
+	ok &= scoped_call(t, key) == 0;
+	set_tgid(0, 78); /* another process */
+	ok &= scoped_call(t, key) == 1;
+	set_tgid(0, 77);
+	cpu[0].preempt = 0x10000; /* a hardirq on kjit's task: in */
+	ok &= scoped_call(t, key) == 1;
+	cpu[0].preempt = 0x100; /* serving a softirq: in */
+	ok &= scoped_call(t, key) == 1;
+	cpu[0].preempt = 0x202; /* bh and preemption off: a task */
+	ok &= scoped_call(t, key) == 0;
+	own_bits[3] = 1ul << (210 - 192); /* past own_limit: ignored */
+	set_tgid(0, 210);
+	ok &= scoped_call(t, key) == 1;
+	set_tgid(0, 77);
+	own_bits[1] = 0;
+	ok &= scoped_call(t, key) == 1;
+	if (kind == KJIT_ENTRY_CPUS) {
+		cpu[0].cpu = 2; /* out of the cpus scope, whoever runs */
+		ok &= scoped_call(t, key) == 0;
+		cpu[0].cpu = 3;
+	}
+	set_gs(NULL);
+	snprintf(name, sizeof(name), "entry.own.%s%s.run", mode,
 		 thunk ? ".thunk" : "");
 	kt_check(name, ok, "a call went the wrong way");
 }
@@ -669,8 +757,9 @@ static void frames_checks_x(u8 *page, u32 kind, bool thunk, bool exiting)
 	if (!kjit_entry_emit_frames(page, KJIT_ENTRY_TRAMP_MAX, &a, &len, &fr))
 		why = frames_check(page, len, &fr);
 	mprotect(page, 4096, PROT_READ | PROT_EXEC);
-	snprintf(name, sizeof(name), "entry.frames.%s%s%s",
-		 exiting ? "exiting." : "", kinds[kind], thunk ? ".thunk" : "");
+	snprintf(name, sizeof(name), "entry.frames.%s%s%s%s",
+		 use_own ? "own." : "", exiting ? "exiting." : "", kinds[kind],
+		 thunk ? ".thunk" : "");
 	kt_check(name, !why, "%s (%u frames)", why, fr.n);
 }
 
@@ -682,6 +771,14 @@ static void frames_checks(u8 *page, u32 kind, bool thunk)
 static void exiting_frames(u8 *page, u32 kind, bool thunk)
 {
 	frames_checks_x(page, kind, thunk, true);
+}
+
+/* The frames with kjit's own processes kept out (names: entry.frames.own.*) */
+static void own_frames(u8 *page, u32 kind, bool thunk, bool exiting)
+{
+	use_own = true;
+	frames_checks_x(page, kind, thunk, exiting);
+	use_own = false;
 }
 
 static void reach_checks(u8 *page)
@@ -737,6 +834,14 @@ int main(void)
 	exiting_run(page, KJIT_ENTRY_CPUS, false);
 	exiting_frames(page, KJIT_ENTRY_ALL, true);
 	exiting_frames(page, KJIT_ENTRY_TASKS, false);
+	own_run(page, KJIT_ENTRY_ALL, false);
+	own_run(page, KJIT_ENTRY_ALL, true);
+	own_run(page, KJIT_ENTRY_CPUS, false);
+	own_frames(page, KJIT_ENTRY_ALL, true, true);
+	own_frames(page, KJIT_ENTRY_CPUS, false, false);
+	/* the longest trampoline: cpus, kjit's own, the exiting guard, the
+	 * thunk, as the module emits a -C session */
+	own_frames(page, KJIT_ENTRY_CPUS, true, true);
 	reach_checks(page);
 	return kt_exit();
 }

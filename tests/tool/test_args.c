@@ -152,6 +152,25 @@ int main(void)
 		     "missing value after -C");
 	expect_error("pid_not_compare", "compare -p 1 -f a -- ls", COMPARE,
 		     "unknown option -p");
+	rc = run("attach --count-kjit -C 0 vfs_read", ATTACH, &a, &err);
+	check("count_kjit_cpus",
+	      !rc && a.count_kjit && a.scope == KJIT_SCOPE_CPUS, err);
+	free(err);
+	rc =
+	    run("record -a --count-kjit -f vfs_read -- true", RECORD, &a, &err);
+	check("count_kjit_record_all", !rc && a.count_kjit && a.all, err);
+	free(err);
+	expect_error("count_kjit_pids", "attach --count-kjit -p 1 vfs_read",
+		     ATTACH,
+		     "--count-kjit is for a system-wide or CPU scope: add -a "
+		     "or -C");
+	expect_error("count_kjit_record_command",
+		     "record --count-kjit -f vfs_read -- true", RECORD,
+		     "--count-kjit is for a system-wide or CPU scope: add -a "
+		     "or -C");
+	expect_error("count_kjit_not_compare",
+		     "compare --count-kjit -f a -- ls", COMPARE,
+		     "unknown option --count-kjit");
 	rc = run("record -f vfs_read ksys_read -o out.data -- workload read 10",
 		 RECORD, &a, &err);
 	check("record",

@@ -150,9 +150,9 @@ int main(void)
 	expect("help", "--help", 0, "  compare   counts and overhead");
 	expect(
 	    "help_sub", "help record", 0,
-	    "usage: kjit record [-a | -p PID,... | -C CPU,...] [-v] "
-	    "[--best-effort] [--deep [--oracle]] [LIMITS] -f FUNC... [-o FILE] "
-	    "[--force] -- COMMAND");
+	    "usage: kjit record [-a | -p PID,... | -C CPU,...] [--count-kjit] "
+	    "[-v] [--best-effort] [--deep [--oracle]] [LIMITS] -f FUNC... "
+	    "[-o FILE] [--force] -- COMMAND");
 	expect("help_flag", "report --help", 0, "--sort count|addr|func");
 	expect("list_module_absent", "list 'nomod:*'", 1,
 	       "kjit list: 'nomod:*': no module nomod is loaded (lsmod lists "

@@ -142,16 +142,19 @@ static void describe_scope(const struct args *a, int command, char *buf,
 		return;
 	}
 	if (a->scope == KJIT_SCOPE_ALL) {
-		snprintf(buf, size, "system-wide");
+		snprintf(buf, size, "system-wide%s",
+			 a->count_kjit ? KJIT_INCLUDED : "");
 		return;
 	}
 	used = (size_t)snprintf(buf, size, "%s ",
 				a->scope == KJIT_SCOPE_TASKS ? "pid" : "cpu");
-	for (i = 0; i < a->scope_n && used + 16 < size; i++)
+	for (i = 0; i < a->scope_n && used + 32 < size; i++)
 		used += (size_t)snprintf(buf + used, size - used, "%s%u",
 					 i ? "," : "", a->scope_ids[i]);
 	if (i < a->scope_n)
-		snprintf(buf + used, size - used, ",...");
+		used += (size_t)snprintf(buf + used, size - used, ",...");
+	if (a->count_kjit && used < size)
+		snprintf(buf + used, size - used, KJIT_INCLUDED);
 }
 
 /* Without -a, -p or -C: the command's process, stopped before exec, and

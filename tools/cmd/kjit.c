@@ -46,8 +46,8 @@ static const struct subcommand subcommands[] = {
      "have no known targets). Prints each block disassembled, with its\n"
      "outgoing edges.\n"},
     {"attach", cmd_attach,
-     "attach [-a | -p PID,... | -C CPU,...] [-v] [--best-effort] [--no-count] "
-     "[--deep] [LIMITS] FUNC...",
+     "attach [-a | -p PID,... | -C CPU,...] [--count-kjit] [-v] "
+     "[--best-effort] [--no-count] [--deep] [LIMITS] FUNC...",
      "divert FUNCs into the code cache and count their blocks",
      "FUNC is name, module:name, name+0xOFF (OFF must be 0),\n"
      "0xADDRESS, or a pattern as list takes it ('vfs_*', 'ext4:*'):\n"
@@ -63,6 +63,9 @@ static const struct subcommand subcommands[] = {
      "Counts every task on every CPU (-a), or -p PID,... those\n"
      "processes (every thread, task context), or -C CPU,... what runs\n"
      "on those CPUs (interrupts too); other calls run natively.\n"
+     "kjit's own processes (this tool, a kjit report while attached)\n"
+     "are left out of -a and -C (as perf leaves out its own work);\n"
+     "--count-kjit counts them too.\n"
      "--deep follows the functions' callees, and theirs, into the\n"
      "cache. --no-count runs the functions\n"
      "from the cache without counting (the cost of the cache alone;\n"
@@ -74,7 +77,8 @@ static const struct subcommand subcommands[] = {
     {"detach", cmd_detach, "detach", "stop diversion (results stay readable)",
      "Stops every diversion; report and stat still read the results.\n"},
     {"record", cmd_record,
-     "record [-a | -p PID,... | -C CPU,...] [-v] [--best-effort] "
+     "record [-a | -p PID,... | -C CPU,...] [--count-kjit] [-v] "
+     "[--best-effort] "
      "[--deep [--oracle]] [LIMITS] -f FUNC... [-o FILE] [--force] -- "
      "COMMAND [ARGS...]",
      "attach, run COMMAND, detach, save the results (kjit.data)",
@@ -91,7 +95,8 @@ static const struct subcommand subcommands[] = {
      "cache (kjit report says what and why per function).\n"
      "Counts COMMAND and the processes it forks, in task context; -a\n"
      "every task on every CPU, -p PID,... those processes (every\n"
-     "thread), -C CPU,... everything on those CPUs (interrupts too).\n"
+     "thread), -C CPU,... everything on those CPUs (interrupts too);\n"
+     "kjit's own processes are left out unless --count-kjit.\n"
      "Reports name the scope. --best-effort and -v as for attach\n"
      "(record -f '*' on 6.1: its first 8192, the rest said).\n"
      "--oracle (with --deep) first runs COMMAND once under ftrace's\n"
@@ -290,5 +295,7 @@ int main(int argc, char **argv)
 
 		return help(3, h);
 	}
+	/* first, before kallsyms or anything a session may count is read */
+	kjit_device_join();
 	return c->run(argc - 1, argv + 1);
 }

@@ -61,3 +61,16 @@ const char *kjit_detach_why(int err)
 		       "session stays attached; run kjit detach again";
 	return strerror(err);
 }
+
+void kjit_device_join(void)
+{
+	static int fd = -1;
+
+	if (fd >= 0)
+		return;
+	fd = open(KJIT_DEVICE, O_RDONLY | O_CLOEXEC); /* kept open */
+	if (fd >= 0 && ioctl(fd, KJIT_IOC_SELF, 0) && errno == ENOSPC)
+		fprintf(stderr, "kjit: warning: more than 64 kjit processes "
+				"at once: this one is counted like any "
+				"other\n");
+}

@@ -16,4 +16,13 @@ int kjit_device_open(void);
  */
 const char *kjit_detach_why(int err);
 
+/*
+ * kjit_device_join - makes this process one of kjit's own (kmod/own.h):
+ * KJIT_IOC_SELF on a /dev/kjit held open for the process's life (not
+ * across exec), so that sessions leave its work out of their counts.
+ * Silent when the device cannot be opened or the module is another ABI
+ * (the subcommand says why, if it needs the device).
+ */
+void kjit_device_join(void);
+
 #endif

@@ -134,6 +134,8 @@ static int option(struct parser *p, struct args *a)
 		a->oracle = 1;
 	else if ((!strcmp(o, "-a") || !strcmp(o, "--all")) && (al & ARG_SCOPE))
 		a->all = 1;
+	else if (!strcmp(o, "--count-kjit") && (al & ARG_SCOPE))
+		a->count_kjit = 1;
 	else if ((!strcmp(o, "-p") || !strcmp(o, "--pid")) && (al & ARG_SCOPE))
 		return id_list(p, a, o, KJIT_SCOPE_TASKS);
 	else if ((!strcmp(o, "-C") || !strcmp(o, "--cpu")) && (al & ARG_SCOPE))
@@ -177,6 +179,13 @@ static int check(struct parser *p, struct args *a)
 		return bad(p, "--oracle checks deep mode: add --deep", NULL);
 	if (a->all && a->scope)
 		return bad(p, "-a counts everything: not with -p or -C", NULL);
+	if (a->count_kjit &&
+	    (a->scope == KJIT_SCOPE_TASKS ||
+	     ((p->allowed & ARG_COMMAND) && !a->all && !a->scope)))
+		return bad(p,
+			   "--count-kjit is for a system-wide or CPU scope: "
+			   "add -a or -C",
+			   NULL);
 	return 0;
 }
 

@@ -10,7 +10,9 @@
  *           module's default; ranges as kjit_attach in kmod/kjit_ioctl.h)
  *   SCOPE:  -a (every task on every CPU: attach's default), -p PID[,PID]
  *           (those processes), -C CPU[,CPU] (everything on those CPUs);
- *           record's default is COMMAND and the processes it forks
+ *           record's default is COMMAND and the processes it forks;
+ *           --count-kjit: -a and -C count kjit's own processes too (they
+ *           are left out by default: kmod/own.h)
  *
  * `-f` takes every following word up to the next option or `--`; it may be
  * repeated. FUNC words are kept as given, any number of them: patterns
@@ -43,6 +45,7 @@ struct args {
 	int deep_max, cache_kb, max_blocks; /* 0: the module's default */
 	int oracle;
 	int all;		 /* -a: system-wide */
+	int count_kjit;		 /* --count-kjit: KJIT_SCOPE_KJIT */
 	unsigned int scope;	 /* KJIT_SCOPE_*: -p (TASKS), -C (CPUS), or
 				  * ALL (-a or neither) */
 	unsigned int *scope_ids; /* -p pids or -C CPUs, scope_n of them */

@@ -184,7 +184,7 @@ static int do_attach(int fd, const struct args *a, struct funcset *fs,
 	req.deep_max = (unsigned int)a->deep_max;
 	req.cache_kb = (unsigned int)a->cache_kb;
 	req.max_blocks = (unsigned int)a->max_blocks;
-	req.scope = a->scope;
+	req.scope = a->scope | (a->count_kjit ? KJIT_SCOPE_KJIT : 0);
 	req.scope_n = (unsigned int)a->scope_n;
 	req.scope_ids = (uintptr_t)a->scope_ids;
 	rc = attach_ioctl(fd, &req, fs->n);

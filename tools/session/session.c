@@ -162,6 +162,10 @@ const char *scope_words(unsigned int scope)
 	switch (scope) {
 	case KJIT_SCOPE_ALL:
 		return "system-wide";
+	case KJIT_SCOPE_ALL | KJIT_SCOPE_KJIT:
+		return "system-wide" KJIT_INCLUDED;
+	case KJIT_SCOPE_CPUS | KJIT_SCOPE_KJIT:
+		return "the CPUs given with -C" KJIT_INCLUDED;
 	case KJIT_SCOPE_TASKS:
 		return "the processes given with -p";
 	case KJIT_SCOPE_TASKS | KJIT_SCOPE_CHILDREN:

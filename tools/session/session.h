@@ -131,6 +131,9 @@ void session_stamp(struct session *s);
 /* Recomputes the derived per-function fields from the blocks. */
 void session_derive(struct session *s);
 
+/* What a scope's words end with when kjit's own processes were counted
+ * (--count-kjit, KJIT_SCOPE_KJIT); else they were left out. */
+#define KJIT_INCLUDED ", kjit included"
 /* A KJIT_SCOPE_* value (kjit_session_stats.scope) in words. */
 const char *scope_words(unsigned int scope);
 /* The scope the session counted (s->scope, or "system-wide" when unset). */

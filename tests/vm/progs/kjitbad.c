@@ -95,6 +95,12 @@ static void bad_scopes(void)
 	expect("scope: children of CPUs",
 	       attach_scoped(KJIT_SCOPE_CPUS | KJIT_SCOPE_CHILDREN, 1, ids),
 	       EINVAL);
+	expect("scope: ids with ALL, kjit counted",
+	       attach_scoped(KJIT_SCOPE_ALL | KJIT_SCOPE_KJIT, 1, ids), EINVAL);
+	expect("scope: children of ALL, kjit counted",
+	       attach_scoped(KJIT_SCOPE_KJIT | KJIT_SCOPE_CHILDREN, 0, ids),
+	       EINVAL);
+	expect("scope: unknown flag", attach_scoped(0x400, 0, ids), EINVAL);
 	expect("scope: bad ids pointer",
 	       attach_scoped(KJIT_SCOPE_TASKS, 1, (void *)8), EFAULT);
 	expect("scope: ...and no session", no_session(), ENOENT);

@@ -74,6 +74,7 @@ enum kind {
 	K_STATS,
 	K_RESET,
 	K_OWN,
+	K_SELF,
 	K_FOREIGN,
 	N_KINDS
 };
@@ -105,6 +106,7 @@ static const struct {
     [K_STATS] = {"stats", KJIT_IOC_STATS, 8, {ENOENT, EINVAL, EFAULT, ENOMEM}},
     [K_RESET] = {"reset", KJIT_IOC_RESET, 6, {ENOENT}},
     [K_OWN] = {"own", KJIT_IOC_OWN, 2, {ENOENT}},
+    [K_SELF] = {"self", KJIT_IOC_SELF, 2, {ENOSPC}},
     [K_FOREIGN] = {"foreign", 0, 14, {ENOTTY}},
 };
 
@@ -975,6 +977,11 @@ static void fuzz_own(void)
 	fuzz_noarg(K_OWN);
 }
 
+static void fuzz_self(void)
+{
+	fuzz_noarg(K_SELF);
+}
+
 /* BLOCKS and FUNCS share their first fields: size, max, buf, total,
  * written; FUNCS adds the size of its entries and a pad (ABI 7). */
 struct listing {
@@ -1146,7 +1153,8 @@ static void (*const fuzz_fns[N_KINDS])(void) = {
     [K_ATTACH] = fuzz_attach,	[K_DETACH] = fuzz_detach,
     [K_BLOCKS] = fuzz_blocks,	[K_FUNCS] = fuzz_funcs,
     [K_STATS] = fuzz_stats,	[K_RESET] = fuzz_reset,
-    [K_OWN] = fuzz_own,		[K_FOREIGN] = fuzz_foreign,
+    [K_OWN] = fuzz_own,		[K_SELF] = fuzz_self,
+    [K_FOREIGN] = fuzz_foreign,
 };
 
 static void fuzz_one(void)
