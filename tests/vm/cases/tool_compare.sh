@@ -1,6 +1,7 @@
 # tool_compare - `kjit compare`: the same workload natively, under kjit and
-# under Kprobes on kjit's block addresses; counts side by side (equal for
-# a pinned workload), timing lines; without kjit_kprobes.ko a clear error.
+# under Kprobes on kjit's block addresses; a verdict first, then counts
+# side by side (equal for a pinned workload; a deep callee in one line),
+# timing lines; without kjit_kprobes.ko a clear error.
 # kernels: once
 # timeout: 150
 . /tests/lib.sh
@@ -25,6 +26,13 @@ grep -Eq '^# [0-9]+ block\(s\), [0-9]+ compared, [0-9]+ mismatch\(es\), [0-9]+ n
 # runs through it too, as a Kprobe at its address does)
 grep -q '^# [0-9]* block(s), [0-9]* compared, 0 mismatch(es)' /tmp/c.out ||
 	fail "kjit and Kprobes disagree: $(grep MISMATCH /tmp/c.out | head -n 3)"
+# the verdict leads: right after the summary, before the table (issue 38
+# item 9)
+v=$(grep -n '^# verdict: ' /tmp/c.out | cut -d: -f1)
+h=$(grep -n '^block ' /tmp/c.out | cut -d: -f1)
+[ -n "$v" ] && [ -n "$h" ] && [ "$v" -lt "$h" ] || fail "no verdict before the table"
+grep -Eq '^# verdict: kjit and Kprobes agree on every block of the attached functions \([0-9]+ agree exactly\)$' /tmp/c.out ||
+	fail "verdict: $(grep '^# verdict' /tmp/c.out)"
 # mode, median/min/max ms, events, added ns/event: a figure or "below
 # noise (±X ns)", never negative; one warm-up run each, not measured
 cost='([0-9]+\.[0-9]+|below noise \(±[0-9]+\.[0-9]+ ns\))'
@@ -40,6 +48,15 @@ grep -Eq '^# translation: [0-9.]+ ms in kjit.s warm-up run \(not measured\)' /tm
 kjit compare --deep -f ksys_read -n 2 -- workload -c 0 read 50 > /tmp/d.out || fail "compare --deep"
 grep -q '^# kjit compare --deep: 2 run(s) of: workload -c 0 read 50$' /tmp/d.out || fail "deep title"
 grep -Eq ' (callee|ok)$' /tmp/d.out || fail "deep rows"
+# a callee is one line, its blocks summed, and the kinds of row that
+# occur are explained above the table
+grep -Eq '^vfs_read \([0-9]+ blocks?\) +\(deep callee\) +[0-9]+ +[0-9]+  (callee|ok)$' /tmp/d.out ||
+	fail "no one-line vfs_read callee row"
+! grep -q '^vfs_read+0x' /tmp/d.out || fail "a callee's blocks listed one by one"
+if grep -q ' callee$' /tmp/d.out; then
+	grep -q '^#   callee: ' /tmp/d.out || fail "callee rows not explained"
+fi
+echo "deep compare: $(wc -l < /tmp/d.out) lines"
 kjit stat | grep -q 'state: detached' || fail "compare left kjit attached"
 kjit compare -f ksys_read -n 0 -- true 2> /dev/null; [ $? = 2 ] || fail "-n 0: usage"
 rmmod kjit_kprobes
