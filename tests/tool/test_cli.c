@@ -94,6 +94,28 @@ static void diff_tests(void)
 	expect("diff_json_only_b", "diff --json " FX("a") " " FX("b"), 0,
 	       "\"only_b\": [\n    {\"function\": \"vfs_read\", \"offset\": "
 	       "\"0x80\"");
+	/* --per: A 20 calls of vfs_read, B 25; vfs_read's 30 executions
+	 * in each are 1.5 and 1.2 per call, +0x5 (20, 25) is 1 in both */
+	expect("diff_per", "diff --per vfs_read " FX("a") " " FX("b"), 0,
+	       "per call of vfs_read: 20 in A, 25 in B (counts divided by "
+	       "them)\n");
+	expect("diff_per_func", "diff --per vfs_read " FX("a") " " FX("b"), 0,
+	       "  vfs_read          1.5000         1.2000         -0.3000   "
+	       "-20.0%\n");
+	expect("diff_per_blocks", "diff --per vfs_read " FX("a") " " FX("b"), 0,
+	       "Blocks that changed most (4 of 5 changed, per call):\n");
+	expect("diff_per_json",
+	       "diff --json --per vfs_read " FX("a") " " FX("b"), 0,
+	       "{\"name\": \"vfs_read\", \"a\": 30, \"b\": 30, \"change\": "
+	       "0, \"a_per_call\": 1.500000, \"b_per_call\": 1.200000, "
+	       "\"relative\": -0.2000}");
+	expect("diff_per_absent", "diff --per vfs_write " FX("a") " " FX("b"),
+	       1,
+	       "kjit diff: --per vfs_write: " FX("a") " did not record it "
+						      "(nothing to divide "
+						      "by)\n");
+	expect("diff_per_missing", "diff " FX("a") " " FX("b") " --per", 2,
+	       "kjit diff: --per needs a FUNC (counts per call of it)\n");
 	expect("diff_same",
 	       "diff " FX("a") " " FX("a") " 2>&1 | grep -c warning", 1, "0\n");
 	expect("diff_kernels", "diff " FX("a") " " FX("other-kernel"), 0,

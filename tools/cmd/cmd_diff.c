@@ -10,6 +10,13 @@
  * with the relative change), and the blocks covered (count > 0) in one
  * recording and not the other.
  *
+ * --per FUNC divides each recording's counts by the calls of FUNC in it
+ * (its entry block's count): per operation, when the two runs differ in
+ * length (a workload of 1,000 reads against one of 3,000). Changes, their
+ * order and the relative change are then per call; counts are printed
+ * per call with four decimals, and JSON keeps the raw counts beside them.
+ * Whether a block changed is decided exactly (a x callsB != b x callsA).
+ *
  * Invariants: both sessions are read whole before anything is printed;
  * every error is one line on stderr (exit 1), usage errors exit 2; text
  * lists keep N rows (default 10), JSON keeps every row.
@@ -39,7 +46,12 @@ struct diff_args {
 	const char *path[2];
 	unsigned int top;
 	int json;
+	const char *per; /* --per FUNC, or NULL */
 };
+
+/* --per: the calls of the FUNC in A and B (1 and 1 without it). */
+static uint64_t calls[2] = {1, 1};
+static int per_call;
 
 static int parse_diff(int argc, char **argv, struct diff_args *d)
 {
@@ -52,6 +64,14 @@ static int parse_diff(int argc, char **argv, struct diff_args *d)
 
 		if (!strcmp(a, "--json")) {
 			d->json = 1;
+		} else if (!strcmp(a, "--per")) {
+			d->per = i + 1 < argc ? argv[++i] : NULL;
+			if (!d->per || !*d->per || d->per[0] == '-') {
+				fprintf(stderr, "kjit diff: --per needs a "
+						"FUNC (counts per call of "
+						"it)\n");
+				return -1;
+			}
 		} else if (!strcmp(a, "-n")) {
 			const char *v = i + 1 < argc ? argv[++i] : NULL;
 
@@ -190,16 +210,36 @@ static struct delta *union_of(const struct session *a, const struct session *b,
 	return o;
 }
 
-static uint64_t absdiff(const struct delta *d)
+/* A's and B's count, per call of --per's FUNC (the counts without it). */
+static double va(const struct delta *d)
 {
-	return d->a > d->b ? d->a - d->b : d->b - d->a;
+	return (double)d->a / (double)calls[0];
+}
+
+static double vb(const struct delta *d)
+{
+	return (double)d->b / (double)calls[1];
+}
+
+/* Did it change (per call: exactly, by cross-multiplying)? */
+static int changed(const struct delta *d)
+{
+	return (unsigned __int128)d->a * calls[1] !=
+	       (unsigned __int128)d->b * calls[0];
+}
+
+static double absdiff(const struct delta *d)
+{
+	double x = vb(d) - va(d);
+
+	return changed(d) ? (x < 0 ? -x : x) : 0;
 }
 
 /* Largest absolute change first; ties by name and offset. */
 static int cmp_change(const void *pa, const void *pb)
 {
 	const struct delta *a = pa, *b = pb;
-	uint64_t x = absdiff(a), y = absdiff(b);
+	double x = absdiff(a), y = absdiff(b);
 
 	if (x != y)
 		return x > y ? -1 : 1;
@@ -215,8 +255,7 @@ static const char *relative(const struct delta *d, char *buf, size_t size)
 		return "gone";
 	if (!d->a)
 		return "0";
-	snprintf(buf, size, "%+.1f%%",
-		 100.0 * ((double)d->b - (double)d->a) / (double)d->a);
+	snprintf(buf, size, "%+.1f%%", 100.0 * (vb(d) - va(d)) / va(d));
 	return buf;
 }
 
@@ -248,27 +287,35 @@ static void text_changes(FILE *out, const char *what, struct delta *v,
 			 unsigned int n, int funcs, unsigned int top)
 {
 	char buf[KJIT_NAME_MAX + 24], rel[32];
-	unsigned int i, changed = 0, shown;
+	unsigned int i, n_changed = 0, shown;
 	int w;
 
 	qsort(v, n, sizeof(*v), cmp_change);
-	while (changed < n && absdiff(&v[changed]))
-		changed++;
-	shown = changed < top ? changed : top;
-	fprintf(out, "\n%s that changed most (%u of %u changed):\n", what,
-		changed, n);
+	while (n_changed < n && changed(&v[n_changed]))
+		n_changed++;
+	shown = n_changed < top ? n_changed : top;
+	fprintf(out, "\n%s that changed most (%u of %u changed%s):\n", what,
+		n_changed, n, per_call ? ", per call" : "");
 	if (!shown)
 		return;
 	w = label_width(v, shown, funcs, 8);
 	fprintf(out, "  %-*s %14s %14s %15s %8s\n", w,
-		funcs ? "FUNCTION" : "BLOCK", "A", "B", "CHANGE", "REL");
+		funcs ? "FUNCTION" : "BLOCK", per_call ? "A/CALL" : "A",
+		per_call ? "B/CALL" : "B", "CHANGE", "REL");
 	for (i = 0; i < shown; i++) {
 		label(&v[i], funcs, buf, sizeof(buf));
-		fprintf(out,
-			"  %-*s %14" PRIu64 " %14" PRIu64 " %+15" PRId64
-			" %8s\n",
-			w, buf, v[i].a, v[i].b, (int64_t)(v[i].b - v[i].a),
-			relative(&v[i], rel, sizeof(rel)));
+		if (per_call)
+			fprintf(out, "  %-*s %14.4f %14.4f %+15.4f %8s\n", w,
+				buf, va(&v[i]), vb(&v[i]),
+				vb(&v[i]) - va(&v[i]),
+				relative(&v[i], rel, sizeof(rel)));
+		else
+			fprintf(out,
+				"  %-*s %14" PRIu64 " %14" PRIu64 " %+15" PRId64
+				" %8s\n",
+				w, buf, v[i].a, v[i].b,
+				(int64_t)(v[i].b - v[i].a),
+				relative(&v[i], rel, sizeof(rel)));
 	}
 }
 
@@ -313,6 +360,11 @@ static void print_text(FILE *out, const struct diff_args *o,
 		       const struct session *s, struct diff *d)
 {
 	text_header(out, o, s);
+	if (per_call)
+		fprintf(out,
+			"per call of %s: %" PRIu64 " in A, %" PRIu64
+			" in B (counts divided by them)\n",
+			o->per, calls[0], calls[1]);
 	text_changes(out, "Functions", d->fn, d->n_fn, 1, o->top);
 	qsort(d->bl, d->n_bl, sizeof(*d->bl), cmp_key);
 	text_only(out, d, 0, o->top);
@@ -333,7 +385,7 @@ static void json_rows(FILE *out, const char *key, const struct delta *v,
 			continue;
 		if (only == 2 && !(!x->a && x->b))
 			continue;
-		if (!only && funcs != 2 && !absdiff(x))
+		if (!only && funcs != 2 && !changed(x))
 			continue;
 		fprintf(out, "%s\n    {\"%s\": ", first ? "" : ",",
 			funcs == 1 ? "name" : "function");
@@ -342,11 +394,16 @@ static void json_rows(FILE *out, const char *key, const struct delta *v,
 			fprintf(out, ", \"offset\": \"0x%" PRIx64 "\"", x->off);
 		fprintf(out,
 			", \"a\": %" PRIu64 ", \"b\": %" PRIu64
-			", \"change\": %" PRId64 ", \"relative\": ",
+			", \"change\": %" PRId64,
 			x->a, x->b, (int64_t)(x->b - x->a));
+		if (per_call)
+			fprintf(out,
+				", \"a_per_call\": %.6f, \"b_per_call\": "
+				"%.6f",
+				va(x), vb(x));
+		fprintf(out, ", \"relative\": ");
 		if (x->a)
-			fprintf(out, "%.4f}",
-				((double)x->b - (double)x->a) / (double)x->a);
+			fprintf(out, "%.4f}", (vb(x) - va(x)) / va(x));
 		else
 			fprintf(out, "null}");
 		first = 0;
@@ -374,6 +431,14 @@ static void print_json(FILE *out, const struct diff_args *o,
 	json_side(out, "b", o->path[1], &s[1]);
 	fprintf(out, "  \"same_kernel\": %s,\n",
 		strcmp(s[0].kernel, s[1].kernel) ? "false" : "true");
+	if (per_call) {
+		fprintf(out, "  \"per\": {\"function\": ");
+		json_string(out, o->per);
+		fprintf(out,
+			", \"a_calls\": %" PRIu64 ", \"b_calls\": %" PRIu64
+			"},\n",
+			calls[0], calls[1]);
+	}
 	qsort(d->fn, d->n_fn, sizeof(*d->fn), cmp_change);
 	json_rows(out, "functions", d->fn, d->n_fn, 1, 0);
 	fprintf(out, ",\n");
@@ -385,6 +450,33 @@ static void print_json(FILE *out, const struct diff_args *o,
 	fprintf(out, ",\n");
 	json_rows(out, "only_b", d->bl, d->n_bl, 0, 2);
 	fprintf(out, "\n}\n");
+}
+
+/* --per FUNC: its calls in each recording into calls[]; 0, or 1 after
+ * saying why (absent, or never called: nothing to divide by). */
+static int per_calls(const struct session *s, const char *func,
+		     const char *const path[2])
+{
+	unsigned int i, k;
+
+	for (k = 0; k < 2; k++) {
+		const struct sess_func *f = NULL;
+
+		for (i = 0; i < s[k].n_funcs && !f; i++)
+			if (!strcmp(s[k].funcs[i].name, func))
+				f = &s[k].funcs[i];
+		if (!f || !f->calls) {
+			fprintf(stderr,
+				"kjit diff: --per %s: %s %s (nothing to "
+				"divide by)\n",
+				func, path[k],
+				f ? "never called it" : "did not record it");
+			return 1;
+		}
+		calls[k] = f->calls;
+	}
+	per_call = 1;
+	return 0;
 }
 
 int cmd_diff(int argc, char **argv)
@@ -407,6 +499,8 @@ int cmd_diff(int argc, char **argv)
 			"kjit diff: warning: %s is from kernel %s, %s from "
 			"kernel %s: the same offsets may be different code\n",
 			o.path[0], s[0].kernel, o.path[1], s[1].kernel);
+	if (o.per && per_calls(s, o.per, o.path))
+		goto out;
 	d.fn = union_of(&s[0], &s[1], 1, &d.n_fn);
 	d.bl = union_of(&s[0], &s[1], 0, &d.n_bl);
 	if (!d.fn || !d.bl) {

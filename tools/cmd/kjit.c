@@ -171,7 +171,7 @@ static const struct subcommand subcommands[] = {
      "KJIT_ICOUNT=1), whose clock counts instructions: print the times\n"
      "as instruction counts.\n"
      "Needs kjit_kprobes.ko loaded.\n"},
-    {"diff", cmd_diff, "diff [--json] [-n N] A.data B.data",
+    {"diff", cmd_diff, "diff [--json] [-n N] [--per FUNC] A.data B.data",
      "what changed between two recordings (functions, blocks, coverage)",
      "Compares two kjit.data files: the functions and blocks whose\n"
      "counts changed most (absolute change, then relative: 'new' or\n"
@@ -179,7 +179,10 @@ static const struct subcommand subcommands[] = {
      "recording and not the other. Blocks are matched by function and\n"
      "offset, so recordings of one kernel on two boots compare; files\n"
      "from two kernels are compared after a warning. -n N rows per list\n"
-     "(default 10); --json prints every row (schema in docs/usage.md).\n"},
+     "(default 10); --json prints every row (schema in docs/usage.md).\n"
+     "--per FUNC divides each recording's counts by its calls of FUNC\n"
+     "(the workload's operation, e.g. __x64_sys_read): per call, for\n"
+     "runs of different lengths.\n"},
     {"stat", cmd_stat, "stat [--json]", "cache, link and fallback statistics",
      "Translations, cache bytes, links, dispatcher entries, and every\n"
      "reason code ran natively (fallbacks, translator refusals), named.\n"
