@@ -217,4 +217,17 @@ res bad_debuginfo "$([ $? = 1 ] && [ "$(wc -l < "$t/err")" = 1 ] && echo 1)" "$(
 "$kjit" report -i "$t/old.data" --uncovered > "$t/r2.txt" 2>&1
 res uncovered_without_code "$(grep -q '^ann_func: unknown: its code is not in this file' "$t/r2.txt" && echo 1)" \
 	"$(grep ann_func "$t/r2.txt" | tail -2 | tr '\n' ' ')"
+# 8. report --top from another boot: each hot block disassembled from the
+# code the file stored (before: "no disassembly: recorded on another
+# boot"), at objdump's instruction addresses, ending where the block does
+"$kjit" report -i "$t/k.data" --top 3 > "$t/top.txt" 2> "$t/err"
+sed -n 's/^ \{14\}0x\([0-9a-f]*\)  .*/\1/p' "$t/top.txt" > "$t/top.addr"
+bad=$(while read -r a; do grep -q "^$a\$" "$t/objdump.addr" || echo "$a"; done < "$t/top.addr")
+nb=$(grep -c '^ *[0-9]*  ann_func+0x[0-9a-f]* *0x' "$t/top.txt")
+res top_stored_code "$([ -s "$t/top.addr" ] && [ -z "$bad" ] && [ "$nb" = 3 ] &&
+	! grep -q 'no disassembly' "$t/top.txt" && echo 1)" \
+	"$nb blocks, $(wc -l < "$t/top.addr") instructions, not objdump's: $bad $(grep 'no disassembly' "$t/top.txt")"
+"$kjit" report -i "$t/old.data" --top 3 > "$t/top2.txt" 2>&1
+res top_without_code "$(grep -q '^(no disassembly of 3 blocks: recorded on another boot' "$t/top2.txt" && echo 1)" \
+	"$(grep 'disassembly' "$t/top2.txt")"
 exit $fail

@@ -245,10 +245,13 @@ static void attach_disasm(struct report_args *r, const struct session *s)
 		return;
 	names = session_syms(s); /* the functions, and the stored symbols */
 	r->o.syms = &names;
+	/* the code stored with each function comes first (format.c); the
+	 * running kernel's only for functions stored without it */
 	if (!session_is_running_kernel(s)) {
 		snprintf(why, sizeof(why),
-			 "recorded on another boot (kernel %s); "
-			 "the running kernel's code is not the recorded code",
+			 "recorded on another boot (kernel %s) by a kjit that "
+			 "kept no code; the running kernel's code is not the "
+			 "recorded code",
 			 s->kernel);
 		r->o.no_disasm = why;
 		return;

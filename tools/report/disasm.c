@@ -125,27 +125,30 @@ int disasm_one(const uint8_t *buf, size_t avail, uint64_t addr,
 	return 0;
 }
 
-int disasm_range(struct kcore *kc, uint64_t addr, uint32_t len,
+int disasm_bytes(const uint8_t *buf, uint64_t addr, uint32_t len,
 		 const char *indent, const struct disasm_syms *sy, FILE *out)
 {
 	struct disasm_insn d;
-	uint8_t *buf = malloc(len + 15);
 	uint32_t off = 0;
-	int rc = 0;
 
-	if (!buf || kcore_read(kc, addr, buf, len)) {
-		free(buf);
-		return -1;
-	}
 	while (off < len) {
-		if (disasm_one(buf + off, len - off, addr + off, sy, &d)) {
-			rc = -1;
-			break;
-		}
+		if (disasm_one(buf + off, len - off, addr + off, sy, &d))
+			return -1;
 		fprintf(out, "%s0x%016" PRIx64 "  %s\n", indent, addr + off,
 			d.text);
 		off += d.len;
 	}
+	return 0;
+}
+
+int disasm_range(struct kcore *kc, uint64_t addr, uint32_t len,
+		 const char *indent, const struct disasm_syms *sy, FILE *out)
+{
+	uint8_t *buf = malloc(len + 15);
+	int rc = -1;
+
+	if (buf && !kcore_read(kc, addr, buf, len))
+		rc = disasm_bytes(buf, addr, len, indent, sy, out);
 	free(buf);
 	return rc;
 }

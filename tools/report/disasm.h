@@ -35,9 +35,14 @@ struct disasm_insn {
 int disasm_one(const uint8_t *buf, size_t avail, uint64_t addr,
 	       const struct disasm_syms *sy, struct disasm_insn *out);
 
-/* Prints the instructions in [addr, addr+len), one per line, each prefixed
- * by @indent; @sy may be NULL (no names). Returns 0, or -1 if the bytes
- * cannot be read or decoded. */
+/* Prints the instructions of @buf, the @len bytes at @addr, one per line,
+ * each prefixed by @indent; @sy may be NULL (no names). Returns 0, or -1
+ * if they do not decode. */
+int disasm_bytes(const uint8_t *buf, uint64_t addr, uint32_t len,
+		 const char *indent, const struct disasm_syms *sy, FILE *out);
+
+/* disasm_bytes() of the kernel's code in [addr, addr+len), read through
+ * @kc. Returns 0, or -1 if the bytes cannot be read or decoded. */
 int disasm_range(struct kcore *kc, uint64_t addr, uint32_t len,
 		 const char *indent, const struct disasm_syms *sy, FILE *out);
 

@@ -504,10 +504,29 @@ static void text_functions(const struct session *s, const unsigned int *fx,
 	native_print_other(s, "# ", out);
 }
 
+/* --top: block @b's instructions, from the code the data file stored for
+ * its function (the code that ran, on any machine), else from
+ * /proc/kcore where the recording kernel runs. 0, or -1: neither. */
+static int block_disasm(const struct session *s, const struct report_opts *o,
+			const struct sess_block *b, FILE *out)
+{
+	const struct sess_func *f = &s->funcs[b->func];
+	static const char indent[] = "              ";
+
+	if (f->code && b->addr >= f->start &&
+	    b->addr - f->start + b->len <= f->code_len)
+		return disasm_bytes(f->code + (b->addr - f->start), b->addr,
+				    b->len, indent, o->syms, out);
+	if (o->kc)
+		return disasm_range(o->kc, b->addr, b->len, indent, o->syms,
+				    out);
+	return -1;
+}
+
 static void text_blocks(const struct session *s, const struct report_opts *o,
 			const unsigned int *bx, FILE *out)
 {
-	unsigned int i;
+	unsigned int i, missing = 0;
 	char where[KJIT_NAME_MAX + 24];
 	int w = block_width(s, bx, shown(s, o));
 
@@ -521,13 +540,17 @@ static void text_blocks(const struct session *s, const struct report_opts *o,
 		fprintf(out,
 			"%12" PRIu64 "  %-*s 0x%016" PRIx64 " %5u %5u %4u\n",
 			b->count, w, where, b->addr, b->len, b->insns, b->cpus);
-		if (o->top && o->kc &&
-		    disasm_range(o->kc, b->addr, b->len, "              ",
-				 o->syms, out))
-			fprintf(out, "              (cannot read the code)\n");
+		if (o->top && block_disasm(s, o, b, out)) {
+			if (o->kc || s->funcs[b->func].code)
+				fprintf(out, "              (cannot read the "
+					     "code)\n");
+			else
+				missing++;
+		}
 	}
-	if (o->top && !o->kc)
-		fprintf(out, "(no disassembly: %s)\n",
+	if (missing)
+		fprintf(out, "(no disassembly of %u block%s: %s)\n", missing,
+			missing == 1 ? "" : "s",
 			o->no_disasm ? o->no_disasm
 				     : "cannot read /proc/kcore");
 	if (shown(s, o) < s->n_blocks)

@@ -35,7 +35,8 @@ struct report_opts {
 	unsigned int top; /* 0: every block */
 	enum report_fmt fmt;
 	const char *source; /* for the text header: "live session" or a path */
-	struct kcore *kc;   /* text --top disassembly, or NULL ... */
+	struct kcore *kc; /* text --top: the code of functions stored without
+			   * theirs (the running kernel's), or NULL ... */
 	const char *no_disasm;		/* ... and why not */
 	const struct disasm_syms *syms; /* names in it, or NULL */
 	int uncovered; /* --uncovered: the static blocks that never ran */
