@@ -226,7 +226,7 @@ static long __attach(struct kjit_attach *req, struct kjit_target *t,
 	}
 	if (!s)
 		return -ENOMEM;
-	s->scope_req = req->scope;
+	s->scope_req = kjit_scope_counted(&s->scope, req->scope);
 	err = __kjit_session_attach(s, req->flags & KJIT_ATTACH_BEST_EFFORT);
 	for (i = 0; i < s->n_funcs; i++) {
 		if (!s->funcs[i].err)

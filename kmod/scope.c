@@ -99,7 +99,8 @@ int kjit_scope_prepare(struct kjit_scope *sc, u32 kind, const u32 *ids, u32 n)
 			   ? -EINVAL
 			   : prepare_own(sc, kind);
 	if ((what != KJIT_SCOPE_TASKS && what != KJIT_SCOPE_CPUS) || !n ||
-	    ((kind & KJIT_SCOPE_CHILDREN) && what != KJIT_SCOPE_TASKS))
+	    ((kind & KJIT_SCOPE_CHILDREN) && what != KJIT_SCOPE_TASKS) ||
+	    ((kind & KJIT_SCOPE_KJIT) && what == KJIT_SCOPE_TASKS))
 		return -EINVAL;
 	if (!gs_current || (what == KJIT_SCOPE_TASKS && !tp_free) ||
 	    ((kind & KJIT_SCOPE_CHILDREN) && !tp_fork))
@@ -228,6 +229,13 @@ void kjit_scope_free(struct kjit_scope *sc)
 	kjit_region_free(&sc->bits);
 	kjit_region_free(&sc->own);
 	memset(sc, 0, sizeof(*sc));
+}
+
+u32 kjit_scope_counted(const struct kjit_scope *sc, u32 kind)
+{
+	if (sc->kind != KJIT_ENTRY_TASKS && !sc->own.exec)
+		kind |= KJIT_SCOPE_KJIT; /* nothing is left out */
+	return kind;
 }
 
 size_t kjit_scope_mem_bytes(const struct kjit_scope *sc)

@@ -69,6 +69,10 @@ void kjit_scope_exiting(struct kjit_entry_exiting *x);
 int kjit_scope_start(struct kjit_scope *sc);
 void kjit_scope_stop(struct kjit_scope *sc);
 void kjit_scope_free(struct kjit_scope *sc);
+/* The request's scope @kind as the session counts it: KJIT_SCOPE_KJIT
+ * added where kjit's own processes could not be left out (no %gs
+ * offsets), so that stats never claim they were. */
+u32 kjit_scope_counted(const struct kjit_scope *sc, u32 kind);
 /* Bytes the bitmap takes. */
 size_t kjit_scope_mem_bytes(const struct kjit_scope *sc);
 

@@ -143,7 +143,7 @@ static void describe_scope(const struct args *a, int command, char *buf,
 	}
 	if (a->scope == KJIT_SCOPE_ALL) {
 		snprintf(buf, size, "system-wide%s",
-			 a->count_kjit ? KJIT_INCLUDED : "");
+			 a->count_kjit ? "" : KJIT_LEFT_OUT);
 		return;
 	}
 	used = (size_t)snprintf(buf, size, "%s ",
@@ -153,8 +153,8 @@ static void describe_scope(const struct args *a, int command, char *buf,
 					 i ? "," : "", a->scope_ids[i]);
 	if (i < a->scope_n)
 		used += (size_t)snprintf(buf + used, size - used, ",...");
-	if (a->count_kjit && used < size)
-		snprintf(buf + used, size - used, KJIT_INCLUDED);
+	if (a->scope == KJIT_SCOPE_CPUS && !a->count_kjit && used < size)
+		snprintf(buf + used, size - used, KJIT_LEFT_OUT);
 }
 
 /* Without -a, -p or -C: the command's process, stopped before exec, and

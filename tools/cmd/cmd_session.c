@@ -418,11 +418,7 @@ static void print_stats(const struct kjit_session_stats *st)
 	       st->stepped_aside ? " (detached by kjit.ko: a livepatch module "
 				   "loaded; see dmesg)"
 				 : "");
-	printf("scope: %s%s\n", scope_words(st->scope),
-	       (st->scope & 0xff) != KJIT_SCOPE_TASKS &&
-		       !(st->scope & KJIT_SCOPE_KJIT)
-		   ? " (kjit's own processes left out)"
-		   : "");
+	printf("scope: %s\n", scope_words(st->scope));
 	printf("blocks translated: %" PRIu64 " (%" PRIu64 " ns translating",
 	       (uint64_t)st->translated, (uint64_t)st->translate_ns);
 	if (st->translated && st->translate_ns)

@@ -423,10 +423,10 @@ static void text_header(const struct session *s, const struct report_opts *o,
 			s->command[0] ? s->command : "-");
 	fprintf(out, "# scope: %s%s\n", session_scope(s),
 		!strcmp(session_scope(s), "system-wide")
+		    ? " (every task on every CPU, not only the command)"
+		: !strcmp(session_scope(s), "system-wide" KJIT_LEFT_OUT)
 		    ? " (every task on every CPU but kjit's own, not only the "
 		      "command)"
-		: !strcmp(session_scope(s), "system-wide" KJIT_INCLUDED)
-		    ? " (every task on every CPU, not only the command)"
 		    : "");
 	fprintf(out,
 		"# %u function%s, %u block%s, %" PRIu64 " block execution%s\n",

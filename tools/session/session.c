@@ -161,17 +161,17 @@ const char *scope_words(unsigned int scope)
 {
 	switch (scope) {
 	case KJIT_SCOPE_ALL:
-		return "system-wide";
+		return "system-wide" KJIT_LEFT_OUT;
 	case KJIT_SCOPE_ALL | KJIT_SCOPE_KJIT:
-		return "system-wide" KJIT_INCLUDED;
+		return "system-wide";
+	case KJIT_SCOPE_CPUS:
+		return "the CPUs given with -C" KJIT_LEFT_OUT;
 	case KJIT_SCOPE_CPUS | KJIT_SCOPE_KJIT:
-		return "the CPUs given with -C" KJIT_INCLUDED;
+		return "the CPUs given with -C";
 	case KJIT_SCOPE_TASKS:
 		return "the processes given with -p";
 	case KJIT_SCOPE_TASKS | KJIT_SCOPE_CHILDREN:
 		return "a command and the processes it forks";
-	case KJIT_SCOPE_CPUS:
-		return "the CPUs given with -C";
 	default:
 		return "unknown";
 	}

@@ -91,7 +91,9 @@ struct session {
 	unsigned int n_mods;
 	/* Which tasks were counted, in words: "system-wide" (every task,
 	 * every CPU), "command (pid N and the processes it forks)", "pid
-	 * N,M", "cpu N,M" (record), or scope_words() of a live session's;
+	 * N,M", "cpu N,M" (record; ", kjit left out" after the system-wide
+	 * and CPU ones that left kjit's own processes out), or scope_words()
+	 * of a live session's;
 	 * files without a scope line were recorded system-wide. */
 	char scope[64];
 	struct sess_func *funcs;
@@ -131,9 +133,10 @@ void session_stamp(struct session *s);
 /* Recomputes the derived per-function fields from the blocks. */
 void session_derive(struct session *s);
 
-/* What a scope's words end with when kjit's own processes were counted
- * (--count-kjit, KJIT_SCOPE_KJIT); else they were left out. */
-#define KJIT_INCLUDED ", kjit included"
+/* What a system-wide or CPU scope's words end with when kjit's own
+ * processes were left out (the default since ABI 13); without it they
+ * were counted (--count-kjit, KJIT_SCOPE_KJIT, and every older file). */
+#define KJIT_LEFT_OUT ", kjit left out"
 /* A KJIT_SCOPE_* value (kjit_session_stats.scope) in words. */
 const char *scope_words(unsigned int scope);
 /* The scope the session counted (s->scope, or "system-wide" when unset). */

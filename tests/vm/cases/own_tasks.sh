@@ -33,7 +33,7 @@ opens() {
 for scope in "" "-C 0,1"; do
 	kjit attach $scope $F > /dev/null || fail "attach $scope $F"
 	kjit stat | grep '^scope' > /tmp/scope.out
-	grep -q "(kjit's own processes left out)\$" /tmp/scope.out ||
+	grep -q ", kjit left out\$" /tmp/scope.out ||
 		fail "attach ${scope:--a}: stat does not say kjit is left out: $(cat /tmp/scope.out)"
 	a=$(live); b=$(live)
 	echo "attach ${scope:--a}: two kjit reports: ${a:-0}, ${b:-0} (want 0)"
@@ -47,7 +47,7 @@ done
 
 kjit attach --count-kjit $F > /dev/null || fail "attach --count-kjit"
 kjit stat | grep '^scope' | tee /tmp/scope.out
-grep -q 'kjit included' /tmp/scope.out || fail "stat does not say kjit is counted"
+grep -qx 'scope: system-wide' /tmp/scope.out || fail "stat does not say kjit is counted: $(cat /tmp/scope.out)"
 a=$(live); b=$(live)
 echo "attach --count-kjit: two kjit reports: ${a:-0}, ${b:-0} (want more than 0)"
 [ "${b:-0}" -ge 1 ] || fail "--count-kjit: a report's own open was not counted (${b:-0}): the other checks prove nothing"
@@ -58,7 +58,9 @@ kjit record -a -f $F -o a.data -- sh -c 'cat /proc/kallsyms > /dev/null; cat /pr
 n=$(kjit report -i a.data --csv | awk -F, -v f="$F" '$1 == f && $8 == 1 { print $4 }')
 echo "record -a: 2 cats: ${n:-0} (want 2)"
 [ "$n" = 2 ] || fail "record -a counted ${n:-0}, not the command's 2 opens"
-grep -qx 'scope system-wide' a.data || fail "record -a: $(grep ^scope a.data)"
+grep -qx 'scope system-wide, kjit left out' a.data || fail "record -a: $(grep ^scope a.data)"
+kjit report -i a.data | grep -q "^# scope: system-wide, kjit left out (every task on every CPU but kjit's own" ||
+	fail "record -a: report header: $(kjit report -i a.data | grep '^# scope')"
 
 kjit attach --count-kjit -p 1 $F 2> e.out && fail "--count-kjit with -p was accepted"
 grep -q 'add -a or -C' e.out || { cat e.out; fail "--count-kjit with -p: no reason"; }

@@ -47,8 +47,8 @@ grep -Eq '^  "scope": "command \(pid [0-9]+ and the processes it forks\)",$' /tm
 grep -Eq '^# scope: command \(pid [0-9]+ and the processes it forks\)$' /tmp/r.txt || fail "text scope"
 grep -Eq '^scope command \(pid [0-9]+ and ' kjit.data || fail "kjit.data scope"
 kjit record -a -f vfs_read -o /tmp/all.data -- true 2> /dev/null || fail "record -a"
-grep -qx 'scope system-wide' /tmp/all.data || fail "record -a: scope"
-kjit report -i /tmp/all.data | grep -q '^# scope: system-wide (every task on every CPU' || fail "text scope -a"
+grep -qx 'scope system-wide, kjit left out' /tmp/all.data || fail "record -a: scope"
+kjit report -i /tmp/all.data | grep -q "^# scope: system-wide, kjit left out (every task on every CPU but kjit's own" || fail "text scope -a"
 grep -Eq '"name": "ksys_read", "start": "0x[0-9a-f]+", .*"coverage": 0\.[0-9]+, "native": \{"total": [0-9]+, ' /tmp/r.json ||
 	fail "json function"
 [ "$(grep -c '"function": ' /tmp/r.json)" = "$(tail -n +2 /tmp/r.csv | wc -l)" ] || fail "json block count"

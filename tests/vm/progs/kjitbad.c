@@ -101,6 +101,10 @@ static void bad_scopes(void)
 	       attach_scoped(KJIT_SCOPE_KJIT | KJIT_SCOPE_CHILDREN, 0, ids),
 	       EINVAL);
 	expect("scope: unknown flag", attach_scoped(0x400, 0, ids), EINVAL);
+	ids[0] = 1; /* a valid pid: only the flag is wrong */
+	expect("scope: tasks, kjit counted",
+	       attach_scoped(KJIT_SCOPE_TASKS | KJIT_SCOPE_KJIT, 1, ids),
+	       EINVAL);
 	expect("scope: bad ids pointer",
 	       attach_scoped(KJIT_SCOPE_TASKS, 1, (void *)8), EFAULT);
 	expect("scope: ...and no session", no_session(), ENOENT);
