@@ -217,6 +217,17 @@ res bad_debuginfo "$([ $? = 1 ] && [ "$(wc -l < "$t/err")" = 1 ] && echo 1)" "$(
 "$kjit" report -i "$t/old.data" --uncovered > "$t/r2.txt" 2>&1
 res uncovered_without_code "$(grep -q '^ann_func: unknown: its code is not in this file' "$t/r2.txt" && echo 1)" \
 	"$(grep ann_func "$t/r2.txt" | tail -2 | tr '\n' ' ')"
+# 9. report --uncovered --debuginfo: each block that never ran with its
+# source line, addr2line's for the block's first address (the innermost,
+# as addr2line prints it without -i); before: no lines
+"$kjit" report -i "$t/k.data" --uncovered --debuginfo "$t/ann.elf" > "$t/ru.txt" 2> "$t/err"
+awk '/^uncovered/ { on = 1; next } on && /^$/ { exit } on && /^  ann_func\+0x/ { print $2, $NF }' "$t/ru.txt" > "$t/ru.lines"
+bad=$(while read -r a loc; do
+	want=$(addr2line -e "$t/ann.elf" "$a" | sed 's/ (discriminator [0-9]*)//')
+	[ "$loc" = "$want" ] || echo "$a: $loc want $want"
+done < "$t/ru.lines")
+res uncovered_lines "$([ -s "$t/ru.lines" ] && [ "$(wc -l < "$t/ru.lines")" = "$(wc -l < "$t/never.a")" ] &&
+	[ -z "$bad" ] && echo 1)" "$(wc -l < "$t/ru.lines") rows; $(echo "$bad" | head -3 | tr '\n' ' ')"
 # 8. report --top from another boot: each hot block disassembled from the
 # code the file stored (before: "no disassembly: recorded on another
 # boot"), at objdump's instruction addresses, ending where the block does

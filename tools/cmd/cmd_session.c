@@ -367,6 +367,10 @@ int cmd_report(int argc, char **argv)
 		return rc;
 	}
 	attach_disasm(&r, &s);
+	if (di.n) {
+		r.o.where = srcreport_where;
+		r.o.where_ctx = &di;
+	}
 	if (!s.n_blocks)
 		fprintf(stderr,
 			"kjit report: no block was executed: the functions "

@@ -253,11 +253,17 @@ static uint8_t blk_reason(const struct cfg *g, size_t k)
 	return g->insn[g->blk[k].first + g->blk[k].n - 1].reason;
 }
 
+struct uncovered_ctx {
+	const struct report_opts *o;
+	FILE *out;
+};
+
 static void text_uncovered_one(const struct session *s, unsigned int fi,
 			       const struct cfg *g, size_t k, void *ctx)
 {
 	const struct cfg_block *b = &g->blk[k];
-	FILE *out = ctx;
+	const struct uncovered_ctx *c = ctx;
+	FILE *out = c->out;
 
 	fprintf(out,
 		"  %s+0x%" PRIx64 " 0x%016" PRIx64 " %" PRIu64
@@ -267,12 +273,16 @@ static void text_uncovered_one(const struct session *s, unsigned int fi,
 	if (blk_reason(g, k))
 		fprintf(out, " (runs natively: %s)",
 			reason_text(blk_reason(g, k)));
+	if (c->o->where)
+		c->o->where(c->o->where_ctx, s->funcs[fi].name,
+			    b->start - s->funcs[fi].start, out);
 	fprintf(out, "\n");
 }
 
 static void text_uncovered(const struct session *s, const unsigned int *fx,
-			   FILE *out)
+			   const struct report_opts *o, FILE *out)
 {
+	struct uncovered_ctx c = {o, out};
 	unsigned int i;
 	long n, never;
 
@@ -295,7 +305,7 @@ static void text_uncovered(const struct session *s, const unsigned int *fx,
 		}
 		fprintf(out, "%s: %ld of %ld static blocks never ran\n",
 			f->name, never, n);
-		each_uncovered(s, fx[i], text_uncovered_one, out, &never);
+		each_uncovered(s, fx[i], text_uncovered_one, &c, &never);
 	}
 }
 
@@ -577,7 +587,7 @@ void report_print(const struct session *s, const struct report_opts *o,
 		text_functions(s, fx, out);
 		text_blocks(s, o, bx, out);
 		if (o->uncovered)
-			text_uncovered(s, fx, out);
+			text_uncovered(s, fx, o, out);
 		if (s->oracle)
 			oracle_report(s->oracle, s, out);
 	}

@@ -35,11 +35,15 @@ struct report_opts {
 	unsigned int top; /* 0: every block */
 	enum report_fmt fmt;
 	const char *source; /* for the text header: "live session" or a path */
-	struct kcore *kc; /* text --top: the code of functions stored without
-			   * theirs (the running kernel's), or NULL ... */
+	struct kcore *kc;   /* text --top: the code of functions stored without
+			     * theirs (the running kernel's), or NULL ... */
 	const char *no_disasm;		/* ... and why not */
 	const struct disasm_syms *syms; /* names in it, or NULL */
 	int uncovered; /* --uncovered: the static blocks that never ran */
+	/* --uncovered in text: appends where FUNC+OFF is in the source
+	 * (" file:line"), or nothing; NULL: no source lines */
+	void (*where)(void *ctx, const char *func, uint64_t off, FILE *out);
+	void *where_ctx;
 };
 
 /* Parses "count|addr|func"; -1 if none. */

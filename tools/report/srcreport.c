@@ -59,8 +59,7 @@ static void print_block(const struct session *s, struct debuginfo *d,
 			fr[i].file, fr[i].line);
 }
 
-void srcreport_print(const struct session *s, struct debuginfo *d,
-		     FILE *out)
+void srcreport_print(const struct session *s, struct debuginfo *d, FILE *out)
 {
 	struct found c = {.func = ~0u};
 	unsigned int i;
@@ -77,4 +76,16 @@ void srcreport_print(const struct session *s, struct debuginfo *d,
 	for (i = 0; i < s->n_blocks; i++)
 		if (s->blocks[i].func < s->n_funcs)
 			print_block(s, d, &s->blocks[i], &c, out);
+}
+
+void srcreport_where(void *ctx, const char *func, uint64_t off, FILE *out)
+{
+	struct debuginfo *d = ctx;
+	struct srcframe fr[1];
+	struct srcline *sl;
+	uint64_t base;
+
+	sl = find(d, func, &base);
+	if (sl && srcline_frames(sl, base + off, fr, 1) == 1)
+		fprintf(out, "  %s:%d", fr[0].file, fr[0].line);
 }
