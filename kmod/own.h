@@ -14,12 +14,15 @@
  *              files (a file keeps the tgid of the task that called
  *              KJIT_IOC_SELF on it); past the limit, -ENOSPC
  *     live     the attached session's bitmap (scope.h), kept up to date:
- *              a bit is set when its group opens /dev/kjit, cleared when
- *              its last file closes; atomic bit operations, which the
- *              entry trampoline reads with bt
+ *              a bit is set when its group says so, cleared when its last
+ *              file closes, or, when that close is the group's own exit,
+ *              when the group is freed (sched_process_free): the rest of
+ *              its exit is kjit's work too; atomic bit operations, which
+ *              the entry trampoline reads with bt
  *
- * Context: process (open, release, attach, detach); own_lock (a mutex)
- * nests inside kjit_mutex, never the other way round.
+ * Context: process (open, release, attach, detach), and the free probe in
+ * an RCU callback; own_lock is a spinlock taken with interrupts off,
+ * inside kjit_mutex, never the other way round.
  */
 #ifndef KJIT_OWN_H
 #define KJIT_OWN_H

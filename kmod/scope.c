@@ -74,6 +74,11 @@ void kjit_scope_init(void)
 	for_each_kernel_tracepoint(find_tracepoint, NULL);
 }
 
+struct tracepoint *kjit_scope_tp_free(void)
+{
+	return tp_free;
+}
+
 /* kjit's own processes are left out (own.h) of an every-task or CPU
  * scope, unless the request counts them (KJIT_SCOPE_KJIT); without the
  * %gs offsets they cannot be, and are counted. */

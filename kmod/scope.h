@@ -69,6 +69,9 @@ void kjit_scope_exiting(struct kjit_entry_exiting *x);
 int kjit_scope_start(struct kjit_scope *sc);
 void kjit_scope_stop(struct kjit_scope *sc);
 void kjit_scope_free(struct kjit_scope *sc);
+struct tracepoint;
+/* The sched_process_free tracepoint, or NULL where it was not found. */
+struct tracepoint *kjit_scope_tp_free(void);
 /* The request's scope @kind as the session counts it: KJIT_SCOPE_KJIT
  * added where kjit's own processes could not be left out (no %gs
  * offsets), so that stats never claim they were. */

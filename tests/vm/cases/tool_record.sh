@@ -60,8 +60,14 @@ grep -Eq '^              0xffffffff[0-9a-f]{8}  ' /tmp/t.txt || fail "--top: no 
 
 kjit record -f vfs_read -o /tmp/rec/other.data -- workload getpid 5 2> /dev/null || fail "record -o"
 kjit report -i /tmp/rec/other.data | grep -q 'command: workload getpid 5' || fail "report -i"
+# another boot: the hot block from the code the file stored; without the
+# code (an older kjit's file), no disassembly, and why
 sed 's/^boot_id .*/boot_id another-boot/' kjit.data > old.data
-kjit report -i old.data --top 1 | grep -q 'no disassembly: recorded on another boot' ||
+kjit report -i old.data --top 1 > /tmp/o.txt
+grep -Eq '^              0xffffffff[0-9a-f]{8}  ' /tmp/o.txt && ! grep -q 'no disassembly' /tmp/o.txt ||
+	fail "another boot: no disassembly from the stored code: $(cat /tmp/o.txt)"
+grep -v '^code ' old.data > nocode.data
+kjit report -i nocode.data --top 1 | grep -q 'no disassembly of 1 block: recorded on another boot' ||
 	fail "other boot not detected"
 kjit report -i old.data | grep -Eq '^ksys_read .*%$' || fail "recorded coverage lost"
 head -n 5 kjit.data > cut.data
