@@ -3,16 +3,23 @@
  * own.c - kjit's own processes (see own.h): the groups that said so, and
  * the live bitmap of the attached session.
  *
- * A group that exits closes its files in do_exit(), before exit_notify()
- * and the rest of its exit: that rest is still kjit's work. So a last
- * close by an exiting task of the group itself only marks the entry
- * dying; the sched_process_free tracepoint (the group leader's task
- * freed, after the whole group) clears its bit. That probe runs in an RCU
- * callback, so the state is under a spinlock, interrupts off.
+ * A group that exits closes its files in do_exit() (exit_files(), in the
+ * exiting task: the last fput runs as its task work), before
+ * exit_notify() and the rest of its exit: that rest is still kjit's work.
+ * So a last close by the group's last exiting thread (PF_EXITING, its
+ * signal->live already 0) only marks the entry dying; the
+ * sched_process_free tracepoint (the group leader's task freed) clears
+ * its bit. That probe runs in an RCU callback, so the state is under a
+ * spinlock, interrupts off. Limit: where the last thread is not the
+ * leader, the leader can be reaped and freed while that thread still runs
+ * the end of its exit (after exit_notify()): that end may be counted. A
+ * thread that closes the last file exiting alone (no CLONE_FILES) leaves
+ * the group counted from then on, as any close does.
  */
 #include <linux/bitops.h>
 #include <linux/errno.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/spinlock.h>
 #include <linux/tracepoint.h>
 #include "own.h"
@@ -29,6 +36,7 @@ static struct opener openers[KJIT_OWN_MAX];
 static unsigned long *live;
 static u32 live_limit;
 static bool probing; /* on_free is registered (while watching) */
+static int n_dying;  /* entries dying: on_free's quick way out */
 
 /* The entry of @tgid, or a free one if @add; NULL. own_lock held. */
 static struct opener *find(pid_t tgid, bool add)
@@ -57,6 +65,8 @@ static void mark(pid_t tgid, bool set)
 
 static void forget(struct opener *o)
 {
+	if (o->dying)
+		WRITE_ONCE(n_dying, n_dying - 1);
 	mark(o->tgid, false);
 	o->tgid = 0;
 	o->files = 0;
@@ -106,10 +116,13 @@ void kjit_own_release(struct file *file)
 	o = find(tgid, false);
 	if (o && o->files && !--o->files) {
 		if (probing && (current->flags & PF_EXITING) &&
-		    task_tgid_nr(current) == tgid)
+		    task_tgid_nr(current) == tgid &&
+		    !atomic_read(&current->signal->live)) {
 			o->dying = true; /* the rest of its exit is ours */
-		else
+			WRITE_ONCE(n_dying, n_dying + 1);
+		} else {
 			forget(o);
+		}
 	}
 	spin_unlock_irqrestore(&own_lock, flags);
 }
@@ -120,7 +133,7 @@ static void on_free(void *data, struct task_struct *p)
 	struct opener *o;
 	unsigned long flags;
 
-	if (p->pid != p->tgid)
+	if (p->pid != p->tgid || !READ_ONCE(n_dying))
 		return;
 	spin_lock_irqsave(&own_lock, flags);
 	o = find(p->tgid, false);
@@ -133,11 +146,13 @@ void kjit_own_watch(unsigned long *bits, u32 limit)
 {
 	struct tracepoint *tp = kjit_scope_tp_free();
 	unsigned long flags;
+	bool on;
 	int i;
 
 	/* without the probe, a group's exit after its last close counts */
-	probing = tp && !tracepoint_probe_register(tp, on_free, NULL);
+	on = tp && !tracepoint_probe_register(tp, on_free, NULL);
 	spin_lock_irqsave(&own_lock, flags);
+	probing = on;
 	live = bits;
 	live_limit = limit;
 	for (i = 0; i < KJIT_OWN_MAX; i++)
