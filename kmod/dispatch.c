@@ -172,7 +172,13 @@ unsigned long notrace kjit_dispatch(unsigned long target, unsigned long ret)
 
 	preempt_disable_notrace();
 	take_jsite(&jsite, &jtarget);
-	s = rcu_dereference_sched(kjit_active);
+	/* Raw: under PROVE_RCU rcu_dereference_sched() calls
+	 * rcu_read_lock_sched_held(), a traceable function a session may
+	 * attach (attach_many's '*_read*' does), and nothing before the busy
+	 * flag below may call one: its diversion came back here, again and
+	 * again, until the stack overflowed (a double fault on make
+	 * sanitize's lockdep kernel). Preemption is off: an RCU-sched reader. */
+	s = rcu_dereference_raw(kjit_active);
 	if (!s)
 		goto out;
 	c = s->cpu[smp_processor_id()];
