@@ -348,6 +348,30 @@ static struct kjit_entry_scope test_scope(u32 kind, bool thunk)
 	return sc;
 }
 
+/* Emits @a into @page and checks it: "PREFIX.MODE[.thunk].emit" (fits)
+ * and ".decode" (as drawn). 0 when the bytes can run. */
+static int emit_checked(u8 *page, const struct kjit_entry_addrs *a,
+			const char *prefix, const char *mode, bool thunk)
+{
+	char name[64];
+	const char *why;
+	u32 len = 0;
+
+	mprotect(page, 4096, PROT_READ | PROT_WRITE);
+	snprintf(name, sizeof(name), "%s.%s%s.emit", prefix, mode,
+		 thunk ? ".thunk" : "");
+	kt_check(name,
+		 !kjit_entry_emit(page, KJIT_ENTRY_TRAMP_MAX, a, &len) &&
+		     len <= KJIT_ENTRY_TRAMP_MAX,
+		 "len %u", len);
+	why = decode_any(page, len, KJIT_ENTRY_TRAMP_MAX);
+	snprintf(name, sizeof(name), "%s.%s%s.decode", prefix, mode,
+		 thunk ? ".thunk" : "");
+	kt_check(name, !why, "%s", why);
+	mprotect(page, 4096, PROT_READ | PROT_EXEC);
+	return why ? -1 : 0;
+}
+
 static void scope_run(u8 *page, u32 kind, bool thunk)
 {
 	struct kjit_entry_addrs a = {
@@ -360,30 +384,17 @@ static void scope_run(u8 *page, u32 kind, bool thunk)
 	};
 	const char *mode = kind == KJIT_ENTRY_TASKS ? "tasks" : "cpus";
 	struct kjit_entry_keys kt = {keys, SIZE, 0};
-	u32 key = (u32)(unsigned long)native_stub, len = 0;
+	u32 key = (u32)(unsigned long)native_stub;
 	unsigned long t = (unsigned long)page;
-	char name[64];
-	const char *why;
 	int s, ok;
+	char name[64];
 
 	memset(keys, 0, sizeof(keys));
 	memset(slots, 0, sizeof(slots));
 	memset(bitmap, 0, sizeof(bitmap));
 	s = kjit_entry_insert(&kt, key);
 	slots[0][s] = (unsigned long)xlat_1;
-	mprotect(page, 4096, PROT_READ | PROT_WRITE);
-	snprintf(name, sizeof(name), "entry.scope.%s%s.emit", mode,
-		 thunk ? ".thunk" : "");
-	kt_check(name,
-		 !kjit_entry_emit(page, KJIT_ENTRY_TRAMP_MAX, &a, &len) &&
-		     len <= KJIT_ENTRY_TRAMP_MAX,
-		 "len %u", len);
-	why = decode_any(page, len, KJIT_ENTRY_TRAMP_MAX);
-	snprintf(name, sizeof(name), "entry.scope.%s%s.decode", mode,
-		 thunk ? ".thunk" : "");
-	kt_check(name, !why, "%s", why);
-	mprotect(page, 4096, PROT_READ | PROT_EXEC);
-	if (why)
+	if (emit_checked(page, &a, "entry.scope", mode, thunk))
 		return;
 	cpu[0].slots = slots[0];
 	cpu[0].current = task[0];
@@ -439,11 +450,10 @@ static void own_run(u8 *page, u32 kind, bool thunk)
 	};
 	const char *mode = kind == KJIT_ENTRY_ALL ? "all" : "cpus";
 	struct kjit_entry_keys kt = {keys, SIZE, 0};
-	u32 key = (u32)(unsigned long)native_stub, len = 0;
+	u32 key = (u32)(unsigned long)native_stub;
 	unsigned long t = (unsigned long)page;
-	char name[64];
-	const char *why;
 	int s, ok;
+	char name[64];
 
 	use_own = true;
 	a.scope = test_scope(kind, thunk);
@@ -454,19 +464,7 @@ static void own_run(u8 *page, u32 kind, bool thunk)
 	memset(own_bits, 0, sizeof(own_bits));
 	s = kjit_entry_insert(&kt, key);
 	slots[0][s] = (unsigned long)xlat_1;
-	mprotect(page, 4096, PROT_READ | PROT_WRITE);
-	snprintf(name, sizeof(name), "entry.own.%s%s.emit", mode,
-		 thunk ? ".thunk" : "");
-	kt_check(name,
-		 !kjit_entry_emit(page, KJIT_ENTRY_TRAMP_MAX, &a, &len) &&
-		     len <= KJIT_ENTRY_TRAMP_MAX,
-		 "len %u", len);
-	why = decode_any(page, len, KJIT_ENTRY_TRAMP_MAX);
-	snprintf(name, sizeof(name), "entry.own.%s%s.decode", mode,
-		 thunk ? ".thunk" : "");
-	kt_check(name, !why, "%s", why);
-	mprotect(page, 4096, PROT_READ | PROT_EXEC);
-	if (why)
+	if (emit_checked(page, &a, "entry.own", mode, thunk))
 		return;
 	cpu[0].slots = slots[0];
 	cpu[0].current = task[0];
@@ -547,11 +545,10 @@ static void exiting_run(u8 *page, u32 kind, bool thunk)
 	static const char *const kinds[] = {"all", "tasks", "cpus"};
 	struct kjit_entry_keys kt = {keys, SIZE, 0};
 	u32 key = (u32)(unsigned long)native_stub,
-	    other = (u32)(unsigned long)native_stub2, len = 0;
+	    other = (u32)(unsigned long)native_stub2;
 	unsigned long t = (unsigned long)page, r;
-	char name[64];
-	const char *why;
 	int s, s2, ok;
+	char name[64];
 
 	memset(keys, 0, sizeof(keys));
 	memset(slots, 0, sizeof(slots));
@@ -563,19 +560,7 @@ static void exiting_run(u8 *page, u32 kind, bool thunk)
 	slots[0][s2] = (unsigned long)xlat_2;
 	exit_counters[s] = &exit_counts[0];
 	exit_counters[s2] = &exit_counts[1];
-	mprotect(page, 4096, PROT_READ | PROT_WRITE);
-	snprintf(name, sizeof(name), "entry.exiting.%s%s.emit", kinds[kind],
-		 thunk ? ".thunk" : "");
-	kt_check(name,
-		 !kjit_entry_emit(page, KJIT_ENTRY_TRAMP_MAX, &a, &len) &&
-		     len <= KJIT_ENTRY_TRAMP_MAX,
-		 "len %u", len);
-	why = decode_any(page, len, KJIT_ENTRY_TRAMP_MAX);
-	snprintf(name, sizeof(name), "entry.exiting.%s%s.decode", kinds[kind],
-		 thunk ? ".thunk" : "");
-	kt_check(name, !why, "%s", why);
-	mprotect(page, 4096, PROT_READ | PROT_EXEC);
-	if (why)
+	if (emit_checked(page, &a, "entry.exiting", kinds[kind], thunk))
 		return;
 	cpu[0].slots = slots[0];
 	cpu[0].current = task[0];
