@@ -14,6 +14,9 @@ struct corpus_case {
 
 extern const struct corpus_case corpus_cases[];
 extern const unsigned corpus_n_cases;
+/* one case per flag-reading instruction (corpus_flags.c) */
+extern const struct corpus_case corpus_flag_cases[];
+extern const unsigned corpus_n_flag_cases;
 extern char __start_kjit_corpus[], __stop_kjit_corpus[];
 
 /* special symbols the translator must recognise (like the kernel's) */

@@ -67,9 +67,13 @@ HT_CORPUS_CFLAGS := $(HOST_CFLAGS) -fno-pie -mno-red-zone -mgeneral-regs-only \
 $(HT_DIR)/corpus.o: $(HT_SRC)/corpus.c $(HT_SRC)/corpus.h
 	@mkdir -p $(dir $@)
 	$(CC) $(HT_CORPUS_CFLAGS) -c -o $@ $<
+$(HT_DIR)/corpus_flags.o: $(HT_SRC)/corpus_flags.c $(HT_SRC)/corpus.h
+	@mkdir -p $(dir $@)
+	$(CC) $(HT_CORPUS_CFLAGS) -c -o $@ $<
 
 HOST_TESTS += $(HT_DIR)/test_diff
 $(HT_DIR)/test_diff: $(HT_DIR)/test_diff.o $(HT_DIR)/host_cache.o $(HT_DIR)/corpus.o \
+		$(HT_DIR)/corpus_flags.o \
 		$(HT_COMMON) $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
 

@@ -47,6 +47,9 @@ fixup_liveness|jit/decode.c|s/in->flags_read = KX86_FLAGS_ARITH;/(void)0;/|the f
 entry_key_scale|codecache/entry.c|s/kjit_emit_u8(e, 0x9d);/kjit_emit_u8(e, 0x1d);/|the entry trampoline indexes its key table with a scale of 1, not 4
 dispatch_dep_dropped|kmod/kjit_refusals.h|s/"sched_clock", //|KJIT_DISPATCH_DEPS loses sched_clock, which kjit_dispatch calls
 grow_map_drops_entries|codecache/blockmap.c|s/nu\[j\] = old\[i\];/(void)0;/|a bigger block map is adopted without the entries of the old one
+decode_read_no_of|jit/decode.c|s/in->flags_read = (u16)(f->tested \& KX86_FLAGS_ARITH);/in->flags_read = (u16)(f->tested \& KX86_FLAGS_ARITH \& ~KX86_FLAG_OF);/|the flags an instruction reads lose OF: jo, seto and cmovo may get a bare incq in front
+site_nop_path_ignored|jit/liveness.c|s/return live . live_at(tr, fall, depth + 1, sites - 1);/return live;/|the look-ahead ignores the nop path of a static-key site: the pushfq around its compare goes while the nop path reads the flags
+jcc_fall_ignored|jit/liveness.c|s/return live . live_at(tr, fall, depth, sites);/return live;/|the look-ahead ignores the fall-through of a jcc: flags read only there count as dead
 grow_counted_full|codecache/cache.c|s/return no_room(c, false);/return no_room(c, true);/|a block whose chunk has not come yet counts as a full table, not as growing'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kjit-mutation.XXXXXX") || exit 2

@@ -31,7 +31,7 @@ long op_xor(long, long), t_even(long, long), t_odd(long, long);
 #define N_ORACLE  6
 #define MAX_STEPS 2000000
 #define OMAP_MAX  512
-#define MAX_CASES 32
+#define MAX_CASES 96
 
 static struct hc cache;
 static u64 lo, hi;
@@ -167,6 +167,27 @@ static void oracle_step(struct omap *m, u64 rip, int *prev_ct, int *first,
 }
 
 /* single-step f(a,b) natively in a child; returns steps or -1 */
+/* The traced child stops itself and exits through raw system calls:
+ * raise() and _exit() would be hundreds of single steps each. */
+static void stop_self(void)
+{
+	long pid = getpid();
+
+	__asm__ volatile("syscall"
+			 :
+			 : "a"(62L /* kill */), "D"(pid), "S"((long)SIGSTOP)
+			 : "rcx", "r11", "memory");
+}
+
+static __attribute__((noreturn)) void exit_now(void)
+{
+	__asm__ volatile("syscall"
+			 :
+			 : "a"(231L /* exit_group */), "D"(0L)
+			 : "rcx", "r11", "memory");
+	__builtin_unreachable();
+}
+
 static long oracle_run(corpus_fn f, long a, long b, struct omap *m)
 {
 	pid_t pid = fork();
@@ -177,9 +198,9 @@ static long oracle_run(corpus_fn f, long a, long b, struct omap *m)
 	if (pid == 0) {
 		corpus_reset();
 		ptrace(PTRACE_TRACEME, 0, 0, 0);
-		raise(SIGSTOP);
+		stop_self();
 		f(a, b);
-		_exit(0);
+		exit_now();
 	}
 	waitpid(pid, &st, 0);
 	m->n = 0;
@@ -415,6 +436,10 @@ static void watchdog_arm(const char *name)
 	alarm(CASE_SECONDS);
 }
 
+/* corpus.c's cases, then corpus_flags.c's (main() joins them) */
+static struct corpus_case cases[MAX_CASES];
+static unsigned n_cases;
+
 static void run_case(const char *mode, const struct corpus_case *cc,
 		     long *steps_total)
 {
@@ -444,9 +469,9 @@ static void run_case(const char *mode, const struct corpus_case *cc,
 	/* counts are compared with the oracle wherever every block the oracle
 	 * sees runs translated: not when some callees stay native */
 	for (i = 0; i < N_ORACLE && !why[0] && oracle_comparable(); i++) {
-		struct omap *m = &oracle_cache[cc - corpus_cases][i];
+		struct omap *m = &oracle_cache[cc - cases][i];
 
-		oracle_input((unsigned)(cc - corpus_cases), i, &a, &b);
+		oracle_input((unsigned)(cc - cases), i, &a, &b);
 		if (!m->valid) {
 			long s = oracle_run(cc->fn, a, b, m);
 
@@ -582,8 +607,8 @@ static void run_mode(const char *mode, enum kjit_mem_mode mm,
 		     KJIT_SYM_INDIRECT_THUNK, 0);
 	henv_add_sym(&cache.henv, (u64)(uintptr_t)corpus_thunk_r11,
 		     KJIT_SYM_INDIRECT_THUNK, 11);
-	for (i = 0; i < corpus_n_cases && i < MAX_CASES; i++)
-		run_case(mode, &corpus_cases[i], &steps);
+	for (i = 0; i < n_cases; i++)
+		run_case(mode, &cases[i], &steps);
 	if (link) { /* the results above were obtained through patched exits */
 		char name[96];
 
@@ -671,6 +696,16 @@ static void edge_selftest(void)
 
 int main(void)
 {
+	unsigned i;
+
+	for (i = 0; i < corpus_n_cases && n_cases < MAX_CASES; i++)
+		cases[n_cases++] = corpus_cases[i];
+	for (i = 0; i < corpus_n_flag_cases && n_cases < MAX_CASES; i++)
+		cases[n_cases++] = corpus_flag_cases[i];
+	kt_check("jit.diff.all_cases_run",
+		 n_cases == corpus_n_cases + corpus_n_flag_cases,
+		 "%u of %u cases fit MAX_CASES", n_cases,
+		 corpus_n_cases + corpus_n_flag_cases);
 	lo = (u64)(uintptr_t)__start_kjit_corpus;
 	hi = (u64)(uintptr_t)__stop_kjit_corpus;
 	run_mode("link", KJIT_MEM_ABS32, KJIT_SEQ_LAHF, false, true, 0);
