@@ -8,8 +8,10 @@
  * forgets one of them puts a bare `incq` there, and the reader sees the
  * counter's flags instead of the add's. The result holds what the reader
  * saw. Readers: jcc, setcc and cmovcc for all 16 conditions, adc, sbb,
- * rcl, rcr, cmc, lahf, pushfq, loope and loopne; and jb_fall, a jcc that
- * reads CF (which incq keeps) whose fall-through reads OF.
+ * rcl, rcr, cmc, lahf, pushfq, loope and loopne; shl_cl, a shift by %cl
+ * that may be by 0 and then leaves the flags to the sets after it; and
+ * jb_fall, a jcc that reads CF (which incq keeps) whose fall-through reads
+ * OF.
  *
  * Inputs come from test_diff.c (overflowing, signed and carrying sums).
  * Same section and code generation flags as corpus.c.
@@ -54,6 +56,10 @@ __asm__(".pushsection kjit_corpus,\"ax\",@progbits\n" CONDS(SETCC)
 	"2: mov $1,%ecx\n" TAIL
 	HEAD("loopne") "  mov $2,%ecx\n loopne 2f\n mov $0,%ecx\n" TAIL
 	"2: mov $1,%ecx\n" TAIL
+	/* a shift by %cl leaves the flags when %cl & 63 is 0 (a = 0, 64,
+	 * 128 ...): sets then reads the add's SF */
+	HEAD("shl_cl") "  mov %rdi,%rcx\n mov %rsi,%rdx\n shl %cl,%rdx\n"
+	"  sets %cl\n movzbl %cl,%ecx\n" TAIL
 	/* jb reads only CF, which incq keeps; its fall-through reads OF */
 	HEAD("jb_fall") "  jb 2f\n seto %cl\n movzbl %cl,%ecx\n" TAIL
 	"2: mov $2,%ecx\n" TAIL
@@ -66,7 +72,7 @@ CONDS(DECL)
 long fr_adc(long, long), fr_sbb(long, long), fr_rcl(long, long);
 long fr_rcr(long, long), fr_cmc(long, long), fr_lahf(long, long);
 long fr_pushfq(long, long), fr_loope(long, long), fr_loopne(long, long);
-long fr_jb_fall(long, long);
+long fr_shl_cl(long, long), fr_jb_fall(long, long);
 
 #define ENTRY(cc)                                                              \
 	{"flags.set" #cc, fr_set##cc}, {"flags.cmov" #cc, fr_cmov##cc},        \
@@ -81,6 +87,7 @@ const struct corpus_case corpus_flag_cases[] = {
     {"flags.pushfq", fr_pushfq},
     {"flags.loope", fr_loope},
     {"flags.loopne", fr_loopne},
+    {"flags.shl_cl", fr_shl_cl},
     {"flags.jb_fall", fr_jb_fall},
 };
 const unsigned corpus_n_flag_cases =

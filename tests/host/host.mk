@@ -73,7 +73,7 @@ $(HT_DIR)/corpus_flags.o: $(HT_SRC)/corpus_flags.c $(HT_SRC)/corpus.h
 
 HOST_TESTS += $(HT_DIR)/test_diff
 $(HT_DIR)/test_diff: $(HT_DIR)/test_diff.o $(HT_DIR)/host_cache.o $(HT_DIR)/corpus.o \
-		$(HT_DIR)/corpus_flags.o \
+		$(HT_DIR)/corpus_flags.o $(HT_DIR)/oracle.o \
 		$(HT_COMMON) $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
 
@@ -89,7 +89,7 @@ $(HT_DIR)/smp_cc/%.o: $(ROOT)/codecache/%.c $(HT_CC_HDR) $(HT_JIT_HDR)
 $(HT_DIR)/test_smp.o: $(HT_SRC)/test_smp.c $(HT_HDR)
 	$(CC) $(HT_SMP_CFLAGS) -c -o $@ $<
 HOST_TESTS += $(HT_DIR)/test_smp
-$(HT_DIR)/test_smp: $(HT_DIR)/test_smp.o $(HT_SMP_CC_OBJ) $(HT_DIR)/corpus.o \
+$(HT_DIR)/test_smp: $(HT_DIR)/test_smp.o $(HT_SMP_CC_OBJ) $(HT_DIR)/corpus.o $(HT_DIR)/oracle.o \
 		$(HT_DIR)/host_env.o $(HT_DIR)/ibt_check.o $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -pthread -o $@ $^ $(HT_LIBS)
 

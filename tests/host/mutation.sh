@@ -3,17 +3,18 @@
 # that the host tests must catch.
 #
 # Usage: mutation.sh [--results] [MUTANT...]
-# Copies jit/, kmod/kjit_refusals.h and kjit_fixups.h, tests/host/ and the
-# Makefile into a
-# temporary tree, builds test_unit, test_diff, test_ibt and
-# test_dispatch_deps there unmodified (the baseline must pass), then for
-# each mutant applies one sed edit to a copy of one of those files,
-# rebuilds and runs the programs: a mutant is "caught" when they fail,
+# Copies jit/, codecache/, kmod/kjit_refusals.h and kjit_fixups.h,
+# tests/host/ and the Makefile into a temporary tree, builds the host test
+# programs listed in $progs there unmodified (the baseline must pass), then
+# for each mutant applies one sed edit to a copy of one of those files,
+# rebuilds and runs the programs: a mutant is "caught" when one fails,
 # "SURVIVED" when they pass. An edit that no longer matches the source fails
 # too (code drift must not turn a mutant into a silent no-op). Exits non-zero if any mutant
 # survived or could not be applied. --results prints one KJIT-RESULT line per
 # mutant (host.mutation.NAME) for tests/run-host.sh; MUTATION_VERBOSE=1 lists
-# every failing case on stderr. Takes about 30 s. test_dispatch_deps reads
+# every failing case on stderr; MUTATION_ALL=1 runs every program for each
+# mutant (not only up to the first that fails) and names the first
+# behaviour case that failed (docs/results/mutation.md). Takes about 2 min. test_dispatch_deps reads
 # the built kjit.ko files of $KJIT_BUILD (default: the tree's build/); a
 # mutant of kmod/ is skipped where it found none to check.
 set -u
@@ -50,6 +51,36 @@ grow_map_drops_entries|codecache/blockmap.c|s/nu\[j\] = old\[i\];/(void)0;/|a bi
 decode_read_no_of|jit/decode.c|s/in->flags_read = (u16)(f->tested \& KX86_FLAGS_ARITH);/in->flags_read = (u16)(f->tested \& KX86_FLAGS_ARITH \& ~KX86_FLAG_OF);/|the flags an instruction reads lose OF: jo, seto and cmovo may get a bare incq in front
 site_nop_path_ignored|jit/liveness.c|s/return live . live_at(tr, fall, depth + 1, sites - 1);/return live;/|the look-ahead ignores the nop path of a static-key site: the pushfq around its compare goes while the nop path reads the flags
 jcc_fall_ignored|jit/liveness.c|s/return live . live_at(tr, fall, depth, sites);/return live;/|the look-ahead ignores the fall-through of a jcc: flags read only there count as dead
+read_no_sf|jit/decode.c|s/in->flags_read = (u16)(f->tested \& KX86_FLAGS_ARITH);/in->flags_read = (u16)(f->tested \& KX86_FLAGS_ARITH \& ~KX86_FLAG_SF);/|the flags an instruction reads lose SF (js, sets, jl, cmovle ...)
+read_no_zf|jit/decode.c|s/in->flags_read = (u16)(f->tested \& KX86_FLAGS_ARITH);/in->flags_read = (u16)(f->tested \& KX86_FLAGS_ARITH \& ~KX86_FLAG_ZF);/|the flags an instruction reads lose ZF (je, setbe, loope ...)
+read_no_pf|jit/decode.c|s/in->flags_read = (u16)(f->tested \& KX86_FLAGS_ARITH);/in->flags_read = (u16)(f->tested \& KX86_FLAGS_ARITH \& ~KX86_FLAG_PF);/|the flags an instruction reads lose PF (jp, setnp, cmovp)
+read_no_cf|jit/decode.c|s/in->flags_read = (u16)(f->tested \& KX86_FLAGS_ARITH);/in->flags_read = (u16)(f->tested \& KX86_FLAGS_ARITH \& ~KX86_FLAG_CF);/|the flags an instruction reads lose CF: incq keeps CF, but the cmp of a static-key site does not
+kill_of_toggled|jit/decode.c|s/(u16)((f->modified/(u16)(((KX86_FLAG_OF ^ f->modified)/|OF counts as killed by instructions that leave it, and as left by those that write it
+rep_zero_kills|jit/decode.c|s/(ZYDIS_ATTRIB_HAS_REP . ZYDIS_ATTRIB_HAS_REPE ./(0 +/|a rep or repe string instruction counts as killing the flags, though with rcx = 0 it leaves them
+repne_zero_kills|jit/decode.c|s/ZYDIS_ATTRIB_HAS_REPNE);/0);/|a repne string instruction counts as killing the flags, though with rcx = 0 it leaves them
+count_zero_kills|jit/decode.c|s/^\tcase ZYDIS_MNEMONIC_SHL:$/\tcase ZYDIS_MNEMONIC_INVALID:/|a shift left by %cl counts as killing the flags, though a count of 0 leaves them
+jcc_odd_as_even|jit/flow.c|s/u8 cc = in->bytes\[in->rel_off - 1\] \& 0xf;/u8 cc = in->bytes[in->rel_off - 1] \& 0xe;/|an odd condition code becomes its even partner (jno as jo, jae as jb, jg as jle ...)
+jcc_cc_low3|jit/flow.c|s/u8 cc = in->bytes\[in->rel_off - 1\] \& 0xf;/u8 cc = in->bytes[in->rel_off - 1] \& 0x7;/|condition codes 8-15 lose their high bit (js as je, jl as jb ...)
+jcc_not_inverted|jit/flow.c|s/(u8)(KX86_OP2_JCC32 . (cc ^ invert))/(u8)(KX86_OP2_JCC32 + cc)/|a forward jcc is emitted with its condition where the layout needs it negated
+jcc_edge_skip|jit/flow.c|s/(u8)(KX86_OP2_JCC32 . (cc ^ 1))/(u8)(KX86_OP2_JCC32 + cc)/|with edge counters, the jcc that skips the taken edge tests the condition, not its negation
+jcc_exits_swapped|jit/flow.c|s/kjit_exit_branch(e, blk, op, 2, invert ? fall : taken);/kjit_exit_branch(e, blk, op, 2, invert ? taken : fall);/|the conditional exit of a two-way transfer goes to the other successor
+site_cmp_wrong_op|jit/flow.c|s/u8 op = in->len == 2 ? KX86_OP_JMP8 : KX86_OP_JMP32;/u8 op = in->len == 2 ? KX86_OP_JMP32 : KX86_OP_JMP8;/|a static-key site is compared against the other length of jmp: it never counts as jumping
+site_exits_swapped|jit/flow.c|s/in->target, in->addr + in->len);/in->addr + in->len, in->target);/|a static-key site with the flags dead takes the nop path when it jumps and the jump when it is the nop
+site_save_not_cf|jit/flow.c|s/(kjit_live_after(tr, in) \& KX86_FLAGS_ARITH);/(kjit_live_after(tr, in) \& KX86_FLAGS_INC_CLOBBER);/|a static-key site saves the flags only where more than CF is live: the cmp kills a live CF
+jpred_no_rex_b|jit/flow.c|s/(reg >= 8 ? KX86_REX_B : 0)));/0));/|a jmp *%r8..%r15 prediction compares %rax..%rdi instead
+jpred_no_sib|jit/flow.c|s/^\t\tif (sib)$/\t\tif (0)/|a jmp *%rsp or *%r12 prediction lea lacks its SIB byte
+jpred_learns_rax|jit/flow.c|s/emit_gs_store_reg(e, reg, disp);/emit_gs_store_reg(e, KX86_RAX, disp);/|an indirect jmp miss path leaves %rax as its target for the prediction to learn, not its register
+cpred_hit_ne|jit/flow.c|s/kjit_emit_u8(e, KX86_OP2_JCC32 . KX86_CC_E);/kjit_emit_u8(e, KX86_OP2_JCC32 + (KX86_CC_E ^ 1));/|an indirect call prediction way is taken when the target differs from what it learned
+link_rel_off|jit/exit.c|s/if (!kx86_rel32(run + x->branch_off + 4, dest, \&rel))/if (!kx86_rel32(run + x->branch_off + 5, dest, \&rel))/|a link patch computes its rel32 from one byte too far: the linked exit lands one byte early
+unlink_wrong_value|jit/exit.c|s/\*old_val = (u32)(s32)(x->stub_off - (x->branch_off + 4));/*old_val = (u32)(s32)(x->stub_off - x->branch_off);/|unlinking an exit restores a rel32 four bytes off its stub
+edge_wrong_exit|jit/instrument.c|s/KJIT_CTR_EDGE, pi->exit, \&m))/KJIT_CTR_EDGE, pi->exit ^ 1, \&m))/|an edge counter counts the other edge of its jcc
+pushf_seq_no_popf|jit/instrument.c|/^static enum kjit_reason emit_inc_pushf/,/^}/s/kjit_emit_u8(e, KX86_OP_POPF);/kjit_emit_u8(e, KX86_OP_POP_R + KX86_RAX);/|the pushf counter sequence pops the saved flags into %rax
+lahf_no_sahf|jit/instrument.c|s/kjit_emit_u8(e, KX86_OP_SAHF);/kjit_emit_u8(e, KX86_OP_NOP);/|the LAHF counter sequence never puts SF ZF AF PF CF back
+lahf_seto_inverted|jit/instrument.c|s/kjit_emit_u8(e, KX86_OP2_SETCC + KX86_CC_O);/kjit_emit_u8(e, KX86_OP2_SETCC + KX86_CC_O + 1);/|the LAHF counter sequence saves OF negated
+lock_dropped|jit/instrument.c|/if (mem->lock)/{n;s/kjit_emit_u8(e, KX86_PFX_LOCK);/(void)0;/}|the shared counters lose their lock prefix: increments from two CPUs get lost
+gs_dropped|jit/instrument.c|s/kjit_emit_u8(e, KX86_PFX_GS); \/\* incq %gs:(%reg) \*\//(void)0;/|a per-CPU counter held in a register is incremented without %gs: every CPU counts one shared word, or none
+map_probe_stops|codecache/blockmap.c|/^struct kjit_centry \*kjit_map_find/,/^}/s/i = (i + 1) \& c->map_mask;/return NULL;/|the block map lookup gives up at the first collision: blocks that are there count as missing
+map_old_not_retired|codecache/blockmap.c|s/__atomic_store_n(\&c->old_map, old, __ATOMIC_RELEASE);/(void)old;/|a grown block map never hands its old table back to be freed
 grow_counted_full|codecache/cache.c|s/return no_room(c, false);/return no_room(c, true);/|a block whose chunk has not come yet counts as a full table, not as growing'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kjit-mutation.XXXXXX") || exit 2
@@ -64,8 +95,9 @@ cp -r "$root/tests/host" "$tmp/tree/tests/host"
 cp -r "$root/codecache" "$tmp/tree/codecache" # the entry trampoline
 cp -r "$root/codecache" "$tmp/pristine/codecache"
 bld=$tmp/build
-progs="$bld/host/test_unit $bld/host/test_diff $bld/host/test_ibt $bld/host/test_counters"
-progs="$progs $bld/host/test_dispatch_deps $bld/host/test_entry $bld/host/test_codecache"
+progs="$bld/host/test_unit $bld/host/test_entry $bld/host/test_codecache"
+progs="$progs $bld/host/test_ibt $bld/host/test_dispatch_deps $bld/host/test_diff"
+progs="$progs $bld/host/test_counters $bld/host/test_smp"
 
 report() { # verdict name detail
 	echo "mutant $2: $3"
@@ -73,32 +105,47 @@ report() { # verdict name detail
 	return 0
 }
 
-# build and run the programs; returns 0 if everything passed, 1 if some
-# case failed (prints how many and the first), 2 if the build failed
+# build and run the programs, one at a time, the quick ones first; stop
+# at the first that fails (MUTATION_VERBOSE=1 or a baseline run: all of
+# them). Returns 0 if everything passed, 1 if some case failed (prints how
+# many and the first), 2 if a build failed.
 run_suite() {
-	if ! env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$tmp/tree" \
-		-j2 BUILD="$bld" $progs > "$tmp/build.log" 2>&1; then
-		echo "build failed: $(grep -m1 -i error "$tmp/build.log")"
-		return 2
-	fi
 	: > "$tmp/fails"
 	: > "$tmp/all"
 	for p in $progs; do
+		if ! env -u MAKEFLAGS -u MAKELEVEL -u MFLAGS make -s -C "$tmp/tree" \
+			-j2 BUILD="$bld" "$p" > "$tmp/build.log" 2>&1; then
+			echo "build failed: $(grep -m1 -i error "$tmp/build.log")"
+			return 2
+		fi
 		(cd "$tmp/tree" && timeout 120 "$p") > "$tmp/run.log" 2>&1
 		rc=$?
 		cat "$tmp/run.log" >> "$tmp/all"
 		grep '^KJIT-RESULT FAIL' "$tmp/run.log" >> "$tmp/fails"
 		grep -q '^KJIT-RESULT FAIL' "$tmp/run.log" || [ $rc = 0 ] ||
 			echo "KJIT-RESULT FAIL $(basename "$p") exit $rc" >> "$tmp/fails"
+		[ -s "$tmp/fails" ] && [ -z "${MUTATION_VERBOSE:-}" ] &&
+			[ -z "${MUTATION_ALL:-}" ] && [ "${1:-}" != all ] && break
 	done
 	[ -s "$tmp/fails" ] || return 0
 	[ "${MUTATION_VERBOSE:-}" ] && sed 's/^/    /' "$tmp/fails" >&2
 	echo "failing cases: $(wc -l < "$tmp/fails"), first:" \
 		"$(sed -n '1s/^KJIT-RESULT FAIL //p' "$tmp/fails" | cut -c1-140)"
+	[ "${MUTATION_ALL:-}" ] && echo "; behaviour: $(behaviour)"
 	return 1
 }
 
-if ! why=$(run_suite); then
+# The first failing case that runs code and compares what it computed with
+# native code or an oracle (translated corpus against native and ptrace,
+# emitted sequences executed, threads' counts, the code cache's lookups),
+# not one that compares bytes or shapes (golden bytes, the verifier).
+behaviour() {
+	b=$(grep -E '^KJIT-RESULT FAIL (jit\.diff\.|[a-z_.]*\.run[._]|[a-z_.]*_exec|codecache\.smp\.|cache\.|entry\.(run|own|scope|exiting|frames)\.|jit\.exit\.patch_)' \
+		"$tmp/fails" | head -n 1 | cut -d' ' -f3-)
+	echo "${b:-none (caught by shape checks only)}" | cut -c1-140
+}
+
+if ! why=$(run_suite all); then
 	report FAIL baseline "the unmodified tree fails: $why"
 	exit 2
 fi

@@ -1,14 +1,8 @@
 /* test_diff.c - differential test: every corpus function runs natively and
  * translated (through host_cache's dispatcher) on many inputs; results and
  * global state must match, and per-block entry counts must equal those of
- * an independent ptrace single-step oracle.
- *
- * The oracle does not use the translator or Zydis: it classifies executed
- * instructions as control transfers with its own small opcode table
- * (is_transfer), counts an address as a block start when it executes right
- * after a transfer (or first), and records for each start the address of
- * the transfer that ends its straight line. Both must agree with the
- * translator's blocks: counts exactly, and block ends exactly.
+ * an independent ptrace single-step oracle (oracle.h), which shares
+ * nothing with the translator: counts exactly, and block ends exactly.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -22,6 +16,7 @@
 #include "tests/host/corpus.h"
 #include "tests/host/host_cache.h"
 #include "tests/host/kjit_test.h"
+#include "tests/host/oracle.h"
 
 /* corpus callees (see corpus.c) */
 long op_add(long, long), op_sub(long, long), op_mul(long, long);
@@ -29,201 +24,29 @@ long op_xor(long, long), t_even(long, long), t_odd(long, long);
 
 #define N_INPUTS  300
 #define N_ORACLE  6
-#define MAX_STEPS 2000000
-#define OMAP_MAX  512
 #define MAX_CASES 96
 
 static struct hc cache;
 static u64 lo, hi;
 
-/* ---- independent oracle ------------------------------------------------ */
-
-/* Control transfer by opcode, skipping legacy prefixes and REX. */
-static int is_transfer(const u8 *p)
-{
-	int i = 0;
-
-	while (i < 14 &&
-	       (p[i] == 0x66 || p[i] == 0x67 || p[i] == 0xf2 || p[i] == 0xf3 ||
-		p[i] == 0x2e || p[i] == 0x36 || p[i] == 0x3e || p[i] == 0x26 ||
-		p[i] == 0x64 || p[i] == 0x65 || p[i] == 0xf0))
-		i++;
-	if ((p[i] & 0xf0) == 0x40)
-		i++;
-	if ((p[i] & 0xf0) == 0x70 || (p[i] >= 0xe0 && p[i] <= 0xe3) ||
-	    p[i] == 0xe8 || p[i] == 0xe9 || p[i] == 0xeb || p[i] == 0xc2 ||
-	    p[i] == 0xc3 || p[i] == 0xca || p[i] == 0xcb || p[i] == 0xcc ||
-	    p[i] == 0xcd || p[i] == 0xcf)
-		return 1;
-	if (p[i] == 0xff) {
-		int reg = (p[i + 1] >> 3) & 7;
-
-		return reg >= 2 && reg <= 5;
-	}
-	return p[i] == 0x0f && (p[i + 1] & 0xf0) == 0x80;
-}
-
-static int is_fentry_call(u64 rip)
-{
-	const u8 *p = (const u8 *)(uintptr_t)rip;
-	s32 rel;
-
-	if (p[0] != 0xe8)
-		return 0;
-	memcpy(&rel, p + 1, 4);
-	return rip + 5 + rel == (u64)(uintptr_t)corpus_fentry;
-}
-
-struct omap {
-	u64 addr[OMAP_MAX];
-	u64 count[OMAP_MAX];
-	u64 end[OMAP_MAX]; /* transfer that ends the straight line from addr */
-	unsigned n;
-	bool valid;
-	u64 prev; /* last block start, for edges */
-	u64 e_from[OMAP_MAX], e_to[OMAP_MAX], e_count[OMAP_MAX];
-	unsigned ne;
+/* one corpus call under the oracle */
+struct call {
+	corpus_fn f;
+	long a, b;
 };
 
-static unsigned omap_idx(struct omap *m, u64 a)
+static void call_fn(void *arg)
 {
-	unsigned i;
+	struct call *c = arg;
 
-	for (i = 0; i < m->n; i++)
-		if (m->addr[i] == a)
-			return i;
-	if (m->n >= OMAP_MAX)
-		return 0;
-	m->addr[m->n] = a, m->count[m->n] = 0, m->end[m->n] = 0;
-	return m->n++;
-}
-
-/* Is @a a block start the oracle saw? (never adds it, unlike omap_idx) */
-static bool omap_has(const struct omap *m, u64 a)
-{
-	unsigned i;
-
-	for (i = 0; i < m->n; i++)
-		if (m->addr[i] == a)
-			return m->count[i] != 0;
-	return false;
-}
-
-static void oracle_edge(struct omap *m, u64 from, u64 to)
-{
-	unsigned i;
-
-	for (i = 0; i < m->ne; i++)
-		if (m->e_from[i] == from && m->e_to[i] == to) {
-			m->e_count[i]++;
-			return;
-		}
-	if (m->ne < OMAP_MAX) {
-		m->e_from[m->ne] = from, m->e_to[m->ne] = to;
-		m->e_count[m->ne++] = 1;
-	}
-}
-
-static u64 oracle_edge_count(const struct omap *m, u64 from, u64 to)
-{
-	unsigned i;
-
-	for (i = 0; i < m->ne; i++)
-		if (m->e_from[i] == from && m->e_to[i] == to)
-			return m->e_count[i];
-	return 0;
-}
-
-static void oracle_step(struct omap *m, u64 rip, int *prev_ct, int *first,
-			u64 *seg)
-{
-	/* the fake kernel symbols (fentry, thunks) sit before a_carry: they are
-	 * not blocks of their own; fentry returns are not block boundaries */
-	if (rip < (u64)(uintptr_t)corpus_thunk_r11 + 3) {
-		*prev_ct = rip >= (u64)(uintptr_t)corpus_return_thunk;
-		return;
-	}
-	if (*first || *prev_ct) {
-		unsigned i = omap_idx(m, rip);
-
-		m->count[i]++;
-		if (m->prev)
-			oracle_edge(m, m->prev, rip);
-		m->prev = rip;
-		*seg = rip;
-		*first = 0;
-	}
-	*prev_ct =
-	    is_transfer((const u8 *)(uintptr_t)rip) && !is_fentry_call(rip);
-	if (*prev_ct) {
-		unsigned i = omap_idx(m, *seg);
-
-		if (m->end[i] && m->end[i] != rip)
-			m->end[i] =
-			    ~0ull; /* inconsistent: flagged by the check */
-		else
-			m->end[i] = rip;
-	}
-}
-
-/* single-step f(a,b) natively in a child; returns steps or -1 */
-/* The traced child stops itself and exits through raw system calls:
- * raise() and _exit() would be hundreds of single steps each. */
-static void stop_self(void)
-{
-	long pid = getpid();
-
-	__asm__ volatile("syscall"
-			 :
-			 : "a"(62L /* kill */), "D"(pid), "S"((long)SIGSTOP)
-			 : "rcx", "r11", "memory");
-}
-
-static __attribute__((noreturn)) void exit_now(void)
-{
-	__asm__ volatile("syscall"
-			 :
-			 : "a"(231L /* exit_group */), "D"(0L)
-			 : "rcx", "r11", "memory");
-	__builtin_unreachable();
+	c->f(c->a, c->b);
 }
 
 static long oracle_run(corpus_fn f, long a, long b, struct omap *m)
 {
-	pid_t pid = fork();
-	int st, prev_ct = 0, first = 1;
-	long steps = 0;
-	u64 seg = 0;
+	struct call c = {f, a, b};
 
-	if (pid == 0) {
-		corpus_reset();
-		ptrace(PTRACE_TRACEME, 0, 0, 0);
-		stop_self();
-		f(a, b);
-		exit_now();
-	}
-	waitpid(pid, &st, 0);
-	m->n = 0;
-	m->ne = 0;
-	m->prev = 0;
-	while (steps < MAX_STEPS) {
-		u64 rip;
-
-		if (ptrace(PTRACE_SINGLESTEP, pid, 0, 0) < 0)
-			break;
-		waitpid(pid, &st, 0);
-		if (!WIFSTOPPED(st))
-			return steps;
-		rip = (u64)ptrace(PTRACE_PEEKUSER, pid,
-				  offsetof(struct user_regs_struct, rip), 0);
-		if (rip >= lo && rip < hi)
-			oracle_step(m, rip, &prev_ct, &first, &seg), steps++;
-		else
-			prev_ct = 1; /* left the corpus (return to harness) */
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-	return -1;
+	return oracle_run_fn(call_fn, &c, m);
 }
 
 /* ---- translated runs ------------------------------------------------- */
@@ -708,6 +531,7 @@ int main(void)
 		 corpus_n_cases + corpus_n_flag_cases);
 	lo = (u64)(uintptr_t)__start_kjit_corpus;
 	hi = (u64)(uintptr_t)__stop_kjit_corpus;
+	oracle_init(lo, hi);
 	run_mode("link", KJIT_MEM_ABS32, KJIT_SEQ_LAHF, false, true, 0);
 	oracle_selftest();
 	run_mode("nolink_riprel_lahf", KJIT_MEM_RIPREL, KJIT_SEQ_LAHF, true,

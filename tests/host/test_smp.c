@@ -25,8 +25,9 @@
  * size whenever the current one is a quarter full; it poisons each map
  * the owner retires before freeing it, so a late use shows.
  * Phase B (quiescent cache, concurrent runs): with everything translated,
- * every block's count over N_READERS runs of a fixed input list equals
- * N_READERS times its count over one run of that list.
+ * every block's count over one run of a fixed input list equals that of
+ * the independent ptrace oracle (oracle.h) single-stepping the list
+ * natively, and over N_READERS concurrent runs N_READERS times that.
  * Phase C: phase B again on a fresh cache translating for a kernel that
  * enforces IBT (kjit_config.ibt): every block the owner adds gets the IBT
  * proof (ibt_check.h), and every address the block map hands out begins
@@ -34,7 +35,9 @@
  * Phase D: phase B again with the module's per-CPU counters: `incq %gs:`
  * at a 64-bit offset, no lock; each thread is a CPU with its own GS base
  * (arch_prctl) over its own copy of the counters, and a block's count is
- * the sum of the copies, as kmod/report.c sums CPUs.
+ * the sum of the copies, as kmod/report.c sums CPUs; each reader's copy
+ * equals the oracle's count of one run, so each thread's count is proven
+ * on its own.
  *
  * Invariants: the functions run here keep no global state (their results
  * depend on the inputs only); none of them is called by another one of
@@ -53,6 +56,7 @@
 #include "tests/host/host_env.h"
 #include "tests/host/ibt_check.h"
 #include "tests/host/kjit_test.h"
+#include "tests/host/oracle.h"
 
 #define N_READERS  4
 #define CODE_RX	   0x50000000ul
@@ -249,6 +253,8 @@ static int setup(void)
 {
 	lo = (u64)(uintptr_t)__start_kjit_corpus;
 	hi = (u64)(uintptr_t)__stop_kjit_corpus;
+	oracle_init(lo, hi);
+	oracle_native_indirect_calls(true); /* cfg.native_calls copies them */
 	if (map_code(&code_rx, &code_rw))
 		return -1;
 	return reset_cache(false, true);
@@ -641,10 +647,59 @@ static void *phase_b(void *arg)
 	return NULL;
 }
 
+/* ---- the independent oracle: one run of the list, single-stepped ------ */
+
+static struct omap list_oracle;
+
+static void run_list_natively(void *arg)
+{
+	unsigned i;
+
+	(void)arg;
+	for (i = 0; i < LIST_LEN; i++)
+		fns[list_f[i]].fn(list_a[i], list_b[i]);
+}
+
+/* The count of block @i in the oracle's run of the list, or ~0 if the
+ * oracle cannot say: a block the translator starts where the oracle saw no
+ * start (inside a straight line) never runs on its own. Blocks the cache
+ * never translated (callees of copied indirect calls run natively) are
+ * not compared. */
+static u64 oracle_count(u32 i)
+{
+	u64 orig = blocks(i).b.orig;
+
+	return omap_has(&list_oracle, orig) ? omap_count(&list_oracle, orig)
+					    : 0;
+}
+
+/* Every translated block's count in @ctr (one reader's copy, or the sum
+ * of @times runs) against the oracle's: equal. */
+static bool equals_oracle(u32 n, const u64 *ctr, u64 times, char *why,
+			  size_t len, const char *who)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u64 want = times * oracle_count(i);
+
+		if (ctr[i] != want) {
+			snprintf(why, len,
+				 "%s: block %#llx counted %llu, the oracle "
+				 "%llu",
+				 who, (unsigned long long)blocks(i).b.orig,
+				 (unsigned long long)ctr[i],
+				 (unsigned long long)want);
+			return false;
+		}
+	}
+	return true;
+}
+
 static void check_phase_b(u32 n, const char *name)
 {
 	char why[300] = "";
-	u32 i;
+	u32 i, seen;
 
 	for (i = 1; i <= N_READERS && !why[0]; i++)
 		if (workers[i].why[0])
@@ -653,6 +708,17 @@ static void check_phase_b(u32 n, const char *name)
 	if (!why[0] && kjit_cache_count(&cache) != n)
 		snprintf(why, sizeof(why), "blocks %u -> %u: not complete", n,
 			 kjit_cache_count(&cache));
+	if (!why[0]) { /* one run, and the readers' runs, against the oracle */
+		static u64 one[MAX_BLOCKS], all[MAX_BLOCKS];
+
+		for (i = 0; i < n; i++) {
+			one[i] = snap1[i] - snap0[i];
+			all[i] = ctr_total(i) - snap1[i];
+		}
+		if (equals_oracle(n, one, 1, why, sizeof(why), "one run"))
+			equals_oracle(n, all, N_READERS, why, sizeof(why),
+				      "the readers' runs");
+	}
 	for (i = 0; i < n && !why[0]; i++) {
 		u64 one = snap1[i] - snap0[i], all = ctr_total(i) - snap1[i];
 
@@ -664,9 +730,17 @@ static void check_phase_b(u32 n, const char *name)
 				 (unsigned long long)all, N_READERS,
 				 (unsigned long long)one);
 	}
+	for (i = 0, seen = 0; i < n; i++)
+		seen += oracle_count(i) != 0;
+	/* the comparison says something only if the list ran most blocks */
+	if (!why[0] && seen * 2 < n)
+		snprintf(why, sizeof(why),
+			 "the oracle saw only %u of %u translated blocks run",
+			 seen, n);
 	kt_check(name, !why[0], "%s", why);
-	printf("%s: %u blocks, %llu links\n", name, n,
-	       (unsigned long long)cache.stats.links);
+	printf("%s: %u blocks (%u run by the list, equal to the oracle's "
+	       "counts), %llu links\n",
+	       name, n, seen, (unsigned long long)cache.stats.links);
 }
 
 static void run_phase_b(const char *name)
@@ -678,6 +752,11 @@ static void run_phase_b(const char *name)
 
 	for (i = 0; i < LIST_LEN; i++)
 		pick(&s, &list_f[i], &list_a[i], &list_b[i]);
+	if (!list_oracle.valid) {
+		if (oracle_run_fn(run_list_natively, NULL, &list_oracle) < 0)
+			kt_fail(name, "the oracle's run of the list failed");
+		list_oracle.valid = true;
+	}
 	is_owner = true;
 	owner_throttled = false;
 	o->owner = true;
@@ -753,14 +832,16 @@ static void run_phase_d(void)
 	for (i = 0; i < n; i++)
 		gs += blocks(i).b.ctr == KJIT_CTR_GS_REG ||
 		      blocks(i).b.ctr == KJIT_CTR_GS_SAVED;
-	/* each reader ran the list once, on its own copy alone */
+	/* each reader ran the list once, on its own copy alone: its copy is
+	 * the oracle's count of one run, thread by thread */
 	for (w = 1; w <= N_READERS; w++)
 		for (i = 0; i < n; i++)
-			bad += pcpu[w][i] != snap1[i] - snap0[i];
+			bad += pcpu[w][i] != oracle_count(i);
 	kt_check("codecache.smp.pcpu.forms", n && gs == n,
 		 "%u of %u blocks count with incq %%gs:(%%reg)", gs, n);
 	kt_check("codecache.smp.pcpu.own_copy", n && !bad,
-		 "%u counters of reader copies differ from one run's", bad);
+		 "%u counters of reader copies differ from the oracle's run",
+		 bad);
 	henv_set_gs(0);
 	pcpu_mode = false;
 }

@@ -1278,28 +1278,34 @@ static void test_patch_site(void)
  */
 static void test_patch_site_run(void)
 {
-	/* live_nop: the nop path (fall-through) reads the flags; live_jmp:
-	 * the jmp's target does. Where only one path reads them, the flags
-	 * must be saved around the compare all the same. */
+	/* what the nop path (fall-through) and the jmp's target read: 0
+	 * nothing, F all the flags (pushfq), C only CF (setc), which the
+	 * cmp kills as well. Where one path reads them, the flags must be
+	 * saved around the compare. */
+	enum { N = 0, F = 1, C = 2 };
 	static const struct {
 		const char *name, *nop, *jmp;
-		bool live_nop, live_jmp;
+		unsigned nop_reads, jmp_reads;
 	} cases[] = {
-	    {"jit.site.run.nop5_flags_dead", "0f1f440000", "e93b000000", false,
-	     false},
-	    {"jit.site.run.nop5_flags_live", "0f1f440000", "e93b000000", true,
-	     true},
-	    {"jit.site.run.nop2_flags_dead", "6690", "eb3e", false, false},
-	    {"jit.site.run.nop2_flags_live", "6690", "eb3e", true, true},
+	    {"jit.site.run.nop5_flags_dead", "0f1f440000", "e93b000000", N, N},
+	    {"jit.site.run.nop5_flags_live", "0f1f440000", "e93b000000", F, F},
+	    {"jit.site.run.nop2_flags_dead", "6690", "eb3e", N, N},
+	    {"jit.site.run.nop2_flags_live", "6690", "eb3e", F, F},
 	    {"jit.site.run.nop5_live_on_nop_path", "0f1f440000", "e93b000000",
-	     true, false},
+	     F, N},
 	    {"jit.site.run.nop5_live_on_jmp_path", "0f1f440000", "e93b000000",
-	     false, true},
-	    {"jit.site.run.nop2_live_on_nop_path", "6690", "eb3e", true, false},
-	    {"jit.site.run.nop2_live_on_jmp_path", "6690", "eb3e", false, true},
+	     N, F},
+	    {"jit.site.run.nop2_live_on_nop_path", "6690", "eb3e", F, N},
+	    {"jit.site.run.nop2_live_on_jmp_path", "6690", "eb3e", N, F},
+	    {"jit.site.run.nop5_cf_on_nop_path", "0f1f440000", "e93b000000", C,
+	     N},
+	    {"jit.site.run.nop2_cf_on_jmp_path", "6690", "eb3e", N, C},
 	};
-	/* mov $N,%eax; then pushfq; pop %rdx (flags read) or xor %edx,%edx */
-	static const char *const tail[2] = {"31d2 c3", "9c5a c3"};
+	/* mov $N,%eax; then xor %edx,%edx (the flags die), pushfq; pop %rdx
+	 * or mov $0,%edx; setc %dl; xor %ecx,%ecx (the flags die: only CF
+	 * was read) */
+	static const char *const tail[3] = {"31d2 c3", "9c5a c3",
+					    "ba00000000 0f92c2 31c9 c3"};
 	unsigned i;
 
 	char name[80];
@@ -1324,9 +1330,9 @@ static void test_patch_site_run(void)
 		memset(m, 0xcc, 4096);
 		n = (unsigned)kt_unhex(cases[i / 2].nop, m);
 		m[n] = 0xb8, m[n + 1] = 1, m[n + 2] = m[n + 3] = m[n + 4] = 0;
-		kt_unhex(tail[cases[i / 2].live_nop], m + n + 5);
+		kt_unhex(tail[cases[i / 2].nop_reads], m + n + 5);
 		m[0x40] = 0xb8, m[0x41] = 2, m[0x42] = m[0x43] = m[0x44] = 0;
-		kt_unhex(tail[cases[i / 2].live_jmp], m + 0x45);
+		kt_unhex(tail[cases[i / 2].jmp_reads], m + 0x45);
 		m[0x700] = 0x57,
 		m[0x701] = 0x9d; /* push %rdi; popfq; jmp run */
 		m[0x702] = 0xe9;
@@ -1371,14 +1377,17 @@ static void test_patch_site_run(void)
 					u64 a, d;
 				} got;
 				u64 fl = rflags_combo(f), before = *ctr;
-				bool read = state == 1 ? cases[i / 2].live_jmp
-						       : cases[i / 2].live_nop;
+				unsigned read = state == 1
+						    ? cases[i / 2].jmp_reads
+						    : cases[i / 2].nop_reads;
 
 				got = ((struct two(*)(u64))(void *)(m + 0x700))(
 				    fl);
 				if (got.a != (state == 1 ? 2u : 1u) ||
 				    *ctr != before + 1 ||
-				    (read && (got.d & 0xcd5) != (fl & 0xcd5)))
+				    (read == F &&
+				     (got.d & 0xcd5) != (fl & 0xcd5)) ||
+				    (read == C && got.d != (fl & 1)))
 					bad++;
 			}
 		}

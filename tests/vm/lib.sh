@@ -45,13 +45,16 @@ live_json() {
 # +9 behind endbr64 on IBT kernels, +0 for a deep callee) in the live
 # session's report. FUNC may be a module's function, which the report names
 # with its module (FUNC [MODULE], or MODULE:FUNC).
+# entry_count_in DATA FUNC: the same in a recording (kjit record -o DATA).
 entry_field() {
-	kjit report --live --csv | awk -F, -v f="$1" -v c="$2" '
+	if [ "${3:-}" ]; then set -- "$1" "$2" -i "$3"; else set -- "$1" "$2" --live; fi
+	kjit report "$3" ${4:+"$4"} --csv | awk -F, -v f="$1" -v c="$2" '
 		{ n = $1; sub(/ \[.*\]$/, "", n); sub(/^.*:/, "", n) }
 		n == f && $8 == 1 { print $c }'
 }
 entry_count() { entry_field "$1" 4; }
 entry_off() { entry_field "$1" 2; }
+entry_count_in() { entry_field "$2" 4 "$1"; }
 
 # first_func NAME...: the first NAME that is a function of this kernel.
 # Cases pick functions by role through it where kernels renamed them

@@ -1,18 +1,23 @@
 # faults - page faults and exception-table fixups raised under translated
-# code behave as natively: with kjit attached deep at read, write and
+# code behave as natively: with kjit recording deep at read, write and
 # nanosleep, every call handed a bad user pointer returns EFAULT (the fault
 # is taken in copy_to_user/copy_from_user, from the cache: the copies have
 # exception-table entries of their own), the pipe keeps its data, nothing
-# oopses. Exact counts around faults: the fixups case.
+# oopses, and each entry block counts the workload's calls exactly: 600
+# reads, 600 writes, 300 nanosleeps. Exact counts of every block around
+# faults: the fixups case.
 # timeout: 200
 . /tests/lib.sh
 workload efault 50 || fail "natively: EFAULT expected"
 load_kjit
-kjit attach --deep __x64_sys_read __x64_sys_write __x64_sys_nanosleep > /dev/null ||
-	fail "attach"
-workload -c 0 efault 300 || fail "under kjit: a bad pointer did not give EFAULT"
-kjit detach
-kjit stat | grep -E 'blocks translated|fallback refused'
-n=$(kjit report --live --csv | awk -F, '$1 == "__x64_sys_read" { s += $4 } END { print s + 0 }')
-[ "$n" -ge 600 ] || fail "read's blocks counted $n times, expected the 600 reads to run from the cache"
+kjit record --deep -f __x64_sys_read __x64_sys_write __x64_sys_nanosleep \
+	-o /tmp/f.data -- workload -c 0 efault 300 > /tmp/r.out 2>&1 ||
+	{ cat /tmp/r.out; fail "under kjit: a bad pointer did not give EFAULT"; }
+kjit report -i /tmp/f.data | head -n 5
+for fw in __x64_sys_read:600 __x64_sys_write:600 __x64_sys_nanosleep:300; do
+	f=${fw%:*} want=${fw#*:}
+	n=$(entry_count_in /tmp/f.data $f)
+	echo "$f entry: ${n:-0} for $want calls"
+	[ "${n:-0}" = "$want" ] || fail "$f's entry counted ${n:-0} times for $want calls"
+done
 unload_kjit
