@@ -59,6 +59,9 @@ END {
 			(rk == "-" ? "-" : sprintf("%.3f", rk)), (rp == "-" ? "-" : sprintf("%.2f", rp))
 	}
 	printf "| **geometric mean** | | | | | **%.3f** | **%.2f** |\n", (nk ? exp(gk / nk) : 0), (np ? exp(gp / np) : 0)
+	# a mean over fewer rows than the table has says so
+	if (nk < n || np < n)
+		printf "\nThe geometric means lack rows: kjit / native over %d of %d benchmarks, Kprobes / native over %d of %d (a \"-\" above: no figure).\n", nk, n, np, n
 	if (st == "") exit
 	ex = kv(st, "executions")
 	print ""

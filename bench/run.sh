@@ -342,8 +342,13 @@ if [ "$ONLY" = lmbench-icount ]; then
 		echo "\`$LMBENCH_CONF\`; table by bench/lmbench-icount-report.sh). kjit deep-counts"
 		echo "every block under the suite's system call entry points (kjit.ko"
 		echo "$(sed -n 's/^PARAMS kjit.ko \([^;]*\);.*/\1/p' "$BUILD/bench-lmicount.txt"));"
+		# how many of the translated blocks the Kprobes covered
+		kpn=$(sed -n 's/^KPROBES note: .*the \([0-9]*\) most executed blocks are probed, \([0-9]*\) are not.*/\1 \2/p' \
+			"$BUILD/bench-lmicount.txt" | head -n 1)
+		kpcov=""
+		[ -n "$kpn" ] && kpcov=$(echo "$kpn" | awk '{ t = $1 + $2; printf ": here %d of the %d (%.0f%%)", $1, t, 100 * $1 / t }')
 		echo "Kprobes count on the blocks kjit translated (at most 4096, the most"
-		echo "executed). One vCPU, so the two-process benchmarks switch on it."
+		echo "executed$kpcov). One vCPU, so the two-process benchmarks switch on it."
 		echo
 		# what one block and one lookup hit cost on silicon, for the
 		# report's estimate (from this tree's committed results; a

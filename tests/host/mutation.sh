@@ -2,7 +2,7 @@
 # mutation.sh - deliberate breakages of jit/ (and of kmod/kjit_refusals.h)
 # that the host tests must catch.
 #
-# Usage: mutation.sh [--results] [MUTANT...]
+# Usage: mutation.sh [--results | --table] [MUTANT...]
 # Copies jit/, codecache/, kmod/kjit_refusals.h and kjit_fixups.h,
 # tests/host/ and the Makefile into a temporary tree, builds the host test
 # programs listed in $progs there unmodified (the baseline must pass), then
@@ -14,13 +14,18 @@
 # mutant (host.mutation.NAME) for tests/run-host.sh; MUTATION_VERBOSE=1 lists
 # every failing case on stderr; MUTATION_ALL=1 runs every program for each
 # mutant (not only up to the first that fails) and names the first
-# behaviour case that failed (docs/results/mutation.md). Takes about 2 min. test_dispatch_deps reads
+# behaviour case that failed; --table does that and writes a Markdown row
+# per caught mutant on stderr (docs/results/mutation.md). Takes about 2 min. test_dispatch_deps reads
 # the built kjit.ko files of $KJIT_BUILD (default: the tree's build/); a
 # mutant of kmod/ is skipped where it found none to check.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 results=0
+table=0
 [ "${1:-}" = --results ] && results=1 && shift
+# --table: a Markdown row per mutant (docs/results/mutation.md), every
+# program run for each
+[ "${1:-}" = --table ] && table=1 && export MUTATION_ALL=1 && shift
 export KJIT_BUILD="${KJIT_BUILD:-$root/build}"
 
 # name | file | sed expression (the edit must change the file) | what it breaks
@@ -99,6 +104,14 @@ progs="$bld/host/test_unit $bld/host/test_entry $bld/host/test_codecache"
 progs="$progs $bld/host/test_ibt $bld/host/test_dispatch_deps $bld/host/test_diff"
 progs="$progs $bld/host/test_counters $bld/host/test_smp"
 
+# table_row name file what why: | mutant | file | breaks | failing cases |
+# first behaviour case |, on stderr (the report lines stay on stdout)
+table_row() {
+	n=$(echo "$4" | sed -n 's/^failing cases: \([0-9]*\),.*/\1/p')
+	b=$(echo "$4" | sed -n 's/.*; behaviour: //p' | sed 's/|/\\|/g')
+	printf '| `%s` | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$n" "$b" >&2
+}
+
 report() { # verdict name detail
 	echo "mutant $2: $3"
 	[ $results = 1 ] && echo "KJIT-RESULT $1 host.mutation.$2 $3"
@@ -118,7 +131,7 @@ run_suite() {
 			echo "build failed: $(grep -m1 -i error "$tmp/build.log")"
 			return 2
 		fi
-		(cd "$tmp/tree" && timeout 120 "$p") > "$tmp/run.log" 2>&1
+		(cd "$tmp/tree" && timeout 30 "$p") > "$tmp/run.log" 2>&1
 		rc=$?
 		cat "$tmp/run.log" >> "$tmp/all"
 		grep '^KJIT-RESULT FAIL' "$tmp/run.log" >> "$tmp/fails"
@@ -129,9 +142,9 @@ run_suite() {
 	done
 	[ -s "$tmp/fails" ] || return 0
 	[ "${MUTATION_VERBOSE:-}" ] && sed 's/^/    /' "$tmp/fails" >&2
-	echo "failing cases: $(wc -l < "$tmp/fails"), first:" \
+	printf '%s' "failing cases: $(wc -l < "$tmp/fails"), first:" \
 		"$(sed -n '1s/^KJIT-RESULT FAIL //p' "$tmp/fails" | cut -c1-140)"
-	[ "${MUTATION_ALL:-}" ] && echo "; behaviour: $(behaviour)"
+	[ "${MUTATION_ALL:-}" ] && printf '; behaviour: %s' "$(behaviour)"
 	return 1
 }
 
@@ -140,8 +153,9 @@ run_suite() {
 # emitted sequences executed, threads' counts, the code cache's lookups),
 # not one that compares bytes or shapes (golden bytes, the verifier).
 behaviour() {
-	b=$(grep -E '^KJIT-RESULT FAIL (jit\.diff\.|[a-z_.]*\.run[._]|[a-z_.]*_exec|codecache\.smp\.|cache\.|entry\.(run|own|scope|exiting|frames)\.|jit\.exit\.patch_)' \
-		"$tmp/fails" | head -n 1 | cut -d' ' -f3-)
+	b=$(grep -E '^KJIT-RESULT FAIL (jit\.diff\.|[a-z0-9_.]*\.run[._]|[a-z_.]*_exec |codecache\.smp\.|cache\.grow\.|entry\.(run|own|scope|exiting|frames)\.)' \
+		"$tmp/fails" | grep -v -e 'verifier:' -e 'unwind map' |
+		head -n 1 | cut -d' ' -f3-)
 	echo "${b:-none (caught by shape checks only)}" | cut -c1-140
 }
 
@@ -178,7 +192,10 @@ printf '%s\n' "$mutants" | {
 				report FAIL "$name" "SURVIVED ($what)"
 				status=1
 				;;
-			1) report PASS "$name" "caught ($what): $why" ;;
+			1)
+				report PASS "$name" "caught ($what): $why"
+				[ $table = 1 ] && table_row "$name" "$file" "$what" "$why"
+				;;
 			*)
 				report FAIL "$name" "mutant does not build: $why"
 				status=1

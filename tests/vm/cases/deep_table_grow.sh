@@ -58,6 +58,8 @@ echo "deep table: $funcs callees followed, room $held0 just after attach -> $hel
 [ "${mem1:-0}" -gt "${mem0:-0}" ] || fail "memory did not grow: $mem0 -> $mem1"
 grep -Eq "^deep mode: [0-9]+ callee\(s\) followed of at most 16384 \(room held for [0-9]+\)" /tmp/s.out ||
 	fail "kjit stat does not say how much room the deep table holds"
+# a bound, not an equality: the attach is system-wide, and the shell's
+# own read()s of what it runs (entry_count's report) count too
 [ "${reads:-0}" -ge 200 ] || fail "read's entry block counted ${reads:-0} times for 200 reads"
 unload_kjit
 
