@@ -207,8 +207,13 @@ static u16 live_at(struct kjit_translator *tr, u64 addr, unsigned depth,
 	if (depth == 0)
 		return KX86_FLAGS_ARITH;
 	for (i = 0; i < KJIT_LIVE_WINDOW; i++) {
-		if (kjit_decode_insn(tr, addr, in, false))
+		if (kjit_decode_insn(tr, addr, in, true))
 			return need | (KX86_FLAGS_ARITH & ~killed);
+		/* a fault here goes on at the fixup, which may read them
+		 * (found by the verifier's own look-ahead: 6.12's
+		 * rep_stos_alternative, a loop whose store faults to a ret) */
+		if (in->fixup == KJIT_FIXUP_EXIT)
+			need |= KX86_FLAGS_ARITH & ~killed;
 		need |= in->flags_read & ~killed;
 		killed |= in->flags_kill;
 		if ((killed & KX86_FLAGS_ARITH) == KX86_FLAGS_ARITH)

@@ -86,6 +86,9 @@ lock_dropped|jit/instrument.c|/if (mem->lock)/{n;s/kjit_emit_u8(e, KX86_PFX_LOCK
 gs_dropped|jit/instrument.c|s/kjit_emit_u8(e, KX86_PFX_GS); \/\* incq %gs:(%reg) \*\//(void)0;/|a per-CPU counter held in a register is incremented without %gs: every CPU counts one shared word, or none
 map_probe_stops|codecache/blockmap.c|/^struct kjit_centry \*kjit_map_find/,/^}/s/i = (i + 1) \& c->map_mask;/return NULL;/|the block map lookup gives up at the first collision: blocks that are there count as missing
 map_old_not_retired|codecache/blockmap.c|s/__atomic_store_n(\&c->old_map, old, __ATOMIC_RELEASE);/(void)old;/|a grown block map never hands its old table back to be freed
+entry_irq_swapped|codecache/entry.c|s/irq = emit_jcc_out(e, 0x85);/irq = emit_jcc_out(e, 0x84);/|the entry scope prologue takes task context for an interrupt and the other way round
+entry_bitmap_range|codecache/entry.c|s/\*past = emit_jcc_out(e, 0x83);/*past = emit_jcc_out(e, 0x82);/|the entry scope prologue tests the thread group bitmap only past its end
+seq_flags_of_only|jit/instrument.c|s/return tr->cfg.force_live .. (live \& KX86_FLAGS_INC_CLOBBER);/return tr->cfg.force_live + (live \& KX86_FLAG_OF);/|the counter saves the flags only where OF is live: SF, ZF, AF or PF live get a bare incq
 grow_counted_full|codecache/cache.c|s/return no_room(c, false);/return no_room(c, true);/|a block whose chunk has not come yet counts as a full table, not as growing'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kjit-mutation.XXXXXX") || exit 2
@@ -142,7 +145,7 @@ run_suite() {
 	done
 	[ -s "$tmp/fails" ] || return 0
 	[ "${MUTATION_VERBOSE:-}" ] && sed 's/^/    /' "$tmp/fails" >&2
-	printf '%s' "failing cases: $(wc -l < "$tmp/fails"), first:" \
+	printf '%s %s' "failing cases: $(wc -l < "$tmp/fails"), first:" \
 		"$(sed -n '1s/^KJIT-RESULT FAIL //p' "$tmp/fails" | cut -c1-140)"
 	[ "${MUTATION_ALL:-}" ] && printf '; behaviour: %s' "$(behaviour)"
 	return 1

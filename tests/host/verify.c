@@ -733,6 +733,197 @@ static bool fault_path_flags_dead(struct vfy *v)
 	return true;
 }
 
+/* ---- the verifier's own flags liveness ---------------------------------
+ * Which arithmetic flags may be read from @a on before every path writes
+ * them, decoded here from the original code (Zydis' cpu_flags), following
+ * successors VFY_LIVE_DEPTH levels deep, anything unknown live. It shares
+ * nothing with jit/liveness.c or jit/decode.c. Facts it takes: the ABI (C
+ * reads no flags at a function's entry, after its ret, after a call it
+ * makes, nor at a callee called through a pointer), and the environment (static-key sites, whose
+ * two paths both count and cost no level in a run of them; static calls,
+ * which are C calls, whatever the site holds; exception fixups, where a
+ * faulting instruction's path goes on). A bare counter the translator puts where these flags
+ * may be read, OF SF ZF AF PF (incq keeps CF), is an error. */
+#define VFY_LIVE_DEPTH	4
+#define VFY_LIVE_WINDOW 256
+#define VFY_SITE_RUN	64
+#define VFY_ARITH	0x8d5u /* OF SF ZF AF PF CF, at their EFLAGS bits */
+#define VFY_CLOBBER	0x8d4u /* ... what incq writes */
+
+/* what a walk carries: site levels left free, and whether a ret now goes
+ * back into compiled C (the walk entered an assembly callee from C) */
+struct vwalk {
+	unsigned sites;
+	bool ret_to_c;
+	u64 ret_to; /* ... or where it goes back to (0: not known) */
+};
+
+static u32 vlive_at(struct vfy *v, u64 a, unsigned depth, struct vwalk *w);
+
+/* a ret's function is compiled C: its caller reads no flags after it */
+static bool ret_in_c(struct vfy *v, u64 a)
+{
+	u64 fn = func_of(v, a);
+
+	return fn && fn < a && c_entry(v, fn);
+}
+
+/* Flags live after a ret at @a: none if it goes back into C; where the
+ * walk entered this callee by a call, what is live after that call (the
+ * walk then knows nothing of the caller's own return); else all. */
+static u32 vlive_ret(struct vfy *v, u64 a, unsigned depth, struct vwalk *w)
+{
+	struct vwalk out = {w->sites, false, 0};
+	u32 live;
+
+	if (w->ret_to_c || ret_in_c(v, a))
+		return 0;
+	if (!w->ret_to)
+		return VFY_ARITH;
+	live = vlive_at(v, w->ret_to, depth, &out);
+	w->sites = out.sites;
+	return live;
+}
+
+/* Flags live after the transfer @o, @depth levels left. */
+static u32 vlive_after(struct vfy *v, const struct dinsn *o, unsigned depth,
+		       struct vwalk *w)
+{
+	u64 fall = o->addr + o->i.length, t = orig_target(o), tramp, site_to;
+	bool direct = o->op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE, tail;
+	bool static_call = v->env->static_call &&
+			   v->env->static_call(v->env->opaque, o->addr, &tramp,
+					       &tail);
+	int reg;
+
+	if (v->env->patch_site &&
+	    v->env->patch_site(v->env->opaque, o->addr, &site_to)) {
+		if (!w->sites)
+			return VFY_ARITH;
+		w->sites--; /* a run of sites: free of depth */
+		return vlive_at(v, site_to, depth + 1, w) |
+		       vlive_at(v, fall, depth + 1, w);
+	}
+	if (static_call) /* a C call, whatever the site holds today (a call,
+			  * a jmp, a jcc, a ret): only a jcc's fall-through
+			  * stays here */
+		return o->i.meta.category == ZYDIS_CATEGORY_COND_BR
+			   ? vlive_at(v, fall, depth, w)
+			   : 0;
+	if (o->i.mnemonic == ZYDIS_MNEMONIC_RET)
+		return vlive_ret(v, o->addr, depth, w);
+	if (o->i.mnemonic == ZYDIS_MNEMONIC_CALL) {
+		bool to_c = w->ret_to_c;
+		u64 to = w->ret_to;
+		u32 live;
+
+		if (!direct || sym_of(v, t, &reg) == KJIT_SYM_INDIRECT_THUNK)
+			return 0; /* through a pointer */
+
+		if (c_entry(v, t))
+			return 0;
+		/* an assembly callee: its ret comes back here, which is C
+		 * (reads no flags after a call) if this function is */
+		w->ret_to_c = ret_in_c(v, o->addr);
+		w->ret_to = fall;
+		live = vlive_at(v, t, depth, w);
+		w->ret_to_c = to_c;
+		w->ret_to = to;
+		return live;
+	}
+	if (o->i.meta.category == ZYDIS_CATEGORY_COND_BR)
+		return vlive_at(v, t, depth, w) | vlive_at(v, fall, depth, w);
+	if (o->i.meta.category == ZYDIS_CATEGORY_UNCOND_BR && direct) {
+		switch (sym_of(v, t, &reg)) {
+		case KJIT_SYM_RETURN_THUNK:
+			return vlive_ret(v, o->addr, depth, w);
+		case KJIT_SYM_INDIRECT_THUNK:
+			return VFY_ARITH;
+		default:
+			break;
+		}
+		if (c_entry(v, t))
+			return 0; /* a tail call of C */
+		return vlive_at(v, t, depth, w);
+	}
+	return VFY_ARITH; /* an indirect jmp, a trap, an iret ... */
+}
+
+static bool is_transfer_insn(const struct dinsn *o)
+{
+	switch (o->i.meta.category) {
+	case ZYDIS_CATEGORY_COND_BR:
+	case ZYDIS_CATEGORY_UNCOND_BR:
+	case ZYDIS_CATEGORY_CALL:
+	case ZYDIS_CATEGORY_RET:
+		return true;
+	default:
+		return leaves_straight_line(o);
+	}
+}
+
+static u32 vlive_at(struct vfy *v, u64 a, unsigned depth, struct vwalk *w)
+{
+	u32 need = 0, killed = 0;
+	struct dinsn o;
+	unsigned i;
+	u64 ft;
+
+	if (!depth)
+		return VFY_ARITH;
+	for (i = 0; i < VFY_LIVE_WINDOW; i++, a += o.i.length) {
+		const ZydisAccessedFlags *f;
+		bool site = v->env->patch_site &&
+			    v->env->patch_site(v->env->opaque, a, &ft);
+
+		if (dec_code(v, a, &o))
+			break;
+		if (is_fentry_site(v, &o))
+			continue; /* a nop, or ftrace's call, which keeps them */
+		if (env_fixup(v, a, &ft) == KJIT_FIXUP_EXIT &&
+		    ft != a + o.i.length) /* a fault goes on at its fixup */
+			need |= vlive_at(v, ft, depth - 1, w) & ~killed;
+		f = o.i.cpu_flags;
+		if (!f) {
+			need |= VFY_ARITH & ~killed;
+		} else {
+			need |= f->tested & VFY_ARITH & ~killed;
+			if (!(o.i.attributes & (ZYDIS_ATTRIB_HAS_REP |
+						ZYDIS_ATTRIB_HAS_REPE |
+						ZYDIS_ATTRIB_HAS_REPNE)) &&
+			    !shift_by_maybe_zero(&o))
+				killed |= (f->modified | f->set_0 | f->set_1 |
+					   f->undefined) &
+					  VFY_ARITH;
+		}
+		if (killed == VFY_ARITH)
+			return need;
+		if (site || is_transfer_insn(&o))
+			return need | (vlive_after(v, &o, depth - 1, w) &
+				       ~killed);
+	}
+	return need | (VFY_ARITH & ~killed);
+}
+
+/* Flags that may be read from the block's start on (0 at a compiled C
+ * function's entry). */
+static u32 vfy_live_in(struct vfy *v)
+{
+	struct vwalk w = {VFY_SITE_RUN, false, 0};
+
+	if (c_entry(v, v->d->start))
+		return 0;
+	return vlive_at(v, v->d->start, VFY_LIVE_DEPTH, &w);
+}
+
+/* ... and from @a on, the start of one successor */
+static u32 vfy_live_from(struct vfy *v, u64 a)
+{
+	struct vwalk w = {VFY_SITE_RUN, false, 0};
+
+	return vlive_at(v, a, VFY_LIVE_DEPTH, &w);
+}
+
 /* The block counter between @a and @end, before original instruction
  * b->ctr_at: its sequence, and the liveness facts that allow it. */
 static int check_block_count(struct vfy *v, u64 a, u64 end)
@@ -769,9 +960,10 @@ static int check_block_count(struct vfy *v, u64 a, u64 end)
 	    (v->b->seq == KJIT_SEQ_INC && k))
 		return FAILF("counter at insn %u recorded as seq %u", k,
 			     v->b->seq);
-	if (v->b->seq == KJIT_SEQ_INC &&
-	    (v->b->live_in & (KX86_FLAGS_ARITH & ~KX86_FLAG_CF)))
-		return FAILF("bare inc although flags %#x live", v->b->live_in);
+	if (v->b->seq == KJIT_SEQ_INC && !k && (vfy_live_in(v) & VFY_CLOBBER))
+		return FAILF("bare inc at the entry although flags %#x may be "
+			     "read (the verifier's own look-ahead)",
+			     vfy_live_in(v));
 	if (v->b->seq == KJIT_SEQ_INC && !k && !fault_path_flags_dead(v))
 		return FAILF("bare inc at the entry, but a fault may leave "
 			     "the block before the flags are written");
@@ -954,9 +1146,9 @@ static int jcc_cond(const struct dinsn *x)
 }
 
 /* The block counter on one edge of a block counted on its edges: a bare
- * increment (the flags are dead at both successors by the translator's
- * look-ahead, as b->live_in is taken for a bare one at the entry), its
- * register saved (none is proven dead past a block). */
+ * increment (check_jcc_edges: the flags dead at both successors, by the
+ * verifier's own look-ahead), its register saved (none is proven dead
+ * past a block). */
 static int check_edge_count(struct vfy *v, u64 a, u64 *after)
 {
 	struct cseq c;
@@ -990,6 +1182,12 @@ static int check_jcc_edges(struct vfy *v, const struct dinsn *o,
 			return FAILF("block counted on its edges has a fixup "
 				     "at insn %u",
 				     i);
+	/* a bare counter on each edge: the flags dead at both successors,
+	 * by the verifier's own look-ahead */
+	if ((vfy_live_from(v, t) | vfy_live_from(v, fall)) & VFY_CLOBBER)
+		return FAILF("block counted on its edges, but flags %#x may be "
+			     "read after them (the verifier's own look-ahead)",
+			     vfy_live_from(v, t) | vfy_live_from(v, fall));
 	if (jcc_cond(x) != (jcc_cond(o) ^ 1) || abs_of(x, 0, &skip))
 		return FAILF("block counted on its edges: no j!cc to the "
 			     "second edge");
