@@ -215,7 +215,17 @@ static void compare_counts(struct omap *m, char *why, size_t n)
 static unsigned mode_flags;
 
 static struct omap om;
-static struct omap oracle_cache[MAX_CASES][N_ORACLE]; /* mode-independent */
+/* the oracle's runs, one set for modes that run every callee translated,
+ * one for those whose copied indirect calls run their callees natively */
+static struct omap oracle_cache[MAX_CASES][N_ORACLE];
+static struct omap oracle_cache_ni[MAX_CASES][N_ORACLE];
+
+/* native_calls without follow_indirect_calls: indirect calls are copied */
+static bool native_indirect(void)
+{
+	return (mode_flags & MODE_NATIVE_CALL) &&
+	       !(mode_flags & MODE_FOLLOW_IND);
+}
 
 static void oracle_input(unsigned c, unsigned i, long *a, long *b)
 {
@@ -229,12 +239,8 @@ static void oracle_input(unsigned c, unsigned i, long *a, long *b)
 /* Does every executed corpus block run translated in this mode? */
 static bool oracle_comparable(void)
 {
-	if (mode_flags & MODE_NATIVE_CALLEES)
-		return false;
-	return !(mode_flags & MODE_NATIVE_CALL) ||
-	       (mode_flags & MODE_FOLLOW_IND);
+	return !(mode_flags & MODE_NATIVE_CALLEES);
 }
-
 /* Watchdog: translated code that loops (a wrong link, say) fails its case
  * instead of hanging the suite. The line is formatted before the alarm is
  * armed; the handler only write()s it. */
@@ -292,11 +298,16 @@ static void run_case(const char *mode, const struct corpus_case *cc,
 	/* counts are compared with the oracle wherever every block the oracle
 	 * sees runs translated: not when some callees stay native */
 	for (i = 0; i < N_ORACLE && !why[0] && oracle_comparable(); i++) {
-		struct omap *m = &oracle_cache[cc - cases][i];
+		struct omap *m = native_indirect()
+				     ? &oracle_cache_ni[cc - cases][i]
+				     : &oracle_cache[cc - cases][i];
 
 		oracle_input((unsigned)(cc - cases), i, &a, &b);
 		if (!m->valid) {
-			long s = oracle_run(cc->fn, a, b, m);
+			long s;
+
+			oracle_native_indirect_calls(native_indirect());
+			s = oracle_run(cc->fn, a, b, m);
 
 			if (s < 0) {
 				snprintf(why, sizeof(why), "oracle run failed");

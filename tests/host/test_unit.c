@@ -1176,7 +1176,9 @@ static void test_patch_site(void)
 		sh = site_shape(&b, out, RUN);
 		/* flags dead: the counter (incq %gs:disp32), cmp, je, jmp */
 		kt_check(cases[i].name,
-			 !r && b.term == KJIT_I_SITE && b.n_exits == 2 &&
+			 !r && !vfy_block(&vfy, kjit_last_desc(&tr), &b, out,
+					  RUN) &&
+			     b.term == KJIT_I_SITE && b.n_exits == 2 &&
 			     sh.cmps == 1 && sh.cmp_op == cases[i].op &&
 			     sh.pushf == (cases[i].live ? 1u : 0u) &&
 			     ((b.exit[0].target == fall &&
@@ -1184,10 +1186,10 @@ static void test_patch_site(void)
 			      (b.exit[0].target == site_to &&
 			       b.exit[1].target == fall)) &&
 			     (cases[i].live || sh.insns == 1 + 3),
-			 "r=%s term=%u exits=%u cmps=%u op=%#x pushf=%u "
-			 "insns=%u",
-			 kjit_reason_name(r), b.term, b.n_exits, sh.cmps,
-			 sh.cmp_op, sh.pushf, sh.insns);
+			 "r=%s verifier: %s term=%u exits=%u cmps=%u op=%#x "
+			 "pushf=%u insns=%u",
+			 kjit_reason_name(r), vfy.msg, b.term, b.n_exits,
+			 sh.cmps, sh.cmp_op, sh.pushf, sh.insns);
 	}
 	/* Flags dead, the state the site is in when translated runs first:
 	 * a nop today: `jne exit(fall)` (2 instructions with the cmp), a jmp
@@ -1207,7 +1209,9 @@ static void test_patch_site(void)
 		sh = site_shape(&b, out, RUN);
 		kt_check(
 		    i ? "jit.site.jmp_today_first" : "jit.site.nop_today_first",
-		    !r && b.term == KJIT_I_SITE && b.n_exits == 2 &&
+		    !r &&
+			!vfy_block(&vfy, kjit_last_desc(&tr), &b, out, RUN) &&
+			b.term == KJIT_I_SITE && b.n_exits == 2 &&
 			sh.after_cmp == first && b.exit[0].target == want,
 		    "r=%s after the cmp: %s, first exit to %#llx (want "
 		    "%s to %#llx)",
@@ -1230,10 +1234,12 @@ static void test_patch_site(void)
 		struct site_shape sh = site_shape(&b, out, RUN);
 
 		kt_check("jit.site.run_of_sites_flags_dead",
-			 !r && b.term == KJIT_I_SITE && sh.cmps == 1 &&
-			     !sh.pushf,
-			 "r=%s cmps=%u pushf=%u", kjit_reason_name(r), sh.cmps,
-			 sh.pushf);
+			 !r &&
+			     !vfy_block(&vfy, kjit_last_desc(&tr), &b, out,
+					RUN) &&
+			     b.term == KJIT_I_SITE && sh.cmps == 1 && !sh.pushf,
+			 "r=%s verifier: %s cmps=%u pushf=%u",
+			 kjit_reason_name(r), vfy.msg, sh.cmps, sh.pushf);
 	}
 	/* 6.12's vmlinux holds 257 runs of 11 sites (the LSM's hooks, e.g.
 	 * security_file_permission) and one of 22: the longest, here. */
@@ -1250,10 +1256,14 @@ static void test_patch_site(void)
 		struct site_shape sh = site_shape(&b, out, RUN);
 
 		kt_check("jit.site.run_of_22_sites_flags_dead",
-			 !r && b.term == KJIT_I_SITE && sh.cmps == 1 &&
+			 !r &&
+			     !vfy_block(&vfy, kjit_last_desc(&tr), &b, out,
+					RUN) &&
+			     b.term == KJIT_I_SITE && sh.cmps == 1 &&
 			     !sh.pushf && b.seq == KJIT_SEQ_INC,
-			 "r=%s cmps=%u pushf=%u seq=%s", kjit_reason_name(r),
-			 sh.cmps, sh.pushf, kjit_seq_name(b.seq));
+			 "r=%s verifier: %s cmps=%u pushf=%u seq=%s",
+			 kjit_reason_name(r), vfy.msg, sh.cmps, sh.pushf,
+			 kjit_seq_name(b.seq));
 	}
 	site_to = ORIG + 0x40;
 	site_chain = 1;
@@ -1349,6 +1359,18 @@ static void test_patch_site_run(void)
 		if (ts)
 			kt_unhex(cases[i / 2].jmp, m);
 		r = kjit_translate(&tr, o, m + 0x800, 0x800, run, &b);
+		if (!r) { /* the decode-back verifier, on the site's env; the
+			   * runs below judge the behaviour apart */
+			struct vfy sv;
+
+			vfy_init(&sv, &h.env);
+			snprintf(name, sizeof(name), "%s%s.verifier",
+				 cases[i / 2].name, i & 1 ? ".jmp_today" : "");
+			kt_check(name,
+				 !vfy_block(&sv, kjit_last_desc(&tr), &b,
+					    m + 0x800, run),
+				 "%s", sv.msg);
+		}
 		for (x = 0; !r && x < b.n_exits; x++) {
 			u32 off, nv, ov;
 

@@ -1596,10 +1596,83 @@ static int check_stay_call(struct vfy *v, u64 a, u64 fall)
 	       check_exit_branch(v, &x, fall);
 }
 
+/* The exit a site's path takes at @a: [popfq if @saved]; jmp exit(@want)
+ * (an exit counter may come first, dec_exit). */
+static int check_site_path(struct vfy *v, u64 a, bool saved, u64 want)
+{
+	struct dinsn x;
+
+	if (saved) {
+		if (dec_out(v, a, &x) || x.i.mnemonic != ZYDIS_MNEMONIC_POPFQ)
+			return FAILF("site path at %#llx: no popfq",
+				     (unsigned long long)a);
+		a += x.i.length;
+	}
+	return dec_exit(v, a, &x) || check_exit_branch(v, &x, want);
+}
+
+/*
+ * A static-key site (the environment's patch_site), as jit/flow.c draws
+ * it: [pushfq]; cmpb $op, site(%rip), op the first byte of the jmp the
+ * kernel writes there (e9 at a 5-byte site, eb at a 2-byte one,
+ * <asm/jump_label.h>); then jcc exit; jmp exit (je to the jmp's target,
+ * jne to the nop path), or je J; [popfq]; jmp exit(nop path); J: [popfq];
+ * jmp exit(target). The flags are saved exactly where the verifier's own
+ * look-ahead finds any read after the site: the cmp writes all six.
+ */
+static int check_site(struct vfy *v, const struct kjit_insn *in, u64 a,
+		      u64 to)
+{
+	u64 fall = in->addr + in->len, m, j;
+	u8 op = in->len == 2 ? 0xeb : 0xe9;
+	u32 live = vfy_live_from(v, to) | vfy_live_from(v, fall);
+	struct dinsn x, y;
+	bool saved;
+
+	if (dec_out(v, a, &x))
+		return -1;
+	saved = x.i.mnemonic == ZYDIS_MNEMONIC_PUSHFQ;
+	if (saved != ((live & VFY_ARITH) != 0))
+		return FAILF("site %#llx: flags %s, but %#x may be read after "
+			     "it (the verifier's own look-ahead)",
+			     (unsigned long long)in->addr,
+			     saved ? "saved" : "not saved", live);
+	if (saved && dec_out(v, x.addr + x.i.length, &x))
+		return -1;
+	if (x.i.mnemonic != ZYDIS_MNEMONIC_CMP ||
+	    x.op[0].type != ZYDIS_OPERAND_TYPE_MEMORY ||
+	    x.op[0].size != 8 || abs_of(&x, 0, &m) || m != in->addr ||
+	    x.op[1].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+	    (u8)x.op[1].imm.value.u != op)
+		return FAILF("site %#llx: no cmpb $%#x, site(%%rip)",
+			     (unsigned long long)in->addr, op);
+	if (dec_aligned(v, x.addr + x.i.length, &y) ||
+	    y.i.meta.category != ZYDIS_CATEGORY_COND_BR ||
+	    (jcc_cond(&y) != 4 && jcc_cond(&y) != 5))
+		return FAILF("site %#llx: no je or jne after the cmp",
+			     (unsigned long long)in->addr);
+	if (y.i.raw.imm[0].size == 32) { /* jcc exit; jmp exit */
+		bool eq = jcc_cond(&y) == 4;
+
+		if (saved || check_exit_branch(v, &y, eq ? to : fall) ||
+		    dec_exit(v, y.addr + y.i.length, &x))
+			return saved ? FAILF("site %#llx: flags saved but "
+					     "never restored",
+					     (unsigned long long)in->addr)
+				     : -1;
+		return check_exit_branch(v, &x, eq ? fall : to);
+	}
+	if (jcc_cond(&y) != 4 || abs_of(&y, 0, &j)) /* je J */
+		return FAILF("site %#llx: no je J after the cmp",
+			     (unsigned long long)in->addr);
+	return check_site_path(v, y.addr + y.i.length, saved, fall) ||
+	       check_site_path(v, j, saved, to);
+}
+
 static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 {
 	struct dinsn o, x;
-	u64 fall = in->addr + in->len, t, next;
+	u64 fall = in->addr + in->len, t, next, site_to;
 	int reg;
 	enum kjit_sym s;
 
@@ -1608,6 +1681,9 @@ static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 			return -1;
 		return check_exit_branch(v, &x, in->addr);
 	}
+	if (v->env->patch_site &&
+	    v->env->patch_site(v->env->opaque, in->addr, &site_to))
+		return check_site(v, in, a, site_to);
 	if (dec_orig(v, in, &o))
 		return -1;
 	t = orig_target(&o);
