@@ -126,6 +126,26 @@ static bool h_counter(void *o, u64 block, enum kjit_counter_kind kind,
 	return true;
 }
 
+bool henv_patch_site(void *opaque, u64 addr, u64 *target)
+{
+	const struct henv *h = opaque;
+	size_t lo = 0, hi = h->n_sites;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->sites[mid].code == addr) {
+			*target = h->sites[mid].target;
+			return true;
+		}
+		if (h->sites[mid].code < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
 static u64 h_func_start(void *o, u64 addr)
 {
 	const struct henv *h = o;

@@ -36,6 +36,13 @@ struct henv {
 		u64 insn, fixup;
 		u32 data;
 	} * fix;
+	/* optional, sorted by code: static-key sites (a kernel's
+	 * __jump_table); henv_patch_site() answers kjit_env.patch_site
+	 * from them */
+	const struct henv_site {
+		u64 code, target;
+	} * sites;
+	size_t n_sites;
 	/* optional, sorted function starts: kjit_env.func_start gives the
 	 * last one at or below an address (0 below the first) */
 	const u64 *funcs;
@@ -73,5 +80,8 @@ int henv_set_gs(u64 base);
 u64 *henv_counter_of(struct henv *h, u64 block_addr);
 /* Edge counter of exit @exit of @block_addr, or NULL. */
 u64 *henv_edge_counter_of(struct henv *h, u64 block_addr, unsigned exit);
+
+/* kjit_env.patch_site over h->sites (@opaque: the henv) */
+bool henv_patch_site(void *opaque, u64 addr, u64 *target);
 
 #endif

@@ -62,6 +62,7 @@ static struct {
 	u64 fns, fns_ok, blocks, blocks_ok, vfy_fail, in_bytes, out_bytes;
 	u64 ibt_fail, memo_diff, uw_fail;
 	u64 jpred;  /* blocks ending in an indirect jmp with a prediction */
+	u64 sites;  /* blocks ending at a static-key site (verified) */
 	u64 fix[4]; /* blocks by kjit_block.fix_kind */
 	char first_ibt[400], first_memo[200], first_uw[400];
 	u64 reason[KJIT_R_COUNT];
@@ -111,6 +112,7 @@ static int do_block(u64 a, u64 lo, u64 hi, unsigned *nw)
 	st.blocks_ok++;
 	st.fix[b.fix_kind & 3]++;
 	st.jpred += b.jsite_off != 0;
+	st.sites += b.term == KJIT_I_SITE;
 	st.in_bytes += b.orig_len, st.out_bytes += b.len;
 	if (check_memo) {
 		struct kjit_block bc;
@@ -232,6 +234,10 @@ static int setup_env(void)
 	henv_add_region(&henv, vml.text_addr, vml.text, vml.text_size);
 	henv.fixups = vml.fixups, henv.n_fixups = vml.n_fixups;
 	henv.funcs = vml_func_starts(&vml, &henv.n_funcs);
+	/* static-key sites, as the module translates them */
+	henv.sites = (const struct henv_site *)vml.jumps;
+	henv.n_sites = vml.n_jumps;
+	henv.env.patch_site = henv_patch_site;
 	if (!(a = vml_sym(&vml, "__fentry__")))
 		return -1;
 	henv_add_sym(&henv, a, KJIT_SYM_FENTRY, -1);
@@ -375,6 +381,9 @@ static void report(const char *pfx, double secs)
 	       "%.0f blocks/s incl. verify\n",
 	       (unsigned long long)st.blocks, (unsigned long long)st.blocks_ok,
 	       pct, secs, st.blocks / secs);
+	printf("vmlinux sweep: %llu blocks end at one of the %zu static-key "
+	       "sites of __jump_table (each checked by the verifier)\n",
+	       (unsigned long long)st.sites, vml.n_jumps);
 	printf("vmlinux sweep: expansion %.2fx (all bytes incl. stubs), "
 	       "inc/lahf/pushf %llu/%llu/%llu\n",
 	       (double)st.out_bytes / st.in_bytes,

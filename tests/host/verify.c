@@ -562,6 +562,11 @@ static bool reg_dead_past(struct vfy *v, const struct dinsn *o,
 	u64 fall = o->addr + o->i.length, t, f;
 	int reg;
 
+	/* a static-key site: a nop or a jmp, both paths by turns */
+	if (v->env->patch_site &&
+	    v->env->patch_site(v->env->opaque, o->addr, &t))
+		return reg_dead_at(v, o->addr, t, r64, depth) &&
+		       reg_dead_at(v, o->addr, fall, r64, depth);
 	if (o->i.meta.category == ZYDIS_CATEGORY_COND_BR) {
 		t = orig_target(o);
 		return sym_of(v, t, &reg) == KJIT_SYM_NONE &&
@@ -1617,8 +1622,9 @@ static int check_site_path(struct vfy *v, u64 a, bool saved, u64 want)
  * kernel writes there (e9 at a 5-byte site, eb at a 2-byte one,
  * <asm/jump_label.h>); then jcc exit; jmp exit (je to the jmp's target,
  * jne to the nop path), or je J; [popfq]; jmp exit(nop path); J: [popfq];
- * jmp exit(target). The flags are saved exactly where the verifier's own
- * look-ahead finds any read after the site: the cmp writes all six.
+ * jmp exit(target). The flags are saved wherever the verifier's own
+ * look-ahead finds any read after the site: the cmp writes all six (saved
+ * where it finds none is only slower).
  */
 static int check_site(struct vfy *v, const struct kjit_insn *in, u64 a,
 		      u64 to)
@@ -1632,11 +1638,10 @@ static int check_site(struct vfy *v, const struct kjit_insn *in, u64 a,
 	if (dec_out(v, a, &x))
 		return -1;
 	saved = x.i.mnemonic == ZYDIS_MNEMONIC_PUSHFQ;
-	if (saved != ((live & VFY_ARITH) != 0))
-		return FAILF("site %#llx: flags %s, but %#x may be read after "
-			     "it (the verifier's own look-ahead)",
-			     (unsigned long long)in->addr,
-			     saved ? "saved" : "not saved", live);
+	if (!saved && (live & VFY_ARITH)) /* saved without need: allowed */
+		return FAILF("site %#llx: flags not saved, but %#x may be read "
+			     "after it (the verifier's own look-ahead)",
+			     (unsigned long long)in->addr, live);
 	if (saved && dec_out(v, x.addr + x.i.length, &x))
 		return -1;
 	if (x.i.mnemonic != ZYDIS_MNEMONIC_CMP ||

@@ -95,6 +95,57 @@ static void load_fixups(struct vml *v)
 	v->n_fixups = n;
 }
 
+static int cmp_jump(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct vjump *)a)->code,
+		       &((const struct vjump *)b)->code);
+}
+
+/* The file's bytes at address @a, @len of them in one section, or NULL. */
+static const u8 *bytes_at(const struct vml *v, u64 a, u64 len)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)v->data;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(v->data + eh->e_shoff);
+	int i;
+
+	for (i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_PROGBITS && sh[i].sh_addr <= a &&
+		    a + len <= sh[i].sh_addr + sh[i].sh_size &&
+		    sh[i].sh_offset + sh[i].sh_size <= v->size)
+			return v->data + sh[i].sh_offset + (a - sh[i].sh_addr);
+	return NULL;
+}
+
+/* The jump table (__start___jump_table .. __stop___jump_table, in
+ * .rodata: Debian's vmlinux has no section of its own for it): struct
+ * jump_entry { s32 code; s32 target; long key; }, each offset relative to
+ * its own field (<linux/jump_label.h>, CONFIG_HAVE_ARCH_JUMP_LABEL_RELATIVE,
+ * x86-64). Needs the symbols. */
+static void load_jumps(struct vml *v)
+{
+	u64 start = vml_sym(v, "__start___jump_table");
+	u64 stop = vml_sym(v, "__stop___jump_table");
+	const u8 *tab;
+	size_t i, n;
+
+	if (!start || stop <= start ||
+	    !(tab = bytes_at(v, start, stop - start)))
+		return;
+	n = (stop - start) / 16;
+	v->jumps = calloc(n, sizeof(*v->jumps));
+	if (!v->jumps)
+		return;
+	for (i = 0; i < n; i++) {
+		const u8 *e = tab + i * 16;
+		u64 at = start + i * 16;
+
+		v->jumps[i].code = at + (s64)(s32)rd32(e);
+		v->jumps[i].target = at + 4 + (s64)(s32)rd32(e + 4);
+	}
+	qsort(v->jumps, n, sizeof(*v->jumps), cmp_jump);
+	v->n_jumps = n;
+}
+
 /* token table start (and index position) */
 static int find_tokens(const struct vml *v, size_t *table, size_t *index)
 {
@@ -274,7 +325,10 @@ int vml_open(struct vml *v, const char *path, char *err, size_t errlen)
 	v->text_size = text->sh_size;
 	v->text = v->data + text->sh_offset;
 	load_fixups(v);
-	return load_kallsyms(v, err, errlen);
+	if (load_kallsyms(v, err, errlen))
+		return -1;
+	load_jumps(v);
+	return 0;
 }
 
 u64 vml_sym(const struct vml *v, const char *name)

@@ -1,5 +1,5 @@
 /* vmlinux.h - read an uncompressed vmlinux for the host sweep: .text, the
- * exception table, and the symbols of the embedded kallsyms table (Debian
+ * exception table, the static-key sites, and the symbols of the embedded kallsyms table (Debian
  * ships neither a symbol table in vmlinux nor a real System.map).
  *
  * Invariants: everything points into one read-only mapping of the file;
@@ -33,6 +33,12 @@ struct vml {
 	struct vfixup *fix; /* the same entries, whole, sorted by insn */
 	struct vsym *sym;
 	size_t n_sym;
+	/* static-key sites (__jump_table), sorted by code, as host_env.h's
+	 * struct henv_site */
+	struct vjump {
+		u64 code, target;
+	} * jumps;
+	size_t n_jumps;
 };
 
 /* 0 on success, else -1 with a message in @err. */
