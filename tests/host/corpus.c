@@ -379,6 +379,22 @@ __asm__(".pushsection kjit_corpus,\"ax\",@progbits\n"
 	"3: add $16,%rsp\n dec %rcx\n jnz 1b\n"
 	"  lfence\n"
 	"  jmp op_add\n"
+
+	/* a_regslive: every argument and scratch register set in one block
+	 * and read in the next, each once, %r11 (a counter's first choice)
+	 * last, but %r10 written first, unread: a per-CPU counter there must
+	 * take %r10 (or save a register, or wait until one is read for the
+	 * last time), never %r11 */
+	".globl a_regslive\n a_regslive:\n"
+	"  call corpus_fentry\n"
+	"  lea 1(%rdi),%r8\n lea 2(%rdi),%r9\n lea 3(%rsi),%r10\n"
+	"  lea 4(%rsi),%r11\n lea 5(%rdi),%rcx\n lea 6(%rsi),%rdx\n"
+	"  lea (%rdi,%rsi,4),%rax\n"
+	"  jmp 1f\n"
+	"1: mov $7,%r10d\n imul %r10,%rax\n add %r9,%rax\n imul %r8,%rax\n"
+	"  add %rcx,%rax\n"
+	"  imul %rdx,%rax\n add %rsi,%rax\n imul %rdi,%rax\n add %r11,%rax\n"
+	"  ret\n"
 	".popsection\n"
 	".pushsection .data\n ptr_cell: .quad op_add\n .popsection\n");
 
@@ -386,6 +402,7 @@ long a_carry(long, long), a_string(long, long), a_loop(long, long);
 long a_repzero(long, long);
 long a_retimm(long, long), a_thunks(long, long), a_callrsp(long, long);
 long a_flags(long, long), a_ibt(long, long), a_rsbfill(long, long);
+long a_regslive(long, long);
 
 const struct corpus_case corpus_cases[] = {
     {"loop", c_loop},	  {"switch", c_switch},	  {"fib", c_fib},
@@ -395,5 +412,6 @@ const struct corpus_case corpus_cases[] = {
     {"string", a_string}, {"loopinsn", a_loop},	  {"retimm", a_retimm},
     {"thunks", a_thunks}, {"callrsp", a_callrsp}, {"repzero", a_repzero},
     {"flags", a_flags},	  {"ibt", a_ibt},	  {"rsbfill", a_rsbfill},
+    {"regslive", a_regslive},
 };
 const unsigned corpus_n_cases = sizeof(corpus_cases) / sizeof(corpus_cases[0]);

@@ -956,10 +956,18 @@ static void jpred_run_reg(u8 *m, unsigned reg)
 	int bad;
 
 	jmp_reg_hex(reg, hex);
-	snprintf(name, sizeof(name), "jit.jpred.run.%s", ut_reg_names[reg]);
 	memset(ut_gs, 0, sizeof(ut_gs));
-	if (jpred_xlate(hex, &b, m, run, why) || !b.jsite_off) {
-		kt_fail(name, "translation: %s", why);
+	/* the shape checks (verifier, unwind map) apart: the runs below
+	 * judge the behaviour whatever they say */
+	snprintf(name, sizeof(name), "jit.jpred.run.%s.verifier",
+		 ut_reg_names[reg]);
+	kt_check(name, !jpred_xlate(hex, &b, m, run, why), "%s", why);
+	snprintf(name, sizeof(name), "jit.jpred.run.%s", ut_reg_names[reg]);
+	memset(code, 0xcc, sizeof(code));
+	kt_unhex(hex, code);
+	if (kjit_translate(&tr, ORIG, m, KJIT_MAX_BLOCK_BYTES, run, &b) ||
+	    !b.jsite_off) {
+		kt_fail(name, "not translated with a prediction");
 		return;
 	}
 	bad = jpred_runs(m, reg, t[0], 1);
