@@ -157,7 +157,8 @@ run_suite() {
 # not one that compares bytes or shapes (golden bytes, the verifier).
 behaviour() {
 	b=$(grep -E '^KJIT-RESULT FAIL (jit\.diff\.|[a-z0-9_.]*\.run[._]|[a-z_.]*_exec |codecache\.smp\.|cache\.grow\.|entry\.(run|own|scope|exiting|frames)\.)' \
-		"$tmp/fails" | grep -v -e 'verifier:' -e 'unwind map' |
+		"$tmp/fails" | grep -v -e 'verifier:' -e 'unwind map' \
+		-e '^KJIT-RESULT FAIL [^ ]*\.verifier ' |
 		head -n 1 | cut -d' ' -f3-)
 	echo "${b:-none (caught by shape checks only)}" | cut -c1-140
 }
