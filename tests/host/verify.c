@@ -885,8 +885,13 @@ static u32 vlive_at(struct vfy *v, u64 a, unsigned depth, struct vwalk *w)
 			break;
 		if (is_fentry_site(v, &o))
 			continue; /* a nop, or ftrace's call, which keeps them */
+		/* a fault goes on at its fixup; a direct call's entry never
+		 * fires (it only pushes: a fault in the callee has the
+		 * callee's address), as faults_away() */
 		if (env_fixup(v, a, &ft) == KJIT_FIXUP_EXIT &&
-		    ft != a + o.i.length) /* a fault goes on at its fixup */
+		    ft != a + o.i.length &&
+		    !(o.i.mnemonic == ZYDIS_MNEMONIC_CALL &&
+		      o.op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE))
 			need |= vlive_at(v, ft, depth - 1, w) & ~killed;
 		f = o.i.cpu_flags;
 		if (!f) {
