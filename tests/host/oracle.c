@@ -66,18 +66,11 @@ static u64 reg_of(pid_t pid, size_t off)
 	return (u64)ptrace(PTRACE_PEEKUSER, pid, off, 0);
 }
 
-/* Control transfer by opcode, skipping legacy prefixes and REX. */
+/* Control transfer by opcode, past legacy prefixes and REX. */
 static int is_transfer(const u8 *p)
 {
-	int i = 0;
+	int i = opcode_at(p);
 
-	while (i < 14 &&
-	       (p[i] == 0x66 || p[i] == 0x67 || p[i] == 0xf2 || p[i] == 0xf3 ||
-		p[i] == 0x2e || p[i] == 0x36 || p[i] == 0x3e || p[i] == 0x26 ||
-		p[i] == 0x64 || p[i] == 0x65 || p[i] == 0xf0))
-		i++;
-	if ((p[i] & 0xf0) == 0x40)
-		i++;
 	if ((p[i] & 0xf0) == 0x70 || (p[i] >= 0xe0 && p[i] <= 0xe3) ||
 	    p[i] == 0xe8 || p[i] == 0xe9 || p[i] == 0xeb || p[i] == 0xc2 ||
 	    p[i] == 0xc3 || p[i] == 0xca || p[i] == 0xcb || p[i] == 0xcc ||
