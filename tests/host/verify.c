@@ -940,6 +940,7 @@ static int check_block_count(struct vfy *v, u64 a, u64 end)
 {
 	struct cseq c;
 	unsigned k = v->b->ctr_at;
+	u32 live;
 	int r;
 
 	if (v->b->seq == KJIT_SEQ_EDGES) /* check_jcc_edges() */
@@ -970,10 +971,11 @@ static int check_block_count(struct vfy *v, u64 a, u64 end)
 	    (v->b->seq == KJIT_SEQ_INC && k))
 		return FAILF("counter at insn %u recorded as seq %u", k,
 			     v->b->seq);
-	if (v->b->seq == KJIT_SEQ_INC && !k && (vfy_live_in(v) & VFY_CLOBBER))
+	if (v->b->seq == KJIT_SEQ_INC && !k &&
+	    ((live = vfy_live_in(v)) & VFY_CLOBBER))
 		return FAILF("bare inc at the entry although flags %#x may be "
 			     "read (the verifier's own look-ahead)",
-			     vfy_live_in(v));
+			     live);
 	if (v->b->seq == KJIT_SEQ_INC && !k && !fault_path_flags_dead(v))
 		return FAILF("bare inc at the entry, but a fault may leave "
 			     "the block before the flags are written");
@@ -1186,6 +1188,7 @@ static int check_jcc_edges(struct vfy *v, const struct dinsn *o,
 	struct dinsn y;
 	u64 skip, a;
 	unsigned i;
+	u32 live;
 
 	for (i = 0; i < v->d->n; i++)
 		if (v->d->insn[i].fixup)
@@ -1194,10 +1197,11 @@ static int check_jcc_edges(struct vfy *v, const struct dinsn *o,
 				     i);
 	/* a bare counter on each edge: the flags dead at both successors,
 	 * by the verifier's own look-ahead */
-	if ((vfy_live_from(v, t) | vfy_live_from(v, fall)) & VFY_CLOBBER)
+	live = vfy_live_from(v, t) | vfy_live_from(v, fall);
+	if (live & VFY_CLOBBER)
 		return FAILF("block counted on its edges, but flags %#x may be "
 			     "read after them (the verifier's own look-ahead)",
-			     vfy_live_from(v, t) | vfy_live_from(v, fall));
+			     live);
 	if (jcc_cond(x) != (jcc_cond(o) ^ 1) || abs_of(x, 0, &skip))
 		return FAILF("block counted on its edges: no j!cc to the "
 			     "second edge");
