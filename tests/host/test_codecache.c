@@ -7,6 +7,7 @@
  * that is never mapped, and the tests read the metadata the cache keeps.
  */
 #include <string.h>
+#include "codecache/blockmap.h"
 #include "codecache/cache.h"
 #include "host_env.h"
 #include "ibt_check.h"
@@ -770,8 +771,37 @@ static void test_grow(void)
 		 (unsigned long long)f.c.stats.growing);
 }
 
+/* The block map at half load (the most it takes): 32 blocks in 64 slots
+ * collide (any hash does, for fixed addresses: the birthday bound), and
+ * every one must be found again past its collisions, nothing else. */
+static void test_map_collisions(void)
+{
+	static struct kjit_centry slots[64];
+	static struct kjit_cache c;
+	u32 used = 0, i, bad = 0;
+
+	memset(slots, 0, sizeof(slots));
+	c.map = slots;
+	c.map_mask = 63;
+	for (i = 0; i < 32; i++) {
+		struct kjit_centry *e = kjit_map_get(&c, ORIG + 16 * i, &used);
+
+		bad += !e || e->orig != ORIG + 16 * i;
+	}
+	for (i = 0; i < 32; i++) {
+		const struct kjit_centry *e = kjit_map_find(&c, ORIG + 16 * i);
+
+		bad += !e || e->orig != ORIG + 16 * i;
+	}
+	bad += kjit_map_find(&c, ORIG + 8) != NULL; /* never added */
+	bad += kjit_map_get(&c, ORIG + 16 * 32, &used) != NULL; /* full */
+	kt_check("cache.map.collisions", !bad && used == 32,
+		 "%u of 34 lookups wrong, %u entries", bad, used);
+}
+
 int main(void)
 {
+	test_map_collisions();
 	test_areas();
 	test_grow();
 	test_staged_copy();
