@@ -156,7 +156,7 @@ run_suite() {
 # emitted sequences executed, threads' counts, the code cache's lookups),
 # not one that compares bytes or shapes (golden bytes, the verifier).
 behaviour() {
-	b=$(grep -E '^KJIT-RESULT FAIL (jit\.diff\.|[a-z0-9_.]*\.run[._]|[a-z_.]*_exec |codecache\.smp\.|cache\.grow\.|entry\.(run|own|scope|exiting|frames)\.)' \
+	b=$(grep -E '^KJIT-RESULT FAIL (jit\.diff\.|[a-z0-9_.]*\.run[._]|[a-z_.]*_exec |codecache\.smp\.|cache\.(grow|map)\.|entry\.(run|own|scope|exiting|frames)\.)' \
 		"$tmp/fails" | grep -v -e 'verifier:' -e 'unwind map' \
 		-e '^KJIT-RESULT FAIL [^ ]*\.verifier ' |
 		head -n 1 | cut -d' ' -f3-)
