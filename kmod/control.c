@@ -20,7 +20,7 @@
 #include "control.h"
 #include "divert.h"
 #include "kjit_refusals.h"
-#include "env.h"
+#include "kcode.h"
 #include "ksyms.h"
 #include "session.h"
 

@@ -8,7 +8,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include "deep.h"
-#include "env.h"
+#include "kcode.h"
 #include "kjit_refusals.h"
 #include "ksyms.h"
 #include "native.h"
@@ -17,7 +17,7 @@
 
 /* Never followed, whatever else says (kjit_refusals.h). */
 static const char *const deny_names[] = {KJIT_DEEP_DENY};
-/* ... and these where a call cannot leave the cache (kjit_env_leaves()). */
+/* ... and these where a call cannot leave the cache (kjit_kcode_leaves()). */
 static const char *const deny_unless_leave[] = {KJIT_DEEP_DENY_UNLESS_LEAVE};
 #define N_DENY (ARRAY_SIZE(deny_names) + ARRAY_SIZE(deny_unless_leave))
 
@@ -167,7 +167,7 @@ int kjit_deep_init(struct kjit_deep *d, u32 max, u32 first, u32 ahead,
 	d->cap = first;
 	for (i = 0; i < ARRAY_SIZE(deny_names); i++)
 		d->deny[d->n_deny++] = kjit_lookup_name(deny_names[i]);
-	for (i = 0; !kjit_env_leaves() && i < ARRAY_SIZE(deny_unless_leave);
+	for (i = 0; !kjit_kcode_leaves() && i < ARRAY_SIZE(deny_unless_leave);
 	     i++)
 		d->deny[d->n_deny++] = kjit_lookup_name(deny_unless_leave[i]);
 	kjit_worker_start(&d->worker);

@@ -26,7 +26,7 @@
 #include "codecache/entry.h"
 #include "compat.h"
 #include "divert.h"
-#include "env.h"
+#include "kcode.h"
 #include "ibl.h"
 #include "jit/arch_x86.h"
 #include "kjit_refusals.h"
@@ -151,7 +151,7 @@ int kjit_divert_place(struct kjit_session *s)
 	a.size = s->entry_size;
 	a.slots_gs = (unsigned long)&kjit_entry_slots;
 	a.dispatch = (unsigned long)kjit_dispatch_entry;
-	a.thunk = kjit_env_indirect_thunk(11);
+	a.thunk = kjit_kcode_indirect_thunk(11);
 	kjit_scope_entry(&s->scope, &a.scope);
 	kjit_scope_exiting(&a.exiting);
 	a.exiting.counters = (unsigned long)s->exiting.exec;

@@ -10,7 +10,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include "env.h"
+#include "kcode.h"
 #include "exittail.h"
 #include "kjit_refusals.h"
 #include "ksyms.h"
@@ -42,7 +42,7 @@ bool kjit_exit_tail_init(void)
 	exit_tail_max =
 	    clamp_t(unsigned int, exit_tail_max, 1, KJIT_EXIT_TAIL_MAX);
 	kjit_exit_tail_to = kjit_lookup_name(KJIT_LEAVE_AT);
-	ready = exit_tail && kjit_exit_tail_to && kjit_env_leaves();
+	ready = exit_tail && kjit_exit_tail_to && kjit_kcode_leaves();
 	if (exit_tail && !ready)
 		pr_info("kjit: dying tasks leave the code cache at %s\n",
 			KJIT_LEAVE_AT);

@@ -12,7 +12,7 @@
 #include <linux/slab.h>
 #include <asm/extable.h>
 #include "cachepool.h"
-#include "env.h"
+#include "kcode.h"
 #include "extable.h"
 #include "jit/translate.h"
 #include "kmod/pool/kjit_pool.h"
@@ -56,7 +56,7 @@ bool kjit_extable_place(const struct kjit_block *b,
 	if (b->fix_kind != KJIT_FIXUP_EXIT && b->fix_kind != KJIT_FIXUP_NEXT)
 		return true;
 	chunk = kjit_pool_chunk((unsigned long)run);
-	orig = kjit_env_ex_entry((unsigned long)d->insn[b->fix_insn].addr);
+	orig = kjit_kcode_ex_entry((unsigned long)d->insn[b->fix_insn].addr);
 	if (!used || !orig || used[chunk] >= kjit_pool.ex_per_chunk)
 		return false;
 	fix = b->fix_kind == KJIT_FIXUP_EXIT

@@ -11,7 +11,7 @@
 #include "chardev.h"
 #include "compat.h"
 #include "control.h"
-#include "env.h"
+#include "kcode.h"
 #include "gates.h"
 #include "sites.h"
 #include "kjit_ioctl.h"
@@ -33,7 +33,7 @@ static int __init kjit_init(void)
 	if (!err) /* every gate is set by now */
 		err = kjit_gates_check();
 	if (!err)
-		err = kjit_env_init();
+		err = kjit_kcode_init();
 	if (err)
 		return err;
 	kjit_exit_tail_init();
