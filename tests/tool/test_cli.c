@@ -40,6 +40,44 @@ static void expect(const char *name, const char *args, int status,
 	check(name, st == status && strstr(out, text), out);
 }
 
+/* Every message names the subcommand that says it, from shared code too
+ * (the device, kallsyms, symbol lookup): each line of stderr begins with
+ * "kjit SUBCMD: " or is indented under one that does. */
+static void one_prefix(void)
+{
+	static const char *const runs[][2] = {
+	    {"attach", "attach nope"},
+	    {"record", "record -f nope -- true"},
+	    {"annotate", "annotate nope"},
+	    {"blocks", "blocks nope"},
+	    {"compare", "compare -f nope -- true"},
+	    {"list", "list 'zz:*'"},
+	    {"report", "report -i /nonexistent"},
+	    {"diff", "diff /nonexistent /nonexistent"},
+	    {"stat", "stat"},
+	    {"detach", "detach"},
+	};
+	char name[64], want[64], why[512];
+	const char *l;
+	size_t i;
+	int ok;
+
+	for (i = 0; i < sizeof(runs) / sizeof(*runs); i++) {
+		kjit(runs[i][1]);
+		snprintf(want, sizeof(want), "kjit %s: ", runs[i][0]);
+		ok = out[0] != 0;
+		for (l = out; ok && *l; l = strchr(l, '\n') + 1) {
+			ok = !strncmp(l, want, strlen(want)) || *l == ' ';
+			if (!strchr(l, '\n'))
+				break;
+		}
+		snprintf(name, sizeof(name), "prefix_%s", runs[i][0]);
+		snprintf(why, sizeof(why), "want '%s' on each line: %.400s",
+			 want, out);
+		check(name, ok, why);
+	}
+}
+
 static const char list_all[] =
     "ADDRESS            OK   FUNCTION  [WHY NOT]\n"
     "0xffffffff81000000 no   _stext  not traceable (no __fentry__ site at its "
@@ -166,9 +204,10 @@ int main(void)
 	expect("blocks_no_kcore", "blocks vfs_read", 1,
 	       "(kernel without CONFIG_PROC_KCORE)");
 	expect("blocks_ambiguous", "blocks dup_static", 1,
-	       "kjit: dup_static: ambiguous: 2 functions");
+	       "kjit blocks: dup_static: ambiguous: 2 functions");
+	one_prefix();
 	expect("blocks_unknown", "blocks nope", 1,
-	       "kjit: nope: no such kernel function\n");
+	       "kjit blocks: nope: no such kernel function\n");
 	expect("help", "--help", 0, "  compare   counts and overhead");
 	expect(
 	    "help_sub", "help record", 0,

@@ -46,6 +46,7 @@
 #include "tools/report/noise.h"
 #include "tools/session/runcmd.h"
 #include "tools/session/session.h"
+#include "tools/report/say.h"
 
 struct probes {
 	uint64_t *addr, *count;
@@ -458,7 +459,7 @@ static int compare(int fd, int kfd, const struct args *a)
 			err = -1;
 	}
 	if (err)
-		fprintf(stderr, "kjit: out of memory\n");
+		say("out of memory\n");
 	if (!err)
 		err = run_once(a, "native warm-up", &ns) ||
 		      run_all(a, "native", m[0].t, &m[0].sp);
@@ -470,7 +471,7 @@ static int compare(int fd, int kfd, const struct args *a)
 			"(no block counted)\n");
 		err = -1;
 	} else if (!err && probes_alloc(&p, &s)) {
-		fprintf(stderr, "kjit: out of memory\n");
+		say("out of memory\n");
 		err = -1;
 	}
 	if (!err)

@@ -23,6 +23,7 @@
 #include "tools/kernel/device.h"
 #include "tools/kernel/kallsyms.h"
 #include "tools/kernel/kcore.h"
+#include "tools/report/say.h"
 
 struct decode_opts {
 	unsigned int count;
@@ -45,8 +46,7 @@ static int kernel_decode(int fd, const char *name, unsigned int n,
 	snprintf(req.name, sizeof(req.name), "%s", name);
 	req.insns = (uintptr_t)out;
 	if (ioctl(fd, KJIT_IOC_DECODE, &req)) {
-		fprintf(stderr, "kjit: %s: kernel decode failed: %s\n", name,
-			strerror(errno));
+		say("%s: kernel decode failed: %s\n", name, strerror(errno));
 		return -1;
 	}
 	*addr = req.resolved;
@@ -87,17 +87,15 @@ static int user_decode(const struct decode_opts *o, const char *name,
 
 	err = kallsyms_lookup(o->kallsyms, name, addr);
 	if (err) {
-		fprintf(stderr, "kjit: %s: %s\n", name,
-			err == -ENOENT ? "no such kernel function"
-			: err == -EPERM
-			    ? "kallsyms shows no addresses (need root)"
-			    : strerror(-err));
+		say("%s: %s\n", name,
+		    err == -ENOENT  ? "no such kernel function"
+		    : err == -EPERM ? "kallsyms shows no addresses (need root)"
+				    : strerror(-err));
 		return -1;
 	}
 	kc = kcore_open(o->kcore);
 	if (!kc) {
-		fprintf(stderr, "kjit: cannot read %s: %s\n", o->kcore,
-			strerror(errno));
+		say("cannot read %s: %s\n", o->kcore, strerror(errno));
 		return -1;
 	}
 	n = user_decode_at(kc, *addr, o->count, out);
@@ -209,7 +207,7 @@ int cmd_decode(int argc, char **argv)
 	kins = calloc(o.count, sizeof(*kins));
 	uins = calloc(o.count, sizeof(*uins));
 	if (!kins || !uins) {
-		fprintf(stderr, "kjit: out of memory\n");
+		say("out of memory\n");
 		bad = 1;
 	}
 	for (i = first; !bad && i < argc; i++)

@@ -17,6 +17,7 @@
 #include "tools/kernel/symtab.h"
 #include "tools/session/target.h"
 #include "tools/report/plural.h"
+#include "tools/report/say.h"
 
 static int matches_any(const struct ksym *s, int argc, char **argv)
 {
@@ -87,7 +88,7 @@ int cmd_list(int argc, char **argv)
 	if (load_symbols(&t))
 		return 1;
 	if (eligible_load(&e, &t)) {
-		fprintf(stderr, "kjit: out of memory\n");
+		say("out of memory\n");
 		symtab_free(&t);
 		return 1;
 	}

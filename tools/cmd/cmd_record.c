@@ -41,6 +41,7 @@
 #include "tools/session/runcmd.h"
 #include "tools/session/session.h"
 #include "tools/report/plural.h"
+#include "tools/report/say.h"
 
 static int save(const struct session *s, const char *path)
 {
@@ -259,15 +260,14 @@ int cmd_record(int argc, char **argv)
 			"%s never ran the functions\n",
 			a.cmd[0]);
 	if (!rc)
-		fprintf(stderr,
-			"kjit: recorded %u block%s of %u function%s, %llu "
-			"block execution%s, to %s (kjit report -i %s)\n",
-			s.n_blocks, plural_s(s.n_blocks), s.n_funcs,
-			plural_s(s.n_funcs),
-			(unsigned long long)session_executions(&s),
-			plural_s(session_executions(&s)), path, path);
+		say("recorded %u block%s of %u function%s, %llu "
+		    "block execution%s, to %s (kjit report -i %s)\n",
+		    s.n_blocks, plural_s(s.n_blocks), s.n_funcs,
+		    plural_s(s.n_funcs),
+		    (unsigned long long)session_executions(&s),
+		    plural_s(session_executions(&s)), path, path);
 	if (!rc)
-		limits_print(&s.st, "kjit: ", stderr);
+		limits_print(&s.st, "kjit record: ", stderr);
 	if (!rc && native_warning(&s, "kjit record", warn, sizeof(warn)))
 		fprintf(stderr, "%s\n", warn);
 	session_free(&s);

@@ -33,6 +33,7 @@
 #include "tools/kernel/sysfiles.h"
 #include "tools/report/plural.h"
 #include "tools/report/progress.h"
+#include "tools/report/say.h"
 
 int cmd_attach(int argc, char **argv)
 {
@@ -276,11 +277,10 @@ static int report_lcov(const struct session *s, struct debuginfo *d)
 	}
 	lcov_write(s, d->sl, d->n, stdout, &t);
 	fflush(stdout);
-	fprintf(stderr,
-		"kjit: lcov: lines %lu of %lu hit, branches %lu of %lu hit, "
-		"%lu of %lu function(s) mapped, %lu block(s) unmapped\n",
-		t.lines_hit, t.lines, t.branches_hit, t.branches,
-		t.funcs_mapped, t.funcs, t.blocks_unmapped);
+	say("lcov: lines %lu of %lu hit, branches %lu of %lu hit, "
+	    "%lu of %lu function(s) mapped, %lu block(s) unmapped\n",
+	    t.lines_hit, t.lines, t.branches_hit, t.branches, t.funcs_mapped,
+	    t.funcs, t.blocks_unmapped);
 	return 0;
 }
 
@@ -356,7 +356,7 @@ int cmd_report(int argc, char **argv)
 	memset(&di, 0, sizeof(di)); /* JSON and CSV carry no lines */
 	if ((r.lcov || r.o.fmt == FMT_TEXT) &&
 	    debuginfo_open(&di, &s, r.dbg, r.n_dbg)) {
-		fprintf(stderr, "kjit: report: %s\n", di.why);
+		say("%s\n", di.why);
 		session_free(&s);
 		return 1;
 	}

@@ -12,6 +12,7 @@
 #include "kmod/kjit_ioctl.h"
 #include "commands.h"
 #include "tools/kernel/device.h"
+#include "tools/report/say.h"
 
 struct subcommand {
 	const char *name;
@@ -261,9 +262,7 @@ static int help(int argc, char **argv)
 	}
 	c = find(argv[2]);
 	if (!c) {
-		fprintf(stderr,
-			"kjit: help: unknown subcommand '%s' (kjit --help)\n",
-			argv[2]);
+		say("help: unknown subcommand '%s' (kjit --help)\n", argv[2]);
 		return 2;
 	}
 	printf("usage: kjit %s\n\n%s\n%s", c->synopsis, c->summary, c->help);
@@ -288,8 +287,7 @@ int main(int argc, char **argv)
 		return help(argc, argv);
 	c = find(argv[1]);
 	if (!c) {
-		fprintf(stderr, "kjit: unknown subcommand '%s' (kjit --help)\n",
-			argv[1]);
+		say("unknown subcommand '%s' (kjit --help)\n", argv[1]);
 		return 2;
 	}
 	if (argc > 2 &&
@@ -298,6 +296,7 @@ int main(int argc, char **argv)
 
 		return help(3, h);
 	}
+	say_set_command(c->name);
 	/* first, before kallsyms or anything a session may count is read */
 	kjit_device_join();
 	return c->run(argc - 1, argv + 1);

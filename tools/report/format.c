@@ -16,6 +16,7 @@
 #include "native.h"
 #include "tools/session/oracle.h"
 #include "plural.h"
+#include "say.h"
 
 static const struct session *cmp_s;
 static enum report_sort cmp_key;
@@ -575,7 +576,7 @@ void report_print(const struct session *s, const struct report_opts *o,
 	unsigned int *bx = order(s, s->n_blocks, o->sort, cmp_blocks);
 
 	if (!fx || !bx) {
-		fprintf(stderr, "kjit: out of memory\n");
+		say("out of memory\n");
 	} else if (o->fmt == FMT_CSV) {
 		print_csv(s, o, bx, out);
 		if (o->uncovered)

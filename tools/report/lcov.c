@@ -2,6 +2,7 @@
  * file the lines, functions and conditional branches, then print one
  * SF..end_of_record record per file. See lcov.h for the counting rules. */
 #include "lcov.h"
+#include "say.h"
 
 #include <Zydis/Zydis.h>
 #include <inttypes.h>
@@ -42,7 +43,7 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 		*cap = need;
 	p = realloc(p, *cap * elem);
 	if (!p) {
-		fprintf(stderr, "kjit: report: out of memory\n");
+		say("out of memory\n");
 		exit(1);
 	}
 	return p;
@@ -147,7 +148,7 @@ static void collect(struct lc *c, const struct session *s,
 
 	c->fn = calloc(s->n_funcs + 1, sizeof(*c->fn));
 	if (!base || !fsl || !c->fn) {
-		fprintf(stderr, "kjit: report: out of memory\n");
+		say("out of memory\n");
 		exit(1);
 	}
 	for (i = 0; i < s->n_funcs; i++) {

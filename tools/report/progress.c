@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "progress.h"
+#include "say.h"
 
 #define BAR 20
 
@@ -42,8 +43,8 @@ void progress_step(struct progress *p, unsigned long done)
 	memset(bar + (fill > BAR ? BAR : fill), '.',
 	       BAR - (fill > BAR ? BAR : fill));
 	bar[BAR] = 0;
-	fprintf(stderr, "\r\033[Kkjit: %s [%s] %lu/%lu", p->what, bar, done + 1,
-		p->total);
+	fprintf(stderr, "\r\033[K%s: %s [%s] %lu/%lu", say_who(), p->what, bar,
+		done + 1, p->total);
 	fflush(stderr);
 }
 
@@ -82,8 +83,8 @@ int progress_call(const char *what, int (*fn)(void *), void *arg)
 	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE)) {
 		usleep(100 * 1000);
 		if (now_ms() - t0 >= 500) {
-			fprintf(stderr, "\r\033[Kkjit: %s (%ld s)", what,
-				(now_ms() - t0) / 1000);
+			fprintf(stderr, "\r\033[K%s: %s (%ld s)", say_who(),
+				what, (now_ms() - t0) / 1000);
 			fflush(stderr);
 			shown = 1;
 		}
