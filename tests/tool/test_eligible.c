@@ -108,7 +108,7 @@ int main(void)
 	expect(&e, &t, "notify_die.cold", "on the kprobe blacklist");
 	/* no exit_tasks_rcu_start here: do_exit cannot leave the cache
 	 * before exit_notify(), so deep mode keeps it native (the module's
-	 * kjit_env_leaves()) */
+	 * kjit_kcode_leaves()) */
 	expect_deep(&e, &t, "do_exit", KJIT_DEEP_DENY_WHY);
 	expect_deep(&e, &t, "do_group_exit", KJIT_DEEP_DENY_WHY);
 	eligible_free(&e);

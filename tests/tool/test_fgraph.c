@@ -4,7 +4,9 @@
  * tests/tool/fixtures/sysroot): the settings it writes while the command
  * runs, every one written back after success, after a failure half-way
  * and never touched when the tracer is busy; the trace the command leaves
- * parsed, lost events summed over CPUs, deep-mode refusals named.
+ * parsed, lost events summed over CPUs, deep-mode refusals named; the
+ * filter grown from one chunk of the kernel's functions to all (built
+ * with FGRAPH_CHUNK_FUNCS 2), and a kernel that would not widen it.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -34,6 +36,12 @@ static const char *const initial[][2] = {
     {"per_cpu/cpu0/stats", "entries: 9\noverrun: 2\n"},
     {"per_cpu/cpu1/stats", "dropped events: 3\n"},
     {"trace", ""},
+    /* 5 functions, in 3 chunks of at most 2: the filter grows from the
+     * first; the kernel would list each patched site in enabled_functions
+     * (the fake lists all 5) */
+    {"available_filter_functions",
+     "vfs_read\nvfs_write\nksys_read\nhelper [ext4]\ngone\n"},
+    {"enabled_functions", "a\nb\nc\nd\ne\n"},
 };
 #define N_INITIAL (sizeof(initial) / sizeof(initial[0]))
 
@@ -43,12 +51,13 @@ static const char *const initial[][2] = {
 static const char *after(const char *name, const char *init)
 {
 	if (!strcmp(name, "set_graph_function") ||
-	    !strcmp(name, "set_ftrace_pid"))
+	    !strcmp(name, "set_ftrace_pid") ||
+	    !strcmp(name, "set_ftrace_filter"))
 		return "";
 	if (!strcmp(name, "buffer_size_kb"))
 		return "1408";
-	if (!strcmp(name, "trace"))
-		return NULL; /* the command's trace, or emptied */
+	if (!strcmp(name, "trace") || !strcmp(name, "enabled_functions"))
+		return NULL; /* the command's trace, or emptied; the fake's */
 	return init;
 }
 
@@ -159,9 +168,10 @@ static void success(void)
 		 "options/funcgraph-irqs options/funcgraph-proc "
 		 "options/function-fork options/latency-format buffer_size_kb "
 		 "tracing_on; do printf '%%s ' $(cat $f); done > %s/seen && "
+		 "tr '\\n' ' ' < set_ftrace_filter >> %s/seen && "
 		 "[ $(cat set_ftrace_pid) = $$ ] && echo pid >> %s/seen && "
 		 "cp %s/cmdtrace trace",
-		 tr, root, root, root);
+		 tr, root, root, root, root);
 	memset(&o, 0, sizeof(o));
 	rc = fgraph_run(&o, roots, 1, cmd);
 	check("run", rc == 0, "fgraph_run failed");
@@ -175,7 +185,8 @@ static void success(void)
 			fclose(f);
 	}
 	check("while_running",
-	      !strcmp(seen, "function_graph vfs_read 0 1 1 1 16384 1 pid\n"),
+	      !strcmp(seen, "function_graph vfs_read 0 1 1 1 16384 1 g* h* k* "
+			    "v* pid\n"),
 	      seen);
 	check("restored", restored(why, sizeof(why), 0), why);
 	check("parsed", o.n == 6 && o.lost == 5, "6 functions, 2 + 3 lost");
@@ -213,6 +224,31 @@ static void busy(void)
 	(void)why;
 }
 
+/* A kernel that would not widen a running tracer's filter (enabled_
+ * functions lists fewer than all): an error, everything written back. */
+static void not_widened(void)
+{
+	const char *roots[] = {"vfs_read"};
+	char *cmd[] = {"true", NULL}, why[512];
+	struct oracle o;
+
+	fresh();
+	put("enabled_functions", "vfs_read\nvfs_write\n");
+	memset(&o, 0, sizeof(o));
+	check("not_widened_fails", fgraph_run(&o, roots, 1, cmd) == 1, "ok");
+	check("not_widened_restored", restored(why, sizeof(why), 0), why);
+	oracle_free(&o);
+	/* 6.12 adds an indented line to a direct call's record: not a
+	 * function of its own */
+	fresh();
+	put("enabled_functions", "vfs_read\n\tdirect-->x\nvfs_write\n"
+				 "\tdirect-->y\nksys_read\n");
+	memset(&o, 0, sizeof(o));
+	check("indented_not_counted", fgraph_run(&o, roots, 1, cmd) == 1,
+	      "5 lines taken for 5 functions");
+	oracle_free(&o);
+}
+
 /* A setting that cannot be read half-way: those before it are restored. */
 static void half_way(void)
 {
@@ -242,6 +278,7 @@ int main(void)
 	setenv("KJIT_SYSROOT", root, 1);
 	success();
 	busy();
+	not_widened();
 	half_way();
 	snprintf(tr, sizeof(tr), "rm -rf %s", tmpl);
 	if (system(tr))

@@ -89,6 +89,40 @@ static void fixture_612(void)
 	oracle_free(&o);
 }
 
+/* 7.2 (lazy preemption), two reads from a run with CPU hogs: an interrupt
+ * whose exit work runs with the lazy need-resched flag ("dl.2.": 'l' and
+ * 'L' are need-resched columns since 6.13), and a preemption at interrupt
+ * exit whose interrupted function's entry line comes after the interrupt's
+ * lines, __schedule's callees below it (under bpf_lsm_file_permission,
+ * which calls nothing). Both are interrupt work, not the syscall's calls. */
+static void fixture_72(void)
+{
+	struct oracle o;
+	int err = parse_file(&o, FIXTURES "/fgraph/read-7.2.trace");
+
+	check("parse_72",
+	      !err && has(&o, "anon_pipe_read", "vfs_read", 0) &&
+		  has(&o, "bpf_lsm_file_permission",
+		      "security_file_permission", 0),
+	      "7.2 fixture");
+	/* first seen in the first read's interrupt; the second read's
+	 * ("dl.2.") must not make them task context */
+	check("parse_72_lazy_flag",
+	      has(&o, "idle_cpu", "apparmor_file_permission", 1) &&
+		  has(&o, "__hrtimer_rearm_deferred",
+		      "apparmor_file_permission", 1),
+	      "irq exit work flagged dl");
+	check("parse_72_preempt_at_irq_exit",
+	      has(&o, "rcu_note_context_switch", "bpf_lsm_file_permission",
+		  1) &&
+		  has(&o, "pick_task_fair", "bpf_lsm_file_permission", 1) &&
+		  has(&o, "finish_task_switch.isra.0",
+		      "bpf_lsm_file_permission", 1) &&
+		  has(&o, "pick_eevdf", "pick_task_fair", 1),
+	      "__schedule's callees under the preempted function");
+	oracle_free(&o);
+}
+
 /* Two tasks interleaved on two CPUs, an interrupt, a softirq, a cut. */
 static const char mixed[] =
     "# tracer: function_graph\n"
@@ -674,6 +708,7 @@ int main(void)
 	area = "tool.oracle";
 	fixture_61();
 	fixture_612();
+	fixture_72();
 	mixed_cases();
 	plain_format();
 	lost();

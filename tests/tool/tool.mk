@@ -7,9 +7,10 @@ TT_CFLAGS := $(HOST_CFLAGS) -DFIXTURES='"$(ROOT)/tests/tool/fixtures"'
 TT_DEPS := tests/tool/check.h $(wildcard tools/*/*.h)
 
 HOST_TESTS += $(BUILD)/host/test_kallsyms
-$(BUILD)/host/test_kallsyms: tests/tool/test_kallsyms.c tools/kernel/kallsyms.c tools/kernel/kallsyms.h
+$(BUILD)/host/test_kallsyms: tests/tool/test_kallsyms.c tools/kernel/kallsyms.c tools/kernel/kallsyms.h \
+		tools/report/say.c tools/report/say.h
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -o $@ tests/tool/test_kallsyms.c tools/kernel/kallsyms.c
+	$(CC) $(HOST_CFLAGS) -o $@ tests/tool/test_kallsyms.c tools/kernel/kallsyms.c tools/report/say.c
 
 HOST_TESTS += $(TT_DIR)/test_args
 $(TT_DIR)/test_args: tests/tool/test_args.c tools/session/args.c $(TT_DEPS)
@@ -18,32 +19,32 @@ $(TT_DIR)/test_args: tests/tool/test_args.c tools/session/args.c $(TT_DEPS)
 
 HOST_TESTS += $(TT_DIR)/test_target
 $(TT_DIR)/test_target: tests/tool/test_target.c tools/kernel/symtab.c \
-		tools/session/target.c $(TT_DEPS)
+		tools/session/target.c tools/report/say.c $(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
 
 HOST_TESTS += $(TT_DIR)/test_eligible
-$(TT_DIR)/test_eligible: tests/tool/test_eligible.c tools/kernel/eligible.c \
-		tools/kernel/symtab.c tools/session/target.c tools/kernel/sysfiles.c \
+$(TT_DIR)/test_eligible: tests/tool/test_eligible.c tools/kernel/eligible.c tools/kernel/symnames.c \
+		tools/kernel/symtab.c tools/session/target.c tools/report/say.c tools/kernel/sysfiles.c \
 		$(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
 
 HOST_TESTS += $(TT_DIR)/test_funcset
 $(TT_DIR)/test_funcset: tests/tool/test_funcset.c tools/session/funcset.c \
-		tools/session/funcglob.c tools/kernel/eligible.c tools/kernel/symtab.c \
-		tools/session/target.c tools/kernel/sysfiles.c tools/report/progress.c \
+		tools/session/funcglob.c tools/kernel/eligible.c tools/kernel/symnames.c tools/kernel/symtab.c \
+		tools/session/target.c tools/report/say.c tools/kernel/sysfiles.c tools/report/progress.c \
 		$(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
 
 HOST_TESTS += $(TT_DIR)/test_progress
-$(TT_DIR)/test_progress: tests/tool/test_progress.c tools/report/progress.c $(TT_DEPS)
+$(TT_DIR)/test_progress: tests/tool/test_progress.c tools/report/progress.c tools/report/say.c $(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lutil -pthread
 
 # format.c pulls in session.c (coverage: cfg, kenv, kcore) and the jit core.
-TT_REPORT_SRC := tools/report/format.c tools/report/names.c tools/report/limits.c \
+TT_REPORT_SRC := tools/report/format.c tools/report/say.c tools/report/names.c tools/report/limits.c \
 	tools/report/buildid.c tools/report/native.c tools/report/disasm.c \
 	tools/report/progress.c tools/session/datafile.c tools/session/session.c \
 	tools/session/codeenv.c tools/session/cfg.c tools/session/oracle.c \
@@ -66,13 +67,18 @@ $(TT_DIR)/test_oracle: tests/tool/test_oracle.c $(TT_REPORT_SRC) $(TT_DEPS) \
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore -lelf
 
 # record --oracle's tracer run against a fake tracefs (a sysroot copy).
+HOST_TESTS += $(TT_DIR)/test_filter_chunks
+$(TT_DIR)/test_filter_chunks: tests/tool/test_filter_chunks.c tools/kernel/filter_chunks.c $(TT_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
+
 HOST_TESTS += $(TT_DIR)/test_fgraph
-$(TT_DIR)/test_fgraph: tests/tool/test_fgraph.c tools/kernel/fgraph.c \
-		tools/kernel/eligible.c tools/session/attach.c tools/session/target.c \
+$(TT_DIR)/test_fgraph: tests/tool/test_fgraph.c tools/kernel/fgraph.c tools/kernel/filter_chunks.c \
+		tools/kernel/eligible.c tools/kernel/symnames.c tools/session/attach.c tools/session/target.c tools/report/say.c \
 		tools/session/funcset.c tools/session/funcglob.c tools/session/args.c \
 		$(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore -lelf
+	$(CC) $(TT_CFLAGS) -DFGRAPH_CHUNK_FUNCS=2 -o $@ $(filter %.c,$^) -lZydis -lZycore -lelf
 
 HOST_TESTS += $(TT_DIR)/test_cfg
 $(TT_DIR)/test_cfg: tests/tool/test_cfg.c tools/session/cfg.c $(wildcard jit/*.c) $(TT_DEPS) \
@@ -151,7 +157,7 @@ $(TT_DIR)/test_annotate: tests/tool/test_annotate.sh $(BUILD)/tools/kjit \
 	chmod +x $@
 
 HOST_TESTS += $(TT_DIR)/test_runcmd
-$(TT_DIR)/test_runcmd: tests/tool/test_runcmd.c tools/session/runcmd.c $(TT_DEPS)
+$(TT_DIR)/test_runcmd: tests/tool/test_runcmd.c tools/session/runcmd.c tools/report/say.c $(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
 

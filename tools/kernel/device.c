@@ -7,22 +7,20 @@
 #include <unistd.h>
 #include "kmod/kjit_ioctl.h"
 #include "device.h"
+#include "tools/report/say.h"
 
 static void explain_open_error(int err)
 {
 	if (err == ENOENT)
-		fprintf(stderr,
-			"kjit: %s not found: is kjit.ko loaded? (insmod "
-			"kjit_pool.ko, then kjit.ko)\n",
-			KJIT_DEVICE);
+		say("%s not found: is kjit.ko loaded? (insmod "
+		    "kjit_pool.ko, then kjit.ko)\n",
+		    KJIT_DEVICE);
 	else if (err == EACCES || err == EPERM)
-		fprintf(stderr,
-			"kjit: %s: permission denied: kjit needs root "
-			"(CAP_SYS_ADMIN)\n",
-			KJIT_DEVICE);
+		say("%s: permission denied: kjit needs root "
+		    "(CAP_SYS_ADMIN)\n",
+		    KJIT_DEVICE);
 	else
-		fprintf(stderr, "kjit: cannot open %s: %s\n", KJIT_DEVICE,
-			strerror(err));
+		say("cannot open %s: %s\n", KJIT_DEVICE, strerror(err));
 }
 
 int kjit_device_open(void)
@@ -36,16 +34,15 @@ int kjit_device_open(void)
 		return -1;
 	}
 	if (ioctl(fd, KJIT_IOC_VERSION, &v)) {
-		fprintf(stderr, "kjit: %s: version request failed: %s\n",
-			KJIT_DEVICE, strerror(errno));
+		say("%s: version request failed: %s\n", KJIT_DEVICE,
+		    strerror(errno));
 		close(fd);
 		return -1;
 	}
 	if (v.abi != KJIT_ABI_VERSION) {
-		fprintf(stderr,
-			"kjit: module speaks ABI %u, this tool ABI %d: rebuild "
-			"one of them\n",
-			v.abi, KJIT_ABI_VERSION);
+		say("module speaks ABI %u, this tool ABI %d: rebuild "
+		    "one of them\n",
+		    v.abi, KJIT_ABI_VERSION);
 		close(fd);
 		return -1;
 	}
@@ -70,7 +67,7 @@ void kjit_device_join(void)
 		return;
 	fd = open(KJIT_DEVICE, O_RDONLY | O_CLOEXEC); /* kept open */
 	if (fd >= 0 && ioctl(fd, KJIT_IOC_SELF, 0) && errno == ENOSPC)
-		fprintf(stderr, "kjit: warning: more than 64 kjit processes "
-				"at once: this one is counted like any "
-				"other\n");
+		say("warning: more than 64 kjit processes "
+		    "at once: this one is counted like any "
+		    "other\n");
 }

@@ -10,6 +10,7 @@
 #include "jit/arch_x86.h"
 #include "kmod/kjit_refusals.h"
 #include "eligible.h"
+#include "symnames.h"
 #include "sysfiles.h"
 
 /* The module's own list (one source for both). */
@@ -123,18 +124,6 @@ static int load_traceable_addrs(struct eligible *e, FILE *f)
 	return 0;
 }
 
-static int by_name(const void *a, const void *b)
-{
-	const struct eligible_name *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	if (!c)
-		c = strcmp(x->module, y->module);
-	if (!c)
-		c = x->addr < y->addr ? -1 : x->addr > y->addr;
-	return c;
-}
-
 /* The module's cursor: the address of its last function matched. */
 static uint64_t *cursor(const char ***mods, uint64_t **cur, size_t *n,
 			const char *module)
@@ -157,53 +146,28 @@ static uint64_t *cursor(const char ***mods, uint64_t **cur, size_t *n,
 	return &(*cur)[(*n)++];
 }
 
-/* The first of @v[0..n) not below (@name, @module) in by_name order. */
-static size_t lower_bound(const struct eligible_name *v, size_t n,
-			  const char *module, const char *name)
-{
-	size_t lo = 0, hi = n, mid;
-	int c;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		c = strcmp(v[mid].name, name);
-		if (!c)
-			c = strcmp(v[mid].module, module);
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-static int same(const struct eligible_name *x, const char *module,
-		const char *name)
-{
-	return !strcmp(x->module, module) && !strcmp(x->name, name);
-}
-
 /* One line of available_filter_functions ("name\tmodule"): of the
  * functions of that name and module, the first above the module's cursor;
  * every one of them if none is (the file was not in address order). */
-static int match_line(struct eligible *e, const struct eligible_name *v,
-		      size_t n, const char *key, uint64_t *cur, size_t *cap)
+static int match_line(struct eligible *e, const char *key, uint64_t *cur,
+		      size_t *cap)
 {
 	const char *tab = strchr(key, '\t'), *module = tab + 1;
+	const struct symnames *x = &e->names;
 	char name[256];
 	size_t i, first;
 
 	snprintf(name, sizeof(name), "%.*s", (int)(tab - key), key);
-	first = lower_bound(v, n, module, name);
-	for (i = first; i < n && same(&v[i], module, name); i++)
-		if (v[i].addr > *cur) {
-			*cur = v[i].addr;
+	first = symnames_first(x, name, module);
+	for (i = first; i != SYMNAMES_END; i = symnames_next(x, i, name, module))
+		if (e->syms->s[i].addr > *cur) {
+			*cur = e->syms->s[i].addr;
 			return push_addr(&e->traceable_at, &e->n_traceable_at,
-					 cap, v[i].addr);
+					 cap, *cur);
 		}
-	for (i = first; i < n && same(&v[i], module, name); i++)
+	for (i = first; i != SYMNAMES_END; i = symnames_next(x, i, name, module))
 		if (push_addr(&e->traceable_at, &e->n_traceable_at, cap,
-			      v[i].addr))
+			      e->syms->s[i].addr))
 			return -ENOMEM;
 	return 0;
 }
@@ -226,9 +190,7 @@ static int traceable_from_names(struct eligible *e)
 	for (i = 0; !err && i < e->n_traceable; i++) {
 		c = cursor(&mods, &cur, &nmods,
 			   strchr(e->traceable[i], '\t') + 1);
-		err = c ? match_line(e, e->by_name, e->syms->n, e->traceable[i],
-				     c, &cap)
-			: -ENOMEM;
+		err = c ? match_line(e, e->traceable[i], c, &cap) : -ENOMEM;
 	}
 	free(mods);
 	free(cur);
@@ -256,15 +218,15 @@ static uint64_t *core_addrs(const struct eligible *e, const char *const *names,
 	size_t i, k;
 
 	for (i = 0; v && i < n; i++) {
-		k = lower_bound(e->by_name, e->syms->n, "", names[i]);
-		if (k < e->syms->n && same(&e->by_name[k], "", names[i]))
-			v[i] = e->by_name[k].addr;
+		k = symnames_first(&e->names, names[i], "");
+		if (k != SYMNAMES_END)
+			v[i] = e->syms->s[k].addr;
 	}
 	return v;
 }
 
 /* Is every function of KJIT_LEAVE_AT in the kernel (kmod's
- * kjit_env_leaves())? -1: out of memory. */
+ * kjit_kcode_leaves())? -1: out of memory. */
 static int leaves(const struct eligible *e)
 {
 	uint64_t *v = core_addrs(e, leave_at, N_LEAVE);
@@ -346,13 +308,8 @@ int eligible_load(struct eligible *e, const struct symtab *syms)
 		e->notrace_sections[i][1] =
 		    symtab_addr(syms, notrace_section_names[i].end);
 	}
-	e->by_name = calloc(syms->n + 1, sizeof(*e->by_name));
-	if (!e->by_name)
+	if (symnames_build(&e->names, syms))
 		return -ENOMEM;
-	for (i = 0; i < syms->n; i++)
-		e->by_name[i] = (struct eligible_name){
-		    syms->s[i].module, syms->s[i].name, syms->s[i].addr};
-	qsort(e->by_name, syms->n, sizeof(*e->by_name), by_name);
 	e->dispatch_at = core_addrs(e, dispatch_deps, N_DISPATCH);
 	e->idle_at = core_addrs(e, idle_path, N_IDLE);
 	e->deny_at = core_addrs(e, deep_deny, N_DENY);
@@ -390,7 +347,7 @@ void eligible_free(struct eligible *e)
 		free(e->traceable[i]);
 	free(e->traceable);
 	free(e->traceable_at);
-	free(e->by_name);
+	symnames_free(&e->names);
 	free(e->dispatch_at);
 	free(e->idle_at);
 	free(e->deny_at);
@@ -442,15 +399,20 @@ static int blacklisted(const struct eligible *e, uint64_t a)
 	return 0;
 }
 
-/* kallsyms_lookup_name(@name): the kernel's own first, else a module's;
- * 0 if none. */
+/* kallsyms_lookup_name(@name): the kernel's own first, else the module
+ * first by name (its lowest address); 0 if none. */
 static uint64_t lookup_name(const struct eligible *e, const char *name)
 {
-	size_t n = e->syms->n, i = lower_bound(e->by_name, n, "", name);
+	const struct ksym *s = e->syms->s, *best = NULL;
+	size_t i = symnames_first(&e->names, name, "");
 
-	/* the kernel's ("" sorts first), else the first module's */
-	return i < n && !strcmp(e->by_name[i].name, name) ? e->by_name[i].addr
-							  : 0;
+	if (i != SYMNAMES_END)
+		return s[i].addr;
+	for (i = symnames_first(&e->names, name, NULL); i != SYMNAMES_END;
+	     i = symnames_next(&e->names, i, name, NULL))
+		if (!best || strcmp(s[i].module, best->module) < 0)
+			best = &s[i];
+	return best ? best->addr : 0;
 }
 
 /* within_kprobe_blacklist()'s second rule: a suffixed symbol (foo.part.0,

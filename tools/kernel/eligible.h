@@ -22,17 +22,12 @@
 #ifndef KJIT_TOOL_ELIGIBLE_H
 #define KJIT_TOOL_ELIGIBLE_H
 
+#include "symnames.h"
 #include "symtab.h"
-
-/* A text symbol, in the order of name, module, address. */
-struct eligible_name {
-	const char *module, *name;
-	uint64_t addr;
-};
 
 struct eligible {
 	const struct symtab *syms;
-	struct eligible_name *by_name; /* every symbol of syms, by name */
+	struct symnames names; /* syms by name */
 	uint64_t sections[4][2]; /* KJIT_REFUSED_SECTIONS bounds, 0: unknown */
 	uint64_t notrace_sections[2][2]; /* KJIT_DEEP_NOTRACE_SECTIONS */
 	char **traceable; /* sorted "name\tmodule" (filter list by name) */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "kallsyms.h"
+#include "tools/report/say.h"
 
 struct ksym_line {
 	uint64_t addr;
@@ -74,10 +75,9 @@ int kallsyms_lookup(const char *path, const char *want, uint64_t *addr)
 			first = s.addr;
 		} else {
 			if (found == 2)
-				fprintf(stderr,
-					"kjit: '%s' is ambiguous; "
-					"candidates:\n  0x%" PRIx64 "\n",
-					want, first);
+				say("'%s' is ambiguous; "
+				    "candidates:\n  0x%" PRIx64 "\n",
+				    want, first);
 			fprintf(stderr, "  0x%" PRIx64 "%s%s\n", s.addr,
 				s.module[0] ? " " : "", s.module);
 		}

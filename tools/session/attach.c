@@ -18,6 +18,7 @@
 #include "tools/kernel/sysfiles.h"
 #include "target.h"
 #include "tools/report/plural.h"
+#include "tools/report/say.h"
 
 int load_symbols(struct symtab *t)
 {
@@ -25,28 +26,25 @@ int load_symbols(struct symtab *t)
 	int err = symtab_load(t, path);
 
 	if (err == -EPERM)
-		fprintf(stderr,
-			"kjit: %s shows no addresses: kjit needs root "
-			"(or kernel.kptr_restrict=0)\n",
-			path);
+		say("%s shows no addresses: kjit needs root "
+		    "(or kernel.kptr_restrict=0)\n",
+		    path);
 	else if (err == -ENOENT)
-		fprintf(stderr,
-			"kjit: %s not found: this kernel has no kallsyms "
-			"(CONFIG_KALLSYMS), kjit needs it\n",
-			path);
+		say("%s not found: this kernel has no kallsyms "
+		    "(CONFIG_KALLSYMS), kjit needs it\n",
+		    path);
 	else if (err)
-		fprintf(stderr, "kjit: cannot read %s: %s\n", path,
-			strerror(-err));
+		say("cannot read %s: %s\n", path, strerror(-err));
 	else if (!t->n)
-		fprintf(stderr, "kjit: %s lists no functions\n", path);
+		say("%s lists no functions\n", path);
 	return err || !t->n;
 }
 
 static void say_deep_unsupported(const char *who, const char *what)
 {
-	fprintf(stderr,
-		"kjit: %s %s: not supported by this kjit.ko yet (ABI %d)\n",
-		who, what, KJIT_ABI_VERSION);
+	(void)who; /* say() names the subcommand */
+	say("%s: not supported by this kjit.ko yet (ABI %d)\n", what,
+	    KJIT_ABI_VERSION);
 }
 
 /* --deep only where the header has it. */
@@ -195,8 +193,7 @@ static int do_attach(int fd, const struct args *a, struct funcset *fs,
 			if (!over++)
 				first_over = i;
 		} else if (t[i].err) {
-			fprintf(
-			    stderr, "kjit: %s: refused by kjit.ko: %s (%s)\n",
+			say("%s: refused by kjit.ko: %s (%s)\n",
 			    funcglob_is(fs->spec[i]) ? t[i].name : fs->spec[i],
 			    t[i].why[0] ? t[i].why : "-", strerror(-t[i].err));
 			told++;

@@ -7,6 +7,7 @@
 #include "tools/report/plural.h"
 #include "tools/report/progress.h"
 #include "target.h"
+#include "tools/report/say.h"
 
 int funcset_has_pattern(const char *const *funcs, int n)
 {
@@ -185,10 +186,10 @@ static int resolve(struct funcset *fs, const struct symtab *syms,
 	if (target_resolve(syms, spec, &r, err))
 		return 1;
 	if (r.off) {
-		fprintf(err,
-			"kjit: %s: not a function start (inside %s); "
-			"attach takes whole functions\n",
-			spec, r.sym->name);
+		say_to(err,
+		       "%s: not a function start (inside %s); "
+		       "attach takes whole functions\n",
+		       spec, r.sym->name);
 		return 1;
 	}
 	if (add(fs, r.addr, r.sym, spec)) {

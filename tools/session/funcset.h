@@ -35,8 +35,8 @@ struct funcset {
 /* Does any of the @n FUNCs hold a pattern (then eligibility is needed)? */
 int funcset_has_pattern(const char *const *funcs, int n);
 /* Builds @fs from @funcs[0..n) against @syms; @e is needed only when a
- * FUNC is a pattern. Messages, one line each, start "kjit @who: " (or
- * "kjit: " for resolution errors, target.h); the functions patterns
+ * FUNC is a pattern. Messages, one line each, start "kjit @who: " (the
+ * subcommand, as say.h writes it); the functions patterns
  * skipped are named one a line when there are at most @list_max of them
  * (-1: always), else counted by reason. Returns 0, or the number of
  * FUNCs that failed (nothing is attached then). */

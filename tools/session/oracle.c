@@ -250,7 +250,7 @@ static int is_flags(const char *f)
 {
 	size_t n = strlen(f);
 
-	return n >= 4 && n <= 6 && strspn(f, "dDXnNpPbBhHsSzZ.0123456789") == n;
+	return n >= 4 && n <= 6 && strspn(f, "dDXnNpPbBlLhHsSzZ.0123456789") == n;
 }
 
 /* "  name() {" or "  name();" after the last bar: depth and name. */
@@ -314,20 +314,55 @@ static int is_irq_entry(const char *name)
 	return 0;
 }
 
-/* Interrupt context for line @t of task @ts (updates its region). */
-static int in_irq(struct task *ts, const struct tline *t)
+/*
+ * A preemption at interrupt exit: __schedule (notrace) calls
+ * rcu_note_context_switch first, with interrupts off, and nothing else
+ * calls it. Under a function that is no entry to __schedule (sched_entries
+ * below: schedule(), preempt_schedule()...), the reschedule came from an
+ * interrupt's exit (preempt_schedule_irq, notrace too), whose lines the
+ * tracer may print before the interrupted function's own entry line
+ * (7.2: irq_enter_rcu's region, then "bpf_lsm_file_permission() {", then
+ * __schedule's callees below it). So it opens a region as irq_enter_rcu
+ * does: it and its siblings that still run with interrupts off
+ * (pick_task_fair ... finish_task_switch) are the interrupt's work.
+ */
+static int opens_preemption(const struct tline *t, const char *parent)
+{
+	bool followed;
+
+	return t->irqs_off && parent &&
+	       !strcmp(t->name, "rcu_note_context_switch") &&
+	       !oracle_sched_entry(parent, &followed);
+}
+
+/* Interrupt context for line @t of task @ts, called from @parent (NULL
+ * at depth 0 or unknown); updates its region. */
+static int in_irq(struct task *ts, const struct tline *t, const char *parent)
 {
 	if (ts->irq_depth >= 0 && (t->depth < ts->irq_depth ||
 				   (t->depth == ts->irq_depth && !t->irqs_off)))
 		ts->irq_depth = -1;
-	if (ts->irq_depth < 0 && is_irq_entry(t->name))
+	if (ts->irq_depth < 0 &&
+	    (is_irq_entry(t->name) || opens_preemption(t, parent)))
 		ts->irq_depth = t->depth;
 	return ts->irq_depth >= 0 || t->irq_ctx;
+}
+
+/* The name of the function open one above @depth in @ts's chain, or NULL
+ * at depth 0 or where it is unknown (lost or cut lines). The pointer lasts
+ * until the next intern(). */
+static const char *parent_name(const struct parser *p, const struct task *ts,
+			       int depth)
+{
+	int i = depth > 0 ? ts->stack[depth - 1] : -1;
+
+	return i >= 0 ? p->o->fn[i].name : NULL;
 }
 
 static int take_line(struct parser *p, const struct tline *t)
 {
 	struct task *ts = task_of(p, t->task);
+	const char *parent;
 	struct oracle_fn fn;
 	int idx, irq;
 
@@ -337,14 +372,14 @@ static int take_line(struct parser *p, const struct tline *t)
 	fn.left = -1;
 	if (t->depth >= ORACLE_DEPTH - 1)
 		return 0;
-	irq = in_irq(ts, t);
+	parent = parent_name(p, ts, t->depth);
+	irq = in_irq(ts, t, parent);
 	set_str(fn.name, sizeof(fn.name), t->name);
 	if (t->depth == 0) {
 		set_str(fn.parent, sizeof(fn.parent), "-");
 		set_str(fn.root, sizeof(fn.root), t->name);
-	} else if (ts->stack[t->depth - 1] >= 0 && ts->stack[0] >= 0) {
-		set_str(fn.parent, sizeof(fn.parent),
-			p->o->fn[ts->stack[t->depth - 1]].name);
+	} else if (parent && ts->stack[0] >= 0) {
+		set_str(fn.parent, sizeof(fn.parent), parent);
 		set_str(fn.root, sizeof(fn.root), p->o->fn[ts->stack[0]].root);
 	} else {
 		ts->stack[t->depth] = ts->stack[t->depth + 1] = -1;
@@ -358,8 +393,8 @@ static int take_line(struct parser *p, const struct tline *t)
 		fn.left = p->o->fn[idx].left;
 		p->o->fn[idx] = fn;
 	}
-	if (t->depth > 0)
-		note_leave(ts, t->depth, p->o->fn[ts->stack[t->depth - 1]].name,
+	if (t->depth > 0) /* intern() may have moved the names */
+		note_leave(ts, t->depth, parent_name(p, ts, t->depth),
 			   &p->o->fn[idx]);
 	ts->stack[t->depth] = idx;
 	ts->stack[t->depth + 1] = -1;

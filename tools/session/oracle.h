@@ -9,7 +9,8 @@
  *    function) it was seen under in task context. Names are symbol names
  *    without a " [module]" suffix.
  *  - A function seen only in interrupt context under a root (the irq entry
- *    and exit helpers, softirqs: function_graph runs them on the interrupted
+ *    and exit helpers, softirqs, and __schedule's callees in a preemption
+ *    at an interrupt's exit: function_graph runs them on the interrupted
  *    task) is kept with irq set and left out of the percentage: kjit
  *    follows calls, and interrupts run natively.
  *

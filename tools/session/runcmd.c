@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "runcmd.h"
+#include "tools/report/say.h"
 
 static double now_ns(void)
 {
@@ -66,7 +67,7 @@ static void exec_child(char **cmd, const struct sigaction *old)
 {
 	restore_interrupts(old);
 	execvp(cmd[0], cmd);
-	fprintf(stderr, "kjit: cannot run %s: %s\n", cmd[0], strerror(errno));
+	say("cannot run %s: %s\n", cmd[0], strerror(errno));
 	_exit(127);
 }
 
@@ -94,14 +95,13 @@ int run_command_start(char **cmd, struct runcmd *r)
 
 	fflush(NULL);
 	if (pipe(p)) {
-		fprintf(stderr, "kjit: cannot make a pipe: %s\n",
-			strerror(errno));
+		say("cannot make a pipe: %s\n", strerror(errno));
 		return -1;
 	}
 	ignore_interrupts(saved);
 	r->pid = fork();
 	if (r->pid < 0) {
-		fprintf(stderr, "kjit: cannot fork: %s\n", strerror(errno));
+		say("cannot fork: %s\n", strerror(errno));
 		restore_interrupts(saved);
 		close(p[0]);
 		close(p[1]);

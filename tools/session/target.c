@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "target.h"
+#include "tools/report/say.h"
 
 #define TARGET_SUGGEST_LEN 128 /* longer names get no "did you mean" */
 
@@ -66,15 +67,14 @@ static int by_address(const struct symtab *t, const char *arg,
 		goto bad;
 	out->sym = symtab_containing(t, a);
 	if (!out->sym) {
-		fprintf(err, "kjit: %s: address is in no kernel function\n",
-			arg);
+		say_to(err, "%s: address is in no kernel function\n", arg);
 		return -ENOENT;
 	}
 	out->addr = a;
 	out->off = a - out->sym->addr;
 	return 0;
 bad:
-	fprintf(err, "kjit: %s: not an address\n", arg);
+	say_to(err, "%s: not an address\n", arg);
 	return -EINVAL;
 }
 
@@ -90,16 +90,15 @@ static void list_candidates(const struct symtab *t, const char *arg,
 	char name[320];
 	size_t i;
 
-	fprintf(err,
-		"kjit: %s: ambiguous: %u functions have this name; name "
-		"one by address or as module:name:\n",
-		arg, n);
+	say_to(err,
+	       "%s: ambiguous: %u functions have this name; name "
+	       "one by address or as module:name:\n",
+	       arg, n);
 	for (i = 0; i < t->n; i++) {
 		if (!matches(&t->s[i], s))
 			continue;
 		target_symname(&t->s[i], name, sizeof(name));
-		fprintf(err, "kjit:   0x%016" PRIx64 "  %s\n", t->s[i].addr,
-			name);
+		say_to(err, "  0x%016" PRIx64 "  %s\n", t->s[i].addr, name);
 	}
 }
 
@@ -201,8 +200,8 @@ static int by_name(const struct symtab *t, const char *arg,
 		char hint[512];
 
 		did_you_mean(t, s, hint, sizeof(hint));
-		fprintf(err, "kjit: %s: no such kernel function%s%s\n", arg,
-			s->module[0] ? " in that module" : "", hint);
+		say_to(err, "%s: no such kernel function%s%s\n", arg,
+		       s->module[0] ? " in that module" : "", hint);
 		return -ENOENT;
 	}
 	if (n > 1) {
@@ -210,10 +209,9 @@ static int by_name(const struct symtab *t, const char *arg,
 		return -ENOTUNIQ;
 	}
 	if (found->addr + s->off >= found->end) {
-		fprintf(err,
-			"kjit: %s: offset past the end of %s (%" PRIu64
-			" bytes)\n",
-			arg, found->name, found->end - found->addr);
+		say_to(err,
+		       "%s: offset past the end of %s (%" PRIu64 " bytes)\n",
+		       arg, found->name, found->end - found->addr);
 		return -ERANGE;
 	}
 	out->sym = found;
@@ -231,10 +229,10 @@ int target_resolve(const struct symtab *t, const char *arg, struct target *out,
 	if (!strncmp(arg, "0x", 2) || !strncmp(arg, "0X", 2))
 		return by_address(t, arg, out, err);
 	if (parse_spec(arg, &s)) {
-		fprintf(err,
-			"kjit: %s: expected name, module:name, name+0xOFF "
-			"or 0xADDRESS\n",
-			arg);
+		say_to(err,
+		       "%s: expected name, module:name, name+0xOFF "
+		       "or 0xADDRESS\n",
+		       arg);
 		return -EINVAL;
 	}
 	return by_name(t, arg, &s, out, err);

@@ -25,7 +25,7 @@ struct target {
  * syntax), -ENOENT (no such function / address in no function), -ENOTUNIQ
  * (ambiguous), -ERANGE (offset past the function's end). On error one
  * message line (plus the candidates when ambiguous) goes to @err, each
- * starting "kjit: ".
+ * starting "kjit SUBCMD: " (say.h).
  */
 int target_resolve(const struct symtab *t, const char *spec, struct target *out,
 		   FILE *err);
