@@ -14,22 +14,33 @@
 static const u8 op_jmp32[] = {KX86_OP_JMP32};
 
 /* Direct exit number blk->n_exits to @target: the exit instrumentation
- * point (flags liveness taken at the target), then the patchable branch. */
-static enum kjit_reason emit_exit(struct kjit_translator *tr,
-				  struct kjit_emit *e, struct kjit_block *blk,
-				  const u8 *op, unsigned oplen, u64 target)
+ * point (flags liveness taken at the target; none where @c_call: a tail
+ * static call's trampoline, which goes on to a C function as
+ * kjit_live_after() takes it), then the patchable branch. */
+static enum kjit_reason emit_exit_to(struct kjit_translator *tr,
+				     struct kjit_emit *e,
+				     struct kjit_block *blk, const u8 *op,
+				     unsigned oplen, u64 target, bool c_call)
 {
 	struct kjit_point_info pi = {
 	    KJIT_POINT_EXIT, blk->orig, blk->n_exits, 0, 0, 0};
 	enum kjit_reason r;
 
 	if (kjit_instrument_wants(tr, KJIT_POINT_EXIT) || tr->ctr_on_edges) {
-		pi.live = kjit_live_at(tr, target, tr->cfg.live_depth);
+		pi.live =
+		    c_call ? 0 : kjit_live_at(tr, target, tr->cfg.live_depth);
 		r = kjit_instrument_point(tr, e, &pi, blk);
 		if (r)
 			return r;
 	}
 	return kjit_exit_branch(e, blk, op, oplen, target);
+}
+
+static enum kjit_reason emit_exit(struct kjit_translator *tr,
+				  struct kjit_emit *e, struct kjit_block *blk,
+				  const u8 *op, unsigned oplen, u64 target)
+{
+	return emit_exit_to(tr, e, blk, op, oplen, target, false);
 }
 
 /* A two-way transfer as one conditional exit branch and a jmp: `jcc
@@ -78,7 +89,7 @@ static enum kjit_reason emit_jcc(struct kjit_translator *tr,
 	kjit_emit_u8(e, (u8)(KX86_OP2_JCC32 | (cc ^ 1)));
 	skip = e->pos;
 	kjit_emit_u32(e, 0);
-	r = emit_exit(tr, e, blk, op_jmp32, 1, in->target);
+	r = emit_exit_to(tr, e, blk, op_jmp32, 1, in->target, in->static_call);
 	if (r)
 		return r;
 	kjit_emit_put32(e, skip, e->pos - (skip + 4));
@@ -90,7 +101,8 @@ static enum kjit_reason emit_jmp(struct kjit_translator *tr,
 				 const struct kjit_insn *in,
 				 struct kjit_block *blk)
 {
-	return emit_exit(tr, e, blk, op_jmp32, 1, in->target);
+	return emit_exit_to(tr, e, blk, op_jmp32, 1, in->target,
+			    in->static_call);
 }
 
 /* loop L -> [prefixes] e0..e3 rel8=+over; jmp exit(fall); over: jmp exit(T) */

@@ -1,10 +1,12 @@
 /* host_env.c - host implementation of struct kjit_env (see host_env.h). */
 #include <asm/prctl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "tests/host/host_env.h"
 #include "kmod/kjit_fixups.h"
+#include "jit/arch_x86.h"
 
 static size_t h_read(void *o, u64 addr, u8 *buf, size_t len)
 {
@@ -37,22 +39,32 @@ static enum kjit_sym h_classify(void *o, u64 t, int *reg)
 	return KJIT_SYM_NONE;
 }
 
+/* Compare two things that begin with a u64 key: a key and an element
+ * (bsearch), or two elements (qsort). */
+static int cmp_lead_u64(const void *x, const void *y)
+{
+	u64 a, b;
+
+	memcpy(&a, x, sizeof(a));
+	memcpy(&b, y, sizeof(b));
+	return a < b ? -1 : a > b;
+}
+
+/* The element of @base[0..n) (each @size bytes, sorted by a leading u64)
+ * whose key is @key, or NULL: the sorted tables of this file (fixups,
+ * static-key and static_call sites, function starts). */
+static const void *find_by_key(const void *base, size_t n, size_t size,
+			       u64 key)
+{
+	return n ? bsearch(&key, base, n, size, cmp_lead_u64) : NULL;
+}
+
 /* Index of the entry for @addr in h->fixups, or -1. */
 static long fixup_index(const struct henv *h, u64 addr)
 {
-	size_t lo = 0, hi = h->n_fixups;
+	const u64 *f = find_by_key(h->fixups, h->n_fixups, sizeof(*f), addr);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (h->fixups[mid] == addr)
-			return (long)mid;
-		if (h->fixups[mid] < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	return f ? (long)(f - h->fixups) : -1;
 }
 
 static bool h_fixup(void *o, u64 addr)
@@ -129,21 +141,84 @@ static bool h_counter(void *o, u64 block, enum kjit_counter_kind kind,
 bool henv_patch_site(void *opaque, u64 addr, u64 *target)
 {
 	const struct henv *h = opaque;
-	size_t lo = 0, hi = h->n_sites;
+	const struct henv_site *e =
+	    find_by_key(h->sites, h->n_sites, sizeof(*e), addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (e)
+		*target = e->target;
+	return e != NULL;
+}
 
-		if (h->sites[mid].code == addr) {
-			*target = h->sites[mid].target;
-			return true;
-		}
-		if (h->sites[mid].code < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
+bool henv_static_call(void *opaque, u64 addr, u64 *tramp, bool *tail)
+{
+	const struct henv *h = opaque;
+	const struct henv_scall *e =
+	    find_by_key(h->scalls, h->n_scalls, sizeof(*e), addr);
+
+	if (e) {
+		*tramp = e->tramp;
+		*tail = e->tail;
 	}
-	return false;
+	return e != NULL;
+}
+
+int henv_set_static_calls(struct henv *h, const struct henv_scall *scalls,
+			  size_t n)
+{
+	struct henv_tramp_key *t = n ? malloc(n * sizeof(*t)) : NULL;
+	size_t i, k = 0;
+
+	h->scalls = scalls;
+	h->n_scalls = n;
+	free(h->tramp_keys);
+	h->tramp_keys = NULL;
+	h->n_tramp_keys = 0;
+	if (!t)
+		return n ? -1 : 0;
+	for (i = 0; i < n; i++)
+		if (scalls[i].tramp)
+			t[k++] = (struct henv_tramp_key){scalls[i].tramp,
+							 scalls[i].key};
+	qsort(t, k, sizeof(*t), cmp_lead_u64);
+	h->tramp_keys = t;
+	h->n_tramp_keys = k;
+	return 0;
+}
+
+u64 henv_static_call_key(void *opaque, u64 addr)
+{
+	const struct henv *h = opaque;
+	const struct henv_tramp_key *e = find_by_key(
+	    h->tramp_keys, h->n_tramp_keys, sizeof(*e), addr);
+
+	return addr && e ? e->key : 0;
+}
+
+/* A function start with an __fentry__ site (the module's
+ * kjit_fentry_site): after an endbr64 or its seal, `call __fentry__` (the
+ * vmlinux file's bytes) or the 5-byte nop the kernel makes of it. */
+bool henv_entry_guard(void *opaque, u64 addr)
+{
+	static const u8 nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+	struct henv *h = opaque;
+	size_t n;
+	u8 b[16];
+	unsigned off;
+	int reg;
+	s32 rel;
+
+	if (!find_by_key(h->funcs, h->n_funcs, sizeof(*h->funcs), addr))
+		return false;
+	n = h_read(h, addr, b, sizeof(b));
+	off = kx86_fentry_offset(b, n);
+	if (n < off + 5)
+		return false;
+	if (!memcmp(b + off, nop5, 5))
+		return true;
+	memcpy(&rel, b + off + 1, 4);
+	return b[off] == 0xe8 &&
+	       h_classify(h, addr + off + 5 + (s64)rel, &reg) ==
+		   KJIT_SYM_FENTRY;
 }
 
 static u64 h_func_start(void *o, u64 addr)

@@ -43,6 +43,21 @@ struct henv {
 		u64 code, target;
 	} * sites;
 	size_t n_sites;
+	/* optional, sorted by code: inline static_call sites;
+	 * henv_static_call() answers kjit_env.static_call from them and
+	 * henv_static_call_key() kjit_env.static_call_key (the same layout
+	 * as vmlinux.h's struct vscall) */
+	const struct henv_scall {
+		u64 code, tramp, key;
+		bool tail;
+	} * scalls;
+	size_t n_scalls;
+	/* the same sites' trampolines -> keys, sorted by trampoline, made
+	 * by henv_set_static_calls(); henv_static_call_key() reads it */
+	struct henv_tramp_key {
+		u64 tramp, key;
+	} *tramp_keys;
+	size_t n_tramp_keys;
 	/* optional, sorted function starts: kjit_env.func_start gives the
 	 * last one at or below an address (0 below the first) */
 	const u64 *funcs;
@@ -83,5 +98,17 @@ u64 *henv_edge_counter_of(struct henv *h, u64 block_addr, unsigned exit);
 
 /* kjit_env.patch_site over h->sites (@opaque: the henv) */
 bool henv_patch_site(void *opaque, u64 addr, u64 *target);
+/* kjit_env.static_call from h->scalls (a site whose key has no known
+ * trampoline is reported with tramp 0, as kmod/sites.c does). */
+bool henv_static_call(void *opaque, u64 addr, u64 *tramp, bool *tail);
+/* Take @n inline static_call sites @scalls (sorted by code) for
+ * henv_static_call() and henv_static_call_key(): builds h->tramp_keys.
+ * Returns 0 or -1 (out of memory: no trampoline has a key then). */
+int henv_set_static_calls(struct henv *h, const struct henv_scall *scalls,
+			  size_t n);
+/* kjit_env.static_call_key: @addr a trampoline of h->scalls -> its key. */
+u64 henv_static_call_key(void *opaque, u64 addr);
+/* kjit_env.entry_guard: every function start of h->funcs. */
+bool henv_entry_guard(void *opaque, u64 addr);
 
 #endif

@@ -23,9 +23,11 @@ pass() { echo "KJIT-RESULT PASS host.install.$1 $2"; }
 fail() { echo "KJIT-RESULT FAIL host.install.$1 $2"; fails=$((fails + 1)); }
 probe() { sh "$ROOT/scripts/kdir-probe.sh" "$@"; }
 
-# The test kernels: the first one for dkms, the last for make install.
+# The test kernels: the first one for dkms, the last one built on this
+# host for make install (a kernel built in the sid chroot, a line of five
+# fields, has its headers inside the chroot).
 first=$(head -n 1 "$BUILD/cache/kernels")
-last=$(tail -n 1 "$BUILD/cache/kernels")
+last=$(awk 'NF == 3' "$BUILD/cache/kernels" | tail -n 1)
 set -- $first; rel1=$2 hdr1=$3
 set -- $last; rel2=$2 hdr2=$3
 

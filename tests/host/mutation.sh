@@ -89,7 +89,9 @@ map_old_not_retired|codecache/blockmap.c|s/__atomic_store_n(\&c->old_map, old, _
 entry_irq_swapped|codecache/entry.c|s/irq = emit_jcc_out(e, 0x85);/irq = emit_jcc_out(e, 0x84);/|the entry scope prologue takes task context for an interrupt and the other way round
 entry_bitmap_range|codecache/entry.c|s/\*past = emit_jcc_out(e, 0x83);/*past = emit_jcc_out(e, 0x82);/|the entry scope prologue tests the thread group bitmap only past its end
 seq_flags_of_only|jit/instrument.c|s/return tr->cfg.force_live .. (live \& KX86_FLAGS_INC_CLOBBER);/return tr->cfg.force_live + (live \& KX86_FLAG_OF);/|the counter saves the flags only where OF is live: SF, ZF, AF or PF live get a bare incq
-grow_counted_full|codecache/cache.c|s/return no_room(c, false);/return no_room(c, true);/|a block whose chunk has not come yet counts as a full table, not as growing'
+grow_counted_full|codecache/cache.c|s/return no_room(c, false);/return no_room(c, true);/|a block whose chunk has not come yet counts as a full table, not as growing
+guard_site_off|jit/flow.c|s/r = emit_cmp_site(e, site, KX86_NOP5_FIRST);/r = emit_cmp_site(e, site + 1, KX86_NOP5_FIRST);/|an entry guard tests the byte after the __fentry__ site: it sends every call native, or none
+guard_sc_target|jit/translate.c|s/\t\tf = in->target;/\t\tf = in->target + 1;/|a static call guard compares its key with the wrong function: the trampoline always runs natively'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kjit-mutation.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT

@@ -34,6 +34,7 @@
  * could end where the dispatcher starts, and the IBT proof would follow an
  * exit to the dispatcher into the block's own bytes). */
 #define DISPATCH      0xffffffffc1100000ull
+#define GUARD_CTR     0xffffffffc1200000ull /* env->guard_counter */
 #define MAX_FN_BLOCKS (1u << 16)
 /* Target on blocks that are not a lone ud2/int3 (BUG/WARN sites and padding
  * after noreturn calls: they must execute at their original address, so
@@ -63,6 +64,9 @@ static struct {
 	u64 ibt_fail, memo_diff, uw_fail;
 	u64 jpred;  /* blocks ending in an indirect jmp with a prediction */
 	u64 sites;  /* blocks ending at a static-key site (verified) */
+	u64 scall_sites;   /* blocks ending at an inline static_call site */
+	u64 entry_guards;  /* blocks behind an entry guard (verified) */
+	u64 scall_guards;  /* static call trampolines behind a guard */
 	u64 fix[4]; /* blocks by kjit_block.fix_kind */
 	char first_ibt[400], first_memo[200], first_uw[400];
 	u64 reason[KJIT_R_COUNT];
@@ -86,6 +90,22 @@ static int visit(u64 a)
 		if (seen_addr[i] == a)
 			return 0;
 	}
+}
+
+/* The static_call site ending block @d and the guards at its start @a,
+ * as the env answers the translator (for the sweep's figures). */
+static void count_guards(const struct kjit_block_desc *d, u64 a)
+{
+	u64 tramp;
+	bool tail;
+
+	st.scall_sites += henv.env.static_call &&
+			  henv.env.static_call(&henv, d->insn[d->n - 1].addr,
+					       &tramp, &tail);
+	st.entry_guards +=
+	    henv.env.entry_guard && henv.env.entry_guard(&henv, a);
+	st.scall_guards += henv.env.static_call_key &&
+			   henv.env.static_call_key(&henv, a) != 0;
 }
 
 /* translate one block; push its in-function successors */
@@ -128,6 +148,7 @@ static int do_block(u64 a, u64 lo, u64 hi, unsigned *nw)
 				 (unsigned long long)a, b.len, bc.len);
 	}
 	d = kjit_last_desc(&tr);
+	count_guards(d, a);
 	if (vfy_block(&vfy, d, &b, outbuf, run) && !st.vfy_fail++)
 		snprintf(st.first_vfy, sizeof(st.first_vfy),
 			 "block %#llx: %.300s", (unsigned long long)a, vfy.msg);
@@ -238,6 +259,13 @@ static int setup_env(void)
 	henv.sites = (const struct henv_site *)vml.jumps;
 	henv.n_sites = vml.n_jumps;
 	henv.env.patch_site = henv_patch_site;
+	/* inline static_call sites, as the module translates them: a call
+	 * (jmp, jcc) to the call's trampoline */
+	if (henv_set_static_calls(&henv,
+				  (const struct henv_scall *)vml.scalls,
+				  vml.n_scalls))
+		return -1;
+	henv.env.static_call = henv_static_call;
 	if (!(a = vml_sym(&vml, "__fentry__")))
 		return -1;
 	henv_add_sym(&henv, a, KJIT_SYM_FENTRY, -1);
@@ -293,6 +321,13 @@ static void kernel_config(void)
 	henv.ctr_mode = KJIT_MEM_GS;
 	henv.gs_fake = 0xffffe8c000010000ull; /* like a percpu chunk's */
 	henv.env.jsite_gs = 0x1d0f8; /* like a module's static per-CPU data */
+	/* deep mode's guards: every function's first block behind an entry
+	 * guard (a function whose __fentry__ site the kernel may enable:
+	 * the module guards those it follows), every static call trampoline
+	 * behind its key's guard */
+	henv.env.entry_guard = henv_entry_guard;
+	henv.env.static_call_key = henv_static_call_key;
+	henv.env.guard_counter = GUARD_CTR;
 	kjit_translator_init(&tr, &henv.env, &cfg);
 	vfy.native_calls = true;
 	vfy.follow_indirect_calls = true;
@@ -301,7 +336,8 @@ static void kernel_config(void)
 	printf("vmlinux sweep: kernel configuration (native calls, followed "
 	       "and inline-predicted indirect calls, inline-predicted indirect "
 	       "jmps, per-CPU %%gs counters at 64-bit offsets, "
-	       "edge counters)\n");
+	       "edge counters, entry guards on every function, static call "
+	       "guards on every trampoline)\n");
 }
 
 /* Third and fourth passes: for a kernel that enforces IBT
@@ -481,6 +517,20 @@ int main(int argc, char **argv)
 	printf("vmlinux sweep: %llu blocks end in an indirect jmp with an "
 	       "inline prediction\n",
 	       (unsigned long long)st.jpred);
+	printf("vmlinux sweep: %llu blocks end at an inline static_call site "
+	       "(of %zu), %llu begin with an entry guard, %llu static call "
+	       "trampolines with a guard (each checked by the verifier)\n",
+	       (unsigned long long)st.scall_sites, vml.n_scalls,
+	       (unsigned long long)st.entry_guards,
+	       (unsigned long long)st.scall_guards);
+	kt_check("jit.vmlinux.kcfg.guards",
+		 st.entry_guards > 10000 && st.scall_guards > 100 &&
+		     st.scall_sites > 1000,
+		 "%llu entry guards, %llu static call guards, %llu static "
+		 "call sites: the sweep checks almost none",
+		 (unsigned long long)st.entry_guards,
+		 (unsigned long long)st.scall_guards,
+		 (unsigned long long)st.scall_sites);
 	kt_check("jit.vmlinux.kcfg.jmp_predictions", st.jpred > 100,
 		 "%llu blocks with an indirect jmp's prediction: the sweep "
 		 "checks almost none",

@@ -107,6 +107,17 @@ static int pushed_const(struct vfy *v, const struct dinsn *x, u64 *val)
 		     (unsigned long long)x->addr);
 }
 
+/* Where the jmp @x goes: rel32, or through a literal in the block. */
+static int jmp_target(struct vfy *v, const struct dinsn *x, u64 *t)
+{
+	if (abs_of(x, 0, t))
+		return FAILF("jmp at %#llx: no target",
+			     (unsigned long long)x->addr);
+	if (x->op[0].type == ZYDIS_OPERAND_TYPE_MEMORY)
+		return read_lit(v, *t, t);
+	return 0;
+}
+
 /* x must be `jmp dispatcher` (rel32 or via literal): the flags-dead entry
  * (env->dispatch_nf, when set) exactly where the flags are dead at the
  * exit (@flags_dead: an indirect call), the other one everywhere else */
@@ -116,10 +127,10 @@ static int check_dispatch_jmp(struct vfy *v, const struct dinsn *x,
 	u64 t, want = flags_dead && v->env->dispatch_nf ? v->env->dispatch_nf
 							 : v->env->dispatch;
 
-	if (x->i.mnemonic != ZYDIS_MNEMONIC_JMP || abs_of(x, 0, &t))
+	if (x->i.mnemonic != ZYDIS_MNEMONIC_JMP)
 		return FAILF("expected jmp to dispatcher at %#llx",
 			     (unsigned long long)x->addr);
-	if (x->op[0].type == ZYDIS_OPERAND_TYPE_MEMORY && read_lit(v, t, &t))
+	if (jmp_target(v, x, &t))
 		return -1;
 	if (t != want)
 		return FAILF("jmp at %#llx goes to %#llx, not the dispatcher's "
@@ -880,6 +891,12 @@ static u32 vlive_at(struct vfy *v, u64 a, unsigned depth, struct vwalk *w)
 		const ZydisAccessedFlags *f;
 		bool site = v->env->patch_site &&
 			    v->env->patch_site(v->env->opaque, a, &ft);
+		/* an inline static_call site is a C call whatever it holds
+		 * today, a nop5 or `xor %eax,%eax` (a NULL or RET0 target)
+		 * as much as a call: vlive_after() says so */
+		bool scall = v->env->static_call &&
+			     v->env->static_call(v->env->opaque, a, &ft,
+						 &(bool){0});
 
 		if (dec_code(v, a, &o))
 			break;
@@ -908,7 +925,7 @@ static u32 vlive_at(struct vfy *v, u64 a, unsigned depth, struct vwalk *w)
 		}
 		if (killed == VFY_ARITH)
 			return need;
-		if (site || is_transfer_insn(&o))
+		if (site || scall || is_transfer_insn(&o))
 			return need | (vlive_after(v, &o, depth - 1, w) &
 				       ~killed);
 	}
@@ -916,12 +933,15 @@ static u32 vlive_at(struct vfy *v, u64 a, unsigned depth, struct vwalk *w)
 }
 
 /* Flags that may be read from the block's start on (0 at a compiled C
- * function's entry). */
+ * function's entry, and at a static call trampoline's: only static_call()
+ * sites in C call it). */
 static u32 vfy_live_in(struct vfy *v)
 {
 	struct vwalk w = {VFY_SITE_RUN, false, 0};
 
-	if (c_entry(v, v->d->start))
+	if (c_entry(v, v->d->start) ||
+	    (v->env->static_call_key &&
+	     v->env->static_call_key(v->env->opaque, v->d->start)))
 		return 0;
 	return vlive_at(v, v->d->start, VFY_LIVE_DEPTH, &w);
 }
@@ -995,11 +1015,178 @@ static int check_block_count(struct vfy *v, u64 a, u64 end)
  * ending where the first instruction starts. Instructions before @first
  * were dropped (a seal the block's endbr64 stands for): a counter before
  * instruction @first is at the entry too. */
+/* ---- guards (jit/flow.c): what each compares and where it goes are
+ * derived from the original code and the environment's facts, the flags'
+ * save from this file's own liveness ---- */
+
+/* The immediate of @x's operand 1, sign-extended from its encoded width
+ * to 64 bits. */
+static u64 imm_sx(const struct dinsn *x)
+{
+	unsigned bits = x->i.raw.imm[0].size;
+	u64 u = x->op[1].imm.value.u;
+
+	if (bits && bits < 64 && (u >> (bits - 1) & 1))
+		u |= ~0ull << bits;
+	else if (bits && bits < 64)
+		u &= (1ull << bits) - 1;
+	return u;
+}
+
+/* Is @x `cmp $IMM, disp(%rip)` of @size bytes against @want_addr? */
+static bool is_cmp_rip(const struct dinsn *x, unsigned size, u64 want_addr)
+{
+	u64 a;
+
+	return x->i.mnemonic == ZYDIS_MNEMONIC_CMP &&
+	       x->op[0].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+	       x->op[0].mem.base == ZYDIS_REGISTER_RIP &&
+	       x->op[0].size == size * 8 &&
+	       x->op[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+	       !abs_of(x, 0, &a) && a == want_addr;
+}
+
+/*
+ * A guard from @a on: [pushfq] CMP je ok; [lock incq ctr(%rip)] [popfq]
+ * jmp NATIVE; ok: [popfq]. @cmp_size, @cmp_at and @imm: the compare's
+ * width, the address it reads and the value it wants; @ctr the counter
+ * (0: none). The pushfq is required where this file's own look-ahead
+ * finds the flags possibly read at the block's start, unless @called:
+ * code only ever called or tail called from C, which leaves no flags
+ * live across a call. *@a moves past it.
+ */
+static int check_guard(struct vfy *v, u64 *a, const char *what,
+		       unsigned cmp_size, u64 cmp_at, u64 imm, u64 ctr,
+		       u64 native, bool called)
+{
+	struct dinsn x;
+	bool pushed;
+	u64 ok, t;
+
+	if (dec_out(v, *a, &x))
+		return -1;
+	pushed = x.i.mnemonic == ZYDIS_MNEMONIC_PUSHFQ;
+	if (!pushed && !called && vfy_live_in(v))
+		return FAILF("%s: the flags are live at the block's start "
+			     "and not saved around the compare", what);
+	if (pushed && (*a += x.i.length, dec_out(v, *a, &x)))
+		return -1;
+	if (!is_cmp_rip(&x, cmp_size, cmp_at) || imm_sx(&x) != imm) {
+		u64 at = 0;
+
+		abs_of(&x, 0, &at);
+		return FAILF("%s: not cmp $%#llx of %u bytes at %#llx (found "
+			     "%s $%#llx of %u bits at %#llx)",
+			     what, (unsigned long long)imm, cmp_size,
+			     (unsigned long long)cmp_at,
+			     ZydisMnemonicGetString(x.i.mnemonic),
+			     (unsigned long long)imm_sx(&x),
+			     x.op[0].size, (unsigned long long)at);
+	}
+	*a += x.i.length;
+	if (dec_out(v, *a, &x))
+		return -1;
+	if (x.i.mnemonic != ZYDIS_MNEMONIC_JZ || x.i.length != 2 ||
+	    abs_of(&x, 0, &ok))
+		return FAILF("%s: no je rel8 after the compare", what);
+	*a += x.i.length;
+	if (ctr) {
+		if (dec_out(v, *a, &x))
+			return -1;
+		if (x.i.mnemonic != ZYDIS_MNEMONIC_INC ||
+		    !(x.i.attributes & ZYDIS_ATTRIB_HAS_LOCK) ||
+		    x.op[0].type != ZYDIS_OPERAND_TYPE_MEMORY ||
+		    x.op[0].size != 64 || abs_of(&x, 0, &t) || t != ctr)
+			return FAILF("%s: the native side does not count "
+				     "in env->guard_counter", what);
+		*a += x.i.length;
+	}
+	if (pushed) {
+		if (dec_out(v, *a, &x) || x.i.mnemonic != ZYDIS_MNEMONIC_POPFQ)
+			return FAILF("%s: native side without popfq", what);
+		*a += x.i.length;
+	}
+	if (dec_out(v, *a, &x))
+		return -1;
+	if (x.i.mnemonic != ZYDIS_MNEMONIC_JMP)
+		return FAILF("%s: no jmp to the native code", what);
+	if (jmp_target(v, &x, &t))
+		return -1;
+	if (t != native)
+		return FAILF("%s: the native side goes to %#llx, not %#llx",
+			     what, (unsigned long long)t,
+			     (unsigned long long)native);
+	*a += x.i.length;
+	if (*a != ok)
+		return FAILF("%s: je goes to %#llx, not past the native side",
+			     what, (unsigned long long)ok);
+	if (pushed) {
+		if (dec_out(v, *a, &x) || x.i.mnemonic != ZYDIS_MNEMONIC_POPFQ)
+			return FAILF("%s: no popfq where the guard passes",
+				     what);
+		*a += x.i.length;
+	}
+	return 0;
+}
+
+/* A followed static call trampoline (env->static_call_key): its key's
+ * func must still be what the trampoline's own code jumps to (its `jmp
+ * F`, or 0 for a NULL call's ret), else the trampoline runs natively. */
+static int check_static_call_guard(struct vfy *v, u64 *a, u64 key)
+{
+	struct dinsn o;
+	u64 f;
+	int reg;
+
+	if (dec_code(v, v->d->start, &o))
+		return FAILF("static call trampoline %#llx does not decode",
+			     (unsigned long long)v->d->start);
+	if (o.i.mnemonic == ZYDIS_MNEMONIC_JMP &&
+	    o.op[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE)
+		f = orig_target(&o);
+	else if (o.i.mnemonic == ZYDIS_MNEMONIC_RET && !o.i.operand_count_visible)
+		f = 0;
+	else
+		return FAILF("a guard on trampoline %#llx, which is neither "
+			     "jmp nor ret", (unsigned long long)v->d->start);
+	/* a NULL call's ret, as a return-thunk kernel spells it */
+	if (f && sym_of(v, f, &reg) == KJIT_SYM_RETURN_THUNK)
+		f = 0;
+	/* its callers: static_call() sites in C */
+	return check_guard(v, a, "static call guard", 8, key, f, 0,
+			   v->d->start, true);
+}
+
+/* Deep mode's entry guard (env->entry_guard): while the function's
+ * __fentry__ site (after an endbr64 or its seal) still holds the 5-byte
+ * nop (first byte 0f), the translation runs; else the function runs
+ * natively from its start. */
+static int check_entry_guard(struct vfy *v, u64 *a)
+{
+	u8 b[8] = {0};
+	u64 fn = v->d->start;
+	unsigned off;
+
+	v->env->read_code(v->env->opaque, fn, b, sizeof(b));
+	off = (!memcmp(b, "\xf3\x0f\x1e\xfa", 4) || is_seal(b)) ? 4 : 0;
+	return check_guard(v, a, "entry guard", 1, fn + off, 0x0f,
+			   v->env->guard_counter, fn, false);
+}
+
 static int check_entry(struct vfy *v, u64 end, unsigned first)
 {
-	u64 a = v->run;
+	u64 a = v->run, key;
 
 	if (check_endbr(v, &a))
+		return -1;
+	key = v->env->static_call_key
+		  ? v->env->static_call_key(v->env->opaque, v->d->start)
+		  : 0;
+	if (key && check_static_call_guard(v, &a, key))
+		return -1;
+	if (v->env->entry_guard &&
+	    v->env->entry_guard(v->env->opaque, v->d->start) &&
+	    check_entry_guard(v, &a))
 		return -1;
 	if (v->b->ctr_at > first)
 		return a == end ? 0
@@ -1196,8 +1383,13 @@ static int check_jcc_edges(struct vfy *v, const struct dinsn *o,
 				     "at insn %u",
 				     i);
 	/* a bare counter on each edge: the flags dead at both successors,
-	 * by the verifier's own look-ahead */
-	live = vfy_live_from(v, t) | vfy_live_from(v, fall);
+	 * by the verifier's own look-ahead; a tail static_call's jcc goes
+	 * to a C function (through the trampoline), which reads none */
+	live = vfy_live_from(v, fall);
+	if (!(v->env->static_call &&
+	      v->env->static_call(v->env->opaque, o->addr, &(u64){0},
+				  &(bool){0})))
+		live |= vfy_live_from(v, t);
 	if (live & VFY_CLOBBER)
 		return FAILF("block counted on its edges, but flags %#x may be "
 			     "read after them (the verifier's own look-ahead)",
@@ -1871,6 +2063,82 @@ static int check_fixups(struct vfy *v, const struct kjit_block_desc *d)
 	return check_exit_branch(v, &x, want_t);
 }
 
+/* A static_call site's instruction as described: the branch to the
+ * site's trampoline that the site stands for, whatever it holds today
+ * (arch/x86/kernel/static_call.c keeps a call site a call, a tail site a
+ * jmp, or the jcc it was compiled as): call rel32 (not a tail), jmp rel32
+ * or, where the code holds that jcc, the same jcc rel32 (a tail). */
+static int check_static_call_desc(struct vfy *v, const struct kjit_insn *in,
+				  const u8 *code, size_t n, u64 tramp,
+				  bool tail)
+{
+	struct dinsn o;
+	u64 t;
+	bool jcc = n >= 2 && code[0] == 0x0f && (code[1] & 0xf0) == 0x80;
+
+	if (dec_orig(v, in, &o) || o.i.length != (jcc && tail ? 6 : 5) ||
+	    o.op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE || abs_of(&o, 0, &t))
+		return FAILF("static_call site %#llx: not a rel32 branch",
+			     (unsigned long long)in->addr);
+	if (t != tramp)
+		return FAILF("static_call site %#llx: goes to %#llx, not its "
+			     "trampoline %#llx",
+			     (unsigned long long)in->addr,
+			     (unsigned long long)t, (unsigned long long)tramp);
+	if (!tail ? o.i.mnemonic != ZYDIS_MNEMONIC_CALL
+		  : jcc ? memcmp(in->bytes, code, 2) != 0
+			: o.i.mnemonic != ZYDIS_MNEMONIC_JMP)
+		return FAILF("static_call site %#llx: a %s site is not a %s",
+			     (unsigned long long)in->addr,
+			     tail ? "tail" : "call",
+			     !tail ? "call" : jcc ? "jcc of its own condition"
+						  : "jmp");
+	return 0;
+}
+
+/* The block's instructions are the code's: each one's bytes are what
+ * read_code() gives at its address, but for the two the kernel rewrites
+ * at will: an ftrace site (a nop5 in the copy, spelled here) and an inline
+ * static_call site (check_static_call_desc). Everything else here decodes
+ * the description, so a translator that decoded or kept the wrong bytes
+ * would otherwise be checked against its own mistake. */
+static int check_desc_bytes(struct vfy *v, const struct kjit_block_desc *d)
+{
+	static const u8 nop5[5] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
+	u8 code[16];
+	unsigned i;
+	size_t n;
+	u64 tramp;
+	bool tail;
+
+	for (i = 0; i < d->n; i++) {
+		const struct kjit_insn *in = &d->insn[i];
+
+		n = v->env->read_code(v->env->opaque, in->addr, code,
+				      sizeof(code));
+		if (n < in->len)
+			return FAILF("insn at %#llx: %u bytes described, %zu "
+				     "readable",
+				     (unsigned long long)in->addr, in->len, n);
+		if (v->env->static_call &&
+		    v->env->static_call(v->env->opaque, in->addr, &tramp,
+					&tail)) {
+			if (check_static_call_desc(v, in, code, n, tramp, tail))
+				return -1;
+			continue;
+		}
+		if (v->env->ftrace_site && in->len == 5 &&
+		    v->env->ftrace_site(v->env->opaque, in->addr) &&
+		    !memcmp(in->bytes, nop5, 5))
+			continue;
+		if (memcmp(in->bytes, code, in->len))
+			return FAILF("insn at %#llx: described bytes are not "
+				     "the code's",
+				     (unsigned long long)in->addr);
+	}
+	return 0;
+}
+
 int vfy_block(struct vfy *v, const struct kjit_block_desc *d,
 	      const struct kjit_block *b, const u8 *buf, u64 run)
 {
@@ -1881,7 +2149,7 @@ int vfy_block(struct vfy *v, const struct kjit_block_desc *d,
 	v->d = d, v->b = b, v->buf = buf, v->run = run, v->msg[0] = 0;
 	if (b->n_insns != d->n || !d->n)
 		return FAILF("instruction count mismatch");
-	if (check_fixups(v, d))
+	if (check_desc_bytes(v, d) || check_fixups(v, d))
 		return -1;
 	while (first + 1 < d->n && b->insn_off[first] == 0xffff)
 		first++;

@@ -9,7 +9,9 @@
  *    offsets;
  *  - 6.12: num_syms and the names come first, then the markers and the
  *    token tables, then (8-aligned) the num_syms s32 offsets and
- *    relative_base.
+ *    relative_base;
+ *  - 7.2: num_syms, the names (4-aligned), markers, token tables, then the
+ *    s32 offsets, each relative to its own place; no relative_base.
  * Every guess is checked (names decode to typed symbols; addresses come
  * out sorted).
  */
@@ -146,6 +148,114 @@ static void load_jumps(struct vml *v)
 	v->n_jumps = n;
 }
 
+static int cmp_scall(const void *a, const void *b)
+{
+	return cmp_u64(&((const struct vscall *)a)->code,
+		       &((const struct vscall *)b)->code);
+}
+
+/* The symbol at exactly @a (the first of several), or NULL. */
+static const struct vsym *sym_at(const struct vml *v, u64 a)
+{
+	size_t lo = 0, hi = v->n_sym, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (v->sym[mid].addr < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < v->n_sym && v->sym[lo].addr == a ? &v->sym[lo] : NULL;
+}
+
+static int cmp_sym_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct vsym *const *)a)->name,
+		      (*(const struct vsym *const *)b)->name);
+}
+
+/* __SCT__x for the key at @key (a symbol __SCK__x; kmod/sites.c
+ * tramp_of_key), 0 if none. @tramps: the text symbols __SCT__*, sorted by
+ * name. */
+static u64 tramp_of_key(const struct vml *v, const struct vsym **tramps,
+			size_t n, u64 key)
+{
+	const struct vsym *k, *w, **t;
+	struct vsym want = {0, 'T', NULL};
+	char name[256];
+
+	for (k = sym_at(v, key); k && k < v->sym + v->n_sym && k->addr == key;
+	     k++) {
+		if (strncmp(k->name, "__SCK__", 7))
+			continue;
+		snprintf(name, sizeof(name), "__SCT__%s", k->name + 7);
+		want.name = name;
+		w = &want;
+		t = bsearch(&w, tramps, n, sizeof(*tramps), cmp_sym_name);
+		if (t)
+			return (*t)->addr;
+	}
+	return 0;
+}
+
+/* The text symbols __SCT__*, sorted by name (n in *@n), or NULL. */
+static const struct vsym **sct_syms(const struct vml *v, size_t *n)
+{
+	const struct vsym **t = calloc(v->n_sym + 1, sizeof(*t));
+	size_t i;
+
+	*n = 0;
+	for (i = 0; t && i < v->n_sym; i++)
+		if (strchr("tT", v->sym[i].type) &&
+		    !strncmp(v->sym[i].name, "__SCT__", 7))
+			t[(*n)++] = &v->sym[i];
+	if (t)
+		qsort(t, *n, sizeof(*t), cmp_sym_name);
+	return t;
+}
+
+/* Inline static_call sites (__start_static_call_sites ..
+ * __stop_static_call_sites): struct static_call_site { s32 addr; s32 key;
+ * }, each relative to its own field, the key's low bits flags (1: a tail
+ * call, 2: init text; <linux/static_call_types.h>). As kmod/sites.c reads
+ * them at load. Needs the symbols. */
+static void load_static_calls(struct vml *v)
+{
+	u64 start = vml_sym(v, "__start_static_call_sites");
+	u64 stop = vml_sym(v, "__stop_static_call_sites");
+	const struct vsym **tramps;
+	const u8 *tab;
+	size_t i, n, k = 0, nt;
+
+	if (!start || stop <= start ||
+	    !(tab = bytes_at(v, start, stop - start)))
+		return;
+	n = (stop - start) / 8;
+	v->scalls = calloc(n, sizeof(*v->scalls));
+	tramps = sct_syms(v, &nt);
+	if (!v->scalls || !tramps) {
+		free(tramps);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const u8 *e = tab + i * 8;
+		u64 at = start + i * 8;
+		u64 key = at + 4 + (s64)(s32)rd32(e + 4);
+
+		if (key & 2) /* init text: freed, never translated */
+			continue;
+		v->scalls[k].code = at + (s64)(s32)rd32(e);
+		v->scalls[k].key = key & ~3ull;
+		v->scalls[k].tail = key & 1;
+		v->scalls[k].tramp = tramp_of_key(v, tramps, nt, key & ~3ull);
+		k++;
+	}
+	free(tramps);
+	qsort(v->scalls, k, sizeof(*v->scalls), cmp_scall);
+	v->n_scalls = k;
+}
+
 /* token table start (and index position) */
 static int find_tokens(const struct vml *v, size_t *table, size_t *index)
 {
@@ -216,29 +326,73 @@ static void free_syms(struct vml *v, size_t n)
 	v->sym = NULL;
 }
 
-/* Decode @n names from @names with their s32 offsets at @offs: 0 if they
- * all decode to typed names, before the token table, in address order. */
-static int try_syms(struct vml *v, u32 n, size_t names, size_t offs,
-		    size_t table, size_t index)
+/* The address that file offset @off is loaded at (0: in no section). */
+static u64 addr_of_offset(const struct vml *v, size_t off)
 {
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)v->data;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(v->data + eh->e_shoff);
+	int i;
+
+	for (i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == SHT_PROGBITS && sh[i].sh_offset <= off &&
+		    off < sh[i].sh_offset + sh[i].sh_size)
+			return sh[i].sh_addr + (off - sh[i].sh_offset);
+	return 0;
+}
+
+/* Is kallsyms_markers ([0] = 0, [1] = @at256; 4- or 8-aligned) at @p? */
+static int markers_at(const struct vml *v, size_t p, size_t at256)
+{
+	size_t a;
+
+	for (a = (p + 3) & ~3ul; a <= ((p + 7) & ~7ul); a += 4)
+		if (a + 8 <= v->size && rd32(v->data + a) == 0 &&
+		    rd32(v->data + a + 4) == at256)
+			return 1;
+	return 0;
+}
+
+/* How the s32 offsets of kallsyms_offsets[] give addresses. */
+enum koffs {
+	KOFFS_ABS_PERCPU, /* >= 0: absolute; else .text - 1 - off (to 6.14) */
+	KOFFS_PLACE,	  /* relative to the entry itself (7.2) */
+};
+
+/* Decode @n names from @names with their offsets at @offs: 0 if they all
+ * decode to typed names, before the token table, in address order. */
+static int try_syms(struct vml *v, u32 n, size_t names, size_t offs,
+		    size_t table, size_t index, enum koffs how)
+{
+	u64 place = how == KOFFS_PLACE ? addr_of_offset(v, offs) : 0;
 	char name[512];
-	size_t p = names, i;
+	size_t p = names, i, at256 = 0;
 	u64 prev = 0;
 	int ok = 1;
 
-	if (n < 1000 || n > 2000000 || offs + 4ul * n > v->size)
+	if (n < 1000 || n > 2000000 || offs + 4ul * n > v->size ||
+	    (how == KOFFS_PLACE && !place))
 		return -1;
 	v->sym = calloc(n, sizeof(*v->sym));
 	for (i = 0; ok && i < n; i++) {
 		s32 off = (s32)rd32(v->data + offs + 4 * i);
 
+		if (i == 256)
+			at256 = p - names;
 		p += expand(v, p, table, index, name, sizeof(name));
 		v->sym[i].type = name[0];
 		v->sym[i].name = strdup(name + 1);
-		v->sym[i].addr = off >= 0 ? (u64)off : v->text_addr - 1 - off;
+		if (how == KOFFS_PLACE)
+			v->sym[i].addr = place + 4 * i + (s64)off;
+		else
+			v->sym[i].addr = off >= 0 ? (u64)off
+						  : v->text_addr - 1 - off;
 		ok = p < table && name[0] > ' ' && v->sym[i].addr >= prev;
 		prev = v->sym[i].addr;
 	}
+	/* with offsets that hold for any start, the names must be these:
+	 * kallsyms_markers follows them, [0] = 0 and [1] = name 256's start */
+	if (ok && how == KOFFS_PLACE)
+		ok = at256 && markers_at(v, p, at256);
 	if (ok) {
 		v->n_sym = n;
 		return 0;
@@ -256,7 +410,8 @@ static int kallsyms_61(struct vml *v, size_t table, size_t index)
 		u32 n = rd32(v->data + rb + 8);
 
 		if (rd64(v->data + rb) == v->text_addr && rb >= 4ul * n &&
-		    !try_syms(v, n, rb + 16, rb - 4ul * n, table, index))
+		    !try_syms(v, n, rb + 16, rb - 4ul * n, table, index,
+			      KOFFS_ABS_PERCPU))
 			return 0;
 	}
 	return -1;
@@ -277,9 +432,27 @@ static int kallsyms_612(struct vml *v, size_t table, size_t index)
 
 			if ((n == (rb - offs) / 4 ||
 			     n + 1 == (rb - offs) / 4) &&
-			    !try_syms(v, n, ns + 8, offs, table, index))
+			    !try_syms(v, n, ns + 8, offs, table, index,
+				      KOFFS_ABS_PERCPU))
 				return 0;
 		}
+	}
+	return -1;
+}
+
+/* 7.2: num_syms, the names right after it, markers, token tables,
+ * offsets; no relative_base: each offset is relative to its own place in
+ * the table (checked: 7.2's first lands on .text). */
+static int kallsyms_72(struct vml *v, size_t table, size_t index)
+{
+	size_t offs = (index + 512 + 7) & ~7ul, ns;
+
+	for (ns = table & ~3ul; ns >= 4; ns -= 4) {
+		u32 n = rd32(v->data + ns);
+
+		if (n >= 1000 && n <= 2000000 &&
+		    !try_syms(v, n, ns + 4, offs, table, index, KOFFS_PLACE))
+			return 0;
 	}
 	return -1;
 }
@@ -292,7 +465,8 @@ static int load_kallsyms(struct vml *v, char *err, size_t errlen)
 		snprintf(err, errlen, "kallsyms token table not found");
 		return -1;
 	}
-	if (!kallsyms_61(v, table, index) || !kallsyms_612(v, table, index))
+	if (!kallsyms_61(v, table, index) || !kallsyms_612(v, table, index) ||
+	    !kallsyms_72(v, table, index))
 		return 0;
 	snprintf(err, errlen, "kallsyms tables not found");
 	return -1;
@@ -328,6 +502,7 @@ int vml_open(struct vml *v, const char *path, char *err, size_t errlen)
 	if (load_kallsyms(v, err, errlen))
 		return -1;
 	load_jumps(v);
+	load_static_calls(v);
 	return 0;
 }
 

@@ -39,6 +39,14 @@ struct vml {
 		u64 code, target;
 	} * jumps;
 	size_t n_jumps;
+	/* inline static_call sites (.static_call_sites), sorted by code, as
+	 * host_env.h's struct henv_scall: the trampoline __SCT__x of the
+	 * site's key __SCK__x (0 if not found), whether it is a tail call */
+	struct vscall {
+		u64 code, tramp, key;
+		bool tail;
+	} * scalls;
+	size_t n_scalls;
 };
 
 /* 0 on success, else -1 with a message in @err. */
