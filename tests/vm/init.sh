@@ -95,6 +95,8 @@ if [ "$(scaled 10 60)" -gt 10 ]; then
 	# "rcu_...stall", does not take it for one)
 	out "KJIT-PACE kernel watchdogs x $factor: watchdog_thresh $(cat /proc/sys/kernel/watchdog_thresh 2> /dev/null) s, RCU CPU timeout $(cat /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout 2> /dev/null) s"
 fi
+# cases that tighten a kernel watchdog scale it by the same factor
+export KJIT_PACE_FACTOR="${factor:-1}"
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 while read -r name tmo; do
 	dmesg -c > /dev/null
@@ -117,7 +119,9 @@ while read -r name tmo; do
 		skip=$(cat /tmp/skip)
 		rc=0
 	fi
-	[ "$rc" = 0 ] || why="exit status $rc"
+	# the case's own last word, so that a summary (CI's) says why
+	said=$(sed -n 's/^FAIL: //p' /tmp/case.out | tail -n 1 | cut -c1-200)
+	[ "$rc" = 0 ] || why="exit status $rc${said:+ (FAIL: $said)}"
 	[ "$rc" = 137 ] && why="timed out after ${lim}s ($tmo s x pace $factor)$(sed -n 's/^casewatch: timed out after [0-9]* s\(.*\)/\1/p' /tmp/case.out | head -n 1)"
 	left=$(unload_leftovers)
 	[ -n "$left" ] && why="${why:+$why; }left loaded: $left"

@@ -29,7 +29,7 @@ expect() {
 		bad=$((bad + 1))
 	fi
 }
-expect assert_fail 120 'FAIL vm\..*\.assert_fail exit status 1'
+expect assert_fail 120 'FAIL vm\..*\.assert_fail exit status 1 \(FAIL: deliberate assertion failure\)$'
 expect guest_warning 120 'FAIL vm\..*\.guest_warning .*kernel log: .*WARNING:'
 expect guest_hang 60 'FAIL vm\..*\.guest_hang no result'
 expect left_loaded 60 'FAIL vm\..*\.left_loaded left loaded: kjit_kprobes kjit$'

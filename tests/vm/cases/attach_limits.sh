@@ -81,12 +81,12 @@ kjit stat | sed -n 's/^cache bytes: [0-9]* (\(.*\))$/\1/p' | tr ',' '\n' |
 kjit record --deep --deep-max 4 -f __x64_sys_read -o /tmp/l.data -- workload -c 0 pipe 50 2> /tmp/rec.err ||
 	fail "record --deep-max 4"
 cat /tmp/rec.err
-grep -q '^kjit: [0-9]* callee(s) ran natively because the deep table was full (limit 4 functions; --deep-max raises it)$' /tmp/rec.err ||
+grep -q '^kjit record: [0-9]* callee(s) ran natively because the deep table was full (limit 4 functions; --deep-max raises it)$' /tmp/rec.err ||
 	fail "record does not say it"
 r=$(sed -n 's/^stat deep_over_funcs //p' /tmp/l.data)
 # (more than the limit turned away saturates at limit + 1: "at least 5")
 msg="$r callee(s) ran natively because the deep table was full (limit 4 functions; --deep-max raises it)"
-grep -qxF -e "kjit: $msg" -e "kjit: at least $msg" /tmp/rec.err ||
+grep -qxF -e "kjit record: $msg" -e "kjit record: at least $msg" /tmp/rec.err ||
 	fail "record's number is not the file's deep_over_funcs ($r)"
 kjit report -i /tmp/l.data | grep -qxF -e "# $msg" -e "# at least $msg" ||
 	fail "report -i does not say it"

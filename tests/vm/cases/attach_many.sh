@@ -68,36 +68,35 @@ check -c 0 -e -x pipe 300 "$pr" "$pw"
 echo "blocks cross-checked against kprobes with $n functions attached: $total, mismatches: 0"
 kjit stat 2> /dev/null | grep -q 'state: attached' && fail "left attached"
 
-# Every function kjit list calls instrumentable, at once (best effort): the
-# module refuses none of them (the tool and the module agree, static
-# functions sharing a name and suffixed symbols included), but past the
-# most 6.1's ftrace can divert (8192: compat.h), in address order.
+# Every function kjit list calls instrumentable, at once, through the tool:
+# the module refuses none of them (the tool and the module agree, static
+# functions sharing a name and suffixed symbols included; a refusal is a
+# line naming the function and the module's reason), but past the most
+# 6.1's ftrace can divert (8192: compat.h), in address order, which is one
+# line. (This was attached twice, by kjitbench attach-list first; each
+# whole-kernel attach and detach takes 100 s on 7.2 under TCG, and the
+# times are make bench's: docs/results/attach-scale.md.)
 kjit list --ok '*' > /tmp/all.list || fail "list *"
 all=$(awk '/^0x/ { print $1 }' /tmp/all.list | sort -u | wc -l)
-kjitbench attach-list -r 1 /tmp/all.list 0 > /tmp/all.out || fail "attach all $all"
-grep '^ATTACHTIME' /tmp/all.out
-grep '^REFUSED' /tmp/all.out | grep -v 'past the most functions' > /tmp/disagree
-if [ -s /tmp/disagree ]; then
-	head -n 20 /tmp/disagree | while read -r _ a _; do
-		echo "$a: $(grep -i "^${a#0x} " /proc/kallsyms | head -n 3 | tr '\n' ' ')"
-		grep "${a#0x}" /tmp/all.list | head -n 2
-	done
-	fail "$(wc -l < /tmp/disagree) functions kjit list calls instrumentable were refused"
-fi
-got=$(sed -n 's/^ATTACHTIME .* attached=\([0-9]*\) .*/\1/p' /tmp/all.out)
-echo "attached $got of the kernel's $all instrumentable functions at once"
-# the tool, all or nothing: everything, or one line for the bound
-if [ "$got" = "$all" ]; then
-	kjit attach '*' > /tmp/o.out 2> /tmp/e.out || fail "kjit attach '*'"
-	grep -qx "attached $all functions" /tmp/o.out || fail "kjit attach '*': want $all"
-	kjit detach > /dev/null
+t0=$(date +%s)
+if kjit attach '*' > /tmp/o.out 2> /tmp/e.out; then
+	t1=$(date +%s)
+	grep -qx "attached $all functions" /tmp/o.out || { cat /tmp/o.out; fail "kjit attach '*': want $all"; }
+	kjit detach > /dev/null || fail "detach '*'"
+	got=$all
 else
-	kjit attach '*' > /dev/null 2> /tmp/e.out && fail "attached past the bound"
+	t1=$(date +%s)
 	grep -v '^kjit attach: skipped' /tmp/e.out
-	grep -q "^kjit attach: $((all - got)) functions refused by kjit.ko, from .* on: past the most functions this kernel's ftrace can divert at once" /tmp/e.out ||
-		fail "no one line for the functions past the bound"
-	[ "$(grep -vc '^kjit attach: skipped' /tmp/e.out)" -le 2 ] || fail "more than one line for the bound"
+	over=$(sed -n "s/^kjit attach: \([0-9]*\) functions refused by kjit.ko, from .* on: past the most functions this kernel's ftrace can divert at once.*/\1/p" /tmp/e.out)
+	[ -n "$over" ] || fail "kjit attach '*' failed, and not at the bound"
+	# besides the skip summary and the count of what was asked
+	# ("N functions to attach; M matching functions skipped"), the one
+	# line for the bound and nothing else
+	[ "$(grep -v '^kjit attach: skipped' /tmp/e.out | grep -vc '^kjit attach: [0-9]* functions to attach; ')" = 1 ] ||
+		fail "kjit attach '*': refusals besides the one line for the bound"
+	got=$((all - over))
 fi
+echo "attached $got of the kernel's $all instrumentable functions at once ($((t1 - t0)) s, TCG)"
 # without -v, thousands of skipped functions are one line of counts
 grep '^kjit attach: skipped' /tmp/e.out
 [ "$(grep -c '^kjit attach: skipped' /tmp/e.out)" = 1 ] &&

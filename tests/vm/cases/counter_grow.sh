@@ -38,11 +38,27 @@ unload_kjit
 echo "defaults: counters with memory $held, limit $slots"
 [ "${held:-0}" = 4096 ] || fail "held at attach: '${held}', not one chunk of 4096"
 [ "${slots:-0}" -ge 49152 ] || fail "limit ${slots:-0} below the default's 49152"
-dmesg | grep 'kjit: counters:' | tail -1
-dmesg | grep 'kjit: counters:' | tail -1 | grep -q 'the first 49152 in the near area' ||
+dmesg | grep 'kjit: counters:' | tail -1 > /tmp/c.line
+cat /tmp/c.line
+# Up to 6.14 the per-CPU symbols are zero-based (__per_cpu_start is 0) and
+# %gs bases are direct-map addresses: any page is within 2 GiB of them on
+# these guests. Since 6.15 a base is the distance from the kernel image's
+# per-CPU section to the CPU's copy, and only pages a little below the
+# first copy and up to 4 GiB above it are in reach (on a 1 GiB guest the
+# top ~150 MiB, which the page allocator hands out last): there kjit says
+# why it has no near area and counts through a register.
+zero_based=$(awk '$3 == "__per_cpu_start" { print ($1 ~ /^0+$/) ? 1 : 0 }' /proc/kallsyms)
+near=1
+if grep -q 'the first 49152 in the near area' /tmp/c.line; then
+	grep -q '^  counter  gs_disp32/' /tmp/s.out || fail "no translation counts with incq %gs:disp32"
+	grep -q '^  counter  gs_reg' /tmp/s.out && fail "a translation counts through a register"
+elif [ "$zero_based" = 0 ] && grep -q 'no near area (pages beyond 2 GiB of the CPU bases)' /tmp/c.line; then
+	echo "NOTE: per-CPU bases not zero-based (6.15+): no near area here"
+	near=0
+	grep -q '^  counter  gs_reg' /tmp/s.out || fail "no translation counts through a register"
+else
 	fail "the defaults' counters are not all in the near area"
-grep -q '^  counter  gs_disp32/' /tmp/s.out || fail "no translation counts with incq %gs:disp32"
-grep -q '^  counter  gs_reg' /tmp/s.out && fail "a translation counts through a register"
+fi
 # Chunks of 64: a deep read path's counters lie in many chunks that came
 # after attach, some blocks on lock incq while the worker was late; the
 # first two chunks (1 KiB) in the near area, the rest from alloc_percpu().
@@ -59,7 +75,7 @@ dmesg | grep 'kjit: counters:' | tail -1
 kjit detach > /dev/null || fail "detach"
 echo "chunks of 64: counters with memory $held; translations counted while growing: $growing"
 [ "${held:-0}" -gt 128 ] || fail "the counter table did not grow: held ${held:-0}"
-grep -q '^  counter  gs_disp32/' /tmp/s.out || fail "no near counter (gs_disp32) used"
+[ $near = 0 ] || grep -q '^  counter  gs_disp32/' /tmp/s.out || fail "no near counter (gs_disp32) used"
 grep -q '^  counter  gs_reg' /tmp/s.out || fail "no alloc_percpu() counter (gs_reg) used"
 crosscheck "grown counters"
 rmmod kjit_kprobes

@@ -25,6 +25,11 @@
 # tcg: multi
 # timeout: 600
 . /tests/lib.sh
+# a function do_exit calls after its leaving call: proc_exit_connector,
+# or where CONFIG_PROC_EVENTS is off (make sanitize's kernels) do_task_dead
+after=$(first_func proc_exit_connector do_task_dead) || fail "neither proc_exit_connector nor do_task_dead"
+# judged against Kprobes: each once
+judged=$(echo do_group_exit do_exit exit_mmap $after do_task_dead | tr ' ' '\n' | awk '!seen[$0]++' | tr '\n' ' ')
 load_kjit
 kjit attach --deep __x64_sys_exit_group > /dev/null || fail "deep attach"
 workload -c 0 forkexit 100 || fail "forkexit"
@@ -39,7 +44,7 @@ grep -q '^dying tasks: [1-9][0-9]* ran the rest of do_exit() from the cache, 0 l
 kjit detach || fail "detach"
 funcs() { awk -F, 'NR > 1 && $4 > 0 { n = $1; sub(/ \[.*\]$/, "", n); sub(/^.*:/, "", n); print n }' /tmp/r.csv | sort -u; }
 echo "functions counted under exit_group: $(funcs | wc -l)"
-for f in do_group_exit do_exit exit_mmap exit_files proc_exit_connector do_task_dead; do
+for f in do_group_exit do_exit exit_mmap exit_files $after do_task_dead; do
 	funcs | grep -qx "$f" || fail "$f not counted under exit_group"
 done
 # the block at the call's return address ran as often as do_exit was
@@ -65,14 +70,13 @@ awk -F, -v c="$call" -v r="$ret" '
 	fail "not every dying task came back into the cache after exit_tasks_rcu_start"
 
 insmod /lib/kjit/kjit_kprobes.ko || fail "insmod kjit_kprobes.ko"
-kjitcount -c 0 -d -e -x -O -C do_group_exit -C do_exit -C exit_mmap \
-	-C proc_exit_connector -C do_task_dead \
+kjitcount -c 0 -d -e -x -O $(for f in $judged; do printf -- '-C %s ' $f; done) \
 	forkexit 100 __x64_sys_exit_group > /tmp/d.out 2>&1
 rc=$?
 grep -E '^(ENTRY|SUMMARY|MISSING)|MISMATCH' /tmp/d.out
 rmmod kjit_kprobes
 [ $rc = 0 ] || { cat /tmp/d.out; fail "exit counts disagree with Kprobes"; }
-for f in do_group_exit do_exit exit_mmap proc_exit_connector do_task_dead; do
+for f in $judged; do
 	grep -q "^BLOCK $f+0x.* OK$" /tmp/d.out || fail "no $f block matched a Kprobe exactly"
 done
 
@@ -117,8 +121,8 @@ grep 'the rest after its call of exit_tasks_rcu_start runs natively on every cal
 	fail "exit_tail=0: the report does not say that do_exit's rest ran natively"
 grep '^dying tasks leave the cache at exit_tasks_rcu_start' /tmp/s.txt ||
 	fail "exit_tail=0: kjit stat does not say that dying tasks leave"
-funcs | grep -qx proc_exit_connector &&
-	fail "exit_tail=0: proc_exit_connector counted: do_exit did not leave the cache"
+funcs | grep -qx $after &&
+	fail "exit_tail=0: $after counted: do_exit did not leave the cache"
 funcs | grep -qx exit_mmap || fail "exit_tail=0: exit_mmap not counted"
 unload_kjit
 echo "exit_tail=0: do_exit leaves the cache at exit_tasks_rcu_start"

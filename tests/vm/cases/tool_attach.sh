@@ -66,7 +66,7 @@ grep -q 'vfs_read+0x10: not a function start' /tmp/e.out || fail "offset message
 kjit attach vfs_read+0 > /dev/null || fail "+0 is the start"
 kjit detach
 kjit attach no_such_fn 2> /tmp/e.out && fail "unknown attach must fail"
-grep -qx 'kjit: no_such_fn: no such kernel function' /tmp/e.out || fail "unknown message"
+grep -qx 'kjit attach: no_such_fn: no such kernel function' /tmp/e.out || fail "unknown message"
 dup=$(awk '($2=="t"||$2=="T") && NF==3 {print $3}' /proc/kallsyms | sort | uniq -d | head -n 1)
 kjit attach "$dup" 2> /tmp/e.out && fail "ambiguous attach must fail"
 grep -q "$dup: ambiguous" /tmp/e.out || fail "ambiguous message"

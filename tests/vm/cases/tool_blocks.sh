@@ -52,6 +52,6 @@ dup=$(awk '($2=="t"||$2=="T") && NF==3 {print $3}' /proc/kallsyms | sort | uniq 
 kjit blocks "$dup" 2> /tmp/e.out && fail "ambiguous $dup"
 cat /tmp/e.out
 grep -q "$dup: ambiguous" /tmp/e.out || fail "ambiguous message"
-[ "$(grep -c '^kjit:   0x' /tmp/e.out)" -ge 2 ] || fail "candidates not listed"
+[ "$(grep -c '^kjit blocks:   0x' /tmp/e.out)" -ge 2 ] || fail "candidates not listed"
 kjit blocks 2> /dev/null; [ $? = 2 ] || fail "usage status 2"
 unload_kjit

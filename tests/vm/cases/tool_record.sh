@@ -114,10 +114,18 @@ grep -q 'entry_SYSCALL_64: refused by kjit.ko: entry text' /tmp/e.out ||
 kjit report -i be.data --csv | grep -q '^vfs_read,' || fail "record --best-effort: vfs_read not recorded"
 # SIGTERM to kjit itself (timeout(1)), and SIGHUP: passed on to the
 # command; kjit detaches, saves and says so (it was killed, leaving the
-# kernel patched and no file)
+# kernel patched and no file). Sent once the session is attached: on the
+# KASAN kernel timeout(1)'s 4 s ran out while record still read kallsyms
 for sig in TERM HUP; do
 	rm -f sig.data
-	timeout -s $sig 4 kjit record -f vfs_read -o sig.data -- sleep 60 2> /tmp/e.out
+	kjit record -f vfs_read -o sig.data -- sleep 60 2> /tmp/e.out & t=$!
+	i=0
+	while [ $i -lt 300 ] && ! kjit stat 2> /dev/null | grep -q 'state: attached'; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	kill -$sig $t || fail "SIG$sig: no kjit record to signal"
+	wait $t
 	rc=$?
 	cat /tmp/e.out
 	grep -q "^kjit record: stopped by .* (passed on to sleep); detached$" /tmp/e.out ||

@@ -77,6 +77,7 @@
 #include "kmod/kjit_ioctl.h"
 #include "kmod/companion/kjit_kprobes_ioctl.h"
 #include "workload_ops.h"
+#include "quiet_output.h"
 #include "tools/report/noise.h"
 
 #define MAX_BLOCKS 65536
@@ -147,6 +148,15 @@ static void release_stderr(void)
 	close(held_err);
 	close(saved_err);
 	held_err = saved_err = -1;
+}
+
+/* Right before a window opens: the case's output drained (quiet_output.h) */
+static void quiet(void)
+{
+	if (quiet_output())
+		fprintf(stderr, "kjitcount: the case's output pipe still busy "
+				"after %d ms: its reader may be counted\n",
+			QUIET_MAX_MS);
 }
 
 static void die(const char *what)
@@ -495,6 +505,7 @@ static void kprobe_counts(const char *op, long n, unsigned long long *cnt,
 	if (reps)
 		warm_up("workload under Kprobes", op, n);
 	run_load(op, 10);
+	quiet();
 	if (ioctl(fd, KJITKP_IOC_RESET, 0))
 		die("kprobe reset");
 	if (reps)
@@ -772,8 +783,11 @@ int main(int argc, char **argv)
 	attach(fd, argv + optind + 2, argc - optind - 2, attach_flags);
 	if (reps)
 		warm_up("workload under kjit", argv[optind], n);
-	if (run_load(argv[optind], 10) || ioctl(fd, KJIT_IOC_RESET, 0))
+	if (run_load(argv[optind], 10))
 		die("workload under kjit");
+	quiet();
+	if (ioctl(fd, KJIT_IOC_RESET, 0))
+		die("kjit reset");
 	if (reps)
 		kjit_ns = time_runs("kjit", argv[optind], n);
 	else if (run_load(argv[optind], n))
