@@ -228,7 +228,7 @@ $(BUILD)/tools/kjit: $(TOOL_SRC) $(TOOL_HDR)
 # ---- programs that run in the test guest (static: the guest has no libc)
 GUEST_PROGS := $(patsubst tests/vm/progs/%.c,$(BUILD)/guest/%,$(wildcard tests/vm/progs/*.c))
 guest-progs: $(GUEST_PROGS)
-$(BUILD)/guest/%: tests/vm/progs/%.c tests/vm/progs/workload_ops.h kmod/kjit_ioctl.h
+$(BUILD)/guest/%: tests/vm/progs/%.c tests/vm/progs/workload_ops.h tests/vm/progs/quiet_output.h kmod/kjit_ioctl.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 $(WARN) -I$(ROOT) -static -o $@ $(filter %.c,$^)
 # kjitcount prints its timings with the tool's pure noise/format code.

@@ -18,7 +18,7 @@ tail -n 2 /tmp/a.out
 sym() { awk -v n="$1" '$3 == n && ($2 == "T" || $2 == "t") { print $1; exit }' /proc/kallsyms; }
 roots=
 for f in $ENTRIES; do
-	grep -q "^kjit: $f: " /tmp/a.err && continue # refused: not a root
+	grep -q "^kjit attach: $f: " /tmp/a.err && continue # refused: not a root
 	a=$(sym "$f")
 	[ -n "$a" ] && roots="$roots${roots:+,}$a"
 done
