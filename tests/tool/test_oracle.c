@@ -571,6 +571,68 @@ static void site_not_run(void)
 	      oracle_class_name(OC_SITE_NOT_RUN));
 }
 
+/* A direct call of the callee that never ran outweighs an indirect call
+ * that ran beside it: deep mode follows indirect calls, so one that had
+ * reached the callee would have counted it (CI, 11-29 on 6.1:
+ * switch_mm_irqs_off, called directly from __schedule, which ran
+ * pick_next_task's indirect calls). The parent p3, at P3:
+ *   P3+0  test %edi,%edi; je P3+9     block counted 5
+ *   P3+4  call r                      block counted 0
+ *   P3+9  call *%rax                  block counted 5
+ *   P3+b  ret                         block counted 5 */
+#define P3 0xffffffff81008000ull
+static uint8_t p3_code[0xc + 16] = {0x85, 0xff, 0x74, 0x05, 0xe8, 0xf7,
+				    0x1f, 0x00, 0x00, 0xff, 0xd0, 0xc3};
+
+static void site_direct_outweighs_indirect(void)
+{
+	struct sess_func f[] = {{.name = "p3",
+				 .start = P3,
+				 .end = P3 + 0xc,
+				 .executions = 15,
+				 .code = p3_code,
+				 .code_len = sizeof(p3_code)}};
+	struct sess_block b[] = {
+	    {.addr = P3, .len = 4, .count = 5},
+	    {.addr = P3 + 4, .len = 5, .count = 0},
+	    {.addr = P3 + 9, .len = 2, .count = 5},
+	    {.addr = P3 + 0xb, .len = 1, .count = 5},
+	};
+	struct sess_sym sy[] = {{P3 + 0x2000, P3 + 0x2010, "r"}};
+	struct oracle_fn fn[] = {
+	    {"r", "p3", "p3", "", "", 0, -1},
+	    {"p3", "-", "p3", "", "", 0, -1},
+	};
+	struct session s;
+	struct oracle o;
+
+	memset(p3_code + 0xc, 0xcc, 16);
+	memset(&s, 0, sizeof(s));
+	memset(&o, 0, sizeof(o));
+	o.fn = fn;
+	o.n = o.cap = 2;
+	s.funcs = f;
+	s.n_funcs = 1;
+	s.blocks = b;
+	s.n_blocks = sizeof(b) / sizeof(b[0]);
+	s.syms = sy;
+	s.n_syms = 1;
+	s.st.deep = 1;
+	check("site_direct_not_beside_indirect_ran",
+	      oracle_classify(&o, &fn[0], &s) == OC_SITE_NOT_RUN,
+	      oracle_class_name(oracle_classify(&o, &fn[0], &s)));
+	b[1].count = 1; /* the direct call ran: kjit missed r */
+	check("site_direct_ran_beside_indirect",
+	      oracle_classify(&o, &fn[0], &s) == OC_UNEXPLAINED,
+	      oracle_class_name(oracle_classify(&o, &fn[0], &s)));
+	b[1].count = 0;
+	p3_code[5] += 8; /* the direct call reaches r + 8: only the indirect */
+	check("site_indirect_ran_only",
+	      oracle_classify(&o, &fn[0], &s) == OC_UNEXPLAINED,
+	      oracle_class_name(oracle_classify(&o, &fn[0], &s)));
+	p3_code[5] -= 8;
+}
+
 /* One table of __schedule's entries for the classifier and fgraph.c. */
 static void sched_entries(void)
 {
@@ -715,6 +777,7 @@ int main(void)
 	classify();
 	left_cache();
 	site_not_run();
+	site_direct_outweighs_indirect();
 	sched_entries();
 	report();
 	round_trip();

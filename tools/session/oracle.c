@@ -593,12 +593,24 @@ static bool not_rescheduled_here(const struct oracle_fn *fn,
  * parent itself - a direct call or jump of it (or of the padding before
  * it, where a call depth thunk sits), or an indirect call - or by a
  * function the tracer cannot see (notrace: not in its set) that the
- * parent calls, in the same ways, down to SITE_DEPTH such functions. If
- * no block holding one of these sites ran, kjit's run never called it
- * (SITE_NOT). A direct call of it that ran is SITE_RAN (kjit missed it);
- * an indirect call that ran, or a call of an unseen function kjit did not
- * count, SITE_MAYBE (it cannot tell); SITE_NONE: no site at all, or no
- * stored code.
+ * parent calls, in the same ways, down to SITE_DEPTH such functions. The
+ * walk gathers what these sites say (struct sites) and site_verdict()
+ * weighs it:
+ *  - a direct call of it that ran: SITE_RAN (kjit missed it);
+ *  - a call of an unseen function kjit did not count (or could not read,
+ *    or past SITE_DEPTH) that ran: SITE_MAYBE (it may have called it
+ *    natively, and kjit cannot tell);
+ *  - direct calls of it, none of which ran: SITE_NOT, even where an
+ *    indirect call ran beside them. Deep mode follows indirect calls, so
+ *    had one reached it in kjit's run, kjit would have counted it; the
+ *    tracer's run took the direct call (CI, 11-29 on 6.1: __schedule's
+ *    call of switch_mm_irqs_off, when only the tracer's run switched to a
+ *    task of another mm, beside pick_next_task's indirect calls);
+ *  - an indirect call that ran, and no direct call of it: SITE_MAYBE (a
+ *    function only ever called indirectly stays unexplained, so a miss
+ *    of deep mode's indirect calls still shows);
+ *  - sites, none of which ran: SITE_NOT; no site at all, or no stored
+ *    code: SITE_NONE.
  */
 #define SITE_PADDING 16 /* the most CONFIG_FUNCTION_PADDING_BYTES gives */
 #define SITE_DEPTH   3
@@ -662,53 +674,99 @@ static bool unseen_callee(const struct oracle *o, const struct session *s,
 	return !oracle_find(o, b);
 }
 
-static enum site site_in(const struct oracle *o, const struct session *s,
-			 unsigned int fi, const char *name, unsigned int depth);
+/* What the sites of one walk say (site_verdict() weighs it). */
+struct sites {
+	bool direct_ran;   /* a direct call of the callee ran */
+	bool direct_not;   /* a direct call of it never ran */
+	bool indirect_ran; /* an indirect call ran */
+	bool unseen_ran;   /* an unseen callee kjit cannot look into ran */
+	bool other_not;	   /* another site that could reach it never ran */
+};
+
+static void sites_in(const struct oracle *o, const struct session *s,
+		     unsigned int fi, const char *name, unsigned int depth,
+		     struct sites *w);
 
 /* A site at @in of function @fi that may call @name: what it says. */
-static enum site site_at(const struct oracle *o, const struct session *s,
-			 unsigned int fi, const struct cfg_insn *in,
-			 const char *name, unsigned int depth)
+static void site_at(const struct oracle *o, const struct session *s,
+		    unsigned int fi, const struct cfg_insn *in, const char *name,
+		    unsigned int depth, struct sites *w)
 {
 	const struct sess_func *u;
 	char b[KJIT_NAME_MAX];
 	bool ran;
 
-	if (in->kind == KJIT_I_CALL_IND || in->kind == KJIT_I_JMP_IND)
-		return block_ran_at(s, fi, in->addr) ? SITE_MAYBE : SITE_NOT;
+	if (in->kind == KJIT_I_CALL_IND || in->kind == KJIT_I_JMP_IND) {
+		if (block_ran_at(s, fi, in->addr))
+			w->indirect_ran = true;
+		else
+			w->other_not = true;
+		return;
+	}
 	if (in->kind != KJIT_I_CALL && in->kind != KJIT_I_JMP &&
 	    in->kind != KJIT_I_JCC)
-		return SITE_NONE;
-	if (targets_fn(s, in->target, name))
-		return block_ran_at(s, fi, in->addr) ? SITE_RAN : SITE_NOT;
+		return;
+	if (targets_fn(s, in->target, name)) {
+		if (block_ran_at(s, fi, in->addr))
+			w->direct_ran = true;
+		else
+			w->direct_not = true;
+		return;
+	}
 	if (!unseen_callee(o, s, fi, in->target, b, sizeof(b)) ||
 	    !strcmp(b, name))
-		return SITE_NONE;
+		return;
 	ran = block_ran_at(s, fi, in->addr);
-	if (!ran)
-		return SITE_NOT;
+	if (!ran) {
+		w->other_not = true;
+		return;
+	}
 	u = counted(s, b);
-	if (!u || depth >= SITE_DEPTH)
-		return SITE_MAYBE;
-	return site_in(o, s, (unsigned int)(u - s->funcs), name, depth + 1);
+	if (!u || depth >= SITE_DEPTH) {
+		w->unseen_ran = true;
+		return;
+	}
+	sites_in(o, s, (unsigned int)(u - s->funcs), name, depth + 1, w);
 }
 
-static enum site site_in(const struct oracle *o, const struct session *s,
-			 unsigned int fi, const char *name, unsigned int depth)
+static void sites_in(const struct oracle *o, const struct session *s,
+		     unsigned int fi, const char *name, unsigned int depth,
+		     struct sites *w)
 {
-	enum site r = SITE_NONE, one;
 	struct cfg g;
 	size_t k;
 
-	if (session_cfg(s, fi, &g))
-		return depth ? SITE_MAYBE : SITE_NONE;
-	for (k = 0; k < g.n_insn && r < SITE_MAYBE; k++) {
-		one = site_at(o, s, fi, &g.insn[k], name, depth);
-		if (one > r)
-			r = one;
+	if (session_cfg(s, fi, &g)) {
+		if (depth) /* an unseen callee that ran, code unknown */
+			w->unseen_ran = true;
+		return;
 	}
+	for (k = 0; k < g.n_insn; k++)
+		site_at(o, s, fi, &g.insn[k], name, depth, w);
 	cfg_free(&g);
-	return r;
+}
+
+static enum site site_verdict(const struct sites *w)
+{
+	if (w->direct_ran)
+		return SITE_RAN;
+	if (w->unseen_ran)
+		return SITE_MAYBE;
+	if (w->direct_not)
+		return SITE_NOT;
+	if (w->indirect_ran)
+		return SITE_MAYBE;
+	return w->other_not ? SITE_NOT : SITE_NONE;
+}
+
+/* What kjit's run says of @parent's calls of @name (the comment above). */
+static enum site site_in(const struct oracle *o, const struct session *s,
+			 unsigned int parent, const char *name)
+{
+	struct sites w = {0};
+
+	sites_in(o, s, parent, name, 0, &w);
+	return site_verdict(&w);
 }
 
 /*
@@ -769,7 +827,7 @@ enum oracle_class oracle_classify(const struct oracle *o,
 		return OC_LEFT_CACHE;
 	if (!root &&
 	    site_in(o, s, (unsigned int)(counted(s, fn->parent) - s->funcs),
-		    fn->name, 0) == SITE_NOT)
+		    fn->name) == SITE_NOT)
 		return OC_SITE_NOT_RUN;
 	if (!root && fn->via[0])
 		return OC_STATIC_CALL;
