@@ -360,6 +360,81 @@ static int setup(struct fgraph *g, const struct oracle *o)
 	return err;
 }
 
+/*
+ * The signals that stop a recorder: ^C, ^\, timeout(1)'s SIGTERM, a
+ * closed terminal's SIGHUP. From setup() to restore() they are blocked, so
+ * that none ends the tool with the tracer on and the kernel's ftrace sites
+ * patched (widening and narrowing the filter take seconds); only while
+ * the command runs are they taken, each passed on to the command. The
+ * first one seen ends the record after restore(): nothing is recorded,
+ * and kjit's own run never starts.
+ */
+static const int stop_sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+#define N_STOP_SIGS (sizeof(stop_sigs) / sizeof(*stop_sigs))
+static volatile sig_atomic_t stopped_by; /* the first stop signal seen */
+static volatile pid_t traced_pid;	 /* the command, while it runs */
+
+static void on_stop(int sig)
+{
+	int e = errno;
+
+	if (!stopped_by)
+		stopped_by = sig;
+	if (traced_pid > 0)
+		kill(traced_pid, sig);
+	errno = e;
+}
+
+struct stop_state {
+	sigset_t set, old_mask;
+	struct sigaction old[N_STOP_SIGS];
+};
+
+/* Blocks the stop signals and takes them with on_stop(). */
+static void hold_stops(struct stop_state *st)
+{
+	struct sigaction sa = {.sa_handler = on_stop};
+	unsigned int i;
+
+	stopped_by = 0;
+	traced_pid = 0;
+	sigemptyset(&st->set);
+	for (i = 0; i < N_STOP_SIGS; i++)
+		sigaddset(&st->set, stop_sigs[i]);
+	sigprocmask(SIG_BLOCK, &st->set, &st->old_mask);
+	sa.sa_mask = st->set;
+	for (i = 0; i < N_STOP_SIGS; i++)
+		sigaction(stop_sigs[i], &sa, &st->old[i]);
+}
+
+/* The tool's dispositions and mask as they were (a held signal that is
+ * still pending is taken by on_stop() first: it is the tool's own). */
+static void release_stops(struct stop_state *st)
+{
+	unsigned int i;
+
+	sigprocmask(SIG_UNBLOCK, &st->set, NULL);
+	for (i = 0; i < N_STOP_SIGS; i++)
+		sigaction(stop_sigs[i], &st->old[i], NULL);
+	sigprocmask(SIG_SETMASK, &st->old_mask, NULL);
+}
+
+static const char *stop_name(int sig)
+{
+	switch (sig) {
+	case SIGINT:
+		return "SIGINT";
+	case SIGQUIT:
+		return "SIGQUIT";
+	case SIGTERM:
+		return "SIGTERM";
+	default:
+		return "SIGHUP";
+	}
+}
+
+static struct stop_state stops;
+
 /* Forks the command, stopped before exec. Returns its pid or -1. */
 static pid_t fork_stopped(char **cmd)
 {
@@ -371,6 +446,11 @@ static pid_t fork_stopped(char **cmd)
 	if (pid < 0)
 		return -1;
 	if (!pid) {
+		unsigned int i;
+
+		for (i = 0; i < N_STOP_SIGS; i++)
+			signal(stop_sigs[i], SIG_DFL);
+		sigprocmask(SIG_SETMASK, &stops.old_mask, NULL);
 		raise(SIGSTOP);
 		execvp(cmd[0], cmd);
 		say("cannot run %s: %s\n", cmd[0], strerror(errno));
@@ -394,15 +474,14 @@ static int wait_exit(pid_t pid)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* Tracing on, the child runs, tracing off. 0 or -errno. */
+/* Tracing on, the child runs, tracing off. 0 or -errno. A stop signal
+ * held until the child is ready kills it before it runs. */
 static int trace_child(struct fgraph *g, char **cmd)
 {
-	struct sigaction ign = {.sa_handler = SIG_IGN}, old[2];
 	char pid_s[32];
 	pid_t pid;
 	int err, st;
 
-	sigemptyset(&ign.sa_mask);
 	pid = fork_stopped(cmd);
 	if (pid < 0)
 		return -errno ? -errno : -ECHILD;
@@ -414,19 +493,21 @@ static int trace_child(struct fgraph *g, char **cmd)
 		err = widen(g);
 	if (!err)
 		err = write_val("tracing_on", "1");
-	if (err) {
+	traced_pid = pid;
+	sigprocmask(SIG_UNBLOCK, &stops.set, NULL); /* held ones: on_stop() */
+	if (err || stopped_by) {
+		traced_pid = 0;
 		kill(pid, SIGKILL);
 		wait_exit(pid);
+		sigprocmask(SIG_BLOCK, &stops.set, NULL);
 		return err;
 	}
-	sigaction(SIGINT, &ign, &old[0]);
-	sigaction(SIGQUIT, &ign, &old[1]);
 	kill(pid, SIGCONT);
 	st = wait_exit(pid);
-	sigaction(SIGINT, &old[0], NULL);
-	sigaction(SIGQUIT, &old[1], NULL);
+	traced_pid = 0;
+	sigprocmask(SIG_BLOCK, &stops.set, NULL);
 	err = write_val("tracing_on", "0");
-	if (st)
+	if (st && !stopped_by)
 		fprintf(stderr,
 			"kjit record: warning: %s exited with status %d "
 			"under the tracer\n",
@@ -556,7 +637,7 @@ int fgraph_run(struct oracle *o, const char *const *roots, int n_roots,
 	       char **cmd)
 {
 	struct fgraph g = {0};
-	int i, err = 0, rc;
+	int i, err = 0, rc, sig;
 
 	for (i = 0; i < n_roots && !err; i++)
 		err = oracle_add_root(o, roots[i]);
@@ -567,16 +648,26 @@ int fgraph_run(struct oracle *o, const char *const *roots, int n_roots,
 	}
 	if (check_free())
 		return 1;
+	hold_stops(&stops);
 	err = setup(&g, o);
 	if (!err)
 		err = trace_child(&g, cmd);
-	if (!err)
+	if (!err && !stopped_by)
 		err = collect(o);
 	/* on every path: back to one chunk before current_tracer is nop */
 	if (g.filtered && narrow(&g) && !err)
 		err = -EIO;
 	rc = restore(&g);
 	filter_chunks_free(&g.ch);
+	sigprocmask(SIG_UNBLOCK, &stops.set, NULL); /* held ones: on_stop() */
+	sig = stopped_by;
+	release_stops(&stops);
+	if (sig) {
+		say("interrupted by %s under --oracle: the tracer's settings "
+		    "restored%s, nothing recorded\n",
+		    stop_name(sig), rc ? " as far as they could be" : "");
+		return 128 + sig;
+	}
 	if (err) {
 		fprintf(stderr,
 			"kjit record: --oracle: function_graph run "

@@ -3,7 +3,8 @@
 # workload, then kjit counts the same workload deep; the report compares
 # the two. Checks: the completeness line, a percentage > 0, a reason for
 # every missing function, no "unexplained" one, the tracer's settings
-# restored afterwards, and a clear error when the tracer is busy; no
+# restored afterwards (also when the recorder is stopped by SIGTERM or
+# SIGINT while the tracer is on), and a clear error when the tracer is busy; no
 # function missed for a static call trampoline (6.1 missed __cond_resched,
 # 6.12 the LSM hooks too, before deep mode followed them). CPU hogs run
 # beside it, so that both runs reschedule under the root. While the
@@ -108,6 +109,37 @@ awk -v a="$(cat $T/buffer_size_kb)" -v b="$kb" 'BEGIN { d = a - b; exit !(d >= 0
 grep -qx 'oracle_root __x64_sys_read' comp.data || fail "no oracle_root line"
 grep -qx 'oracle_lost 0' comp.data || echo "NOTE: the tracer lost events: $(grep oracle_lost comp.data)"
 check_report comp.data
+
+# a recorder stopped while the tracer is on (widening its filter, running
+# the command under it, or narrowing it): the tracer is restored, nothing
+# is recorded, kjit's own run never starts, and the tool ends as the
+# signal asks (SIGTERM from timeout(1); SIGINT sent to the tool alone)
+tight_watchdog
+for sig in TERM INT; do
+	rm -f int.data
+	kjit record --deep --oracle -f __x64_sys_read -o int.data -- sleep 3 2> /tmp/e.out &
+	t=$!
+	i=0
+	while [ $i -lt 600 ] && [ "$(cat $T/current_tracer)" != function_graph ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ $i -lt 600 ] || fail "SIG$sig: the tracer never came on"
+	kill -$sig $t || fail "SIG$sig: no recorder to signal"
+	wait $t
+	rc=$?
+	cat /tmp/e.out
+	[ "$(settings)" = "$before" ] || fail "SIG$sig: tracer settings not restored: $(settings)"
+	grep -v '^#' $T/set_ftrace_filter | grep -q . && fail "SIG$sig: set_ftrace_filter not restored"
+	[ -e int.data ] && fail "SIG$sig: a data file"
+	grep -q "interrupted by SIG$sig under --oracle: the tracer's settings restored, nothing recorded" /tmp/e.out ||
+		fail "SIG$sig: message"
+	want=143
+	[ $sig = INT ] && want=130
+	[ $rc = $want ] || fail "SIG$sig: exit status $rc, not $want"
+	kjit stat | grep -q 'state: detached' || fail "SIG$sig: kjit attached"
+done
+loose_watchdog
 
 # a busy tracer is an error, and left as it was (the function tracer on
 # one function: on all of them it would patch every site at once)
