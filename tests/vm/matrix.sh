@@ -19,7 +19,9 @@
 # SECONDS" for the host tests), else a third of their limits.
 #
 # A case marked `# kernels: once` runs on the first KERNEL only (kjit's
-# own logic, nothing new on a second kernel), unless --every-case.
+# own logic, nothing new on a second kernel), unless --every-case. On a
+# kernel that scripts/kernels marks `spot` (spot-checked: 6.12-rt) only
+# the cases marked `# kernels: spot` run, unless --every-case.
 #
 # Usage: matrix.sh --build DIR --results DIR [--shards N] [--slots N]
 #                  [--host CMD] [--every-case] KERNEL... [-- CASE...]
@@ -76,6 +78,14 @@ multi_case() { grep -q '^# tcg: *multi *$' "$1"; }
 # module's tables and requests), in which the kernel is only the host: it
 # runs on the first kernel of the run only (--every-case: on each).
 once_case() { grep -q '^# kernels: *once *$' "$1"; }
+# A case marked `# kernels: spot` is one whose outcome a spot-checked
+# kernel can change (locking and preemption on PREEMPT_RT, SMP, sleeping
+# tasks, interrupts, the kernel's code paths); it also runs on every kernel.
+spot_case() { grep -q '^# kernels: *spot *$' "$1"; }
+spot_kernel() {
+	awk -v k="$1" '$1 == k && $3 == "spot" { f = 1 } END { exit !f }' \
+		"$HERE/../../scripts/kernels" 2> /dev/null
+}
 FIRST=${KERNELS# }
 FIRST=${FIRST%% *}
 case_limit() {
@@ -107,8 +117,11 @@ jobs=$BOOTS/jobs
 for k in $KERNELS; do
 	multi="" mcost=0
 	: > "$BOOTS/$k.single"
+	spot=0
+	[ $EVERY = 0 ] && spot_kernel "$k" && spot=1
 	for c in $CASES; do
 		[ $EVERY = 0 ] && [ "$k" != "$FIRST" ] && once_case "$c" && continue
+		[ $spot = 1 ] && ! spot_case "$c" && continue
 		cost=$(case_cost "$k" "$c")
 		if multi_case "$c"; then
 			multi="$multi $c" mcost=$((mcost + cost))
@@ -251,6 +264,10 @@ for k in $KERNELS; do
 	cat "$BOOTS/$k".*.results > "$RES/vm-$k.results" 2> /dev/null
 	cat "$BOOTS/$k".*.results.times > "$RES/vm-$k.results.times" 2> /dev/null
 	cat "$BOOTS/$k".*-console.log > "$RES/vm-$k-console.log" 2> /dev/null
+	# a spot-checked kernel given none of its cases (VM_CASES=...)
+	awk -v k="$k" '$3 == k { f = 1 } END { exit f }' "$jobs" &&
+		echo "KJIT-RESULT SKIP vm.$k.cases none of the cases given runs on $k (spot-checked: the cases marked kernels: spot)" \
+			>> "$RES/vm-$k.results"
 done
 # what this run measured, over what the last runs here did
 touch "$OLD_TIMES"

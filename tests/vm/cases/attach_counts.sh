@@ -2,6 +2,7 @@
 # deterministic workload of K calls: every function's entry block counts
 # exactly K, and every block's count equals that of a Kprobe on its address
 # (kjit_kprobes.ko, run separately on the same workload).
+# kernels: spot
 # timeout: 300
 . /tests/lib.sh
 pr=$(pipe_read_fn) || fail "no pipe read function"

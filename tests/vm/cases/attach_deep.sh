@@ -9,6 +9,7 @@
 # make sanitize's KASAN kernel a Kprobe on each of their ~3,000 blocks
 # took the case past its limit).
 # tcg: multi
+# kernels: spot
 # timeout: 400
 . /tests/lib.sh
 pr=$(pipe_read_fn) || fail "no pipe read function"

@@ -4,6 +4,7 @@
 # counts in those contexts too. Other timers fire as well, so the counts are
 # lower bounds: every one of the 500 sleeps wakes through hrtimer_wakeup,
 # and the timer softirq runs at least once.
+# kernels: spot
 # timeout: 200
 . /tests/lib.sh
 load_kjit

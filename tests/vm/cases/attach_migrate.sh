@@ -8,6 +8,7 @@
 # same in deep mode, then with the old shared `lock incq` counters
 # (kjit.lock_counters=1); `kjit stat` must say which counters were used.
 # tcg: multi
+# kernels: spot
 # timeout: 600
 . /tests/lib.sh
 pr=$(pipe_read_fn) || fail "no pipe read function"

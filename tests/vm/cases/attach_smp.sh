@@ -2,6 +2,7 @@
 # CPU translates into its own cache, and the per-CPU counts add up to the
 # total (entry blocks = 2K, seen on both CPUs), equal to the Kprobes counts.
 # tcg: multi
+# kernels: spot
 # timeout: 300
 . /tests/lib.sh
 pr=$(pipe_read_fn) || fail "no pipe read function"

@@ -11,6 +11,7 @@
 # switch from translated __schedule runs it from the cache, the next task's
 # half included. Both vCPUs run the workloads.
 # tcg: multi
+# kernels: spot
 # timeout: 300
 . /tests/lib.sh
 load_kjit

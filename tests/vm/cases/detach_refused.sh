@@ -6,6 +6,7 @@
 # After a failed detach, rmmod is refused until a detach works.
 # Before the fix, detach went on to fill the code with int3 and free the
 # trampoline, and the next getpid() ran into it.
+# kernels: spot
 # timeout: 120
 . /tests/lib.sh
 hook=/sys/module/kjit/parameters/fail_divert_off

@@ -4,6 +4,7 @@
 # completes natively once woken. Once with detach then rmmod, once with
 # rmmod straight away.
 # tcg: multi
+# kernels: spot
 # timeout: 120
 . /tests/lib.sh
 pr=$(pipe_read_fn) || fail "no pipe read function"

@@ -4,6 +4,7 @@
 # and that nested entry must run natively (busy) instead of recursing until
 # the stack overflows. Counts under the root stay exact meanwhile: recorded
 # for the workload's process alone, getpid's entry ran exactly 300 times.
+# kernels: spot
 # timeout: 120
 . /tests/lib.sh
 load_kjit

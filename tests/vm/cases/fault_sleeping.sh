@@ -7,6 +7,7 @@
 # the kernel panicked when the fault completed. Once with detach then
 # rmmod, once with rmmod straight away; /dev/zero (clear_user) and a pipe
 # (copy_to_user).
+# kernels: spot
 # timeout: 150
 . /tests/lib.sh
 run() { # run HOW FILE

@@ -7,6 +7,7 @@
 # block counts the workload's calls exactly: 600 reads, 600 writes, 300
 # clock_nanosleeps. Exact counts of every block around faults: the fixups
 # case.
+# kernels: spot
 # timeout: 200
 . /tests/lib.sh
 workload efault 50 || fail "natively: EFAULT expected"

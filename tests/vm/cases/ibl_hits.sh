@@ -14,6 +14,7 @@
 # its first reads there are translated in between - 0 to 520 of them in
 # runs of 2000 reads, which is why N is 4000; a probe that never hit
 # makes 3N here).
+# kernels: spot
 # timeout: 180
 . /tests/lib.sh
 N=4000

@@ -16,6 +16,7 @@
 # itself on every miss would send each one into C). Exact counts with the
 # predictions on are the other cases' (attach_counts, attach_deep,
 # notrace_callees, ...): they run with the default.
+# kernels: spot
 # timeout: 180
 . /tests/lib.sh
 N=4000

@@ -5,6 +5,7 @@
 # blocks are counted exactly: its ioctl handler runs once per ioctl.
 # A module's init text is freed whatever its refcount, so deep mode never
 # follows into it (nor into a module that is not live yet).
+# kernels: spot
 # timeout: 180
 . /tests/lib.sh
 load_kjit

@@ -28,6 +28,7 @@
 # hit's walk is reliable and goes on to the attached function and
 # do_syscall_64. Before, the trampoline had no name to probe by, nor ORC
 # entries: it lived in module memory outside any module.
+# kernels: spot
 # timeout: 150
 . /tests/lib.sh
 pr=$(pipe_read_fn) || fail "no pipe read function"

@@ -5,6 +5,7 @@
 # the trace buffer must see an event for every allocation the workload
 # made from the cache, and kjit must have counted the tracepoint's block.
 # Then the tracepoint is disabled again and the events must stop.
+# kernels: spot
 # timeout: 200
 . /tests/lib.sh
 T=/sys/kernel/tracing

@@ -10,6 +10,7 @@
 # is shown, not judged: it is ~1.0 with two idle host cores, ~2.0 when
 # taking turns, and anything between on a busy host.
 # tcg: multi
+# kernels: spot
 # timeout: 120
 . /tests/lib.sh
 MIN=0.003

@@ -6,6 +6,7 @@
 # reads the HPET too. Now the dispatcher calls nothing that takes a lock
 # (kmod/dispatch.c); 200 round trips must complete, with the clocksource
 # reached from the cache.
+# kernels: spot
 # timeout: 200
 . /tests/lib.sh
 load_kjit
