@@ -26,11 +26,15 @@ static double secs(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* The tool: runs `sleep 30`; its parent sends @sig after 0.3 s. Exit 0 if
- * run_command returned 128+sig within 10 s and the stop was seen. */
-static int tool_running(int sig)
+/* The tool: runs a command that creates MARK and sleeps 30 s; its parent
+ * sends @sig once MARK exists (the command runs, so the tool's handlers are
+ * in place: a fixed 0.3 s was not always enough on a loaded host, and the
+ * signal then killed the tool). Exit 0 if run_command returned 128+sig
+ * within 10 s and the stop was seen. */
+static int tool_running(int sig, const char *mark)
 {
-	char *cmd[] = {"sleep", "30", NULL};
+	char *cmd[] = {"sh", "-c", "touch \"$0\" && exec sleep 30",
+		       (char *)mark, NULL};
 	double ns, t0 = secs();
 	int st = run_command(cmd, &ns);
 
@@ -67,7 +71,8 @@ static int tool_held(int sig, const char *mark)
 	return 0;
 }
 
-/* Forks the tool, sends it @sig after 0.3 s when @send; its exit status. */
+/* Forks the tool, sends it @sig when @send, once @mark exists (at most
+ * 30 s on); its exit status. */
 static int as_tool(int (*fn)(int, const char *), int sig, const char *mark,
 		   int send)
 {
@@ -79,7 +84,10 @@ static int as_tool(int (*fn)(int, const char *), int sig, const char *mark,
 	if (!pid)
 		_exit(fn(sig, mark));
 	if (send) {
-		usleep(300 * 1000);
+		double t0 = secs();
+
+		while (access(mark, F_OK) && secs() - t0 < 30)
+			usleep(10 * 1000);
 		kill(pid, sig);
 	}
 	if (waitpid(pid, &status, 0) != pid)
@@ -90,8 +98,7 @@ static int as_tool(int (*fn)(int, const char *), int sig, const char *mark,
 
 static int running(int sig, const char *mark)
 {
-	(void)mark;
-	return tool_running(sig);
+	return tool_running(sig, mark);
 }
 
 int main(void)
@@ -104,12 +111,14 @@ int main(void)
 		close(fd);
 		unlink(mark);
 	}
-	check("sigterm_passed_on", as_tool(running, SIGTERM, NULL, 1) == 0,
+	check("sigterm_passed_on", as_tool(running, SIGTERM, mark, 1) == 0,
 	      "SIGTERM to the tool did not end the command with status 143, "
 	      "or killed the tool");
-	check("sighup_passed_on", as_tool(running, SIGHUP, NULL, 1) == 0,
+	unlink(mark);
+	check("sighup_passed_on", as_tool(running, SIGHUP, mark, 1) == 0,
 	      "SIGHUP to the tool did not end the command with status 129, "
 	      "or killed the tool");
+	unlink(mark);
 	check("sigterm_while_held", as_tool(tool_held, SIGTERM, mark, 0) == 0,
 	      "a command held before exec ran after SIGTERM, or the tool died");
 	unlink(mark);
