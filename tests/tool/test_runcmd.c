@@ -4,7 +4,8 @@
  * SIGHUP sent to the tool while the command runs is passed on to the command,
  * and run_command() returns its status (128 + the signal) to a tool still alive
  * to detach and save; sent while the command is held before exec (record
- * attaches then), the command never runs. Each check runs in a child process
+ * attaches then), the command never runs; a tool started with SIGHUP ignored
+ * (nohup) takes no hangup for a stop. Each check runs in a child process
  * that plays the tool, so the signals hit only it.
  */
 #define _GNU_SOURCE
@@ -101,12 +102,40 @@ static int running(int sig, const char *mark)
 	return tool_running(sig, mark);
 }
 
+/* The tool, started with SIGHUP ignored (nohup): runs a command that
+ * creates MARK and sleeps 1 s; a SIGHUP sent meanwhile is no stop. */
+static int tool_nohup(int sig, const char *mark)
+{
+	char *cmd[] = {"sh", "-c", "touch \"$0\" && sleep 1", (char *)mark,
+		       NULL};
+	double ns;
+	int st;
+
+	signal(sig, SIG_IGN);
+	st = run_command(cmd, &ns);
+	if (st || run_command_stop_signal()) {
+		fprintf(stderr, "nohup: status %d, stop signal %d\n", st,
+			run_command_stop_signal());
+		return 1;
+	}
+	return 0;
+}
+
 int main(void)
 {
 	char mark[] = "/tmp/kjit-runcmd-XXXXXX";
-	int fd = mkstemp(mark);
+	int fd = mkstemp(mark), sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+	sigset_t none;
+	unsigned int i;
 
 	area = "tool.runcmd";
+	/* the checks are of the tool's own handling: not of what this test
+	 * inherited (under nohup SIGHUP came ignored, and the command then
+	 * ignored the SIGHUP passed on to it) */
+	for (i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
+		signal(sigs[i], SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (fd >= 0) {
 		close(fd);
 		unlink(mark);
@@ -118,6 +147,10 @@ int main(void)
 	check("sighup_passed_on", as_tool(running, SIGHUP, mark, 1) == 0,
 	      "SIGHUP to the tool did not end the command with status 129, "
 	      "or killed the tool");
+	unlink(mark);
+	check("sighup_ignored_by_nohup", as_tool(tool_nohup, SIGHUP, mark, 1) == 0,
+	      "a tool started with SIGHUP ignored took a SIGHUP for a stop, "
+	      "or died of it");
 	unlink(mark);
 	check("sigterm_while_held", as_tool(tool_held, SIGTERM, mark, 0) == 0,
 	      "a command held before exec ran after SIGTERM, or the tool died");

@@ -367,7 +367,8 @@ static int setup(struct fgraph *g, const struct oracle *o)
  * patched (widening and narrowing the filter take seconds); only while
  * the command runs are they taken, each passed on to the command. The
  * first one seen ends the record after restore(): nothing is recorded,
- * and kjit's own run never starts.
+ * and kjit's own run never starts. One the tool was started with ignored
+ * (nohup: SIGHUP) stays ignored.
  */
 static const int stop_sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
 #define N_STOP_SIGS (sizeof(stop_sigs) / sizeof(*stop_sigs))
@@ -403,8 +404,12 @@ static void hold_stops(struct stop_state *st)
 		sigaddset(&st->set, stop_sigs[i]);
 	sigprocmask(SIG_BLOCK, &st->set, &st->old_mask);
 	sa.sa_mask = st->set;
-	for (i = 0; i < N_STOP_SIGS; i++)
-		sigaction(stop_sigs[i], &sa, &st->old[i]);
+	for (i = 0; i < N_STOP_SIGS; i++) {
+		sigaction(stop_sigs[i], NULL, &st->old[i]);
+		/* one the tool was started with ignored (nohup) is no stop */
+		if (st->old[i].sa_handler != SIG_IGN)
+			sigaction(stop_sigs[i], &sa, NULL);
+	}
 }
 
 /* The tool's dispositions and mask as they were (a held signal that is
@@ -448,8 +453,8 @@ static pid_t fork_stopped(char **cmd)
 	if (!pid) {
 		unsigned int i;
 
-		for (i = 0; i < N_STOP_SIGS; i++)
-			signal(stop_sigs[i], SIG_DFL);
+		for (i = 0; i < N_STOP_SIGS; i++) /* the tool's own, as given */
+			sigaction(stop_sigs[i], &stops.old[i], NULL);
 		sigprocmask(SIG_SETMASK, &stops.old_mask, NULL);
 		raise(SIGSTOP);
 		execvp(cmd[0], cmd);

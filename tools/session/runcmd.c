@@ -32,21 +32,31 @@ static void pass_on(int sig)
 		kill(child_pid, sig);
 }
 
+/* Passes @sig on, unless the tool was started with it ignored (nohup
+ * kjit record ...: a hangup is no stop, and the command ignores it too). */
+static void pass_on_unless_ignored(int sig, struct sigaction *old)
+{
+	struct sigaction fwd = {.sa_handler = pass_on};
+
+	sigemptyset(&fwd.sa_mask);
+	sigaction(sig, NULL, old);
+	if (old->sa_handler != SIG_IGN)
+		sigaction(sig, &fwd, NULL);
+}
+
 /* While COMMAND runs, ^C and ^\ are its business: the tool must live on
  * to detach (as system(3) does); SIGTERM and SIGHUP are passed on. */
 static void ignore_interrupts(struct sigaction *old)
 {
 	struct sigaction ign = {.sa_handler = SIG_IGN};
-	struct sigaction fwd = {.sa_handler = pass_on};
 
 	sigemptyset(&ign.sa_mask);
-	sigemptyset(&fwd.sa_mask);
 	tool_pid = getpid();
 	child_pid = 0;
 	sigaction(SIGINT, &ign, &old[0]);
 	sigaction(SIGQUIT, &ign, &old[1]);
-	sigaction(SIGTERM, &fwd, &old[2]);
-	sigaction(SIGHUP, &fwd, &old[3]);
+	pass_on_unless_ignored(SIGTERM, &old[2]);
+	pass_on_unless_ignored(SIGHUP, &old[3]);
 }
 
 static void restore_interrupts(const struct sigaction *old)
