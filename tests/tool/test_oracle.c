@@ -465,6 +465,27 @@ static uint8_t q_code[8 + 16] = {0x85, 0xff, 0x74, 0x02,
 static uint8_t p2_code[11 + 16] = {0x0f, 0x1f, 0x44, 0x00, 0x00, 0xe8,
 				   0xf6, 0xef, 0xff, 0xff, 0xc3};
 
+/* A deep session of @f, @b and @sy, and the oracle of @fn, for the site
+ * checks below. */
+static void site_fixture(struct session *s, struct oracle *o,
+			 struct oracle_fn *fn, unsigned int n_fn,
+			 struct sess_func *f, unsigned int n_f,
+			 struct sess_block *b, unsigned int n_b,
+			 struct sess_sym *sy, unsigned int n_sy)
+{
+	memset(s, 0, sizeof(*s));
+	memset(o, 0, sizeof(*o));
+	o->fn = fn;
+	o->n = o->cap = n_fn;
+	s->funcs = f;
+	s->n_funcs = n_f;
+	s->blocks = b;
+	s->n_blocks = n_b;
+	s->syms = sy;
+	s->n_syms = n_sy;
+	s->st.deep = 1;
+}
+
 static void site_not_run(void)
 {
 	struct sess_func f[] = {
@@ -513,17 +534,8 @@ static void site_not_run(void)
 	memset(p_code + 0x10, 0xcc, 16);
 	memset(q_code + 8, 0xcc, 16);
 	memset(p2_code + 11, 0xcc, 16);
-	memset(&s, 0, sizeof(s));
-	memset(&o, 0, sizeof(o));
-	o.fn = fn;
-	o.n = o.cap = sizeof(fn) / sizeof(fn[0]);
-	s.funcs = f;
-	s.n_funcs = 3;
-	s.blocks = b;
-	s.n_blocks = sizeof(b) / sizeof(b[0]);
-	s.syms = sy;
-	s.n_syms = 3;
-	s.st.deep = 1;
+	site_fixture(&s, &o, fn, sizeof(fn) / sizeof(fn[0]), f, 3, b,
+		     sizeof(b) / sizeof(b[0]), sy, 3);
 	check("site_not_run",
 	      oracle_classify(&o, &fn[0], &s) == OC_SITE_NOT_RUN &&
 		  oracle_classify(&o, &fn[1], &s) == OC_UNEXPLAINED &&
@@ -607,17 +619,7 @@ static void site_direct_outweighs_indirect(void)
 	struct oracle o;
 
 	memset(p3_code + 0xc, 0xcc, 16);
-	memset(&s, 0, sizeof(s));
-	memset(&o, 0, sizeof(o));
-	o.fn = fn;
-	o.n = o.cap = 2;
-	s.funcs = f;
-	s.n_funcs = 1;
-	s.blocks = b;
-	s.n_blocks = sizeof(b) / sizeof(b[0]);
-	s.syms = sy;
-	s.n_syms = 1;
-	s.st.deep = 1;
+	site_fixture(&s, &o, fn, 2, f, 1, b, sizeof(b) / sizeof(b[0]), sy, 1);
 	check("site_direct_not_beside_indirect_ran",
 	      oracle_classify(&o, &fn[0], &s) == OC_SITE_NOT_RUN,
 	      oracle_class_name(oracle_classify(&o, &fn[0], &s)));
