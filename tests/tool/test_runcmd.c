@@ -148,7 +148,8 @@ int main(void)
 	      "SIGHUP to the tool did not end the command with status 129, "
 	      "or killed the tool");
 	unlink(mark);
-	check("sighup_ignored_by_nohup", as_tool(tool_nohup, SIGHUP, mark, 1) == 0,
+	check("sighup_ignored_by_nohup",
+	      as_tool(tool_nohup, SIGHUP, mark, 1) == 0,
 	      "a tool started with SIGHUP ignored took a SIGHUP for a stop, "
 	      "or died of it");
 	unlink(mark);

@@ -689,8 +689,8 @@ static void sites_in(const struct oracle *o, const struct session *s,
 
 /* A site at @in of function @fi that may call @name: what it says. */
 static void site_at(const struct oracle *o, const struct session *s,
-		    unsigned int fi, const struct cfg_insn *in, const char *name,
-		    unsigned int depth, struct sites *w)
+		    unsigned int fi, const struct cfg_insn *in,
+		    const char *name, unsigned int depth, struct sites *w)
 {
 	const struct sess_func *u;
 	char b[KJIT_NAME_MAX];
