@@ -6,9 +6,13 @@
  * and never touched when the tracer is busy; the trace the command leaves
  * parsed, lost events summed over CPUs, deep-mode refusals named; the
  * filter grown from one chunk of the kernel's functions to all (built
- * with FGRAPH_CHUNK_FUNCS 2), and a kernel that would not widen it.
+ * with FGRAPH_CHUNK_FUNCS 2), and a kernel that would not widen it; a
+ * SIGTERM sent to the tool while the command runs (passed on to the
+ * command, the settings written back, nothing recorded) and a SIGHUP to a
+ * tool started under nohup (no stop).
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -266,6 +270,60 @@ static void half_way(void)
 	oracle_free(&o);
 }
 
+/* The command sends @sig to the tool (its parent), then waits 5 s for
+ * it to be passed on before it notes that it ran to its end. */
+static int stopped_by(int sig, char *why, size_t size)
+{
+	const char *roots[] = {"vfs_read"};
+	char script[512], mark[256];
+	char *cmd[] = {"sh", "-c", script, NULL};
+	struct oracle o;
+	int rc;
+
+	fresh();
+	snprintf(mark, sizeof(mark), "%s/ran-to-end", root);
+	unlink(mark);
+	snprintf(script, sizeof(script),
+		 "kill -%d $PPID; i=0; while [ $i -lt 50 ]; do sleep 0.1; "
+		 "i=$((i + 1)); done; touch %s",
+		 sig, mark);
+	memset(&o, 0, sizeof(o));
+	rc = fgraph_run(&o, roots, 1, cmd);
+	if (!restored(why, size, 0))
+		rc = -1;
+	oracle_free(&o);
+	if (access(mark, F_OK) == 0)
+		rc += 1000; /* the command was not stopped */
+	return rc;
+}
+
+static void stopped(void)
+{
+	struct sigaction sa;
+	char why[512];
+	int rc;
+
+	signal(SIGTERM, SIG_DFL);
+	rc = stopped_by(SIGTERM, why, sizeof(why));
+	check("sigterm_stops", rc == 128 + SIGTERM,
+	      rc < 0 ? why
+		     : "fgraph_run did not return 143 with the command "
+		       "stopped and the settings restored");
+	sigaction(SIGTERM, NULL, &sa);
+	check("sigterm_disposition_back", sa.sa_handler == SIG_DFL,
+	      "the tool's SIGTERM disposition is not its own again");
+	signal(SIGHUP, SIG_IGN); /* nohup */
+	rc = stopped_by(SIGHUP, why, sizeof(why));
+	check("sighup_under_nohup", rc == 1000,
+	      rc < 0 ? why
+		     : "a SIGHUP the tool was started ignoring stopped the "
+		       "run");
+	sigaction(SIGHUP, NULL, &sa);
+	check("sighup_still_ignored", sa.sa_handler == SIG_IGN,
+	      "SIGHUP is no longer ignored after the run");
+	signal(SIGHUP, SIG_DFL);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/kjit-fgraph.XXXXXX";
@@ -280,6 +338,7 @@ int main(void)
 	busy();
 	not_widened();
 	half_way();
+	stopped();
 	snprintf(tr, sizeof(tr), "rm -rf %s", tmpl);
 	if (system(tr))
 		return 1;

@@ -74,6 +74,7 @@ $(TT_DIR)/test_filter_chunks: tests/tool/test_filter_chunks.c tools/kernel/filte
 
 HOST_TESTS += $(TT_DIR)/test_fgraph
 $(TT_DIR)/test_fgraph: tests/tool/test_fgraph.c tools/kernel/fgraph.c tools/kernel/filter_chunks.c \
+		tools/session/stopsig.c \
 		tools/kernel/eligible.c tools/kernel/symnames.c tools/session/attach.c tools/session/target.c tools/report/say.c \
 		tools/session/funcset.c tools/session/funcglob.c tools/session/args.c \
 		$(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)
@@ -157,7 +158,7 @@ $(TT_DIR)/test_annotate: tests/tool/test_annotate.sh $(BUILD)/tools/kjit \
 	chmod +x $@
 
 HOST_TESTS += $(TT_DIR)/test_runcmd
-$(TT_DIR)/test_runcmd: tests/tool/test_runcmd.c tools/session/runcmd.c tools/report/say.c $(TT_DEPS)
+$(TT_DIR)/test_runcmd: tests/tool/test_runcmd.c tools/session/runcmd.c tools/session/stopsig.c tools/report/say.c $(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
 

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "tools/session/attach.h"
+#include "tools/session/stopsig.h"
 #include "eligible.h"
 #include "fgraph.h"
 #include "filter_chunks.h"
@@ -361,84 +362,14 @@ static int setup(struct fgraph *g, const struct oracle *o)
 }
 
 /*
- * The signals that stop a recorder: ^C, ^\, timeout(1)'s SIGTERM, a
- * closed terminal's SIGHUP. From setup() to restore() they are blocked, so
- * that none ends the tool with the tracer on and the kernel's ftrace sites
- * patched (widening and narrowing the filter take seconds); only while
- * the command runs are they taken, each passed on to the command. The
- * first one seen ends the record after restore(): nothing is recorded,
- * and kjit's own run never starts. One the tool was started with ignored
- * (nohup: SIGHUP) stays ignored.
+ * The signals that stop a recorder (tools/session/stopsig.h): from setup()
+ * to restore() they are held, so that none ends the tool with the tracer
+ * on and the kernel's ftrace sites patched (widening and narrowing the
+ * filter take seconds); only while the command runs are they let in, each
+ * passed on to the command. The first one seen ends the record after
+ * restore(): nothing is recorded, and kjit's own run never starts.
  */
-static const int stop_sigs[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
-#define N_STOP_SIGS (sizeof(stop_sigs) / sizeof(*stop_sigs))
-static volatile sig_atomic_t stopped_by; /* the first stop signal seen */
-static volatile pid_t traced_pid;	 /* the command, while it runs */
-
-static void on_stop(int sig)
-{
-	int e = errno;
-
-	if (!stopped_by)
-		stopped_by = sig;
-	if (traced_pid > 0)
-		kill(traced_pid, sig);
-	errno = e;
-}
-
-struct stop_state {
-	sigset_t set, old_mask;
-	struct sigaction old[N_STOP_SIGS];
-};
-
-/* Blocks the stop signals and takes them with on_stop(). */
-static void hold_stops(struct stop_state *st)
-{
-	struct sigaction sa = {.sa_handler = on_stop};
-	unsigned int i;
-
-	stopped_by = 0;
-	traced_pid = 0;
-	sigemptyset(&st->set);
-	for (i = 0; i < N_STOP_SIGS; i++)
-		sigaddset(&st->set, stop_sigs[i]);
-	sigprocmask(SIG_BLOCK, &st->set, &st->old_mask);
-	sa.sa_mask = st->set;
-	for (i = 0; i < N_STOP_SIGS; i++) {
-		sigaction(stop_sigs[i], NULL, &st->old[i]);
-		/* one the tool was started with ignored (nohup) is no stop */
-		if (st->old[i].sa_handler != SIG_IGN)
-			sigaction(stop_sigs[i], &sa, NULL);
-	}
-}
-
-/* The tool's dispositions and mask as they were (a held signal that is
- * still pending is taken by on_stop() first: it is the tool's own). */
-static void release_stops(struct stop_state *st)
-{
-	unsigned int i;
-
-	sigprocmask(SIG_UNBLOCK, &st->set, NULL);
-	for (i = 0; i < N_STOP_SIGS; i++)
-		sigaction(stop_sigs[i], &st->old[i], NULL);
-	sigprocmask(SIG_SETMASK, &st->old_mask, NULL);
-}
-
-static const char *stop_name(int sig)
-{
-	switch (sig) {
-	case SIGINT:
-		return "SIGINT";
-	case SIGQUIT:
-		return "SIGQUIT";
-	case SIGTERM:
-		return "SIGTERM";
-	default:
-		return "SIGHUP";
-	}
-}
-
-static struct stop_state stops;
+static struct stopsig stops;
 
 /* Forks the command, stopped before exec. Returns its pid or -1. */
 static pid_t fork_stopped(char **cmd)
@@ -451,11 +382,8 @@ static pid_t fork_stopped(char **cmd)
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		unsigned int i;
-
-		for (i = 0; i < N_STOP_SIGS; i++) /* the tool's own, as given */
-			sigaction(stop_sigs[i], &stops.old[i], NULL);
-		sigprocmask(SIG_SETMASK, &stops.old_mask, NULL);
+		/* the tool's own dispositions and mask, as given */
+		stopsig_restore_in_child(&stops, 0);
 		raise(SIGSTOP);
 		execvp(cmd[0], cmd);
 		say("cannot run %s: %s\n", cmd[0], strerror(errno));
@@ -498,21 +426,21 @@ static int trace_child(struct fgraph *g, char **cmd)
 		err = widen(g);
 	if (!err)
 		err = write_val("tracing_on", "1");
-	traced_pid = pid;
-	sigprocmask(SIG_UNBLOCK, &stops.set, NULL); /* held ones: on_stop() */
-	if (err || stopped_by) {
-		traced_pid = 0;
+	stopsig_pass_to(pid);
+	stopsig_let_in(&stops); /* held ones: passed on, the child stopped */
+	if (err || stopsig_seen()) {
+		stopsig_pass_to(0);
 		kill(pid, SIGKILL);
 		wait_exit(pid);
-		sigprocmask(SIG_BLOCK, &stops.set, NULL);
+		stopsig_hold(&stops);
 		return err;
 	}
 	kill(pid, SIGCONT);
 	st = wait_exit(pid);
-	traced_pid = 0;
-	sigprocmask(SIG_BLOCK, &stops.set, NULL);
+	stopsig_pass_to(0);
+	stopsig_hold(&stops);
 	err = write_val("tracing_on", "0");
-	if (st && !stopped_by)
+	if (st && !stopsig_seen())
 		fprintf(stderr,
 			"kjit record: warning: %s exited with status %d "
 			"under the tracer\n",
@@ -653,24 +581,24 @@ int fgraph_run(struct oracle *o, const char *const *roots, int n_roots,
 	}
 	if (check_free())
 		return 1;
-	hold_stops(&stops);
+	stopsig_take(&stops, false);
+	stopsig_hold(&stops);
 	err = setup(&g, o);
 	if (!err)
 		err = trace_child(&g, cmd);
-	if (!err && !stopped_by)
+	if (!err && !stopsig_seen())
 		err = collect(o);
 	/* on every path: back to one chunk before current_tracer is nop */
 	if (g.filtered && narrow(&g) && !err)
 		err = -EIO;
 	rc = restore(&g);
 	filter_chunks_free(&g.ch);
-	sigprocmask(SIG_UNBLOCK, &stops.set, NULL); /* held ones: on_stop() */
-	sig = stopped_by;
-	release_stops(&stops);
+	stopsig_release(&stops); /* held ones: the tool's own, noted */
+	sig = stopsig_seen();
 	if (sig) {
 		say("interrupted by %s under --oracle: the tracer's settings "
 		    "restored%s, nothing recorded\n",
-		    stop_name(sig), rc ? " as far as they could be" : "");
+		    stopsig_name(sig), rc ? " as far as they could be" : "");
 		return 128 + sig;
 	}
 	if (err) {
