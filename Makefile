@@ -23,7 +23,7 @@
 #                     the host has cores, the host tests as one), ends with
 #                     "N passed, N failed"
 #   make test-all     make test, then the whole VM suite on the spot-checked
-#                     kernel (PREEMPT_RT) and on scripts/kernels-extra (7.2)
+#                     kernel (PREEMPT_RT)
 #   make demo         boot the test kernel and show what kjit does
 #                     (KJIT_ICOUNT=1: under QEMU -icount, one vCPU: its
 #                     timings are deterministic instruction counts;
@@ -289,24 +289,16 @@ test: deps
 		$(VM_KERNELS) $(if $(VM_CASES),-- $(VM_CASES))
 	@sh tests/summarize.sh $(RESULTS) $(VM_KERNELS)
 
-# make test-all: make test, then the whole VM suite on the kernels
-# make test spot-checks (scripts/kernels' "spot": 6.12 PREEMPT_RT) and on
-# those of scripts/kernels-extra (7.2), which do not fit make test's
-# budget; one summary of everything at the end.
-EXTRA_FILE := $(CACHE)/kernels-extra
-SPOT_KERNELS = $(shell awk '$$3 == "spot" { print $$1 }' scripts/kernels)
+# make test-all: make test, then the whole VM suite on the kernels make
+# test spot-checks (a "spot" word in scripts/kernels: 6.12 PREEMPT_RT),
+# which does not fit make test's budget; one summary of everything.
+SPOT_KERNELS = $(shell awk '{ for (i = 3; i <= NF; i++) if ($$i == "spot") print $$1 }' \
+	scripts/kernels)
 test-all: deps
 	-@$(MAKE) --no-print-directory test
-	@sh scripts/deps.sh $(BUILD) --extra
-	-@for k in $$(cut -d' ' -f1 $(EXTRA_FILE)); do \
-		$(MAKE) --no-print-directory test-module KERNEL=$$k \
-			KERNELS_FILE=$(EXTRA_FILE) || exit 1; done
 	-@sh tests/vm/matrix.sh --build $(BUILD) --results $(RESULTS) \
 		--every-case $(SPOT_KERNELS) $(if $(VM_CASES),-- $(VM_CASES))
-	-@KJIT_KERNELS_FILE=$(EXTRA_FILE) sh tests/vm/matrix.sh --build $(BUILD) \
-		--results $(RESULTS) --every-case $$(cut -d' ' -f1 $(EXTRA_FILE)) \
-		$(if $(VM_CASES),-- $(VM_CASES))
-	@sh tests/summarize.sh $(RESULTS) $(VM_KERNELS) $$(cut -d' ' -f1 $(EXTRA_FILE))
+	@sh tests/summarize.sh $(RESULTS) $(VM_KERNELS)
 
 # make sanitize [FLAVOR=kasan|kcsan]: the checking kernel of that flavour
 # (scripts/sanitize-kernel.sh: 6.12's source, tests/sanitize/*.config;

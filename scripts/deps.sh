@@ -3,11 +3,9 @@
 # third-party sources and the test kernel into build/cache. Idempotent: a second
 # run installs nothing and downloads nothing (each step checks before acting).
 #
-# Usage: scripts/deps.sh BUILD_DIR [--bench | --build | --extra | --dbg KERNEL]
+# Usage: scripts/deps.sh BUILD_DIR [--bench | --build | --dbg KERNEL]
 #   --build: only what building the tool and the modules for a kernel
 #     tree needs (make install, make module KDIR=...)
-#   --extra: after a plain run, the kernels of scripts/kernels-extra
-#     (make test-all) into BUILD_DIR/cache/kernels-extra
 #   --bench: only the packages `make bench` adds (stress-ng, gnuplot-nox)
 #   --dbg KERNEL: the vmlinux with DWARF of KERNEL (a name of
 #     scripts/kernels, after a plain run) from Debian's
@@ -248,8 +246,12 @@ unpack_image() {
 resolve() {
 	OUT=$2
 	: > "$OUT.new"
-	grep -v '^[[:space:]]*\(#\|$\)' "$1" | while read -r name rel how; do
-		if [ "$how" = sid ]; then # built in a sid chroot (scripts/sid-chroot.sh)
+	grep -v '^[[:space:]]*\(#\|$\)' "$1" | while read -r name rel marks; do
+		case " $marks " in
+		*" sid "*) sid=1 ;;
+		*) sid=0 ;;
+		esac
+		if [ $sid = 1 ]; then # built in a sid chroot (scripts/sid-chroot.sh)
 			set -- $(sh "$ROOT/scripts/sid-chroot.sh" "$BUILD" "$rel") || exit 1
 			echo "$name $rel $1 1 $2" >> "$OUT.new"
 			continue
@@ -270,11 +272,6 @@ resolve() {
 	cmp -s "$OUT.new" "$OUT" 2>/dev/null || mv "$OUT.new" "$OUT"
 	rm -f "$OUT.new"
 }
-# --extra (make test-all): the kernels of scripts/kernels-extra too.
-if [ "${2:-}" = --extra ]; then
-	resolve "$ROOT/scripts/kernels-extra" "$CACHE/kernels-extra"
-	exit 0
-fi
 resolve "$ROOT/scripts/kernels" "$CACHE/kernels"
 # The default kernel's release, for scripts that know one kernel only.
 head -n 1 "$CACHE/kernels" | cut -d' ' -f2 > "$CACHE/kver.new"

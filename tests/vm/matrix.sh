@@ -83,7 +83,8 @@ once_case() { grep -q '^# kernels: *once *$' "$1"; }
 # tasks, interrupts, the kernel's code paths); it also runs on every kernel.
 spot_case() { grep -q '^# kernels: *spot *$' "$1"; }
 spot_kernel() {
-	awk -v k="$1" '$1 == k && $3 == "spot" { f = 1 } END { exit !f }' \
+	awk -v k="$1" '$1 == k { for (i = 3; i <= NF; i++) if ($i == "spot") f = 1 }
+		END { exit !f }' \
 		"$HERE/../../scripts/kernels" 2> /dev/null
 }
 FIRST=${KERNELS# }
