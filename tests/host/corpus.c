@@ -123,6 +123,22 @@ CORPUS long c_fnptr(long a, long b)
 	return r;
 }
 
+/* One call site, through a register, four targets in turn: each way of
+ * the site's prediction (deep mode) must compare its own target, and a
+ * target no way holds must miss. */
+CORPUS long c_fnreg(long a, long b)
+{
+	long r = 0, i;
+
+	for (i = 0; i < 8; i++) {
+		long (*f)(long, long) = ops[(a + i) & 3];
+
+		__asm__("" : "+r"(f)); /* call *%reg, not call *ops(,%rax,8) */
+		r += f(r, b + i);
+	}
+	return r;
+}
+
 CORPUS long t_even(long a, long b)
 {
 	g_acc += a;
@@ -412,6 +428,6 @@ const struct corpus_case corpus_cases[] = {
     {"string", a_string}, {"loopinsn", a_loop},	  {"retimm", a_retimm},
     {"thunks", a_thunks}, {"callrsp", a_callrsp}, {"repzero", a_repzero},
     {"flags", a_flags},	  {"ibt", a_ibt},	  {"rsbfill", a_rsbfill},
-    {"regslive", a_regslive},
+    {"regslive", a_regslive}, {"fnreg", c_fnreg},
 };
 const unsigned corpus_n_cases = sizeof(corpus_cases) / sizeof(corpus_cases[0]);

@@ -140,8 +140,13 @@ run_suite() {
 		rc=$?
 		cat "$tmp/run.log" >> "$tmp/all"
 		grep '^KJIT-RESULT FAIL' "$tmp/run.log" >> "$tmp/fails"
-		grep -q '^KJIT-RESULT FAIL' "$tmp/run.log" || [ $rc = 0 ] ||
+		# a program killed by a signal (SIGILL, SIGSEGV running emitted
+		# code) computed nothing: a behaviour failure of its own
+		if [ $rc -gt 128 ] && [ $rc -lt 160 ]; then
+			echo "KJIT-RESULT FAIL $(basename "$p").died of SIG$(kill -l $((rc - 128)))" >> "$tmp/fails"
+		elif ! grep -q '^KJIT-RESULT FAIL' "$tmp/run.log" && [ $rc != 0 ]; then
 			echo "KJIT-RESULT FAIL $(basename "$p") exit $rc" >> "$tmp/fails"
+		fi
 		[ -s "$tmp/fails" ] && [ -z "${MUTATION_VERBOSE:-}" ] &&
 			[ -z "${MUTATION_ALL:-}" ] && [ "${1:-}" != all ] && break
 	done
@@ -156,9 +161,10 @@ run_suite() {
 # The first failing case that runs code and compares what it computed with
 # native code or an oracle (translated corpus against native and ptrace,
 # emitted sequences executed, threads' counts, the code cache's lookups),
-# not one that compares bytes or shapes (golden bytes, the verifier).
+# or a test program that died running it, not one that compares bytes or
+# shapes (golden bytes, the verifier).
 behaviour() {
-	b=$(grep -E '^KJIT-RESULT FAIL (jit\.diff\.|[a-z0-9_.]*\.run[._]|[a-z_.]*_exec |codecache\.smp\.|cache\.(grow|map)\.|entry\.(run|own|scope|exiting|frames)\.)' \
+	b=$(grep -E '^KJIT-RESULT FAIL (jit\.diff\.|[a-z0-9_.]*\.run[._]|[a-z_.]*_exec |codecache\.smp\.|cache\.(grow|map)\.|entry\.(run|own|scope|exiting|frames)\.|[a-z_]*\.died )' \
 		"$tmp/fails" | grep -v -e 'verifier:' -e 'unwind map' \
 		-e '^KJIT-RESULT FAIL [^ ]*\.verifier ' |
 		head -n 1 | cut -d' ' -f3-)
