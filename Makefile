@@ -107,11 +107,14 @@ line_module = d=$(MODS)/kjit_linetest; mkdir -p $$d && \
 
 # pool_module: kjit_pool.ko, the code cache's memory (kmod/pool/kjit_pool.h).
 # Data only, in a NOBITS text section objtool cannot read: objtool skips it.
+# So no sanitizer may add code to it either (KCSAN's constructor kept an
+# unpatched `jmp __x86_return_thunk`: "Unpatched return thunk in use" at
+# insmod; tests/host/pool_module.sh).
 KJIT_POOL_MB ?= 16
 pool_module = d=$(MODS)/kjit_pool; mkdir -p $$d && \
 	ln -sfn $(ROOT)/kmod/pool/kjit_pool.c $$d/ && \
 	ln -sfn $(ROOT)/kmod/pool/kjit_pool.h $$d/ && \
-	printf 'obj-m := kjit_pool.o\nOBJECT_FILES_NON_STANDARD := y\nccflags-y := -DKJIT_POOL_MB=$(KJIT_POOL_MB)\n' \
+	printf 'obj-m := kjit_pool.o\nOBJECT_FILES_NON_STANDARD := y\nKCSAN_SANITIZE := n\nKASAN_SANITIZE := n\nUBSAN_SANITIZE := n\nKCOV_INSTRUMENT := n\nGCOV_PROFILE := n\nccflags-y := -DKJIT_POOL_MB=$(KJIT_POOL_MB)\n' \
 		> $$d/Kbuild.new && \
 	{ cmp -s $$d/Kbuild.new $$d/Kbuild || mv $$d/Kbuild.new $$d/Kbuild; } && \
 	rm -f $$d/Kbuild.new && $(call kbuild,$$d)
