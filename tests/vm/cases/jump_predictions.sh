@@ -27,14 +27,15 @@ field() {
 # session OP ENTRY PARAMS: deep attach of ENTRY, warm up, N OPs; sets c, h
 # (C entries and lookup-table hits during the N calls) and p (targets
 # predicted)
+# (its own names: a candidate the loop below rejects must leave op unset)
 session() {
-	op=$1 entry=$2
+	s_op=$1 s_entry=$2
 	shift 2
 	load_kjit "$@"
-	kjit attach --deep "$entry" > /dev/null || fail "deep attach $entry"
-	workload -c 0 "$op" 200 || fail "warm-up ${op}s"
+	kjit attach --deep "$s_entry" > /dev/null || fail "deep attach $s_entry"
+	workload -c 0 "$s_op" 200 || fail "warm-up ${s_op}s"
 	kjit stat > /tmp/st0.out || fail "kjit stat"
-	workload -c 0 "$op" $N || fail "${op}s"
+	workload -c 0 "$s_op" $N || fail "${s_op}s"
 	kjit stat > /tmp/st1.out || fail "kjit stat"
 	kjit detach || fail "detach"
 	unload_kjit
@@ -42,7 +43,7 @@ session() {
 	[ $# = 6 ] || { cat /tmp/st1.out; fail "no dispatcher line in kjit stat"; }
 	c=$(($4 - $1)) h=$(($5 - $2)) p=$6
 }
-op=""
+op="" seen=""
 for cand in "lseek __x64_sys_lseek __se_sys_lseek" \
 	"fstat __x64_sys_newfstat __se_sys_newfstat"; do
 	set -- $cand
@@ -51,9 +52,10 @@ for cand in "lseek __x64_sys_lseek __se_sys_lseek" \
 	e=$(first_func "$@") || continue
 	session "$o" "$e" predict_jumps=0
 	echo "predict_jumps=0: $N warm ${o}s: $h lookup-table hits, $c C dispatcher entries, $p targets predicted"
+	seen="$seen $o $h,"
 	[ "$h" -ge $N ] && { op=$o entry=$e; break; }
 done
-[ -n "$op" ] || fail "no system call of the list takes an indirect jmp on this kernel"
+[ -n "$op" ] || fail "no system call of the list takes an indirect jmp on this kernel (lookup-table hits for $N calls with predict_jumps=0:${seen%,})"
 h0=$h p0=$p
 [ "$c" -lt $((N / 4)) ] || fail "predict_jumps=0: $c C dispatcher entries for $N warm ${op}s"
 session "$op" "$entry"
