@@ -421,13 +421,13 @@ long a_flags(long, long), a_ibt(long, long), a_rsbfill(long, long);
 long a_regslive(long, long);
 
 const struct corpus_case corpus_cases[] = {
-    {"loop", c_loop},	  {"switch", c_switch},	  {"fib", c_fib},
-    {"fnptr", c_fnptr},	  {"tail", c_tail},	  {"setcc", c_setcc},
-    {"twojcc", c_twojcc}, {"wide", c_wide},	  {"global", c_global},
-    {"goto", c_goto},	  {"bits", c_bits},	  {"carry", a_carry},
-    {"string", a_string}, {"loopinsn", a_loop},	  {"retimm", a_retimm},
-    {"thunks", a_thunks}, {"callrsp", a_callrsp}, {"repzero", a_repzero},
-    {"flags", a_flags},	  {"ibt", a_ibt},	  {"rsbfill", a_rsbfill},
+    {"loop", c_loop},	      {"switch", c_switch},   {"fib", c_fib},
+    {"fnptr", c_fnptr},	      {"tail", c_tail},	      {"setcc", c_setcc},
+    {"twojcc", c_twojcc},     {"wide", c_wide},	      {"global", c_global},
+    {"goto", c_goto},	      {"bits", c_bits},	      {"carry", a_carry},
+    {"string", a_string},     {"loopinsn", a_loop},   {"retimm", a_retimm},
+    {"thunks", a_thunks},     {"callrsp", a_callrsp}, {"repzero", a_repzero},
+    {"flags", a_flags},	      {"ibt", a_ibt},	      {"rsbfill", a_rsbfill},
     {"regslive", a_regslive}, {"fnreg", c_fnreg},
 };
 const unsigned corpus_n_cases = sizeof(corpus_cases) / sizeof(corpus_cases[0]);
