@@ -2,7 +2,8 @@
 /*
  * kjit_refusals.h - refusal facts shared by kjit.ko (kmod/divert.c) and the
  * tool (tools/kernel/eligible.c, `kjit list`), so the two can never disagree.
- * Plain string literals: includable in the kernel and in user space.
+ * String literals and one self-contained matcher: includable in the kernel
+ * and in user space.
  */
 #ifndef KJIT_REFUSALS_H
 #define KJIT_REFUSALS_H
@@ -122,6 +123,44 @@
 	"on deep mode's deny list (ends or switches the task)"
 
 #define KJIT_IDLE_PATH_WHY "idle path (run by the idle task)"
+
+/* Sanitizer runtimes (KCSAN, KASAN, KMSAN, KCOV): a kernel built with one
+ * calls these at each memory access or edge it instruments. They have no
+ * __fentry__ site, so deep mode would follow them like any notrace callee, and
+ * on a KCSAN kernel translate a runtime that then runs at every access of every
+ * translated block: a session many times slower under TCG, and the counts would
+ * be the sanitizer's, not the kernel's. They stay native: the call runs the
+ * real hook, which returns to the cache. Matched by name prefix (the
+ * runtimes have hundreds of entry points: __tsan_read4, __asan_load8,
+ * ...); the module asks kallsyms only for core kernel text without an
+ * __fentry__ site (kmod/refuse.c), the tool matches its symbol table
+ * (tools/kernel/eligible.c). UBSAN's handlers are not here: they run
+ * only when a check fails (Debian's 7.2 has them), like any callee. */
+#define KJIT_SANITIZER_PREFIXES                                                \
+	"__tsan_", "__kcsan_", "kcsan_", "__asan_", "__hwasan_",               \
+	    "__kasan_check_", "kasan_check_range", "kasan_report", "__msan_",  \
+	    "__sanitizer_cov_"
+#define KJIT_SANITIZER_WHY                                                     \
+	"sanitizer runtime (called at each access the kernel checks; kept "    \
+	"native)"
+
+/* Does @name (a symbol name) start with one of KJIT_SANITIZER_PREFIXES?
+ * Plain loops, no library call: both sides share this one copy, and the
+ * module's dispatcher runs it (strncmp() and strlen() are traceable
+ * kernel functions; tests/host/test_dispatch_deps.c). */
+static inline int kjit_sanitizer_name(const char *name)
+{
+	static const char *const prefixes[] = {KJIT_SANITIZER_PREFIXES};
+	unsigned int i, k;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		for (k = 0; prefixes[i][k] && name[k] == prefixes[i][k]; k++)
+			;
+		if (!prefixes[i][k])
+			return 1;
+	}
+	return 0;
+}
 
 /* CONFIG_CALL_PADDING (6.2+): the 16 bytes of NOPs before each function
  * carry a symbol of their own, __pfx_<function>. They are not a function:

@@ -11,6 +11,7 @@
  *  - A section or name the running kernel lacks is simply absent (0), never
  *    a match: kernels differ in which of them they have.
  */
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/string.h>
@@ -36,6 +37,46 @@ static unsigned long idle_path[ARRAY_SIZE(idle_names)];
 static unsigned long dispatch_deps[ARRAY_SIZE(dispatch_dep_names)];
 static unsigned long notrace_sections[ARRAY_SIZE(notrace_section_names)][2];
 static unsigned long notrace_deny[ARRAY_SIZE(notrace_deny_names)];
+/* Core kernel text, where the sanitizer runtimes are; [0, 0) if the
+ * kernel has none of them (kjit_refuse_init()). */
+static unsigned long sanitizer_text[2];
+
+/* Has the kernel a sanitizer runtime? One symbol each that every kernel
+ * built with it has; a kernel without them asks kallsyms nothing more. */
+static bool sanitized_kernel(void)
+{
+	static const char *const probes[] = {"__tsan_read4",
+					     "__asan_load4",
+					     "__asan_load4_noabort",
+					     "__hwasan_load4_noabort",
+					     "__msan_get_context_state",
+					     "__sanitizer_cov_trace_pc"};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(probes); i++)
+		if (kjit_lookup_name(probes[i]))
+			return true;
+	return false;
+}
+
+/* Is the symbol at @start a sanitizer runtime's (KJIT_SANITIZER_PREFIXES)?
+ * noinline: the name buffer (KSYM_SYMBOL_LEN, as %pS takes in any
+ * context) is on the stack only for this call, on sanitizer kernels. */
+static noinline bool sanitizer_name_at(unsigned long start)
+{
+	char name[KSYM_SYMBOL_LEN];
+
+	sprint_symbol_no_offset(name, start);
+	return kjit_sanitizer_name(name);
+}
+
+/* Is @start a sanitizer runtime's entry? Core kernel text only, where
+ * kallsyms takes no lock; never on a kernel without a sanitizer. */
+static bool sanitizer_runtime(unsigned long start)
+{
+	return start >= sanitizer_text[0] && start < sanitizer_text[1] &&
+	       sanitizer_name_at(start);
+}
 
 void kjit_refuse_init(void)
 {
@@ -57,6 +98,10 @@ void kjit_refuse_init(void)
 	}
 	for (i = 0; i < ARRAY_SIZE(notrace_deny_names); i++)
 		notrace_deny[i] = kjit_lookup_name(notrace_deny_names[i]);
+	if (sanitized_kernel()) {
+		sanitizer_text[0] = kjit_lookup_name("_stext");
+		sanitizer_text[1] = kjit_lookup_name("_etext");
+	}
 }
 
 /* A static call trampoline anywhere (a module's has no section bounds):
@@ -84,6 +129,8 @@ const char *kjit_refuse_notrace(unsigned long start)
 			return KJIT_DEEP_NOTRACE_WHY;
 	if (static_call_tramp(start))
 		return KJIT_STATIC_CALL_TRAMP_WHY;
+	if (sanitizer_runtime(start))
+		return KJIT_SANITIZER_WHY;
 	return NULL;
 }
 

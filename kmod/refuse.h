@@ -15,8 +15,10 @@ void kjit_refuse_init(void);
  * NULL. Any context: takes no lock and looks up no symbol. */
 const char *kjit_refuse_text(unsigned long start);
 /* Deep mode, a callee with no __fentry__ site at @start: why it stays
- * native (KJIT_DEEP_NOTRACE_SECTIONS, KJIT_DEEP_NOTRACE_DENY), or NULL.
- * On top of kjit_refuse_text(). Any context. */
+ * native (KJIT_DEEP_NOTRACE_SECTIONS, KJIT_DEEP_NOTRACE_DENY, a static
+ * call trampoline, KJIT_SANITIZER_PREFIXES), or NULL. On top of
+ * kjit_refuse_text(). Any context: on a sanitizer kernel it asks kallsyms
+ * for the name of core kernel text, which takes no lock. */
 const char *kjit_refuse_notrace(unsigned long start);
 
 /* Is the function at @start one the dispatcher calls (KJIT_DISPATCH_DEPS)?

@@ -95,6 +95,12 @@ static const struct {
      * runs natively (busy flag) instead of recursing. */
     {"kallsyms_lookup_size_offset", OTHER,
      "attachable on purpose (VM case dispatch_recursion)", NULL},
+    /* Deep mode asks it the name of a callee with no __fentry__ site on
+     * sanitizer kernels only (kmod/refuse.c, KJIT_SANITIZER_PREFIXES):
+     * refusing it everywhere for that would be too much. Attached there,
+     * the nested entry runs natively (busy flag). */
+    {"sprint_symbol_no_offset", OTHER,
+     "sanitizer kernels only; a nested entry runs natively", NULL},
 };
 
 /* Functions whose address the module's code takes for a kernel path that

@@ -95,6 +95,17 @@ int main(void)
 	expect(&e, &t, "0xffffffff81001400", NULL);
 	expect(&e, &t, "0xffffffff81001600",
 	       "not traceable (no __fentry__ site at its start)");
+	/* sanitizer runtimes stay native in deep mode, by name prefix
+	 * (KJIT_SANITIZER_PREFIXES); other callees with no __fentry__ site
+	 * are followed, a module's too, and so are UBSAN's handlers */
+	expect_deep(&e, &t, "0xffffffff81001c00", KJIT_SANITIZER_WHY);
+	expect_deep(&e, &t, "__tsan_unaligned_read4", KJIT_SANITIZER_WHY);
+	expect_deep(&e, &t, "kcsan_setup_watchpoint", KJIT_SANITIZER_WHY);
+	expect_deep(&e, &t, "__asan_load8_noabort", KJIT_SANITIZER_WHY);
+	expect_deep(&e, &t, "__ubsan_handle_out_of_bounds", NULL);
+	expect_deep(&e, &t, "my_tsan_helper", NULL);
+	expect_deep(&e, &t, "no_fentry_fn", NULL);
+	expect_deep(&e, &t, "othermod:__tsan_read4", NULL);
 	eligible_free(&e);
 	symtab_free(&t);
 	if (load(FIXTURES "/order", &t, &e))

@@ -510,5 +510,7 @@ const char *eligible_deep_why(const struct eligible *e, const struct ksym *s)
 		return KJIT_DEEP_NOTRACE_WHY;
 	if (!strncmp(s->name, "__SCT__", 7) && s->module) /* a module's */
 		return KJIT_STATIC_CALL_TRAMP_WHY;
+	if (!*s->module && kjit_sanitizer_name(s->name))
+		return KJIT_SANITIZER_WHY;
 	return NULL;
 }

@@ -5,7 +5,8 @@
 # reached only from there counts exactly what a Kprobe on each of its
 # blocks counts (kjitcount -C; -O: no Kprobe on the other callees, whose
 # counts no check judges). Before, deep mode left every one of them
-# native (`allowed()` in kmod/deep.c wanted an ftrace site).
+# native (`allowed()` in kmod/deep.c wanted an ftrace site). On a
+# sanitizer kernel, none of them is the sanitizer's runtime.
 # timeout: 400
 . /tests/lib.sh
 T=/sys/kernel/tracing
@@ -25,6 +26,13 @@ sed 's/ .*//' $T/available_filter_functions | sort -u > /tmp/traceable
 awk 'NR == FNR { t[$1] = 1; next } !($1 in t)' /tmp/traceable /tmp/funcs > /tmp/notrace
 echo "functions counted under $entry: $(wc -l < /tmp/funcs); without an ftrace site: $(tr '\n' ' ' < /tmp/notrace)"
 [ -s /tmp/notrace ] || fail "no function without an ftrace site was followed"
+# on a sanitizer kernel (make sanitize), its runtime stays native
+# (KJIT_SANITIZER_PREFIXES): every access the stat path checks calls it
+if grep -qE ' (__tsan_read4|__asan_load4(_noabort)?)$' /proc/kallsyms; then
+	san=$(grep -E '^(__tsan_|__kcsan_|kcsan_|__asan_|__hwasan_|__kasan_check_|kasan_check_range|kasan_report|__msan_|__sanitizer_cov_)' /tmp/funcs | tr '\n' ' ')
+	[ -z "$san" ] || fail "deep mode translated the sanitizer's runtime: $san"
+	echo "sanitizer kernel: its runtime stayed native"
+fi
 # each of them that only stat reaches here: exact against Kprobes
 args=""
 for f in $(cat /tmp/notrace); do
