@@ -21,6 +21,7 @@
 #include "tools/session/codeenv.h"
 #include "commands.h"
 #include "tools/session/datafile.h"
+#include "tools/session/merge.h"
 #include "tools/report/debuginfo.h"
 #include "tools/kernel/device.h"
 #include "tools/report/format.h"
@@ -149,9 +150,14 @@ static int read_file(struct session *s, const char *path, const char *who)
 	return err ? 1 : 0;
 }
 
+#define REPORT_INPUTS 16 /* -i FILE, merged (merge.h) */
+
 struct report_args {
 	struct report_opts o;
 	const char *input;
+	const char *more[REPORT_INPUTS - 1]; /* -i after the first */
+	int n_more;
+	char inputs[512]; /* "A + B + ...": the header's source */
 	int live, lcov;
 	const char *dbg[DEBUGINFO_MAX];
 	int n_dbg;
@@ -203,13 +209,15 @@ static int parse_report(int argc, char **argv, struct report_args *r)
 			 r->n_dbg < DEBUGINFO_MAX)
 			r->dbg[r->n_dbg++] = argv[++i];
 		else if ((!strcmp(a, "-i") || !strcmp(a, "--input")) && v &&
-			 r->input) {
+			 r->input && r->n_more == REPORT_INPUTS - 1) {
 			fprintf(stderr,
-				"kjit report: one -i FILE at a time (it "
-				"does not merge recordings; kjit diff "
-				"compares two)\n");
+				"kjit report: at most %d -i FILEs (merged)\n",
+				REPORT_INPUTS);
 			return -1;
-		} else if ((!strcmp(a, "-i") || !strcmp(a, "--input")) && v)
+		} else if ((!strcmp(a, "-i") || !strcmp(a, "--input")) && v &&
+			   r->input)
+			r->more[r->n_more++] = argv[++i];
+		else if ((!strcmp(a, "-i") || !strcmp(a, "--input")) && v)
 			r->input = argv[++i];
 		else if (!strcmp(a, "--top") && v &&
 			 v[strspn(v, "0123456789")] == 0 && *v &&
@@ -333,6 +341,38 @@ static void csv_stderr(const struct session *s)
 	native_print_other(s, "kjit report: ", stderr);
 }
 
+/* -i A -i B ...: B and the rest added to @s (A), each said if it cannot
+ * be (merge.h); the header names them all. 0 or 1. */
+static int merge_inputs(struct session *s, struct report_args *r)
+{
+	char why[512];
+	struct session add;
+	size_t len;
+	int i;
+
+	snprintf(r->inputs, sizeof(r->inputs), "%s", r->input);
+	for (i = 0; i < r->n_more; i++) {
+		if (read_file(&add, r->more[i], "report")) {
+			session_free(s);
+			return 1;
+		}
+		if (session_merge(s, &add, why, sizeof(why))) {
+			fprintf(stderr,
+				"kjit report: cannot merge %s into %s: "
+				"%s\n",
+				r->more[i], r->input, why);
+			session_free(&add);
+			session_free(s);
+			return 1;
+		}
+		session_free(&add);
+		len = strlen(r->inputs);
+		snprintf(r->inputs + len, sizeof(r->inputs) - len, " + %s",
+			 r->more[i]);
+	}
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args r;
@@ -343,9 +383,11 @@ int cmd_report(int argc, char **argv)
 	if (parse_report(argc, argv, &r))
 		return 2;
 	rc = load_session(&s, &r.input, r.live, "report");
+	if (!rc)
+		rc = merge_inputs(&s, &r);
 	if (rc)
 		return rc;
-	r.o.source = r.input;
+	r.o.source = r.n_more ? r.inputs : r.input;
 	if (s.live) {
 		session_coverage(&s); /* best effort: '-' where unknown */
 		native_find_holders(&s);

@@ -107,10 +107,12 @@ static const struct subcommand subcommands[] = {
      "tracefs and a free tracer (current_tracer nop); every tracer\n"
      "setting it changes is put back.\n"},
     {"report", cmd_report,
-     "report [-i FILE | --live] [--sort count|addr|func] [--top N] "
+     "report [-i FILE... | --live] [--sort count|addr|func] [--top N] "
      "[--uncovered] [--json|--csv|--lcov] [--debuginfo PATH]...",
      "per-function and per-block counts, coverage, hottest blocks, lines",
-     "Reads -i FILE; else an attached live session (saying so if\n"
+     "Reads -i FILE (several -i: their counts summed block by block,\n"
+     "recordings of one kernel only, other boots too); else an attached\n"
+     "live session (saying so if\n"
      "./kjit.data exists too); else ./kjit.data if present; else the\n"
      "live session of /dev/kjit (--live forces it). Text: per function\n"
      "the calls (entry block count), executions, blocks run, static\n"
