@@ -233,6 +233,14 @@ int main(void)
 	       "0xffffffffc0003000 no   kjit:kjit_dispatch  part of kjit\n");
 	expect("list_vmlinux", "list 'vmlinux:pipe*'", 1,
 	       "kjit list: no kernel function matches\n");
+	/* a plain name that matches nothing: the names close to it, as
+	 * attach and blocks say them; a glob gets none */
+	expect("list_near", "list vfs_reed", 1,
+	       "kjit list: no kernel function matches\n"
+	       "kjit list: vfs_reed: no such kernel function; did you mean "
+	       "vfs_read?\n");
+	expect("list_near_glob", "list 'vfs_reed*' 2>&1 | grep -c 'did you'",
+	       1, "0\n");
 	expect("list_module_glob", "list '*mod:pipe_helper'", 0,
 	       "no   othermod:pipe_helper  not traceable");
 	expect("list_ok", "list --ok 'n*'", 1,

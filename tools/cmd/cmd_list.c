@@ -60,6 +60,19 @@ static unsigned int list(const struct symtab *t, const struct eligible *e,
 	return n;
 }
 
+/* A plain name (no glob) that matched nothing: the names close to it. */
+static void say_near_names(const struct symtab *t, const char *arg)
+{
+	char hint[512];
+
+	if (arg[0] == '-' || strpbrk(arg, "*?["))
+		return;
+	target_did_you_mean(t, arg, hint, sizeof(hint));
+	if (hint[0])
+		fprintf(stderr, "kjit list: %s: no such kernel function%s\n",
+			arg, hint);
+}
+
 int cmd_list(int argc, char **argv)
 {
 	struct eligible e;
@@ -99,6 +112,8 @@ int cmd_list(int argc, char **argv)
 	if (!n)
 		fprintf(stderr, "kjit list: no kernel function matches%s\n",
 			only_ok ? " (and is instrumentable)" : "");
+	for (i = 1; !n && i < argc; i++)
+		say_near_names(&t, argv[i]);
 	eligible_free(&e);
 	symtab_free(&t);
 	return n ? 0 : 1;

@@ -237,3 +237,13 @@ int target_resolve(const struct symtab *t, const char *arg, struct target *out,
 	}
 	return by_name(t, arg, &s, out, err);
 }
+
+void target_did_you_mean(const struct symtab *t, const char *arg, char *out,
+			 size_t size)
+{
+	struct spec s;
+
+	out[0] = 0;
+	if (!parse_spec(arg, &s) && strlen(s.name) < TARGET_SUGGEST_LEN)
+		did_you_mean(t, &s, out, size);
+}

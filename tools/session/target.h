@@ -30,6 +30,11 @@ struct target {
 int target_resolve(const struct symtab *t, const char *spec, struct target *out,
 		   FILE *err);
 
+/* "; did you mean A, B?" (at most three names close to @arg's, a FUNC),
+ * or "" when none is close. */
+void target_did_you_mean(const struct symtab *t, const char *arg, char *out,
+			 size_t size);
+
 /* Writes "name" or "module:name" (for module symbols) to buf. */
 void target_symname(const struct ksym *s, char *buf, size_t size);
 
