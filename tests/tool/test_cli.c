@@ -56,6 +56,7 @@ static void one_prefix(void)
 	    {"diff", "diff /nonexistent /nonexistent"},
 	    {"stat", "stat"},
 	    {"detach", "detach"},
+	    {"top", "top -n 1"},
 	};
 	char name[64], want[64], why[512];
 	const char *l;
@@ -233,6 +234,19 @@ int main(void)
 	       "0xffffffffc0003000 no   kjit:kjit_dispatch  part of kjit\n");
 	expect("list_vmlinux", "list 'vmlinux:pipe*'", 1,
 	       "kjit list: no kernel function matches\n");
+	expect("top_bad_d", "top -d 0.01", 2,
+	       "kjit top: bad value for -d: '0.01' is not a number of seconds "
+	       "from 0.1 to 3600\n");
+	expect("top_bad_n", "top -n 0", 2,
+	       "kjit top: bad value for -n: '0' is not a number from 1 to "
+	       "1000000\n");
+	expect("top_bad_top", "top --top 5000", 2,
+	       "kjit top: bad value for --top: '5000' is not a number from 1 "
+	       "to 1000\n");
+	expect("top_unknown", "top --json", 2,
+	       "kjit top: unknown argument '--json' (kjit help top)\n");
+	expect("top_no_device", "top -n 1", 1,
+	       "kjit top: /dev/kjit not found");
 	/* a plain name that matches nothing: the names close to it, as
 	 * attach and blocks say them; a glob gets none */
 	expect("list_near", "list vfs_reed", 1,

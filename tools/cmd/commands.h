@@ -17,6 +17,7 @@ int cmd_stat(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 
 struct session;
 /* The session report and annotate read: -i FILE (*@input), the live one

@@ -191,6 +191,14 @@ static const struct subcommand subcommands[] = {
      "reason code ran natively (fallbacks, translator refusals), named.\n"
      "--json: the \"stats\" and \"limits\" of report --json, at once\n"
      "(no function or block is read).\n"},
+    {"top", cmd_top, "top [-d SECS] [-n COUNT] [--top N]",
+     "live view: the functions and blocks running most, refreshed",
+     "Reads the attached session every SECS seconds (default 2, 0.1 to\n"
+     "3600) and shows the N functions (default 10) and N blocks that ran\n"
+     "most since the last read: calls, executions and executions per\n"
+     "second. On a terminal each frame replaces the last; otherwise the\n"
+     "frames follow each other. Ends after COUNT frames, at ^C, or when\n"
+     "the session is detached; it never detaches it.\n"},
     {"reset", cmd_reset, "reset", "zero the counters",
      "Zeroes every counter of the session.\n"},
     {"decode", cmd_decode, "decode [-n N] [--check] FUNC...",
