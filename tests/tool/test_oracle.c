@@ -635,6 +635,57 @@ static void site_direct_outweighs_indirect(void)
 	p3_code[5] -= 8;
 }
 
+/* A sanitizer kernel's parent calls its sanitizer's runtime at every
+ * access: hooks the tracer never sees (notrace) and deep mode keeps
+ * native (KJIT_SANITIZER_PREFIXES). They call nothing of the kernel the
+ * tracer sees, so one that ran is no route to the callee: folio_activate
+ * and workingset_activation, called from folio_mark_accessed only in the
+ * tracer's run, stayed unexplained on the KASAN and KCSAN kernels. The
+ * parent p4, at P4:
+ *   P4+0  test %edi,%edi; je P4+9     block counted 5
+ *   P4+4  call r                      block counted 0
+ *   P4+9  call HOOK                   block counted 5
+ *   P4+e  ret                         block counted 5 */
+#define P4 0xffffffff8100a000ull
+static uint8_t p4_code[0xf + 16] = {0x85, 0xff, 0x74, 0x05, 0xe8,
+				    0xf7, 0x1f, 0x00, 0x00, 0xe8,
+				    0xf2, 0x2f, 0x00, 0x00, 0xc3};
+
+static void site_sanitizer_hook(void)
+{
+	struct sess_func f[] = {{.name = "p4",
+				 .start = P4,
+				 .end = P4 + 0xf,
+				 .executions = 20,
+				 .code = p4_code,
+				 .code_len = sizeof(p4_code)}};
+	struct sess_block b[] = {
+	    {.addr = P4, .len = 4, .count = 5},
+	    {.addr = P4 + 4, .len = 5, .count = 0},
+	    {.addr = P4 + 9, .len = 5, .count = 5},
+	    {.addr = P4 + 0xe, .len = 1, .count = 5},
+	};
+	struct sess_sym sy[] = {{P4 + 0x2000, P4 + 0x2010, "r"},
+				{P4 + 0x3000, P4 + 0x3010, "__tsan_write8"}};
+	struct oracle_fn fn[] = {
+	    {"r", "p4", "p4", "", "", 0, -1},
+	    {"p4", "-", "p4", "", "", 0, -1},
+	};
+	struct session s;
+	struct oracle o;
+
+	memset(p4_code + 0xf, 0xcc, 16);
+	site_fixture(&s, &o, fn, 2, f, 1, b, sizeof(b) / sizeof(b[0]), sy, 2);
+	check("site_sanitizer_hook_no_route",
+	      oracle_classify(&o, &fn[0], &s) == OC_SITE_NOT_RUN,
+	      oracle_class_name(oracle_classify(&o, &fn[0], &s)));
+	/* any other function the tracer did not see may be a route */
+	snprintf(sy[1].name, sizeof(sy[1].name), "tsan_like_helper");
+	check("site_unseen_helper_may_route",
+	      oracle_classify(&o, &fn[0], &s) == OC_UNEXPLAINED,
+	      oracle_class_name(oracle_classify(&o, &fn[0], &s)));
+}
+
 /* One table of __schedule's entries for the classifier and fgraph.c. */
 static void sched_entries(void)
 {
@@ -780,6 +831,7 @@ int main(void)
 	left_cache();
 	site_not_run();
 	site_direct_outweighs_indirect();
+	site_sanitizer_hook();
 	sched_entries();
 	report();
 	round_trip();

@@ -597,6 +597,8 @@ static bool not_rescheduled_here(const struct oracle_fn *fn,
  * walk gathers what these sites say (struct sites) and site_verdict()
  * weighs it:
  *  - a direct call of it that ran: SITE_RAN (kjit missed it);
+ *  - a call of a sanitizer's hook (KJIT_SANITIZER_PREFIXES: notrace,
+ *    kept native, calling only its own runtime) says nothing;
  *  - a call of an unseen function kjit did not count (or could not read,
  *    or past SITE_DEPTH) that ran: SITE_MAYBE (it may have called it
  *    natively, and kjit cannot tell);
@@ -713,8 +715,10 @@ static void site_at(const struct oracle *o, const struct session *s,
 			w->direct_not = true;
 		return;
 	}
+	/* a sanitizer's hook (notrace, kept native) calls only its own
+	 * runtime: no route to a function the tracer sees */
 	if (!unseen_callee(o, s, fi, in->target, b, sizeof(b)) ||
-	    !strcmp(b, name))
+	    !strcmp(b, name) || kjit_sanitizer_name(b))
 		return;
 	ran = block_ran_at(s, fi, in->addr);
 	if (!ran) {
