@@ -214,7 +214,31 @@ static void merge_tests(void)
 	/* B's vfs_write alone: nothing both recorded says where it moved */
 	expect("merge_unplaced", "report -i " FX("a") " -i " FX("moved"), 1,
 	       "vfs_write: recorded on another boot, and no function both "
-	       "files recorded says where the kernel's code moved\n");
+	       "files recorded once says where the kernel's code moved\n");
+	/* two static functions named foo, the same size: on the same boot
+	 * each is itself (by address); from another boot (listed in the
+	 * other order, 0x1000000 higher) the unique bar says where they
+	 * moved; without bar, nothing does */
+	expect("merge_dup_same_boot",
+	       "report --csv --sort addr -i " FX("dup-a") " -i " FX("dup-b"),
+	       0,
+	       "foo,0x5,0xffffffff81001005,11,12,4,1,1\n"
+	       "foo,0x5,0xffffffff81002005,22,12,4,1,1\n"
+	       "bar,0x5,0xffffffff81003005,33,12,4,1,1\n");
+	expect("merge_dup_other_boot",
+	       "report --csv --sort addr -i " FX("dup-a") " -i " FX("dup-c"),
+	       0,
+	       "foo,0x5,0xffffffff81001005,110,12,4,1,1\n"
+	       "foo,0x5,0xffffffff81002005,220,12,4,1,1\n"
+	       "bar,0x5,0xffffffff81003005,330,12,4,1,1\n");
+	expect("merge_dup_unplaced", "report -i " FX("dup-a") " -i " FX("dup-d"),
+	       1,
+	       "foo: recorded on another boot, and no function both files "
+	       "recorded once says where the kernel's code moved\n");
+	/* vfs_read and ksys_read moved by different distances */
+	expect("merge_split", "report -i " FX("a") " -i " FX("split"), 1,
+	       ": vfs_read and ksys_read moved by different distances: "
+	       "another build of the kernel\n");
 	expect("merge_garbage", "report -i " FX("a") " -i " FX("garbage"), 1,
 	       "kjit report: " FX("garbage") ": not a kjit data file\n");
 }
@@ -243,6 +267,8 @@ int main(void)
 	expect("top_bad_top", "top --top 5000", 2,
 	       "kjit top: bad value for --top: '5000' is not a number from 1 "
 	       "to 1000\n");
+	expect("top_no_value", "top -n 2 -d", 2,
+	       "kjit top: -d needs a value (kjit help top)\n");
 	expect("top_unknown", "top --json", 2,
 	       "kjit top: unknown argument '--json' (kjit help top)\n");
 	expect("top_no_device", "top -n 1", 1,
@@ -253,6 +279,10 @@ int main(void)
 	       "kjit list: no kernel function matches\n"
 	       "kjit list: vfs_reed: no such kernel function; did you mean "
 	       "vfs_read?\n");
+	/* a name that is there but not instrumentable, hidden by --ok:
+	 * no "no such function" */
+	expect("list_near_ok", "list --ok notify_die 2>&1 | grep -c 'no such'",
+	       1, "0\n");
 	expect("list_near_glob", "list 'vfs_reed*' 2>&1 | grep -c 'did you'",
 	       1, "0\n");
 	expect("list_module_glob", "list '*mod:pipe_helper'", 0,

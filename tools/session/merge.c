@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "codeenv.h"
 #include "merge.h"
 
 /* Statistics that are a level or a limit, not a count of events: the
@@ -96,71 +97,254 @@ static void module_of(const char *name, char *out, size_t n)
 	out[len] = 0;
 }
 
-/* @into's function that is @f (name and size), or -1. */
-static int find_func(const struct session *into, const struct sess_func *f,
-		     int same_boot)
+/* Functions of one session sorted by name and size, to find a name's
+ * copies (static functions share names) without comparing every pair. */
+struct by_name {
+	const struct session *s;
+	unsigned int *ix;
+};
+
+static const struct session *sort_session; /* qsort's context */
+
+static int cmp_name_size(const struct sess_func *a, const struct sess_func *b)
+{
+	int c = strcmp(a->name, b->name);
+	uint64_t x = a->end - a->start, y = b->end - b->start;
+
+	return c ? c : x < y ? -1 : x > y;
+}
+
+static int cmp_ix(const void *a, const void *b)
+{
+	const struct sess_func *f = sort_session->funcs;
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+	int c = cmp_name_size(&f[x], &f[y]);
+
+	return c ? c : x < y ? -1 : x > y;
+}
+
+static int by_name_make(struct by_name *b, const struct session *s)
 {
 	unsigned int i;
 
-	for (i = 0; i < into->n_funcs; i++) {
-		const struct sess_func *g = &into->funcs[i];
-
-		if (!strcmp(g->name, f->name) &&
-		    g->end - g->start == f->end - f->start &&
-		    (!same_boot || g->start == f->start))
-			return (int)i;
-	}
-	return -1;
+	b->s = s;
+	b->ix = calloc(s->n_funcs + 1, sizeof(*b->ix));
+	if (!b->ix)
+		return -1;
+	for (i = 0; i < s->n_funcs; i++)
+		b->ix[i] = i;
+	sort_session = s;
+	qsort(b->ix, s->n_funcs, sizeof(*b->ix), cmp_ix);
+	return 0;
 }
 
-/* Where each of @add's functions goes: @map[j] (an index of @into, or -1:
- * new) and @delta[j], what moves its addresses into @into's boot. */
-static int place_funcs(const struct session *into, const struct session *add,
-		       int *map, uint64_t *delta, char *why, size_t n)
+/* The one function of @b's session with @f's name and size: its index,
+ * -1 if there is none, -2 if there are several. */
+static int by_name_unique(const struct by_name *b, const struct sess_func *f)
 {
-	char mod[64], other[64];
-	unsigned int j, k;
+	unsigned int lo = 0, hi = b->s->n_funcs, mid;
 
-	for (j = 0; j < add->n_funcs; j++) {
-		map[j] = find_func(into, &add->funcs[j], 0);
-		if (map[j] >= 0)
-			delta[j] =
-			    into->funcs[map[j]].start - add->funcs[j].start;
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (cmp_name_size(&b->s->funcs[b->ix[mid]], f) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	for (j = 0; j < add->n_funcs; j++) {
-		int placed = map[j] >= 0;
+	if (lo >= b->s->n_funcs || cmp_name_size(&b->s->funcs[b->ix[lo]], f))
+		return -1;
+	if (lo + 1 < b->s->n_funcs &&
+	    !cmp_name_size(&b->s->funcs[b->ix[lo + 1]], f))
+		return -2;
+	return (int)b->ix[lo];
+}
 
-		if (placed)
+/* How far a module's code (the core kernel's: "") moved from @add's boot
+ * to @into's, as a function both recorded once says. */
+struct shift {
+	char mod[64];
+	uint64_t delta;
+	char by[KJIT_NAME_MAX]; /* the function that says so */
+};
+
+struct shifts {
+	struct shift *v;
+	unsigned int n;
+};
+
+static struct shift *shift_of(struct shifts *t, const char *mod)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++)
+		if (!strcmp(t->v[i].mod, mod))
+			return &t->v[i];
+	return NULL;
+}
+
+/* The shifts the functions recorded once in both files say; -1 with @why
+ * if two of one module disagree (another build of it). */
+static int find_shifts(const struct session *into, const struct session *add,
+		       const struct by_name *bi, const struct by_name *ba,
+		       struct shifts *t, char *why, size_t n)
+{
+	unsigned int j;
+	char mod[64];
+	int i;
+
+	for (j = 0; j < add->n_funcs; j++) {
+		const struct sess_func *f = &add->funcs[j];
+		uint64_t d;
+		struct shift *h, *v;
+
+		if (by_name_unique(ba, f) < 0 ||
+		    (i = by_name_unique(bi, f)) < 0)
 			continue;
-		if (!strcmp(into->boot_id, add->boot_id)) {
-			delta[j] = 0; /* the same boot: nothing moved */
-			continue;
-		}
-		/* another boot: a shared function of the same module (or of
-		 * the core kernel) says how far it moved */
-		module_of(add->funcs[j].name, mod, sizeof(mod));
-		for (k = 0; k < add->n_funcs && !placed; k++) {
-			module_of(add->funcs[k].name, other, sizeof(other));
-			if (map[k] >= 0 && !strcmp(mod, other)) {
-				delta[j] = delta[k];
-				placed = 1;
-			}
-		}
-		if (!placed) {
-			snprintf(
-			    why, n,
-			    "%s: recorded on another boot, and no function "
-			    "both files recorded says where %s's code "
-			    "moved",
-			    add->funcs[j].name, *mod ? mod : "the kernel");
+		d = into->funcs[i].start - f->start;
+		module_of(f->name, mod, sizeof(mod));
+		h = shift_of(t, mod);
+		if (h && h->delta != d) {
+			snprintf(why, n,
+				 "%s and %s moved by different distances: "
+				 "another build of %s",
+				 h->by, f->name, *mod ? mod : "the kernel");
 			return -1;
 		}
+		if (h)
+			continue;
+		v = realloc(t->v, (t->n + 1) * sizeof(*v));
+		if (!v) {
+			snprintf(why, n, "out of memory");
+			return -1;
+		}
+		t->v = v;
+		h = &t->v[t->n++];
+		snprintf(h->mod, sizeof(h->mod), "%s", mod);
+		snprintf(h->by, sizeof(h->by), "%s", f->name);
+		h->delta = d;
 	}
 	return 0;
 }
 
-/* Appends @add's function @j to @into (its stored code moves). */
-static int add_func(struct session *into, struct sess_func *f, uint64_t delta)
+static int cmp_start(const void *a, const void *b)
+{
+	const struct sess_func *f = sort_session->funcs;
+	uint64_t x = f[*(const unsigned int *)a].start,
+		 y = f[*(const unsigned int *)b].start;
+
+	return x < y ? -1 : x > y;
+}
+
+/* @into's function at @start named @name, or -1 (@ix: sorted by start). */
+static int at_start(const struct session *into, const unsigned int *ix,
+		    uint64_t start, const char *name)
+{
+	unsigned int lo = 0, hi = into->n_funcs, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (into->funcs[ix[mid]].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < into->n_funcs && into->funcs[ix[lo]].start == start; lo++)
+		if (!strcmp(into->funcs[ix[lo]].name, name))
+			return (int)ix[lo];
+	return -1;
+}
+
+/* Where each of @add's functions goes: @delta[j] moves its addresses into
+ * @into's boot (its module's shift: shared functions recorded once say
+ * it; on the same boot, 0 where none does), and @map[j] is @into's
+ * function at the moved address (by name), or -1: a new one. */
+static int place_funcs(const struct session *into, const struct session *add,
+		       int *map, uint64_t *delta, char *why, size_t n)
+{
+	int same_boot = !strcmp(into->boot_id, add->boot_id), rc = -1;
+	struct by_name bi = {0}, ba = {0};
+	struct shifts t = {NULL, 0};
+	unsigned int j, *ix = NULL;
+	const struct shift *h;
+	char mod[64];
+
+	if (by_name_make(&bi, into) || by_name_make(&ba, add) ||
+	    !(ix = calloc(into->n_funcs + 1, sizeof(*ix)))) {
+		snprintf(why, n, "out of memory");
+		goto out;
+	}
+	if (find_shifts(into, add, &bi, &ba, &t, why, n))
+		goto out;
+	for (j = 0; j < into->n_funcs; j++)
+		ix[j] = j;
+	sort_session = into;
+	qsort(ix, into->n_funcs, sizeof(*ix), cmp_start);
+	for (j = 0; j < add->n_funcs; j++) {
+		module_of(add->funcs[j].name, mod, sizeof(mod));
+		h = shift_of(&t, mod);
+		if (!h && !same_boot) {
+			snprintf(
+			    why, n,
+			    "%s: recorded on another boot, and no function "
+			    "both files recorded once says where %s's "
+			    "code moved",
+			    add->funcs[j].name, *mod ? mod : "the kernel");
+			goto out;
+		}
+		delta[j] = h ? h->delta : 0;
+		map[j] = at_start(into, ix, add->funcs[j].start + delta[j],
+				  add->funcs[j].name);
+	}
+	rc = 0;
+out:
+	free(bi.ix);
+	free(ba.ix);
+	free(ix);
+	free(t.v);
+	return rc;
+}
+
+/* Modules both files name must be the same build. 0, or -1 with @why. */
+static int same_modules(const struct session *into, const struct session *add,
+			char *why, size_t n)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < add->n_mods; i++)
+		for (k = 0; k < into->n_mods; k++)
+			if (!strcmp(add->mods[i].name, into->mods[k].name) &&
+			    strcmp(add->mods[i].build_id,
+				   into->mods[k].build_id)) {
+				snprintf(why, n,
+					 "module %s: another build (build-id "
+					 "%.16s..., the first file's %.16s...)",
+					 add->mods[i].name,
+					 add->mods[i].build_id,
+					 into->mods[k].build_id);
+				return -1;
+			}
+	return 0;
+}
+
+/* @add's modules that @into lacks (up to SESSION_MODS). */
+static void merge_mods(struct session *into, const struct session *add)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < add->n_mods && into->n_mods < SESSION_MODS; i++) {
+		for (k = 0; k < into->n_mods; k++)
+			if (!strcmp(add->mods[i].name, into->mods[k].name))
+				break;
+		if (k == into->n_mods)
+			into->mods[into->n_mods++] = add->mods[i];
+	}
+}
+
+/* Appends @add's function @f to @into. Its stored code moves with it
+ * from the same boot only: from another, the symbols and static-key sites
+ * it needs are not @into's (merge_code()). */
+static int add_func(struct session *into, struct sess_func *f, uint64_t delta,
+		    int same_boot)
 {
 	struct sess_func *fs =
 	    realloc(into->funcs, (into->n_funcs + 1) * sizeof(*fs));
@@ -172,6 +356,11 @@ static int add_func(struct session *into, struct sess_func *f, uint64_t delta)
 	fs[into->n_funcs].start += delta;
 	fs[into->n_funcs].end += delta;
 	fs[into->n_funcs].entry += delta;
+	if (!same_boot) {
+		fs[into->n_funcs].code = NULL;
+		fs[into->n_funcs].code_len = 0;
+		return (int)into->n_funcs++;
+	}
 	f->code = NULL;
 	f->code_len = 0;
 	return (int)into->n_funcs++;
@@ -238,6 +427,54 @@ static int merge_blocks(struct session *into, const struct session *add,
 	return 0;
 }
 
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct sess_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int cmp_site(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* The same boot's symbols and static-key sites: @into's and @add's, sorted
+ * by address, each once (the stored code of @add's functions reads them). */
+static int merge_code(struct session *into, const struct session *add)
+{
+	struct sess_sym *sy =
+	    realloc(into->syms, (into->n_syms + add->n_syms + 1) * sizeof(*sy));
+	uint64_t(*ks)[2];
+	unsigned int i, k;
+
+	if (!sy)
+		return -1;
+	into->syms = sy;
+	memcpy(sy + into->n_syms, add->syms, add->n_syms * sizeof(*sy));
+	qsort(sy, into->n_syms + add->n_syms, sizeof(*sy), cmp_sym);
+	for (i = k = 0; i < into->n_syms + add->n_syms; i++)
+		if (!k || sy[i].addr != sy[k - 1].addr ||
+		    strcmp(sy[i].name, sy[k - 1].name))
+			sy[k++] = sy[i];
+	into->n_syms = k;
+	ks = realloc(into->keysites,
+		     (into->n_keysites + add->n_keysites + 1) * sizeof(*ks));
+	if (!ks)
+		return -1;
+	into->keysites = ks;
+	memcpy(ks + into->n_keysites, add->keysites,
+	       add->n_keysites * sizeof(*ks));
+	qsort(ks, into->n_keysites + add->n_keysites, sizeof(*ks), cmp_site);
+	for (i = k = 0; i < into->n_keysites + add->n_keysites; i++)
+		if (!k || ks[i][0] != ks[k - 1][0])
+			memcpy(ks[k++], ks[i], sizeof(*ks));
+	into->n_keysites = k;
+	return 0;
+}
+
 /* The header's words: commands joined, scopes the same or "mixed". */
 static void merge_words(struct session *into, const struct session *add)
 {
@@ -255,8 +492,8 @@ int session_merge(struct session *into, struct session *add, char *why,
 {
 	int *map = calloc(add->n_funcs + 1, sizeof(*map));
 	uint64_t *delta = calloc(add->n_funcs + 1, sizeof(*delta));
+	int rc = -1, same_boot = !strcmp(into->boot_id, add->boot_id);
 	unsigned int j;
-	int rc = -1;
 
 	if (!map || !delta) {
 		snprintf(why, why_size, "out of memory");
@@ -264,16 +501,24 @@ int session_merge(struct session *into, struct session *add, char *why,
 	}
 	if (into->oracle || add->oracle) {
 		snprintf(why, why_size,
-			 "recorded with --oracle: its checks are read one "
-			 "file at a time");
+			 "%s recorded with --oracle: its checks are read one "
+			 "file at a time",
+			 into->oracle ? "the first file was" : "it was");
 		goto out;
 	}
 	if (same_kernel(into, add, why, why_size) ||
+	    same_modules(into, add, why, why_size) ||
 	    place_funcs(into, add, map, delta, why, why_size))
 		goto out;
+	session_cache_free(into); /* its functions and blocks change */
+	if (same_boot && merge_code(into, add)) {
+		snprintf(why, why_size, "out of memory");
+		goto out;
+	}
 	for (j = 0; j < add->n_funcs; j++) {
 		if (map[j] < 0)
-			map[j] = add_func(into, &add->funcs[j], delta[j]);
+			map[j] =
+			    add_func(into, &add->funcs[j], delta[j], same_boot);
 		else
 			merge_func(&into->funcs[map[j]], &add->funcs[j]);
 		if (map[j] < 0) {
@@ -286,6 +531,7 @@ int session_merge(struct session *into, struct session *add, char *why,
 		goto out;
 	}
 	merge_stats(&into->st, &add->st);
+	merge_mods(into, add);
 	merge_words(into, add);
 	session_derive(into);
 	rc = 0;

@@ -4,12 +4,21 @@
  * Invariants:
  *  - Only recordings of one kernel merge: the same build-id, or without
  *    build-ids the same release. Anything else is refused, saying why.
- *  - Functions match by name (mod:name for a module's) and size; a block
- *    by its function and its offset in it. Across boots (KASLR moves the
- *    code) the added recording's addresses are moved into the first one's
- *    by the distance between the two copies of a function they share; a
- *    function of the added file that no shared function places (a module
- *    loaded elsewhere and sharing nothing) is refused, not guessed.
+ *  - The added file's addresses move into the first one's boot by its
+ *    module's shift (the core kernel's for vmlinux): the distance between
+ *    the two copies of a function both files recorded once (name, mod:name
+ *    for a module's, and size; static functions share names, so names
+ *    recorded twice say nothing). On the same boot a module no such
+ *    function places has not moved; on another boot (KASLR) it is refused,
+ *    not guessed, and so is a module whose shared functions disagree or
+ *    whose build-ids differ.
+ *  - A function is then the first file's at the moved address with the
+ *    same name, or a new one; a block, its function's at the moved
+ *    address.
+ *  - Stored code (annotate, --uncovered, --top) of a function only the
+ *    added file has moves with it from the same boot, with the symbols and
+ *    static-key sites it reads; from another boot it is dropped (those
+ *    addresses are that boot's), and such a function shows no code.
  *  - Counts, native runs and event statistics add up; limits and levels
  *    (cache size, counters in use, ...) take the larger value. A shared
  *    function's static blocks and coverage become unknown (-1, shown as
