@@ -65,8 +65,11 @@ static void say_near_names(const struct symtab *t, const char *arg)
 {
 	char hint[512];
 
-	if (arg[0] == '-' || strpbrk(arg, "*?["))
-		return;
+	const char *colon = strchr(arg, ':');
+
+	if (arg[0] == '-' || strpbrk(arg, "*?[") ||
+	    symtab_addr(t, colon ? colon + 1 : arg))
+		return; /* a glob, or a name that is there (--ok hid it) */
 	target_did_you_mean(t, arg, hint, sizeof(hint));
 	if (hint[0])
 		fprintf(stderr, "kjit list: %s: no such kernel function%s\n",

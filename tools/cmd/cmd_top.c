@@ -14,7 +14,10 @@
  *  - It ends after COUNT frames, at ^C, SIGTERM or SIGHUP (stopsig.h), or
  *    when the session is detached (saying so): it never detaches itself.
  */
+#define _GNU_SOURCE /* ppoll */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +59,13 @@ static int parse_top(int argc, char **argv, struct top_args *a)
 	for (i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
+		if (!v && (!strcmp(o, "-d") || !strcmp(o, "-n") ||
+			   !strcmp(o, "--top"))) {
+			fprintf(stderr,
+				"kjit top: %s needs a value (kjit help top)\n",
+				o);
+			return -1;
+		}
 		if (!v) {
 			fprintf(stderr,
 				"kjit top: unknown argument '%s' (kjit help "
@@ -245,18 +255,26 @@ static double now(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* Sleeps @secs, or less when a stop signal comes. */
-static void pause_for(double secs)
+/* Sleeps @secs, or less when a stop signal comes. The stop signals are
+ * held (blocked) outside this sleep, and ppoll() lets them in only while
+ * it waits: one that comes while a frame is read or printed wakes the
+ * next sleep at once, never a whole interval later, and no write is
+ * interrupted. */
+static void pause_for(double secs, const struct stopsig *sig)
 {
 	struct timespec t = {.tv_sec = (time_t)secs,
 			     .tv_nsec =
 				 (long)((secs - (double)(time_t)secs) * 1e9)};
+	sigset_t open = sig->old_mask;
+	int i;
 
-	while (!stopsig_seen() && nanosleep(&t, &t) && errno == EINTR)
-		;
+	for (i = 1; i < NSIG; i++)
+		if (sigismember(&sig->set, i))
+			sigdelset(&open, i);
+	ppoll(NULL, 0, &t, &open);
 }
 
-static int run_top(int fd, const struct top_args *a)
+static int run_top(int fd, const struct top_args *a, const struct stopsig *sig)
 {
 	struct top_prev p = {NULL, 0};
 	struct session s;
@@ -282,7 +300,7 @@ static int run_top(int fd, const struct top_args *a)
 	fprintf(stderr, "kjit top: a frame every %.1f s%s\n", a->secs,
 		a->count ? "" : " (^C stops)");
 	for (nr = 1; !a->count || nr <= a->count; nr++) {
-		pause_for(a->secs);
+		pause_for(a->secs, sig);
 		if (stopsig_seen())
 			break;
 		if (read_now(fd, &s)) {
@@ -322,7 +340,8 @@ int cmd_top(int argc, char **argv)
 		return 1;
 	stopsig_take(&sig, false);
 	stopsig_pass_to(0);
-	rc = run_top(fd, &a);
+	stopsig_hold(&sig);
+	rc = run_top(fd, &a, &sig);
 	stopsig_release(&sig);
 	close(fd);
 	return rc;
