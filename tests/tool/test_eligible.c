@@ -106,6 +106,11 @@ int main(void)
 	expect_deep(&e, &t, "my_tsan_helper", NULL);
 	expect_deep(&e, &t, "no_fentry_fn", NULL);
 	expect_deep(&e, &t, "othermod:__tsan_read4", NULL);
+	/* static call trampolines: the core kernel's are followed behind a
+	 * guard on their key, a module's stay native */
+	expect_deep(&e, &t, "__SCT__might_resched", NULL);
+	expect_deep(&e, &t, "othermod:__SCT__mod_hook",
+		    KJIT_STATIC_CALL_TRAMP_WHY);
 	eligible_free(&e);
 	symtab_free(&t);
 	if (load(FIXTURES "/order", &t, &e))

@@ -497,18 +497,18 @@ const char *eligible_deep_why(const struct eligible *e, const struct ksym *s)
 	if (traceable(e, s))
 		return NULL;
 	/* no ftrace site: followed too, but for these */
-	if (s->module && !strcmp(s->module, "bpf"))
+	if (!strcmp(s->module, "bpf"))
 		return "a BPF program (no ftrace site; freed by its user)";
 	/* the core kernel's trampolines are followed behind a guard on
 	 * their key (kmod/sites.c keeps those with inline sites) */
-	if (!strncmp(s->name, "__SCT__", 7) && !s->module)
+	if (!strncmp(s->name, "__SCT__", 7) && !*s->module)
 		return NULL;
 	for (i = 0; i < N_NOTRACE_SECTIONS; i++)
 		if (in_range(e->notrace_sections[i], s->addr))
 			return notrace_section_names[i].why;
 	if (in_addrs(e->notrace_at, N_NOTRACE_DENY, s->addr))
 		return KJIT_DEEP_NOTRACE_WHY;
-	if (!strncmp(s->name, "__SCT__", 7) && s->module) /* a module's */
+	if (!strncmp(s->name, "__SCT__", 7) && *s->module) /* a module's */
 		return KJIT_STATIC_CALL_TRAMP_WHY;
 	if (!*s->module && kjit_sanitizer_name(s->name))
 		return KJIT_SANITIZER_WHY;
