@@ -498,10 +498,14 @@ static void print_stats(const struct kjit_session_stats *st)
 	print_counters(st);
 	if (st->deep)
 		printf("deep mode: %u callee(s) followed of at most %u (room "
-		       "held for %u), %u left native (deep table full; %" PRIu64
-		       " time(s)); %" PRIu64 " call(s) run natively while the "
-		       "table grew\n",
+		       "held for %u), %s%u left native (deep table full; "
+		       "%" PRIu64 " time(s)); %" PRIu64 " call(s) run natively "
+		       "while the table grew\n",
 		       st->deep_funcs, st->deep_max, st->deep_held,
+		       /* the module remembers max + 1 of them (limits.c) */
+		       st->deep_max && st->deep_over_funcs > st->deep_max
+			   ? "at least "
+			   : "",
 		       st->deep_over_funcs, (uint64_t)st->deep_over_budget,
 		       (uint64_t)st->deep_growing);
 	if (st->exit_tail && (st->exit_tail_stayed || st->exit_tail_left))

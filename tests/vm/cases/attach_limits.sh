@@ -26,11 +26,15 @@ echo "deep-max 4: followed $funcs, left native $n callee(s), $times refusal(s)"
 [ "${funcs:-0}" = 4 ] || fail "deep table of 4 holds ${funcs:-?} functions"
 [ "${n:-0}" -gt 0 ] || fail "no callee left native with --deep-max 4"
 [ "$times" -ge "$n" ] || fail "$times refusals < $n distinct callees"
-line="$n callee(s) ran natively because the deep table was full (limit 4 functions; --deep-max raises it)"
+# the module remembers at most limit + 1 distinct callees, so 5 or more
+# read "at least 5" (KASAN's bigger read path turns away exactly 5)
+least=""
+[ "$n" -gt 4 ] && least="at least "
+line="$least$n callee(s) ran natively because the deep table was full (limit 4 functions; --deep-max raises it)"
 grep -qxF "$line" /tmp/d.out || fail "detach does not say: $line"
 kjit stat > /tmp/s.out
 grep -qxF "$line" /tmp/s.out || fail "stat does not say it"
-grep -q "^deep mode: 4 callee(s) followed of at most 4 (room held for 4), $n left native (deep table full; $times time(s)); 0 call(s) run natively while the table grew$" /tmp/s.out ||
+grep -q "^deep mode: 4 callee(s) followed of at most 4 (room held for 4), $least$n left native (deep table full; $times time(s)); 0 call(s) run natively while the table grew$" /tmp/s.out ||
 	fail "stat deep line"
 kjit report --live > /tmp/r.out
 grep -qxF "# $line" /tmp/r.out || fail "report does not say it"
@@ -81,7 +85,7 @@ kjit stat | sed -n 's/^cache bytes: [0-9]* (\(.*\))$/\1/p' | tr ',' '\n' |
 kjit record --deep --deep-max 4 -f __x64_sys_read -o /tmp/l.data -- workload -c 0 pipe 50 2> /tmp/rec.err ||
 	fail "record --deep-max 4"
 cat /tmp/rec.err
-grep -q '^kjit record: [0-9]* callee(s) ran natively because the deep table was full (limit 4 functions; --deep-max raises it)$' /tmp/rec.err ||
+grep -Eq '^kjit record: (at least )?[0-9]+ callee\(s\) ran natively because the deep table was full \(limit 4 functions; --deep-max raises it\)$' /tmp/rec.err ||
 	fail "record does not say it"
 r=$(sed -n 's/^stat deep_over_funcs //p' /tmp/l.data)
 # (more than the limit turned away saturates at limit + 1: "at least 5")
