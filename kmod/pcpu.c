@@ -51,6 +51,27 @@ static bool near_chunk(const struct kjit_pcpu *p, u32 c)
 	return c < p->near_chunks;
 }
 
+/* Does the %gs offset range [@off, @off + @len) fit a sign-extended
+ * disp32 (jit/instrument.c: then incq %gs:disp32, no register)? */
+static bool fits_disp32(unsigned long off, size_t len)
+{
+	return (long)off == (s32)off && (long)(off + len - 1) == (s32)(off + len - 1);
+}
+
+/* Say once a session that an alloc_percpu() chunk came within a disp32 of
+ * %gs (a small kernel's first per-CPU chunk has room): its blocks count
+ * with incq %gs:disp32, as near ones do, not through a register. */
+static void say_in_reach(struct kjit_pcpu *p, u32 c, u64 __percpu *ch,
+			 size_t row)
+{
+	if (p->said_in_reach || !fits_disp32((unsigned long)ch, row))
+		return;
+	p->said_in_reach = true;
+	pr_info("kjit: counters: alloc_percpu() chunk %u lies within a disp32 "
+		"of %%gs (%#lx): incq %%gs:disp32, no register\n",
+		c, (unsigned long)ch);
+}
+
 /* Chunk @c and its base row, published in that order. Process context:
  * kjit_pcpu_init(), then only the worker. */
 static int add_chunk(struct kjit_pcpu *p, u32 c)
@@ -68,6 +89,8 @@ static int add_chunk(struct kjit_pcpu *p, u32 c)
 		kvfree(base);
 		return -ENOMEM;
 	}
+	if (!near_chunk(p, c))
+		say_in_reach(p, c, ch, row);
 	p->base[c] = base;
 	smp_store_release(&p->chunk[c], ch);
 	smp_store_release(&p->held, (c + 1) * p->chunk_len);

@@ -75,6 +75,7 @@ struct kjit_pcpu {
 	struct kjit_pcpu_near near;
 	u32 near_chunks;
 	const char *near_why; /* why there is no near area, or NULL */
+	bool said_in_reach;   /* an alloc_percpu() chunk fit a disp32 */
 	struct kjit_worker worker;
 };
 

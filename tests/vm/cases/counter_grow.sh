@@ -76,7 +76,14 @@ kjit detach > /dev/null || fail "detach"
 echo "chunks of 64: counters with memory $held; translations counted while growing: $growing"
 [ "${held:-0}" -gt 128 ] || fail "the counter table did not grow: held ${held:-0}"
 [ $near = 0 ] || grep -q '^  counter  gs_disp32/' /tmp/s.out || fail "no near counter (gs_disp32) used"
-grep -q '^  counter  gs_reg' /tmp/s.out || fail "no alloc_percpu() counter (gs_reg) used"
+# alloc_percpu() chunks lie beyond a disp32 of %gs on Debian's kernels
+# (counted through a register); a small kernel's first per-CPU chunk can
+# hold them within reach (the KCSAN kernel's), and the module says so
+if ! grep -q '^  counter  gs_reg' /tmp/s.out; then
+	dmesg | grep 'kjit: counters: alloc_percpu() chunk [0-9]* lies within a disp32' ||
+		fail "no alloc_percpu() counter (gs_reg) used, and none said to lie within a disp32"
+	echo "NOTE: alloc_percpu() chunks within a disp32 of %gs here: no register form"
+fi
 crosscheck "grown counters"
 rmmod kjit_kprobes
 unload_kjit
