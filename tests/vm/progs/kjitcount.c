@@ -43,6 +43,13 @@
  *     -I     the guest runs under QEMU -icount shift=0 (tests/vm/run.sh
  *            --icount), whose clock counts executed instructions: the -t
  *            lines say "insns" where they would say "ns"
+ *     -L     the live session: no attach and no detach, the session
+ *            that `kjit attach` made (deep, system-wide, with its own
+ *            limits) is measured as it is: warm-up, reset, OP N, read;
+ *            only the FUNCs' and the -C callees' blocks are reported
+ *            (with -e, the entries of both must be exactly N: a -C
+ *            callee is then one the attached FUNCs call once per OP).
+ *            Not with -x, -t, -d or -A
  *     -A F   also attach every function whose address starts a line of
  *            file F (`kjit list` output), best effort, in the same session
  *            (thousands: they share one entry trampoline); only FUNC's
@@ -92,6 +99,7 @@ static int n_named;
 
 static int parallel;
 static int reps;
+static int live; /* -L */
 static unsigned int attach_flags;
 static const char *exact[16];
 static int n_exact;
@@ -328,7 +336,7 @@ static int is_named(const struct kjit_func_info *f)
 	for (i = 0; i < n_named; i++)
 		if (!f->deep && !strcmp(f->name, named[i]))
 			return 1;
-	return 0;
+	return live && f->deep && is_exact(f->name);
 }
 
 /* -A: keep only the blocks of the FUNCs, which alone are judged (the other
@@ -383,7 +391,7 @@ static void read_results(int fd)
 		errno = ENOSPC;
 		die("read results: more blocks or functions than room");
 	}
-	if (n_extra)
+	if (n_extra || live)
 		keep_named();
 }
 
@@ -603,7 +611,7 @@ static int report(long n, int entry, int cross, const unsigned long long *kc,
 		  const int *errs)
 {
 	unsigned int i, checked = 0, bounded = 0, unchecked = 0, bad = 0,
-			ebad = 0, seen_exact = 0;
+			ebad = 0, seen_exact = 0, entries = 0;
 
 	for (i = 0; i < nblocks; i++) {
 		const struct kjit_block_info *b = &blocks[i];
@@ -638,7 +646,8 @@ static int report(long n, int entry, int cross, const unsigned long long *kc,
 		bad += !ok;
 		if (f->deep && is_exact(f->name) && b->orig == f->start)
 			seen_exact++;
-		if (entry && !f->deep && b->orig == f->entry) {
+		if (entry && ((!f->deep && b->orig == f->entry) ||
+			      (live && f->deep && b->orig == f->start))) {
 			int e_ok = b->count == (unsigned long long)n &&
 				   (!parallel || b->cpus == parallel);
 
@@ -646,6 +655,7 @@ static int report(long n, int entry, int cross, const unsigned long long *kc,
 			       f->name, (unsigned long long)b->count, n,
 			       b->cpus, e_ok ? "OK" : "MISMATCH");
 			ebad += !e_ok;
+			entries++;
 		}
 	}
 	for (i = 0; cross && i < nstatics; i++) {
@@ -664,6 +674,14 @@ static int report(long n, int entry, int cross, const unsigned long long *kc,
 			       : in ? "counted by kjit"
 				    : "UNCOVERED");
 		bad += c && !in && !errs[nblocks + i];
+	}
+	/* -L: a FUNC not in the live session (or whose entry never ran)
+	 * must not pass for one that counted exactly */
+	if (live && entry && entries != (unsigned int)(n_named + n_exact)) {
+		printf("MISSING: %d FUNC(s) or -C callee(s) with no entry "
+		       "block in the live session\n",
+		       n_named + n_exact - (int)entries);
+		ebad++;
 	}
 	if (seen_exact != (unsigned int)n_exact) {
 		printf("MISSING: %d callee(s) named with -C never ran under "
@@ -725,8 +743,10 @@ int main(int argc, char **argv)
 	int entry = 0, cross = 0, opt, fd;
 	long n;
 
-	while ((opt = getopt(argc, argv, "c:pexdt:C:OIA:S:")) != -1) {
-		if (opt == 'S') {
+	while ((opt = getopt(argc, argv, "c:pexdt:C:OIA:S:L")) != -1) {
+		if (opt == 'L') {
+			live = 1;
+		} else if (opt == 'S') {
 			read_statics(optarg);
 		} else if (opt == 'A') {
 			read_extra(optarg);
@@ -754,10 +774,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind < 3 || (n_extra && (attach_flags || reps))) {
+	if (argc - optind < 3 || (n_extra && (attach_flags || reps)) ||
+	    (live && (cross || reps || attach_flags || n_extra))) {
 		fprintf(stderr, "usage: kjitcount [-c CPU] [-p] [-d] [-e] [-x] "
-				"[-t R] [-I] [-A FILE] OP N FUNC...\n"
-				"(-A: not with -d or -t)\n");
+				"[-t R] [-I] [-A FILE] [-L] OP N FUNC...\n"
+				"(-A: not with -d or -t; -L: not with -x, -t, "
+				"-d or -A)\n");
 		return 2;
 	}
 	named = argv + optind + 2;
@@ -780,7 +802,8 @@ int main(int argc, char **argv)
 		time_nocount(fd, argv + optind + 2, argc - optind - 2,
 			     argv[optind], n);
 	}
-	attach(fd, argv + optind + 2, argc - optind - 2, attach_flags);
+	if (!live)
+		attach(fd, argv + optind + 2, argc - optind - 2, attach_flags);
 	if (reps)
 		warm_up("workload under kjit", argv[optind], n);
 	if (run_load(argv[optind], 10))
@@ -794,7 +817,7 @@ int main(int argc, char **argv)
 		die("workload under kjit");
 	mirror(kp_fd, KJITKP_IOC_READ);
 	read_results(fd);
-	if (ioctl(fd, KJIT_IOC_DETACH, 0))
+	if (!live && ioctl(fd, KJIT_IOC_DETACH, 0))
 		die("detach");
 	if (cross)
 		kprobe_counts(argv[optind], n, kc, errs);
