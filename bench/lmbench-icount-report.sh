@@ -12,7 +12,9 @@
 #    the geometric means; the median over rounds of each round's figure;
 #  - the kjit session of the last round: blocks executed, indirect branch
 #    lookups served by the table and dispatcher entries per 1,000 blocks,
-#    and what ran natively for lack of room;
+#    what ran natively for lack of room, and the instructions its
+#    translations took (mostly in the untimed warm-up runs the kjit
+#    column leaves out) beside the instructions of its timed runs;
 #  - when the memory section ran (MEMORY=1: one deep session per benchmark
 #    at its own entry points, MEMRUN/STATS lines), per benchmark: blocks
 #    executed per operation, lookup-table hits and dispatcher entries per
@@ -36,6 +38,8 @@ function med(list,   a, n, i, j, t) {
 }
 function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : x >= 10 ? sprintf("%.1f", x) : sprintf("%.2f", x) }
 /^SECTION / { sec = $2 }
+/^SECTION kjit / { timed = 0 } # the timed kjit runs of the last round
+/^LM / && sec == "kjit" && $4 == "us" { timed += $3 * 1000 * kv($0, "ops") }
 /^LM / && (sec == "native" || sec == "kjit" || sec == "kprobes") {
 	if (!($2 in seen)) { seen[$2] = 1; order[n++] = $2 }
 	v[sec, $2] = v[sec, $2] " " $3; unit[$2] = $4
@@ -69,6 +73,9 @@ END {
 	if (ex > 0) {
 		printf "Per 1,000 executed blocks: %.2f indirect branches served by the lookup table, %.3f dispatcher entries.\n", 1000 * kv(st, "lookup_hits") / ex, 1000 * kv(st, "dispatches") / ex
 	}
+	tr = kv(st, "translate_ns") + 0
+	if (tr > 0)
+		printf "Translation: %d blocks took %.1f M instructions (%.0f a block), most in the untimed warm-up runs that the kjit column leaves out; the timed kjit runs of the latency benchmarks executed %.1f M instructions, so the translation is %.1f%% of them.\n", kv(st, "translated"), tr / 1e6, tr / (kv(st, "translated") > 0 ? kv(st, "translated") : 1), timed / 1e6, (timed > 0 ? 100 * tr / timed : 0)
 	printf "Left native for lack of room: %d callees (deep table full; %d refusals), %d blocks (code cache full), %d blocks (block map full); %d blocks counted with lock incq (per-CPU counter table full), %d while it grew.\n", kv(st, "over_funcs"), kv(st, "over_budget"), kv(st, "fallback_full"), kv(st, "fallback_map_full"), kv(st, "pcpu_full"), kv(st, "pcpu_growing")
 	if (!nm) exit
 	print ""
