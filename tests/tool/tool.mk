@@ -167,3 +167,8 @@ HOST_BENCH += $(BUILD)/host/bench_report_scale
 $(BUILD)/host/bench_report_scale: bench/report_scale.c $(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lZydis -lZycore -lelf
+
+HOST_TESTS += $(TT_DIR)/test_kprobe_hazards
+$(TT_DIR)/test_kprobe_hazards: tests/tool/test_kprobe_hazards.c tools/kernel/kprobe_hazards.c tools/kernel/sysfiles.c $(TT_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)

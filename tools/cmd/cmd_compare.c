@@ -42,17 +42,24 @@
 #include "tools/session/attach.h"
 #include "commands.h"
 #include "tools/kernel/device.h"
+#include "tools/kernel/kprobe_hazards.h"
 #include "tools/report/limits.h"
 #include "tools/report/noise.h"
 #include "tools/session/runcmd.h"
 #include "tools/session/session.h"
 #include "tools/report/say.h"
 
+/* err[i]: 0 armed, -errno the kernel refused it, or LEFT_OUT: a deep
+ * callee's block in the kernel's debug machinery, or any deep callee's on
+ * a lockdep kernel (kprobe_hazards.h), never armed. */
 struct probes {
 	uint64_t *addr, *count;
 	int32_t *err;
 	unsigned int n;
+	int lockdep; /* the kernel has lockdep: every deep callee left out */
 };
+
+#define LEFT_OUT 1
 
 static int open_kprobes(void)
 {
@@ -148,9 +155,10 @@ static int kjit_run(int fd, const struct args *a, struct session *s, double *t,
 	return 0;
 }
 
-/* Arm, warm up, reset the counts, measure, read, disarm. 0 or -1. */
-static int kprobe_run(int kfd, const struct args *a, struct probes *p,
-		      double *t, struct spread *sp)
+/* Arm @p's addresses, warm up, reset the counts, measure, read, disarm.
+ * 0 or -1. */
+static int kprobe_measure(int kfd, const struct args *a, struct probes *p,
+			  double *t, struct spread *sp)
 {
 	struct kjitkp_arm arm = {.size = sizeof(arm),
 				 .n = p->n,
@@ -185,6 +193,54 @@ static int kprobe_run(int kfd, const struct args *a, struct probes *p,
 	return err;
 }
 
+/* The blocks to arm (err 0) packed into @q, the rest left out. */
+static void pack_armed(const struct probes *p, struct probes *q,
+		       unsigned int *idx)
+{
+	unsigned int i;
+
+	q->n = 0;
+	for (i = 0; i < p->n; i++)
+		if (!p->err[i]) {
+			idx[q->n] = i;
+			q->addr[q->n++] = p->addr[i];
+		}
+}
+
+/* The kernel's errors and counts of the packed set back at their blocks. */
+static void unpack_armed(struct probes *p, const struct probes *q,
+			 const unsigned int *idx)
+{
+	unsigned int i;
+
+	for (i = 0; i < q->n; i++) {
+		p->err[idx[i]] = q->err[i];
+		p->count[idx[i]] = q->count[i];
+	}
+}
+
+/* Arm, warm up, reset the counts, measure, read, disarm. 0 or -1. */
+static int kprobe_run(int kfd, const struct args *a, struct probes *p,
+		      double *t, struct spread *sp)
+{
+	struct probes q = {.addr = calloc(p->n + 1, sizeof(*q.addr)),
+			   .count = calloc(p->n + 1, sizeof(*q.count)),
+			   .err = calloc(p->n + 1, sizeof(*q.err))};
+	unsigned int *idx = calloc(p->n + 1, sizeof(*idx));
+	int err = !q.addr || !q.count || !q.err || !idx;
+
+	if (!err) {
+		pack_armed(p, &q, idx);
+		err = kprobe_measure(kfd, a, &q, t, sp);
+		unpack_armed(p, &q, idx);
+	}
+	free(q.addr);
+	free(q.count);
+	free(q.err);
+	free(idx);
+	return err ? -1 : 0;
+}
+
 static int probes_alloc(struct probes *p, const struct session *s)
 {
 	unsigned int i;
@@ -195,8 +251,14 @@ static int probes_alloc(struct probes *p, const struct session *s)
 	p->err = calloc(p->n + 1, sizeof(*p->err));
 	if (!p->addr || !p->count || !p->err)
 		return -1;
-	for (i = 0; i < p->n; i++)
+	p->lockdep = kprobe_lockdep_kernel();
+	for (i = 0; i < p->n; i++) {
+		const struct sess_func *f = &s->funcs[s->blocks[i].func];
+
 		p->addr[i] = s->blocks[i].addr;
+		if (f->deep && (p->lockdep || kprobe_hazard(f->name)))
+			p->err[i] = LEFT_OUT;
+	}
 	return 0;
 }
 
@@ -243,7 +305,8 @@ static const char *check_of(const struct session *s, const struct sess_block *b,
 /* What each kind of row means, printed once above the table when the
  * kind occurs. */
 static void print_legend(unsigned int bad, unsigned int callee,
-			 unsigned int timing, unsigned int noprobe)
+			 unsigned int timing, unsigned int noprobe,
+			 unsigned int left_out, int lockdep)
 {
 	if (bad)
 		printf("#   MISMATCH: an attached function's block counted "
@@ -265,22 +328,29 @@ static void print_legend(unsigned int bad, unsigned int callee,
 		printf("#   NOPROBE: no Kprobe can sit there (a static call or "
 		       "jump label site, an address the kprobe decoder "
 		       "refuses): not compared\n");
+	if (left_out)
+		printf("#   left out: %s; kjit counted it, no Kprobe was armed "
+		       "there\n",
+		       lockdep ? KPROBE_LOCKDEP_WHY
+			       : "a deep callee in " KPROBE_HAZARD_WHY);
 }
 
 /* The row kinds of every block, tallied: [0] ok, [1] MISMATCH, [2]
- * callee, [3] timing, [4] not probed. */
+ * callee, [3] timing, [4] not probed (the kernel refused, or left out),
+ * [5] of those, left out. */
 static void tally(const struct session *s, const struct probes *p,
-		  unsigned int n[5])
+		  unsigned int n[6])
 {
 	unsigned int i;
 
-	memset(n, 0, 5 * sizeof(n[0]));
+	memset(n, 0, 6 * sizeof(n[0]));
 	for (i = 0; i < p->n; i++) {
 		const struct sess_block *b = &s->blocks[i];
 		const char *c;
 
 		if (p->err[i]) {
 			n[4]++;
+			n[5] += p->err[i] == LEFT_OUT;
 			continue;
 		}
 		c = check_of(s, b, &s->funcs[b->func], p->count[i]);
@@ -294,19 +364,29 @@ static void print_callee(const struct session *s, const struct probes *p,
 			 unsigned int fi)
 {
 	const struct sess_func *f = &s->funcs[fi];
-	uint64_t kj = 0, kp = 0;
-	unsigned int i, n = 0, differ = 0;
+	uint64_t kj = 0, kp = 0, kj_out = 0;
+	unsigned int i, n = 0, differ = 0, out = 0;
 	char where[KJIT_NAME_MAX + 24];
 
 	for (i = 0; i < p->n; i++) {
 		const struct sess_block *b = &s->blocks[i];
 
+		if (b->func == fi && p->err[i] == LEFT_OUT) {
+			out++;
+			kj_out += b->count;
+		}
 		if (b->func != fi || p->err[i])
 			continue;
 		n++;
 		kj += b->count;
 		kp += p->count[i];
 		differ += check_of(s, b, f, p->count[i])[0] != 'o';
+	}
+	if (!n && out) {
+		snprintf(where, sizeof(where), "%s (%u block%s)", f->name, out,
+			 out == 1 ? "" : "s");
+		printf("%-40s %-18s %12" PRIu64 " %12s  left out\n", where,
+		       "(deep callee)", kj_out, "-");
 	}
 	if (!n)
 		return;
@@ -321,12 +401,18 @@ static void print_callee(const struct session *s, const struct probes *p,
 static void print_counts(const struct session *s, const struct probes *p,
 			 uint64_t *kj, uint64_t *kp)
 {
-	unsigned int i, n[5];
+	unsigned int i, n[6];
 	char where[KJIT_NAME_MAX + 24];
 
 	tally(s, p, n);
 	printf("# %u block(s), %u compared, %u mismatch(es), %u not probed\n",
 	       p->n, p->n - n[4], n[1], n[4]);
+	if (n[5])
+		printf("# of those not probed, %u left out: deep callees %s "
+		       "(left out, below)\n",
+		       n[5],
+		       p->lockdep ? "on a lockdep kernel"
+				  : "in the kernel's debug machinery");
 	if (n[1])
 		printf("# verdict: %u block(s) of the attached functions "
 		       "disagree (MISMATCH rows); %u agree",
@@ -339,7 +425,7 @@ static void print_counts(const struct session *s, const struct probes *p,
 		printf("%s %u differ as expected (%u callee, %u timing)",
 		       n[1] ? ";" : ",", n[2] + n[3], n[2], n[3]);
 	printf("%s\n", n[1] ? "" : ")");
-	print_legend(n[1], n[2], n[3], n[4]);
+	print_legend(n[1], n[2], n[3], n[4] - n[5], n[5], p->lockdep);
 	printf("%-40s %-18s %12s %12s  %s\n", "block", "address", "kjit",
 	       "kprobes", "check");
 	for (i = 0; i < p->n; i++) {
