@@ -1433,6 +1433,210 @@ static void test_patch_site_run(void)
 	site_to = ORIG + 0x40;
 }
 
+/*
+ * Guards run against the bytes they test. An entry guard's function and a
+ * followed static call trampoline are each translated into an executable
+ * page, exits linked to their original successors, then called while what
+ * the guard tests is as at translation and after the kernel changed it:
+ *  - entry guard, F = [endbr64] nop5 (its __fentry__ site); jmp body
+ *    (body: ...; ret), the site left the nop (the translation runs: F's block counter +1,
+ *    the guard's counter not), made `call T1` (a tracer's call that
+ *    returns: native from F, the body still runs, the guard's counter +1)
+ *    or `jmp T2` (a livepatch: native, T2's result);
+ *  - static call guard, trampoline `jmp F2` with key F2 (the translation
+ *    runs, exit to F2, the block counter +1), then the kernel's update:
+ *    key F3 (native: the old trampoline still runs F2), trampoline
+ *    `jmp F3` (native: F3 runs), the counter not moving.
+ * Each call goes through `push %rdi; popfq` with every combination of the
+ * six arithmetic flags: a body that reads ZF must get the caller's.
+ */
+static u64 guard_fn;
+
+static bool run_guard(void *opaque, u64 addr)
+{
+	return addr == guard_fn;
+}
+
+static u64 sc_tramp, sc_key;
+
+static u64 run_sc_key(void *opaque, u64 addr)
+{
+	return addr == sc_tramp ? sc_key : 0;
+}
+
+/* rel32 of a 5-byte jmp/call at @at to @to, written after its opcode. */
+static void put_rel5(u8 *m, u64 o, u64 at, u8 op, u64 to)
+{
+	m[at - o] = op;
+	memcpy(m + (at - o) + 1, &(u32){(u32)(to - (at + 5))}, 4);
+}
+
+/* Translate the block at @fn into @run and link its exits to their
+ * originals; its counter, or NULL. */
+static u64 *guard_translate(struct henv *h, u8 *m, u64 o, u64 fn, u64 run,
+			    const char *name)
+{
+	struct kjit_config cfg;
+	struct kjit_block b;
+	enum kjit_reason r;
+	unsigned x;
+
+	kjit_config_default(&cfg);
+	kjit_translator_init(&tr, &h->env, &cfg);
+	r = kjit_translate(&tr, fn, m + (run - o), 0x200, run, &b);
+	for (x = 0; !r && x < b.n_exits; x++) {
+		u32 off, nv, ov;
+
+		if (b.exit[x].kind != KJIT_EXIT_DIRECT)
+			continue;
+		r = kjit_exit_patch(&b, run, x, b.exit[x].target, &off, &nv,
+				    &ov);
+		if (!r)
+			memcpy(m + (run - o) + off, &nv, 4);
+	}
+	if (r) {
+		kt_fail(name, "translate: %s", kjit_reason_name(r));
+		return NULL;
+	}
+	return henv_counter_of(h, fn);
+}
+
+/* Call the translation at @run through the flags trampoline at o+0x700
+ * with every flag combination; how many runs gave other than @want (or,
+ * @zf: the caller's ZF), moved @ctr by other than @dctr or the guard's
+ * counter @gctr by other than @dg. */
+static unsigned guard_calls(u8 *m, u64 o, u64 run, unsigned want, bool zf,
+			    u64 *ctr, u64 dctr, u64 *gctr, u64 dg)
+{
+	unsigned f, bad = 0;
+
+	m[0x700] = 0x57, m[0x701] = 0x9d; /* push %rdi; popfq; jmp run */
+	put_rel5(m, o, o + 0x702, 0xe9, run);
+	for (f = 0; f < 64; f++) {
+		u64 fl = rflags_combo(f), c = *ctr, g = gctr ? *gctr : 0;
+		unsigned got = ((unsigned (*)(u64))(void *)(m + 0x700))(fl);
+		unsigned exp = zf ? (unsigned)((fl >> 6) & 1) : want;
+
+		bad += got != exp || *ctr != c + dctr ||
+		       (gctr && *gctr != g + dg);
+	}
+	return bad;
+}
+
+static void test_guards_run(void)
+{
+	static const struct {
+		const char *name, *fn, *body;
+		unsigned site; /* offset of the __fentry__ site */
+		bool zf;       /* the body returns ZF (sete) */
+	} cases[] = {
+	    /* nop5; jmp body -- body: mov $1,%eax; ret */
+	    {"jit.entry_guard.run.flags_dead", "0f1f440000 eb19", "b801000000 c3", 0,
+	     false},
+	    /* endbr64; nop5; jmp body: the site at +4 */
+	    {"jit.entry_guard.run.ibt", "f30f1efa 0f1f440000 eb15",
+	     "b801000000 c3", 4, false},
+	    /* nop5; jmp body -- body: sete %al; movzbl %al,%eax; ret: the
+	     * flags live at the guard */
+	    {"jit.entry_guard.run.flags_live", "0f1f440000 eb19",
+	     "0f94c0 0fb6c0 c3", 0, true},
+	};
+	unsigned i, bad;
+
+	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
+		u8 *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+		u64 o = (u64)(uintptr_t)m, run = o + 0x800, *gctr, *ctr;
+		struct henv h;
+		u8 site[5];
+
+		if (m == MAP_FAILED) {
+			kt_fail(cases[i].name, "mmap: %s", strerror(errno));
+			continue;
+		}
+		memset(m, 0xcc, 4096);
+		kt_unhex(cases[i].fn, m);
+		kt_unhex(cases[i].body, m + 0x20); /* the jmp's target */
+		memcpy(site, m + cases[i].site, 5);
+		kt_unhex("c3", m + 0x80);	   /* T1: a tracer's call */
+		kt_unhex("b802000000 c3", m + 0x40); /* T2: a livepatch */
+		gctr = (u64 *)(m + 0x600);
+		*gctr = 0;
+		henv_init(&h, KJIT_MEM_ABS32, seq_ctr, seq_key, 0);
+		henv_add_region(&h, o, m, 0x700);
+		guard_fn = o;
+		h.env.entry_guard = run_guard;
+		h.env.guard_counter = o + 0x600;
+		ctr = guard_translate(&h, m, o, o, run, cases[i].name);
+		if (!ctr) {
+			munmap(m, 4096);
+			continue;
+		}
+		/* the nop: translated code, its counter */
+		bad = guard_calls(m, o, run, 1, cases[i].zf, ctr, 1, gctr, 0);
+		/* call T1: native from F (the body runs after the call) */
+		put_rel5(m, o, o + cases[i].site, 0xe8, o + 0x80);
+		bad += guard_calls(m, o, run, 1, cases[i].zf, ctr, 0, gctr, 1);
+		/* jmp T2: native, T2 instead of the body */
+		put_rel5(m, o, o + cases[i].site, 0xe9, o + 0x40);
+		bad += guard_calls(m, o, run, 2, false, ctr, 0, gctr, 1);
+		/* the nop again: the translation again */
+		memcpy(m + cases[i].site, site, 5);
+		bad += guard_calls(m, o, run, 1, cases[i].zf, ctr, 1, gctr, 0);
+		kt_check(cases[i].name, !bad,
+			 "%u of 256 calls (4 site states x 64 flag "
+			 "combinations) took the wrong way or counted wrong",
+			 bad);
+		munmap(m, 4096);
+	}
+	{
+		u8 *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+		u64 o = (u64)(uintptr_t)m, run = o + 0x800, *key, *ctr;
+		struct henv h;
+
+		if (m == MAP_FAILED) {
+			kt_fail("jit.static_call_guard.run.update", "mmap: %s",
+				strerror(errno));
+			return;
+		}
+		memset(m, 0xcc, 4096);
+		sc_tramp = o + 0x100;
+		sc_key = o + 0x608;
+		key = (u64 *)(m + 0x608);
+		kt_unhex("b803000000 c3", m + 0x140); /* F2 */
+		kt_unhex("b804000000 c3", m + 0x180); /* F3 */
+		put_rel5(m, o, sc_tramp, 0xe9, o + 0x140);
+		*key = o + 0x140;
+		henv_init(&h, KJIT_MEM_ABS32, seq_ctr, seq_key, 0);
+		henv_add_region(&h, o, m, 0x700);
+		h.env.static_call_key = run_sc_key;
+		ctr = guard_translate(&h, m, o, sc_tramp, run,
+				      "jit.static_call_guard.run.update");
+		if (ctr) {
+			/* as translated: the exit to F2, counted */
+			bad = guard_calls(m, o, run, 3, false, ctr, 1, NULL, 0);
+			/* __static_call_update: the key first (native through
+			 * the old trampoline still: F2, as a native caller
+			 * may run during the update), then the trampoline */
+			*key = o + 0x180;
+			bad += guard_calls(m, o, run, 3, false, ctr, 0, NULL, 0);
+			put_rel5(m, o, sc_tramp, 0xe9, o + 0x180);
+			bad += guard_calls(m, o, run, 4, false, ctr, 0, NULL, 0);
+			/* and back */
+			*key = o + 0x140;
+			put_rel5(m, o, sc_tramp, 0xe9, o + 0x140);
+			bad += guard_calls(m, o, run, 3, false, ctr, 1, NULL, 0);
+			kt_check("jit.static_call_guard.run.update", !bad,
+				 "%u of 256 calls (4 key and trampoline states "
+				 "x 64 flag combinations) took the wrong way "
+				 "or counted wrong",
+				 bad);
+		}
+		munmap(m, 4096);
+	}
+}
+
 /* Static call sites: ORIG+2 a call site, ORIG+0x20 a tail site, both of
  * the static call whose trampoline is ORIG+0x80; ORIG+0x40 a site whose
  * trampoline is not known. */
@@ -1927,6 +2131,7 @@ int main(void)
 	test_decode_memo();
 	test_irq_shadow();
 	test_patch_site_run();
+	test_guards_run();
 	test_sequences_run();
 	test_jump_prediction();
 	return kt_exit();
