@@ -234,3 +234,15 @@ HOST_TESTS += $(HT_DIR)/bench_entry_smoke
 $(HT_DIR)/bench_entry_smoke: | $(HT_DIR)/bench_entry
 	@printf '#!/bin/sh\nexec %s --smoke\n' $(HT_DIR)/bench_entry > $@
 	@chmod +x $@
+
+# The differential on real kernel code (test_shapes.c): programs of the
+# stock vmlinux's blocks, reduced to register-only instructions, native vs
+# translated vs the ptrace oracle.
+$(HT_DIR)/shape_call.o: $(HT_SRC)/shape_call.S
+	@mkdir -p $(dir $@)
+	$(CC) -c -o $@ $<
+HOST_TESTS += $(HT_DIR)/test_shapes
+$(HT_DIR)/test_shapes: $(HT_DIR)/test_shapes.o $(HT_DIR)/shape_call.o $(HT_DIR)/vmlinux.o \
+		$(HT_DIR)/host_cache.o $(HT_DIR)/oracle.o $(HT_DIR)/corpus.o $(HT_DIR)/corpus_flags.o \
+		$(HT_COMMON) $(HT_DIR)/libkjit.a | $(HT_DIR)/vmlinux
+	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o %.a,$^) $(HT_LIBS)

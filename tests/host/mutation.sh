@@ -108,6 +108,14 @@ bld=$tmp/build
 progs="$bld/host/test_unit $bld/host/test_entry $bld/host/test_codecache"
 progs="$progs $bld/host/test_ibt $bld/host/test_dispatch_deps $bld/host/test_diff"
 progs="$progs $bld/host/test_counters $bld/host/test_smp"
+# the differential on the stock vmlinux's blocks (test_shapes), where the
+# tree has extracted one: the copy reads it in place
+if [ -f "$root/build/host/vmlinux" ]; then
+	mkdir -p "$bld/host" "$tmp/tree/build/host"
+	ln -s "$root/build/host/vmlinux" "$bld/host/vmlinux"
+	ln -s "$root/build/host/vmlinux" "$tmp/tree/build/host/vmlinux"
+	progs="$progs $bld/host/test_shapes"
+fi
 
 # table_row name file what why: | mutant | file | breaks | failing cases |
 # first behaviour case |, on stderr (the report lines stay on stdout)
