@@ -125,7 +125,7 @@ $(HT_DIR)/run_fuzz: $(HT_DIR)/run_fuzz.o $(HT_DIR)/vmlinux.o | $(HT_DIR)/fuzz_tr
 
 # The same sweep on every other kernel of scripts/kernels (vmlinux-NAME).
 HOST_TESTS += $(HT_DIR)/vmlinux-kernels
-$(HT_DIR)/vmlinux-kernels: $(HT_SRC)/vmlinux-kernels.sh | $(HT_DIR)/test_vmlinux
+$(HT_DIR)/vmlinux-kernels: $(HT_SRC)/vmlinux-kernels.sh | $(HT_DIR)/test_vmlinux $(HT_DIR)/test_shapes
 	@printf '#!/bin/sh\nexec sh %s %s\n' $(HT_SRC)/vmlinux-kernels.sh $(BUILD) > $@
 	@chmod +x $@
 

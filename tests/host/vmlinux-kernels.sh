@@ -3,7 +3,8 @@
 # build/cache/kernels after the first, whose sweep is test_vmlinux's own:
 # each image's vmlinux is extracted once into build/host/vmlinux-NAME and
 # the results are named jit.vmlinux.NAME.* (e.g. jit.vmlinux.6.12.ibt.proof:
-# the IBT proof over the 6.12 kernel's every function).
+# the IBT proof over the 6.12 kernel's every function), and test_shapes'
+# differential on its blocks (jit.shapes.NAME.*).
 #
 # Usage: vmlinux-kernels.sh BUILD_DIR
 set -u
@@ -20,4 +21,8 @@ tail -n +2 "$BUILD/cache/kernels" | while read -r name rel hdr; do
 	fi
 	BUILD=$BUILD "$BUILD/host/test_vmlinux" "$out" |
 		sed "s/^\(KJIT-RESULT [A-Z]* jit\.vmlinux\)\./\1.$name./"
+	# the differential on this kernel's blocks (test_shapes.c)
+	[ -x "$BUILD/host/test_shapes" ] &&
+		BUILD=$BUILD "$BUILD/host/test_shapes" "$out" |
+		sed "s/^\(KJIT-RESULT [A-Z]* jit\.shapes\)\./\1.$name./"
 done
