@@ -43,11 +43,12 @@ max=$(live_json deep_max)
 kjit stat --json > /tmp/r.json || fail "stat --json"
 hit=$(json_field /tmp/r.json hit)
 bgrow=$(json_field /tmp/r.json block_map_growing)
+pgrow=$(json_field /tmp/r.json pcpu_growing)
 mem1=$(live_json mem_bytes)
 reads=$(sed -n 's/^ENTRY __x64_sys_read kjit=\([0-9]*\) .*/\1/p' /tmp/k.out)
 kjit detach > /tmp/d.out || fail "detach"
 cat /tmp/d.out
-echo "deep table: $funcs callees followed, room $held0 just after attach -> $held (limit $max); growing $growing; limits hit $hit (block map growing: ${bgrow:-?} entries); memory $mem0 -> $mem1 bytes; read entries $reads"
+echo "deep table: $funcs callees followed, room $held0 just after attach -> $held (limit $max); growing $growing; limits hit $hit (block map growing: ${bgrow:-?} entries, counters growing: ${pgrow:-?} translations); memory $mem0 -> $mem1 bytes; read entries $reads"
 [ "${held0:-0}" -ge 1024 ] || fail "room for ${held0:-0} callees after attach, less than the first 1024"
 [ "${funcs:-0}" -gt 1024 ] || fail "only ${funcs:-0} callees followed: the table never had to grow"
 [ "${held:-0}" -ge "$funcs" ] || fail "room for ${held:-0} callees, $funcs followed"
@@ -57,9 +58,13 @@ echo "deep table: $funcs callees followed, room $held0 just after attach -> $hel
 # blocks a CPU are translated in bursts, and a worker late by more than
 # 1,024 of them (a loaded host starves a vCPU under TCG) runs a few block
 # entries natively, counted and said; 2 of 7 runs here saw 3-11 of them.
-# Every other limit line fails the case.
+# So are the per-CPU counter table's (counter_grow's): a late worker
+# there leaves translations counting with lock incq, exactly, only slower
+# (the KASAN kernel's bigger paths: 443 of them in one run). Every other
+# limit line fails the case.
 [ "${bgrow:-0}" = 0 ] && bmap=0 || bmap=1
-[ "$hit" = "$bmap" ] || fail "a limit was hit: $(grep -v '^nothing' /tmp/d.out)"
+[ "${pgrow:-0}" = 0 ] && pmap=0 || pmap=1
+[ "$hit" = $((bmap + pmap)) ] || fail "a limit was hit: $(grep -v '^nothing' /tmp/d.out)"
 [ "${mem1:-0}" -gt "${mem0:-0}" ] || fail "memory did not grow: $mem0 -> $mem1"
 grep -Eq "^deep mode: [0-9]+ callee\(s\) followed of at most 16384 \(room held for [0-9]+\)" /tmp/s.out ||
 	fail "kjit stat does not say how much room the deep table holds"
