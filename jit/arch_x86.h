@@ -92,6 +92,7 @@ enum kx86_reg {
 #define KX86_OP_POP_RM	  0x8f /* /0 pop r/m64 */
 #define KX86_OP_LEA	  0x8d
 #define KX86_OP_MOV_RM_R     0x89 /* mov r64 -> r/m64 (with REX.W) */
+#define KX86_OP_MOV_RM       0x8b /* mov r/m64 -> r64 (with REX.W) */
 #define KX86_OP_MOV_RM_IMM32 0xc7 /* /0 mov $imm32 (sign-extended) -> r/m64 */
 #define KX86_OP_MOV_RI64  0xb8 /* b8+r imm64 with REX.W: movabs $imm64,%r */
 #define KX86_OP_MOV_SREG  0x8e /* mov r/m16 -> Sreg (ModRM.reg) */

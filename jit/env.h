@@ -55,6 +55,13 @@ enum kjit_mem_mode {
 	KJIT_MEM_ABS32,	 /* [disp32], sign-extended absolute address */
 	KJIT_MEM_RIPREL, /* [rip+disp32], .addr must be within +-2 GiB of code
 			  */
+	/* per-CPU, in the bank of the task that runs it (a session split by
+	 * process): .addr is the %gs offset of this CPU's bank slot, which
+	 * holds the running task's bank's offset for this counter's chunk,
+	 * and .disp the counter's place in it. Always through a register:
+	 *   mov %gs:slot,%r; incq %gs:disp(%r)  (slot in a disp32, else
+	 *   movabs $slot,%r; mov %gs:(%r),%r first) */
+	KJIT_MEM_GS_BANK,
 };
 
 struct kjit_mem {
@@ -65,6 +72,8 @@ struct kjit_mem {
 	 * memory whose code a migrated task keeps running on another CPU
 	 * (kmod/env.c's old form; never needed with KJIT_MEM_GS). */
 	bool lock;
+	u32 disp; /* KJIT_MEM_GS_BANK: the counter's byte offset in its bank
+		   * chunk (< 2^31) */
 };
 
 enum kjit_counter_kind {

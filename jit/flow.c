@@ -711,7 +711,7 @@ enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 					    struct kjit_emit *e, u64 fn,
 					    u64 site, u16 live)
 {
-	struct kjit_mem ctr = {KJIT_MEM_RIPREL, tr->env->guard_counter, true};
+	struct kjit_mem ctr = {KJIT_MEM_RIPREL, tr->env->guard_counter, true, 0};
 	enum kjit_reason r;
 	u32 je;
 

@@ -32,7 +32,8 @@ static const u8 reg_pref[] = {
 };
 
 static const char *const form_names[KJIT_CTR_FORMS] = {
-    "none", "lock", "plain", "gs_disp32", "gs_reg", "gs_reg_saved",
+    "none",   "lock",	      "plain",	   "gs_disp32",
+    "gs_reg", "gs_reg_saved", "gs_bank", "gs_bank_saved",
 };
 static const char *const seq_names[KJIT_SEQ_COUNT] = {
     "none", "flags_dead", "lahf", "pushf", "moved", "edges",
@@ -50,7 +51,8 @@ const char *kjit_seq_name(unsigned seq)
 
 bool kjit_mem_needs_reg(const struct kjit_mem *mem)
 {
-	return mem->mode == KJIT_MEM_GS && !kx86_fits_simm32(mem->addr);
+	return mem->mode == KJIT_MEM_GS_BANK ||
+	       (mem->mode == KJIT_MEM_GS && !kx86_fits_simm32(mem->addr));
 }
 
 static void emit_rex_b(struct kjit_emit *e, unsigned reg, bool w)
@@ -96,18 +98,82 @@ static void emit_inc_gs_reg(struct kjit_emit *e, const struct kjit_mem *mem,
 	}
 }
 
+/* ModRM (and SIB) for [%reg] with @mod 0 (no disp) or 2 (disp32 to
+ * follow), reg field @rf. */
+static void emit_modrm_base(struct kjit_emit *e, unsigned mod, unsigned rf,
+			    unsigned reg)
+{
+	if ((reg & 7) == KX86_RM_DISP32 && mod == 0) /* rbp/r13: disp8 0 */
+		mod = 1;
+	kjit_emit_u8(e, KX86_MODRM(mod, rf & 7, reg & 7));
+	if ((reg & 7) == KX86_RM_SIB) /* rsp/r12 as a base: SIB, base only */
+		kjit_emit_u8(e, KX86_SIB(0, KX86_SIB_NO_INDEX, reg));
+	if (mod == 1)
+		kjit_emit_u8(e, 0);
+}
+
+/* REX.W with R (reg field) and B (base) for @r and @b. */
+static void emit_rex_rb(struct kjit_emit *e, unsigned r, unsigned b)
+{
+	kjit_emit_u8(e, (u8)(KX86_REX | KX86_REX_W | (r >= 8 ? KX86_REX_R : 0) |
+			     (b >= 8 ? KX86_REX_B : 0)));
+}
+
+/*
+ * The running task's bank (KJIT_MEM_GS_BANK):
+ *   65 48 8b 04 25 <slot32>      mov %gs:slot,%reg     (slot in a disp32)
+ * | 48 b8 <slot64>               movabs $slot,%reg
+ *   65 48 8b <modrm>             mov %gs:(%reg),%reg
+ *   65 48 ff 80 <disp32>         incq %gs:disp(%reg)
+ * The slot is read on the CPU that runs the code and holds the bank of the
+ * task running there; the task keeps %reg if it is preempted or migrates
+ * before the inc, so the inc lands in its own bank (on its new CPU's copy).
+ */
+static void emit_inc_gs_bank(struct kjit_emit *e, const struct kjit_mem *mem,
+			     unsigned reg)
+{
+	unsigned i;
+
+	if (kx86_fits_simm32(mem->addr)) {
+		kjit_emit_u8(e, KX86_PFX_GS); /* mov %gs:disp32,%reg */
+		emit_rex_rb(e, reg, 0);
+		kjit_emit_u8(e, KX86_OP_MOV_RM);
+		kjit_emit_u8(e, KX86_MODRM(0, reg & 7, KX86_RM_SIB));
+		kjit_emit_u8(e, KX86_SIB(0, KX86_SIB_NO_INDEX, KX86_RM_DISP32));
+		kjit_emit_u32(e, (u32)mem->addr);
+	} else {
+		emit_rex_b(e, reg, true); /* movabs $slot,%reg */
+		kjit_emit_u8(e, (u8)(KX86_OP_MOV_RI64 + (reg & 7)));
+		for (i = 0; i < 8; i++)
+			kjit_emit_u8(e, (u8)(mem->addr >> (8 * i)));
+		kjit_emit_u8(e, KX86_PFX_GS); /* mov %gs:(%reg),%reg */
+		emit_rex_rb(e, reg, reg);
+		kjit_emit_u8(e, KX86_OP_MOV_RM);
+		emit_modrm_base(e, 0, reg, reg);
+	}
+	kjit_emit_u8(e, KX86_PFX_GS); /* incq %gs:disp32(%reg) */
+	emit_rex_b(e, reg, true);
+	kjit_emit_u8(e, KX86_OP_GRP5);
+	emit_modrm_base(e, 2, KX86_GRP5_INC, reg);
+	kjit_emit_u32(e, mem->disp);
+}
+
 enum kjit_reason kjit_emit_inc_mem(struct kjit_emit *e,
 				   const struct kjit_mem *mem, unsigned reg,
 				   bool save)
 {
 	if (kjit_mem_needs_reg(mem)) {
-		if (reg >= KX86_NREGS || reg == KX86_RSP)
+		if (reg >= KX86_NREGS || reg == KX86_RSP ||
+		    (mem->mode == KJIT_MEM_GS_BANK && mem->disp >> 31))
 			return KJIT_R_COUNTER;
 		if (save) {
 			emit_push_pop(e, KX86_OP_PUSH_R, reg);
 			kjit_emit_unwind_sp(e, 8);
 		}
-		emit_inc_gs_reg(e, mem, reg);
+		if (mem->mode == KJIT_MEM_GS_BANK)
+			emit_inc_gs_bank(e, mem, reg);
+		else
+			emit_inc_gs_reg(e, mem, reg);
 		if (save) {
 			emit_push_pop(e, KX86_OP_POP_R, reg);
 			kjit_emit_unwind_sp(e, -8);
@@ -228,6 +294,8 @@ static unsigned plan_inc(const struct kjit_translator *tr,
 
 static u8 form_of(const struct inc_plan *p)
 {
+	if (p->mem->mode == KJIT_MEM_GS_BANK)
+		return p->save ? KJIT_CTR_GS_BANK_SAVED : KJIT_CTR_GS_BANK;
 	if (kjit_mem_needs_reg(p->mem))
 		return p->save ? KJIT_CTR_GS_SAVED : KJIT_CTR_GS_REG;
 	if (p->mem->mode == KJIT_MEM_GS)
@@ -264,7 +332,7 @@ static enum kjit_reason block_counter(struct kjit_translator *tr, u64 block)
 
 	if (tr->ctr_ready && tr->ctr_for == block)
 		return KJIT_OK;
-	tr->ctr_mem = (struct kjit_mem){KJIT_MEM_GS, 0, false}; /* env fills */
+	tr->ctr_mem = (struct kjit_mem){KJIT_MEM_GS, 0, false, 0}; /* env fills */
 	if (!env->counter ||
 	    !env->counter(env->opaque, block, KJIT_CTR_BLOCK, 0, &tr->ctr_mem))
 		return KJIT_R_COUNTER;
@@ -293,7 +361,7 @@ static enum kjit_reason count_edge(struct kjit_translator *tr,
 				   struct kjit_block *blk)
 {
 	const struct kjit_env *env = tr->env;
-	struct kjit_mem m = {KJIT_MEM_GS, 0, false}; /* env fills it */
+	struct kjit_mem m = {KJIT_MEM_GS, 0, false, 0}; /* env fills it */
 	u8 seq, form, reg;
 
 	if (!env->counter ||

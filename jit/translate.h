@@ -72,6 +72,9 @@ enum kjit_ctr_form {
 	KJIT_CTR_GS_DISP32, /* incq %gs:disp32: a per-CPU offset that fits */
 	KJIT_CTR_GS_REG,    /* movabs $off,%r; incq %gs:(%r) with %r dead */
 	KJIT_CTR_GS_SAVED,  /* push %r; movabs $off,%r; incq %gs:(%r); pop %r */
+	KJIT_CTR_GS_BANK,   /* mov %gs:slot,%r; incq %gs:disp(%r), %r dead:
+			       the running task's bank (a split session) */
+	KJIT_CTR_GS_BANK_SAVED, /* the same with %r pushed and popped */
 	KJIT_CTR_FORMS
 };
 

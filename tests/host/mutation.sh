@@ -91,7 +91,10 @@ entry_bitmap_range|codecache/entry.c|s/\*past = emit_jcc_out(e, 0x83);/*past = e
 seq_flags_of_only|jit/instrument.c|s/return tr->cfg.force_live .. (live \& KX86_FLAGS_INC_CLOBBER);/return tr->cfg.force_live + (live \& KX86_FLAG_OF);/|the counter saves the flags only where OF is live: SF, ZF, AF or PF live get a bare incq
 grow_counted_full|codecache/cache.c|s/return no_room(c, false);/return no_room(c, true);/|a block whose chunk has not come yet counts as a full table, not as growing
 guard_site_off|jit/flow.c|s/r = emit_cmp_site(e, site, KX86_NOP5_FIRST);/r = emit_cmp_site(e, site + 1, KX86_NOP5_FIRST);/|an entry guard tests the byte after the __fentry__ site: it sends every call native, or none
-guard_sc_target|jit/translate.c|s/\t\tf = in->target;/\t\tf = in->target + 1;/|a static call guard compares its key with the wrong function: the trampoline always runs natively'
+guard_sc_target|jit/translate.c|s/\t\tf = in->target;/\t\tf = in->target + 1;/|a static call guard compares its key with the wrong function: the trampoline always runs natively
+bank_disp_dropped|jit/instrument.c|s/kjit_emit_u32(e, mem->disp);/kjit_emit_u32(e, 0);/|a bank counter increments the first counter of its bank chunk, not its own
+bank_inc_no_gs|jit/instrument.c|s/kjit_emit_u8(e, KX86_PFX_GS); \/\* incq %gs:disp32(%reg) \*\//(void)0;/|a bank counter increments its bank offset as an address, without %gs
+bank_slot_not_read|jit/instrument.c|0,/kjit_emit_u8(e, KX86_OP_MOV_RM);/s//kjit_emit_u8(e, 0x8d);/|a bank counter takes the slot offset for the bank offset (lea, not mov): every task counts beside the slot'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kjit-mutation.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT

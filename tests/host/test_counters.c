@@ -434,7 +434,8 @@ static void compare_state(const struct exec_case *c, u8 reg,
 
 	for (k = 0; k < 16; k++) {
 		if (k == KX86_RSP ||
-		    (c->ctr == KJIT_CTR_GS_REG && k == reg)) /* dead */
+		    ((c->ctr == KJIT_CTR_GS_REG || c->ctr == KJIT_CTR_GS_BANK) &&
+		     k == reg)) /* dead */
 			continue;
 		if (o->r[k] != in->r[k]) {
 			snprintf(why, n, "register %u changed", k);
@@ -667,6 +668,214 @@ static void test_migration(void)
 	}
 }
 
+/* ---- the running task's bank (KJIT_MEM_GS_BANK) ------------------------ */
+
+/*
+ * A session split by process counts in the bank of the task that runs the
+ * code: each CPU's bank slot holds that bank's offset, the sequence loads
+ * it and increments at the counter's place in it. Here the slot (word
+ * BANK_SLOT of every CPU copy) names bank A (words BANK_A..) or bank B:
+ * each run must add one to the named bank's counter on the running CPU's
+ * copy and nothing to the other bank, keep every register but a dead one
+ * and the flags where live, for every flag combination, with the slot in
+ * a disp32 and beyond one (movabs); and moved to the other CPU between any
+ * two of its instructions (ptrace), the one bank's copies must still sum
+ * one more, the other's none.
+ */
+#define BANK_SLOT 16
+#define BANK_A	  1024
+#define BANK_B	  2048
+#define BANK_IDX  5
+
+static struct kjit_mem bank_mem;
+
+static bool bank_counter(void *opaque, u64 block, enum kjit_counter_kind kind,
+			 unsigned exit, struct kjit_mem *out)
+{
+	*out = bank_mem;
+	return kind == KJIT_CTR_BLOCK;
+}
+
+static u64 word_off(unsigned w)
+{
+	return (u64)(uintptr_t)&pcpu[w] - xh.gs_base;
+}
+
+/* Every CPU's slot names bank @w. */
+static void name_bank(unsigned w)
+{
+	unsigned k;
+
+	for (k = 0; k < NCPU; k++)
+		pcpu[k * CTR_SLOTS + BANK_SLOT] = word_off(w);
+}
+
+static u64 bank_sum(unsigned w)
+{
+	u64 s = 0;
+	unsigned k;
+
+	for (k = 0; k < NCPU; k++)
+		s += pcpu[k * CTR_SLOTS + w + BANK_IDX];
+	return s;
+}
+
+static unsigned emit_bank(const struct exec_case *c, u8 *reg)
+{
+	struct kjit_point_info pi = {KJIT_POINT_ENTRY, 1,	0,
+				     c->live,	       c->dead, 0};
+	struct kjit_config cfg;
+	struct kjit_block blk;
+	struct kjit_emit e;
+
+	memset(pcpu, 0, NCPU * CPU_STRIDE);
+	henv_init(&xh, KJIT_MEM_GS, pcpu, keys, 0);
+	if (henv_use_gs(&xh, !c->small))
+		return 0;
+	xh.env.counter = bank_counter;
+	bank_mem = (struct kjit_mem){KJIT_MEM_GS_BANK, word_off(BANK_SLOT),
+				     false, BANK_IDX * 8};
+	kjit_config_default(&cfg);
+	cfg.live_seq = c->live_seq;
+	kjit_translator_init(&tr, &xh.env, &cfg);
+	kjit_emit_init(&e, page, 4096, (u64)(uintptr_t)page);
+	memset(&blk, 0, sizeof(blk));
+	if (kjit_instrument_point(&tr, &e, &pi, &blk) || blk.ctr != c->ctr)
+		return 0;
+	*reg = blk.ctr_reg;
+	kjit_emit_u8(&e, KX86_OP_RET);
+	kjit_seq_target = page;
+	return e.pos;
+}
+
+static void test_bank(void)
+{
+	static const struct exec_case cases[] = {
+	    {"r11", KJIT_CTR_GS_BANK, 0, R(R11), KJIT_SEQ_LAHF, true, false},
+	    {"r11_far", KJIT_CTR_GS_BANK, 0, R(R11), KJIT_SEQ_LAHF, false,
+	     false},
+	    {"r12_far", KJIT_CTR_GS_BANK, 0, R(R12), KJIT_SEQ_LAHF, false,
+	     false},
+	    {"r13_far", KJIT_CTR_GS_BANK, 0, R(R13), KJIT_SEQ_LAHF, false,
+	     false},
+	    {"rbp", KJIT_CTR_GS_BANK, 0, R(RBP), KJIT_SEQ_LAHF, true, false},
+	    {"saved", KJIT_CTR_GS_BANK_SAVED, 0, 0, KJIT_SEQ_LAHF, true, false},
+	    {"saved_far", KJIT_CTR_GS_BANK_SAVED, 0, 0, KJIT_SEQ_LAHF, false,
+	     false},
+	    {"lahf", KJIT_CTR_GS_BANK, KX86_FLAGS_ARITH, R(R11) | R(RAX),
+	     KJIT_SEQ_LAHF, true, false},
+	    {"lahf_saved", KJIT_CTR_GS_BANK_SAVED, KX86_FLAGS_ARITH, R(RAX),
+	     KJIT_SEQ_LAHF, false, false},
+	    {"pushf_saved", KJIT_CTR_GS_BANK_SAVED, KX86_FLAGS_ARITH, 0,
+	     KJIT_SEQ_PUSHF, false, false},
+	};
+	char name[96], why[160];
+	struct cpu_state in, o;
+	unsigned i, f, at, b;
+	u8 reg;
+
+	for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
+		const struct exec_case *c = &cases[i];
+		int ninsn = 1;
+
+		snprintf(name, sizeof(name), "jit.ctr.bank.run.%s", c->name);
+		why[0] = 0;
+		if (!emit_bank(c, &reg)) {
+			kt_fail(name, "could not emit the sequence");
+			continue;
+		}
+		for (b = 0; b < 2 && !why[0]; b++) {
+			unsigned mine = b ? BANK_B : BANK_A,
+				 other = b ? BANK_A : BANK_B;
+
+			name_bank(mine);
+			for (f = 0; f < 64 && !why[0]; f++) {
+				u64 m = bank_sum(mine), n = bank_sum(other);
+
+				fill_state(&in, f);
+				o = in;
+				run_seq(&o);
+				compare_state(c, reg, &in, &o, why,
+					      sizeof(why));
+				if (!why[0] &&
+				    (pcpu[mine + BANK_IDX] == 0 ||
+				     bank_sum(mine) != m + 1 ||
+				     bank_sum(other) != n))
+					snprintf(why, sizeof(why),
+						 "bank %c: %llu -> %llu, the "
+						 "other %llu -> %llu",
+						 b ? 'B' : 'A',
+						 (unsigned long long)m,
+						 (unsigned long long)bank_sum(
+						     mine),
+						 (unsigned long long)n,
+						 (unsigned long long)bank_sum(
+						     other));
+			}
+		}
+		name_bank(BANK_A);
+		for (at = 0; at <= (unsigned)ninsn && !why[0]; at++) {
+			u64 m = bank_sum(BANK_A), n = bank_sum(BANK_B);
+			int k = migrate_run(c, at, reg, why, sizeof(why));
+
+			if (k < 0)
+				break;
+			if (at == 0)
+				ninsn = k;
+			if (bank_sum(BANK_A) != m + 1 || bank_sum(BANK_B) != n)
+				snprintf(why, sizeof(why),
+					 "moved before insn %u: bank A +%llu, "
+					 "bank B +%llu",
+					 at,
+					 (unsigned long long)(bank_sum(BANK_A) -
+							      m),
+					 (unsigned long long)(bank_sum(BANK_B) -
+							      n));
+		}
+		henv_set_gs(0);
+		kt_check(name, !why[0], "%s", why);
+	}
+}
+
+/* Translated blocks with bank counters, through the decode-back verifier
+ * and the unwind map check: flags dead or live, a dead register or none,
+ * the slot in a disp32 or beyond one. */
+static void test_bank_translate(void)
+{
+	static const struct {
+		const char *name, *in;
+		u8 ctr;
+	} cases[] = {
+	    /* xor %r11d,%r11d; ret: r11 dead */
+	    {"dead_reg", "4531db c3", KJIT_CTR_GS_BANK},
+	    /* test %rdi,%rdi; ret: no register dead */
+	    {"saved", "4885ff c3", KJIT_CTR_GS_BANK_SAVED},
+	    /* jz +0: the flags live at the entry */
+	    {"flags_live", "7400 c3", KJIT_CTR_GS_BANK_SAVED},
+	};
+	struct kjit_config cfg;
+	struct kjit_block b;
+	enum kjit_reason r;
+	char name[96], why[256];
+	unsigned i, far;
+
+	kjit_config_default(&cfg);
+	for (far = 0; far < 2; far++)
+		for (i = 0; i < KJIT_ARRAY_SIZE(cases); i++) {
+			setup(&cfg, FAKE_GS);
+			henv.env.counter = bank_counter;
+			bank_mem = (struct kjit_mem){
+			    KJIT_MEM_GS_BANK, far ? FAKE_GS : 0x1000, false,
+			    0x7ff8};
+			r = xlate(cases[i].in, &b, why);
+			snprintf(name, sizeof(name), "jit.ctr.bank.verify.%s%s",
+				 cases[i].name, far ? "_far" : "");
+			kt_check(name, !r && !why[0] && b.ctr == cases[i].ctr,
+				 "r=%s form %s %s", kjit_reason_name(r),
+				 kjit_ctr_form_name(b.ctr), why);
+		}
+}
+
 /* Registers dead past a block: in both successors of a jcc in the same
  * function (kjit_env.func_start), at a compiled C callee's entry (r10,
  * r11), after a ret in a compiled C function; not where a successor reads
@@ -758,5 +967,7 @@ int main(void)
 	test_exec();
 	test_threads();
 	test_migration();
+	test_bank();
+	test_bank_translate();
 	return kt_exit();
 }

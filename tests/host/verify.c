@@ -263,6 +263,8 @@ static int check_endbr(struct vfy *v, u64 *a)
 /* ---- counter sequences ------------------------------------------------
  * <inc>:  incq mem | movabs $off,%r; incq %gs:(%r)
  *       | push %r; movabs $off,%r; incq %gs:(%r); pop %r
+ *       | [push %r;] <slot>; incq %gs:disp(%r) [; pop %r]   (a bank:
+ *         <slot> = mov %gs:disp32,%r | movabs $s,%r; mov %gs:(%r),%r)
  * whole:  <inc> | push %rax; lahf; seto %al; <inc>; add $0x7f,%al; sahf;
  *         pop %rax | pushfq; <inc>; popfq
  */
@@ -302,12 +304,69 @@ static int check_inc(struct vfy *v, const struct dinsn *x, ZydisRegister base)
 	return 0;
 }
 
+/* mov %gs:(%r) or %gs:disp32 (no base, no index) into %r itself? */
+static bool is_gs_load(const struct dinsn *x, ZydisRegister r, bool based)
+{
+	const ZydisDecodedOperand *m = &x->op[1];
+
+	return x->i.mnemonic == ZYDIS_MNEMONIC_MOV && is_reg64(&x->op[0], r) &&
+	       x->op[0].size == 64 && m->type == ZYDIS_OPERAND_TYPE_MEMORY &&
+	       m->mem.segment == ZYDIS_REGISTER_GS &&
+	       m->mem.index == ZYDIS_REGISTER_NONE &&
+	       (based ? m->mem.base == r && m->mem.disp.value == 0
+		      : m->mem.base == ZYDIS_REGISTER_NONE);
+}
+
+/* A bank increment after its slot load into %r: incq %gs:disp(%r). */
+static bool is_bank_inc(const struct dinsn *x, ZydisRegister r)
+{
+	return x->i.mnemonic == ZYDIS_MNEMONIC_INC &&
+	       x->op[0].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+	       x->op[0].size == 64 &&
+	       x->op[0].mem.segment == ZYDIS_REGISTER_GS &&
+	       x->op[0].mem.base == r &&
+	       x->op[0].mem.index == ZYDIS_REGISTER_NONE;
+}
+
+/* After an optional push: the slot load of a bank increment at @a into
+ * %r, and the increment; the address past it, or 0 when it is none. */
+static u64 parse_bank(struct vfy *v, u64 a, ZydisRegister *r)
+{
+	struct dinsn x, y;
+
+	if (dec_out(v, a, &x))
+		return 0;
+	if (x.i.mnemonic == ZYDIS_MNEMONIC_MOV &&
+	    x.op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+	    is_gs_load(&x, x.op[0].reg.value, false)) {
+		*r = x.op[0].reg.value;
+	} else if (x.i.mnemonic == ZYDIS_MNEMONIC_MOV &&
+		   x.op[0].type == ZYDIS_OPERAND_TYPE_REGISTER &&
+		   x.op[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+		   x.i.raw.imm[0].size == 64 &&
+		   !dec_out(v, a + x.i.length, &y) &&
+		   is_gs_load(&y, x.op[0].reg.value, true)) {
+		*r = x.op[0].reg.value;
+		a += x.i.length;
+		x = y;
+	} else {
+		return 0;
+	}
+	if (*r == ZYDIS_REGISTER_RSP)
+		return 0;
+	a += x.i.length;
+	if (dec_out(v, a, &y) || !is_bank_inc(&y, *r))
+		return 0;
+	return a + y.i.length;
+}
+
 /* <inc> at @a. Returns 1 (nothing written to v->msg) when @a holds no
  * counter increment at all, -1 when it is a broken one. */
 static int parse_inc(struct vfy *v, u64 a, struct cseq *c)
 {
 	struct dinsn x, y;
 	ZydisRegister r;
+	u64 past;
 
 	c->reg = -1, c->saved = false;
 	if (dec_out(v, a, &x))
@@ -320,6 +379,21 @@ static int parse_inc(struct vfy *v, u64 a, struct cseq *c)
 		c->saved = true;
 		a += x.i.length;
 		x = y;
+	}
+	past = parse_bank(v, a, &r);
+	if (past) {
+		c->reg = (int)(r - ZYDIS_REGISTER_RAX);
+		c->gs = true;
+		if (c->saved) {
+			if (dec_out(v, past, &x) ||
+			    !is_push_pop(&x, ZYDIS_MNEMONIC_POP, r))
+				return FAILF("saved counter register not "
+					     "popped at %#llx",
+					     (unsigned long long)past);
+			past += x.i.length;
+		}
+		c->end = past;
+		return 0;
 	}
 	if (x.i.mnemonic == ZYDIS_MNEMONIC_MOV) {
 		if (x.op[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
