@@ -72,6 +72,8 @@ static long kjit_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return kjit_ioctl_own(file);
 	case KJIT_IOC_SELF:
 		return kjit_own_join(file);
+	case KJIT_IOC_SPLIT:
+		return kjit_ioctl_split(uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -198,6 +198,24 @@ static int request_scope(const struct kjit_attach *req, struct kjit_scope *sc)
 	return err;
 }
 
+/* KJIT_ATTACH_SPLIT: the banks (split.h), before anything runs. A
+ * session without per-CPU counters cannot be split. */
+static int prepare_split(struct kjit_session *s, const struct kjit_attach *req)
+{
+	u32 banks = req->split_banks & 0xffff, chunks = req->split_banks >> 16;
+	int err;
+
+	if (!(req->flags & KJIT_ATTACH_SPLIT))
+		return 0;
+	if (!s->pcpu)
+		return -EOPNOTSUPP;
+	err = kjit_split_prepare(&s->split, banks ? banks : KJIT_SPLIT_BANKS,
+				 chunks ? chunks : 1);
+	if (!err)
+		s->mem_bytes += s->split.bytes;
+	return err;
+}
+
 static long __attach(struct kjit_attach *req, struct kjit_target *t,
 		     const struct kjit_limits *lim)
 {
@@ -226,6 +244,11 @@ static long __attach(struct kjit_attach *req, struct kjit_target *t,
 	}
 	if (!s)
 		return -ENOMEM;
+	err = prepare_split(s, req);
+	if (err) {
+		kjit_session_free(s);
+		return err;
+	}
 	s->scope_req = kjit_scope_counted(&s->scope, req->scope);
 	err = __kjit_session_attach(s, req->flags & KJIT_ATTACH_BEST_EFFORT);
 	for (i = 0; i < s->n_funcs; i++) {
@@ -277,8 +300,14 @@ long kjit_ioctl_attach(void __user *uarg)
 		return -EFAULT;
 	if (req.size != sizeof(req) || !req.n || req.n > KJIT_MAX_TARGETS ||
 	    (req.flags & ~(KJIT_ATTACH_BEST_EFFORT | KJIT_ATTACH_DEEP |
-			   KJIT_ATTACH_NO_COUNT)) ||
-	    req.pad)
+			   KJIT_ATTACH_NO_COUNT | KJIT_ATTACH_SPLIT)) ||
+	    (req.split_banks && !(req.flags & KJIT_ATTACH_SPLIT)))
+		return -EINVAL;
+	if ((req.flags & KJIT_ATTACH_SPLIT) &&
+	    (((req.split_banks & 0xffff) &&
+	      ((req.split_banks & 0xffff) < 3 ||
+	       (req.split_banks & 0xffff) > KJIT_SPLIT_BANKS_MAX)) ||
+	     req.split_banks >> 16 > KJIT_SPLIT_CHUNKS))
 		return -EINVAL;
 	lim = (struct kjit_limits){req.deep_max, req.cache_kb, req.max_blocks};
 	if (kjit_session_limits(&lim))

@@ -113,6 +113,23 @@ static enum kjit_fixup env_fixup(void *opaque, u64 addr, u64 *target)
  * code (docs/design/counters.md); also for a block whose per-CPU counter
  * has no memory yet (the table grows: pcpu.h).
  */
+/* A split session's block counts in the running task's bank (split.h):
+ * the slot of its counter's chunk, its place in the chunk. False past the
+ * banks' chunks (counted whole, in the session's own counters). */
+static bool bank_counter(struct kjit_session *s, u64 block_addr,
+			 struct kjit_mem *out)
+{
+	int n = kjit_pcpu_number(&s->pctr, block_addr, true);
+
+	if (n < 0 || !kjit_split_has(&s->split, (u32)n))
+		return false;
+	out->mode = KJIT_MEM_GS_BANK;
+	out->addr = kjit_split_slot((u32)n / KJIT_SPLIT_CHUNK);
+	out->lock = false;
+	out->disp = (u32)(n % KJIT_SPLIT_CHUNK) * sizeof(u64);
+	return true;
+}
+
 static bool env_counter(void *opaque, u64 block_addr,
 			enum kjit_counter_kind kind, unsigned int exit,
 			struct kjit_mem *out)
@@ -123,15 +140,19 @@ static bool env_counter(void *opaque, u64 block_addr,
 
 	if (kind != KJIT_CTR_BLOCK)
 		return false;
+	if (s->split.n_banks && bank_counter(s, block_addr, out))
+		return true;
 	if (s->pcpu && !kjit_pcpu_claim(&s->pctr, block_addr, &off)) {
 		out->mode = KJIT_MEM_GS;
 		out->addr = off;
 		out->lock = false;
+		out->disp = 0;
 		return true;
 	}
 	out->mode = KJIT_MEM_RIPREL;
 	out->addr = kjit_cache_next_counter(&c->cache);
 	out->lock = true;
+	out->disp = 0;
 	return true;
 }
 

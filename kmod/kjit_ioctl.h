@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #define KJIT_DEVICE	 "/dev/kjit"
-#define KJIT_ABI_VERSION 13
+#define KJIT_ABI_VERSION 14
 
 /* Dying tasks that may run the rest of do_exit() from the cache at once
  * (kmod/exittail.h; kjit_session_stats.exit_tail_left counts the others);
@@ -83,6 +83,10 @@ struct kjit_target {
 #define KJIT_ATTACH_NO_COUNT                                                   \
 	0x4 /* translate, link, but count nothing:                             \
 	       the cost of running from the cache */
+/* count each block in the bank of the thread group that runs it (ABI 14;
+ * kmod/split.h): split_banks says how many banks and chunks, and
+ * KJIT_IOC_SPLIT reads them */
+#define KJIT_ATTACH_SPLIT 0x8
 
 /*
  * KJIT_IOC_ATTACH: divert n functions into the code cache and count their
@@ -116,7 +120,11 @@ struct kjit_attach {
 	__u32 cache_kb;	  /* code cache per CPU, KiB, 4..KJIT_CACHE_KB_MAX */
 	__u32 max_blocks; /* block map per CPU, 16..KJIT_BLOCKS_MAX; the
 			   * per-CPU counter table has 2 x max_blocks slots */
-	__u32 pad;	  /* must be 0 */
+	/* with KJIT_ATTACH_SPLIT (ABI 14; 0 before, and without it): banks
+	 * in bits 0..15 (3..KJIT_SPLIT_BANKS_MAX: "[other]", "[kernel]" and
+	 * one per user process; 0: KJIT_SPLIT_BANKS), chunks of 4096 blocks
+	 * a bank holds in bits 16..31 (1..4; 0: 1); else must be 0 */
+	__u32 split_banks;
 	__u64 mem_bytes;  /* out: memory the session reserved, all CPUs */
 	/* in: who is counted (ABI 7): KJIT_SCOPE_ALL, or KJIT_SCOPE_TASKS
 	 * (the thread group ids in scope_ids, task context only; with
@@ -347,5 +355,39 @@ struct kjit_session_stats {
  * (kmod/own.h). The kjit tool calls it first thing. -ENOSPC past 64 such
  * processes at once. */
 #define KJIT_IOC_SELF _IO(KJIT_IOC_MAGIC, 0x09)
+
+/*
+ * KJIT_IOC_SPLIT (ABI 14): one bank of a split session (KJIT_ATTACH_SPLIT)
+ * - the counts of bank @bank (0 "[other]", 1 "[kernel]", 2.. a user
+ * process), or with KJIT_SPLIT_CPU | cpu every bank's counts on that CPU -
+ * as (original block address, count) pairs of the blocks it counted,
+ * since the last reset; attached or after detach. Blocks numbered past
+ * the banks' chunks count whole, not split: @unsplit says how many.
+ * Errors: -ENOENT no session, -EOPNOTSUPP the session is not split,
+ * -EINVAL bad size, bank or cpu, -EFAULT.
+ */
+#define KJIT_SPLIT_BANKS 32	    /* banks by default */
+#define KJIT_SPLIT_BANKS_MAX 1024
+#define KJIT_SPLIT_CPU	 0x80000000u
+struct kjit_split_count {
+	__u64 orig;
+	__u64 count;
+};
+struct kjit_split_read {
+	__u32 size;
+	__u32 bank;	 /* in: a bank, or KJIT_SPLIT_CPU | cpu */
+	__u32 max;	 /* in: room in buf */
+	__u32 written;	 /* out: pairs written */
+	__u64 buf;	 /* in: user pointer, max struct kjit_split_count */
+	__u32 total;	 /* out: blocks with a count there (> max: cut) */
+	__u32 n_banks;	 /* out: the session's banks */
+	__u32 used;	 /* out: banks handed out, the two fixed ones too */
+	__u32 tgid;	 /* out: the bank's thread group (0: fixed, unused) */
+	char comm[16];	 /* out: its command (as the group leader had it) */
+	__u64 left_over; /* out: switch-ins of groups that found no bank */
+	__u32 split;	 /* out: blocks split (numbered below the chunks) */
+	__u32 unsplit;	 /* out: blocks counted whole, past the chunks */
+};
+#define KJIT_IOC_SPLIT _IOWR(KJIT_IOC_MAGIC, 0x0a, struct kjit_split_read)
 
 #endif /* KJIT_IOCTL_H */

@@ -22,6 +22,7 @@
 #include "pcpu.h"
 #include "refuse.h"
 #include "scope.h"
+#include "split.h"
 
 static int __init kjit_init(void)
 {
@@ -49,6 +50,7 @@ static int __init kjit_init(void)
 	kjit_refuse_init();
 	kjit_pcpu_probe();
 	kjit_scope_init();
+	kjit_split_init();
 	err = kjit_livepatch_init();
 	if (err)
 		goto out_sites;

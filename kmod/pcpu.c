@@ -234,6 +234,13 @@ static int number_of(struct kjit_pcpu *p, u64 orig, bool claim)
 	return claim ? -ENOSPC : -ENOENT;
 }
 
+int kjit_pcpu_number(struct kjit_pcpu *p, u64 orig, bool claim)
+{
+	if (orig >> 32 != 0xffffffffULL)
+		return -ERANGE;
+	return number_of(p, orig, claim);
+}
+
 int kjit_pcpu_claim(struct kjit_pcpu *p, u64 orig, u64 *off)
 {
 	u64 __percpu *ch;

@@ -104,6 +104,10 @@ void kjit_pcpu_free(struct kjit_pcpu *p);
  * not come yet (counted in growing; the worker is asked); -ERANGE: not a
  * text address. Any context. */
 int kjit_pcpu_claim(struct kjit_pcpu *p, u64 orig, u64 *off);
+/* The number of the block at @orig's counter (claimed when @claim and
+ * new), for the banks of a split session (split.h); -ENOENT, -ENOSPC or
+ * -ERANGE as above. Any context. */
+int kjit_pcpu_number(struct kjit_pcpu *p, u64 orig, bool claim);
 /* The count of the block at @orig summed over CPUs, less its baseline; 0
  * when it has no counter. kjit_mutex held. */
 u64 kjit_pcpu_count(const struct kjit_pcpu *p, u64 orig);

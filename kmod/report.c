@@ -10,6 +10,8 @@
  * over CPUs (pcpu.h) plus the `lock incq` counters of its translations
  * (the old form, where it was used). Process context, kjit_mutex held.
  */
+#include <linux/pid.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/string.h>
@@ -57,7 +59,17 @@ static u32 block_flags(unsigned long orig)
  * old form, counters_rw[], 0 where the per-CPU one was used). */
 static u64 pcpu_count(struct kjit_session *s, unsigned long orig)
 {
-	return s->pcpu ? kjit_pcpu_count(&s->pctr, orig) : 0;
+	int n;
+
+	if (!s->pcpu)
+		return 0;
+	if (!s->split.n_banks)
+		return kjit_pcpu_count(&s->pctr, orig);
+	/* split: the banks, or past their chunks the session's counter */
+	n = kjit_pcpu_number(&s->pctr, orig, false);
+	return n >= 0 && kjit_split_has(&s->split, (u32)n)
+		   ? kjit_split_total(&s->split, (u32)n, -1)
+		   : kjit_pcpu_count(&s->pctr, orig);
 }
 
 /* Every CPU's blocks into @out (room for @max); returns how many. */
@@ -356,8 +368,113 @@ long kjit_ioctl_reset(void)
 		}
 		if (s->pcpu)
 			kjit_pcpu_reset(&s->pctr);
+		kjit_split_reset(&s->split);
 		kjit_native_reset(&s->native);
 	}
 	mutex_unlock(&kjit_mutex);
 	return s ? 0 : -ENOENT;
+}
+
+/* The (block, count) pairs of bank @b, or with KJIT_SPLIT_CPU of every
+ * bank on one CPU, into @out (room for @max); r->total and the split
+ * figures set. kjit_mutex held. */
+static void split_fill(struct kjit_session *s, struct kjit_split_read *r,
+		       struct kjit_split_count *out, u32 max)
+{
+	const struct kjit_pcpu *p = &s->pctr;
+	bool by_cpu = r->bank & KJIT_SPLIT_CPU;
+	int cpu = by_cpu ? (int)(r->bank & ~KJIT_SPLIT_CPU) : -1;
+	u64 key, c;
+	u32 k, n;
+
+	r->total = r->written = r->split = r->unsplit = 0;
+	for (k = 0; k < p->n_keys; k++) {
+		key = READ_ONCE(p->keys[k]);
+		if (!key)
+			continue;
+		n = (u32)(key >> 32) - 1;
+		if (!kjit_split_has(&s->split, n)) {
+			r->unsplit++;
+			continue;
+		}
+		r->split++;
+		c = by_cpu ? kjit_split_total(&s->split, n, cpu)
+			   : kjit_split_count(&s->split, r->bank, n, -1);
+		if (!c)
+			continue;
+		if (r->total++ < max) {
+			out[r->written].orig = 0xffffffff00000000ull | (u32)key;
+			out[r->written++].count = c;
+		}
+	}
+}
+
+/* The command of bank @b's process: its leader's now, if it is alive
+ * (an exec() after its last switch-in renamed it), else as the bank kept
+ * it. @out: 16 bytes, zeroed. */
+static void bank_comm(const struct kjit_bank *b, char *out)
+{
+	struct task_struct *t = NULL;
+
+	if (b->tgid) {
+		rcu_read_lock();
+		t = pid_task(find_pid_ns(b->tgid, &init_pid_ns), PIDTYPE_TGID);
+		if (t)
+			memcpy(out, t->comm, min_t(size_t, 16, TASK_COMM_LEN) - 1);
+		rcu_read_unlock();
+	}
+	if (!t)
+		memcpy(out, b->comm, min_t(size_t, 16, TASK_COMM_LEN) - 1);
+}
+
+long kjit_ioctl_split(void __user *uarg)
+{
+	struct kjit_split_count *out = NULL;
+	struct kjit_split_read r;
+	struct kjit_session *s;
+	long err = 0;
+	u32 max;
+
+	if (copy_from_user(&r, uarg, sizeof(r)))
+		return -EFAULT;
+	if (r.size != sizeof(r))
+		return -EINVAL;
+	max = min_t(u32, r.max, 1u << 20);
+	if (max) {
+		out = kvcalloc(max, sizeof(*out), GFP_KERNEL);
+		if (!out)
+			return -ENOMEM;
+	}
+	mutex_lock(&kjit_mutex);
+	s = __kjit_current();
+	if (!s)
+		err = -ENOENT;
+	else if (!s->split.n_banks)
+		err = -EOPNOTSUPP;
+	else if (r.bank & KJIT_SPLIT_CPU
+		     ? (r.bank & ~KJIT_SPLIT_CPU) >= nr_cpu_ids ||
+			   !cpu_possible(r.bank & ~KJIT_SPLIT_CPU)
+		     : r.bank >= s->split.n_banks)
+		err = -EINVAL;
+	if (!err) {
+		const struct kjit_bank *b =
+		    r.bank & KJIT_SPLIT_CPU ? NULL : &s->split.bank[r.bank];
+
+		split_fill(s, &r, out, max);
+		r.n_banks = s->split.n_banks;
+		r.used = min_t(u32, atomic_read(&s->split.used),
+			       s->split.n_banks);
+		r.tgid = b ? READ_ONCE(b->tgid) : 0;
+		memset(r.comm, 0, sizeof(r.comm));
+		if (b)
+			bank_comm(b, r.comm);
+		r.left_over = atomic64_read(&s->split.left_over);
+	}
+	mutex_unlock(&kjit_mutex);
+	if (!err && ((r.written && copy_to_user(u64_to_user_ptr(r.buf), out,
+						 r.written * sizeof(*out))) ||
+		     copy_to_user(uarg, &r, sizeof(r))))
+		err = -EFAULT;
+	kvfree(out);
+	return err;
 }

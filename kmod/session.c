@@ -351,6 +351,7 @@ void kjit_session_free(struct kjit_session *s)
 	kjit_deep_free(&s->deep_tab);
 	kjit_native_free(&s->native);
 	kjit_pcpu_free(&s->pctr);
+	kjit_split_free(&s->split);
 	kjit_scope_free(&s->scope);
 	kvfree(s->funcs);
 	kvfree(s);
@@ -462,6 +463,12 @@ int __kjit_session_attach(struct kjit_session *s, bool best_effort)
 	err = kjit_divert_place(s);
 	if (!err)
 		err = kjit_scope_start(&s->scope);
+	/* every CPU's bank slots set before any translated code runs */
+	if (!err) {
+		err = kjit_split_start(&s->split);
+		if (err)
+			kjit_scope_stop(&s->scope);
+	}
 	if (err) {
 		kjit_pool_seal();
 		kjit_pool_reset(); /* the trampoline's chunk, if it took one */
@@ -553,6 +560,9 @@ int __kjit_session_detach(struct kjit_session *s)
 	/* Every CPU's code goes: its block table keeps the translations'
 	 * addresses, as numbers for reports. */
 	kjit_pool_reset();
+	/* no translated code runs: the banks' slots need no more setting
+	 * (the banks stay, for the reports, until the session is freed) */
+	kjit_split_stop(&s->split);
 	kjit_divert_release(s);
 	for (i = 0; i < s->n_funcs; i++) {
 		kjit_module_unpin(s->funcs[i].mod);

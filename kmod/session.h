@@ -38,6 +38,7 @@
 #include "native.h"
 #include "pcpu.h"
 #include "scope.h"
+#include "split.h"
 
 /* Why the dispatcher ran code natively instead of translating it. */
 enum kjit_fallback {
@@ -139,6 +140,7 @@ struct kjit_session {
 	bool holds_module; /* a detach failed: kjit.ko pinned until one works */
 	u32 scope_req;		    /* KJIT_SCOPE_* asked for (kjit_attach) */
 	struct kjit_scope scope;    /* who is counted (scope.h) */
+	struct kjit_split split;    /* counts by process, if split (split.h) */
 	atomic64_t patched;	    /* int3 Kprobes armed in translated code */
 	unsigned long patched_addr; /* the first one's address */
 	struct kjit_cpu **cpu;	    /* [nr_cpu_ids] */

@@ -22,6 +22,7 @@
 #include "commands.h"
 #include "tools/session/datafile.h"
 #include "tools/session/merge.h"
+#include "tools/report/by_part.h"
 #include "tools/report/debuginfo.h"
 #include "tools/kernel/device.h"
 #include "tools/report/format.h"
@@ -42,7 +43,7 @@ int cmd_attach(int argc, char **argv)
 	int fd, rc;
 
 	if (args_parse(argc, argv,
-		       ARG_BEST_EFFORT | ARG_NO_COUNT | ARG_DEEP | ARG_LIMITS |
+		       ARG_BEST_EFFORT | ARG_NO_COUNT | ARG_DEEP | ARG_LIMITS | ARG_SPLIT |
 			   ARG_SCOPE,
 		       "attach", &a, stderr))
 		return 2;
@@ -159,6 +160,7 @@ struct report_args {
 	int n_more;
 	char inputs[512]; /* "A + B + ...": the header's source */
 	int live, lcov;
+	int by; /* --sort pid|comm|cpu: by_part.h's + 1; 0: the blocks */
 	const char *dbg[DEBUGINFO_MAX];
 	int n_dbg;
 };
@@ -226,6 +228,10 @@ static int parse_report(int argc, char **argv, struct report_args *r)
 		else if (!strcmp(a, "--sort") && v &&
 			 (k = report_sort_parse(v)) >= 0) {
 			r->o.sort = (enum report_sort)k;
+			i++;
+		} else if (!strcmp(a, "--sort") && v &&
+			   (k = by_part_parse(v)) >= 0) {
+			r->by = k + 1;
 			i++;
 		} else {
 			bad_report_arg(a, v);
@@ -401,6 +407,13 @@ int cmd_report(int argc, char **argv)
 		say("%s\n", di.why);
 		session_free(&s);
 		return 1;
+	}
+	if (r.by) {
+		rc = by_part_print(&s, (enum by_part)(r.by - 1), r.o.fmt,
+				   stdout);
+		debuginfo_close(&di);
+		session_free(&s);
+		return rc;
 	}
 	if (r.lcov) {
 		rc = report_lcov(&s, &di);

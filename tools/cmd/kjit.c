@@ -48,7 +48,7 @@ static const struct subcommand subcommands[] = {
      "outgoing edges.\n"},
     {"attach", cmd_attach,
      "attach [-a | -p PID,... | -C CPU,...] [--count-kjit] [-v] "
-     "[--best-effort] [--no-count] [--deep] [LIMITS] FUNC...",
+     "[--best-effort] [--no-count] [--deep] [SPLIT] [LIMITS] FUNC...",
      "divert FUNCs into the code cache and count their blocks",
      "FUNC is name, module:name, name+0xOFF (OFF must be 0),\n"
      "0xADDRESS, or a pattern as list takes it ('vfs_*', 'ext4:*'):\n"
@@ -71,6 +71,12 @@ static const struct subcommand subcommands[] = {
      "cache. --no-count runs the functions\n"
      "from the cache without counting (the cost of the cache alone;\n"
      "every count stays 0).\n"
+     "SPLIT: --split counts each block in the bank of the process that\n"
+     "runs it (report --sort pid|comm|cpu): exact per process, thread\n"
+     "group and CPU; kernel threads share \"[kernel]\", processes past\n"
+     "--split-max N (default 30) share \"[other]\"; the first\n"
+     "--split-blocks N distinct blocks (default 4096, at most 16384)\n"
+     "are split, later ones counted whole (reports say how many).\n"
      "LIMITS: --deep-max N (callees a deep session follows), --cache-kb\n"
      "N (code cache per CPU), --max-blocks N (blocks per CPU); 0 or\n"
      "absent: the module's defaults. What a full table left native is\n"
@@ -80,7 +86,8 @@ static const struct subcommand subcommands[] = {
     {"record", cmd_record,
      "record [-a | -p PID,... | -C CPU,...] [--count-kjit] [-v] "
      "[--best-effort] "
-     "[--deep [--oracle]] [LIMITS] -f FUNC... [-o FILE] [--force] -- "
+     "[--deep [--oracle]] [SPLIT] [LIMITS] -f FUNC... [-o FILE] [--force] "
+     "-- "
      "COMMAND [ARGS...]",
      "attach, run COMMAND, detach, save the results (kjit.data)",
      "Attaches the FUNCs (patterns too, as attach), runs COMMAND to\n"
@@ -99,7 +106,8 @@ static const struct subcommand subcommands[] = {
      "thread), -C CPU,... everything on those CPUs (interrupts too);\n"
      "kjit's own processes are left out unless --count-kjit.\n"
      "Reports name the scope. --best-effort and -v as for attach\n"
-     "(record -f '*' on 6.1: its first 8192, the rest said).\n"
+     "(record -f '*' on 6.1: its first 8192, the rest said); SPLIT as\n"
+     "for attach (the file keeps every process's counts).\n"
      "--oracle (with --deep) first runs COMMAND once under ftrace's\n"
      "function_graph tracer with set_graph_function = the FUNCs, and\n"
      "stores the functions it saw under them; report then prints how\n"
@@ -107,7 +115,8 @@ static const struct subcommand subcommands[] = {
      "tracefs and a free tracer (current_tracer nop); every tracer\n"
      "setting it changes is put back.\n"},
     {"report", cmd_report,
-     "report [-i FILE... | --live] [--sort count|addr|func] [--top N] "
+     "report [-i FILE... | --live] [--sort count|addr|func|pid|comm|cpu] "
+     "[--top N] "
      "[--uncovered] [--json|--csv|--lcov] [--debuginfo PATH]...",
      "per-function and per-block counts, coverage, hottest blocks, lines",
      "Reads -i FILE (several -i: their counts summed block by block,\n"
@@ -118,6 +127,10 @@ static const struct subcommand subcommands[] = {
      "the calls (entry block count), executions, blocks run, static\n"
      "blocks and coverage; then the blocks sorted by --sort (default\n"
      "count).\n"
+     "--sort pid, comm or cpu (a session attached or recorded with\n"
+     "--split): each function's calls and block executions by process,\n"
+     "by command name (processes summed) or by CPU, heaviest first;\n"
+     "text, --json or --csv.\n"
      "--top N keeps N blocks and disassembles them (only while the\n"
      "recording kernel runs). --json and --csv are for programs\n"
      "(schemas in docs/usage.md; they exclude each other). A file\n"

@@ -144,6 +144,13 @@ static int option(struct parser *p, struct args *a)
 		a->verbose = 1;
 	else if (!strcmp(o, "--no-count") && (al & ARG_NO_COUNT))
 		a->no_count = 1;
+	else if (!strcmp(o, "--split") && (al & ARG_SPLIT))
+		a->split = 1;
+	else if (!strcmp(o, "--split-max") && (al & ARG_SPLIT))
+		return number_in(p, o, 1, KJIT_SPLIT_BANKS_MAX - 2,
+				 &a->split_max);
+	else if (!strcmp(o, "--split-blocks") && (al & ARG_SPLIT))
+		return number_in(p, o, 1, 4 * 4096, &a->split_blocks);
 	else if ((!strcmp(o, "-f") || !strcmp(o, "--func")) &&
 		 (al & ARG_FUNC_OPT))
 		return funcs_after_f(p, a);
@@ -175,6 +182,12 @@ static int check(struct parser *p, struct args *a)
 		return bad(p, "give the command to run after --", NULL);
 	if (a->deep_max && !a->deep)
 		return bad(p, "--deep-max only makes sense with --deep", NULL);
+	if ((a->split_max || a->split_blocks) && !a->split)
+		return bad(p, "--split-max and --split-blocks go with --split",
+			   NULL);
+	if (a->split && a->no_count)
+		return bad(p, "--split counts by process: not with --no-count",
+			   NULL);
 	if (a->oracle && !a->deep)
 		return bad(p, "--oracle checks deep mode: add --deep", NULL);
 	if (a->all && a->scope)

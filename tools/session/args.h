@@ -1,8 +1,9 @@
 /* args.h - command-line parsing shared by attach, record and compare.
  *
- *   attach  [SCOPE] [--best-effort] [--no-count] [--deep]
+ *   attach  [SCOPE] [--best-effort] [--no-count] [--deep] [SPLIT]
  *           [LIMITS] FUNC...
- *   record  [SCOPE] [--best-effort] [--deep [--oracle]] [LIMITS] -f FUNC...
+ *   record  [SCOPE] [--best-effort] [--deep [--oracle]] [SPLIT] [LIMITS]
+ *           -f FUNC...
  *           [-o FILE] [--force] -- COMMAND
  *   compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
  *   each also takes -v (name every function a pattern skipped)
@@ -13,6 +14,9 @@
  *           record's default is COMMAND and the processes it forks;
  *           --count-kjit: -a and -C count kjit's own processes too (they
  *           are left out by default: kmod/own.h)
+ *   SPLIT:  --split (count by process: kmod/split.h) [--split-max N]
+ *           (1..KJIT_SPLIT_BANKS_MAX - 2 processes with counts of their
+ *           own) [--split-blocks N] (1..16384 distinct blocks split)
  *
  * `-f` takes every following word up to the next option or `--`; it may be
  * repeated. FUNC words are kept as given, any number of them: patterns
@@ -36,6 +40,9 @@
 #define ARG_ORACLE	(1u << 8)  /* --oracle: function_graph run first */
 #define ARG_SCOPE	(1u << 9)  /* -a, -p PIDS, -C CPUS */
 #define ARG_NO_COUNT	(1u << 10) /* --no-count */
+/* --split [--split-max N] [--split-blocks N]: counts by process
+ * (default: KJIT_SPLIT_BANKS - 2 processes, 4096 blocks) */
+#define ARG_SPLIT (1u << 11)
 
 struct args {
 	const char **funcs; /* FUNC words (patterns unexpanded), into argv */
@@ -44,6 +51,10 @@ struct args {
 	int best_effort, deep, runs, no_count, icount;
 	int deep_max, cache_kb, max_blocks; /* 0: the module's default */
 	int oracle;
+	int split;	  /* --split: KJIT_ATTACH_SPLIT */
+	int split_max;	  /* --split-max N: processes with banks of their
+			   * own (0: the module's default) */
+	int split_blocks; /* --split-blocks N: blocks split (0: 4096) */
 	int all;		 /* -a: system-wide */
 	int count_kjit;		 /* --count-kjit: KJIT_SCOPE_KJIT */
 	unsigned int scope;	 /* KJIT_SCOPE_*: -p (TASKS), -C (CPUS), or

@@ -70,6 +70,8 @@ static unsigned int attach_flags(const struct args *a)
 #endif
 	if (a->no_count)
 		f |= KJIT_ATTACH_NO_COUNT;
+	if (a->split)
+		f |= KJIT_ATTACH_SPLIT;
 	return f;
 }
 
@@ -112,6 +114,13 @@ static void explain_failure(int err, const struct args *a, const char *who)
 			"kjit %s: nothing attached: not enough memory for "
 			"the session's tables (--cache-kb, --max-blocks and "
 			"--deep-max set their size)\n",
+			who);
+	else if (err == EOPNOTSUPP && a->split)
+		fprintf(stderr,
+			"kjit %s: nothing attached: kjit.ko cannot split "
+			"this session by process (no sched_switch "
+			"tracepoint, or no per-CPU counters: "
+			"kjit.lock_counters; see dmesg)\n",
 			who);
 	else if (err == EOPNOTSUPP && a->scope)
 		fprintf(stderr,
@@ -185,6 +194,11 @@ static int do_attach(int fd, const struct args *a, struct funcset *fs,
 	req.scope = a->scope | (a->count_kjit ? KJIT_SCOPE_KJIT : 0);
 	req.scope_n = (unsigned int)a->scope_n;
 	req.scope_ids = (uintptr_t)a->scope_ids;
+	if (a->split) /* banks: the processes and the two shared ones */
+		req.split_banks = (a->split_max ? (unsigned int)a->split_max + 2
+						: 0) |
+				  (unsigned int)(a->split_blocks + 4095) / 4096
+				      << 16;
 	rc = attach_ioctl(fd, &req, fs->n);
 	err = errno;
 	for (i = 0; i < fs->n; i++)

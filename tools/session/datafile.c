@@ -8,6 +8,7 @@
 #include "datafile.h"
 #include "tools/report/names.h"
 #include "oracle.h"
+#include "split.h"
 
 struct stat_key {
 	const char *key;
@@ -182,6 +183,7 @@ int datafile_write(const struct session *s, FILE *f)
 	}
 	if (s->oracle)
 		oracle_write(s->oracle, f);
+	split_write(s->split, f);
 	fprintf(f, "end\n");
 	return ferror(f) ? -1 : 0;
 }
@@ -402,6 +404,12 @@ static int read_line(struct session *s, char *line, unsigned int *cap)
 	line[strcspn(line, "\n")] = 0;
 	if (!strcmp(line, "end"))
 		return 1;
+	switch (split_parse_line(line, &s->split)) {
+	case 0:
+		return 0;
+	case -1:
+		return -1;
+	}
 	if (!rest)
 		return 0;
 	*rest++ = 0;

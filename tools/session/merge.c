@@ -506,6 +506,13 @@ int session_merge(struct session *into, struct session *add, char *why,
 			 into->oracle ? "the first file was" : "it was");
 		goto out;
 	}
+	if (into->split || add->split) {
+		snprintf(why, why_size,
+			 "%s recorded with --split: its processes are read "
+			 "one file at a time",
+			 into->split ? "the first file was" : "it was");
+		goto out;
+	}
 	if (same_kernel(into, add, why, why_size) ||
 	    same_modules(into, add, why, why_size) ||
 	    place_funcs(into, add, map, delta, why, why_size))

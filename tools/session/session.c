@@ -16,6 +16,7 @@
 #include "codeenv.h"
 #include "tools/report/names.h"
 #include "oracle.h"
+#include "split.h"
 #include "tools/report/progress.h"
 #include "session.h"
 #include "tools/report/buildid.h"
@@ -188,6 +189,8 @@ int session_read_device(struct session *s, int fd)
 		err = read_blocks(s, fd);
 	if (!err)
 		err = read_stats(s, fd);
+	if (!err)
+		err = split_read_device(fd, &s->split);
 	if (err) {
 		session_free(s);
 		return err;
@@ -215,6 +218,8 @@ void session_free(struct session *s)
 		oracle_free(s->oracle);
 	free(s->oracle);
 	s->oracle = NULL;
+	split_free(s->split);
+	s->split = NULL;
 	s->funcs = NULL;
 	s->blocks = NULL;
 	s->n_funcs = s->n_blocks = 0;

@@ -80,6 +80,7 @@ struct sess_stats {
 };
 
 struct oracle;
+struct sess_split;
 
 struct session {
 	char kernel[128], boot_id[64], time[32], command[1024];
@@ -103,6 +104,8 @@ struct session {
 	struct sess_stats st;
 	int live;	       /* read from /dev/kjit, not a file */
 	struct oracle *oracle; /* record --oracle's set (oracle.h), or NULL */
+	struct sess_split *split; /* counts by process and CPU, if the
+				   * session was split (split.h), or NULL */
 	/* with the stored code (codeenv.h): symbols its branches reach and
 	 * the static-key sites in it, {code, target}; both sorted */
 	struct sess_sym *syms;

@@ -814,11 +814,13 @@ static uint32_t pick_flags(void)
 			       KJIT_ATTACH_DEEP,
 			       KJIT_ATTACH_BEST_EFFORT | KJIT_ATTACH_DEEP,
 			       KJIT_ATTACH_NO_COUNT,
-			       KJIT_ATTACH_DEEP | KJIT_ATTACH_NO_COUNT};
+			       KJIT_ATTACH_DEEP | KJIT_ATTACH_NO_COUNT,
+			       KJIT_ATTACH_SPLIT,
+			       KJIT_ATTACH_DEEP | KJIT_ATTACH_SPLIT};
 
 	if (chance(88))
-		return ok[rnd(6)];
-	return (uint32_t)rnd64() | 8u << rnd(29); /* an unknown bit at least */
+		return ok[rnd(8)];
+	return (uint32_t)rnd64() | 16u << rnd(28); /* an unknown bit at least */
 }
 
 /* A limit of KJIT_IOC_ATTACH (ABI 5): mostly 0 (the default), else a
@@ -835,6 +837,18 @@ static uint32_t pick_limit(uint32_t lo, uint32_t hi)
 	return bad[rnd(3)];
 }
 
+/* split_banks: 0 without KJIT_ATTACH_SPLIT; with it banks 0 or
+ * 3..KJIT_SPLIT_BANKS_MAX, chunks 0..4. */
+static int split_bad(const struct kjit_attach *a)
+{
+	uint32_t banks = a->split_banks & 0xffff, chunks = a->split_banks >> 16;
+
+	if (!(a->flags & KJIT_ATTACH_SPLIT))
+		return a->split_banks != 0;
+	return (banks && (banks < 3 || banks > KJIT_SPLIT_BANKS_MAX)) ||
+	       chunks > 4;
+}
+
 /* Is a limit out of its range (0 is the default: in range)? */
 static int limits_bad(const struct kjit_attach *a)
 {
@@ -843,7 +857,7 @@ static int limits_bad(const struct kjit_attach *a)
 		(a->cache_kb < 4 || a->cache_kb > KJIT_CACHE_KB_MAX)) ||
 	       (a->max_blocks &&
 		(a->max_blocks < 16 || a->max_blocks > KJIT_BLOCKS_MAX)) ||
-	       a->pad;
+	       split_bad(a);
 }
 
 static void describe_attach(struct call *c, const struct kjit_attach *a,
@@ -863,9 +877,9 @@ static void describe_attach(struct call *c, const struct kjit_attach *a,
 	}
 	describe(c,
 		 "size=%u flags=%#x n=%u deep_max=%u cache_kb=%u max_blocks=%u "
-		 "pad=%u req=%s targets=%s%s%s",
+		 "split_banks=%#x req=%s targets=%s%s%s",
 		 a->size, a->flags, a->n, a->deep_max, a->cache_kb,
-		 a->max_blocks, a->pad, ptr_names[req->kind],
+		 a->max_blocks, a->split_banks, ptr_names[req->kind],
 		 ptr_names[tgt->kind], names, a->n > 4 ? " ..." : "");
 }
 
@@ -935,7 +949,10 @@ static void fuzz_attach(void)
 	a.deep_max = pick_limit(1, KJIT_DEEP_MAX);
 	a.cache_kb = pick_limit(4, KJIT_CACHE_KB_MAX);
 	a.max_blocks = pick_limit(16, KJIT_BLOCKS_MAX);
-	a.pad = chance(95) ? 0 : (uint32_t)rnd64() | 1;
+	/* mostly the default; now and then a few banks, or anything */
+	a.split_banks = chance(90)   ? 0
+			: chance(50) ? 3 + (uint32_t)rnd(8)
+				     : (uint32_t)rnd64();
 	nt = a.n < FUZZ_TARGETS ? a.n : FUZZ_TARGETS;
 	for (i = 0; i < nt; i++)
 		pick_target(&t[i]);
