@@ -81,6 +81,12 @@ static void name_blocks(struct work_struct *w)
 
 	if (!s)
 		return;
+	/* the kernel's walks of a module's symbols (kprobe events, fprobe,
+	 * livepatch: module_kallsyms_on_each_symbol) read num_symtab plainly
+	 * under module_mutex: appending under it too leaves them a stable
+	 * count (KCSAN reported the race; lookups, under RCU, still see the
+	 * count after the entries it covers: add_symbol's smp_wmb) */
+	mutex_lock(modules_lock);
 	for_each_possible_cpu(cpu)
 	{
 		struct kjit_cpu *c = s->cpu[cpu];
@@ -99,6 +105,7 @@ static void name_blocks(struct work_struct *w)
 				dropped++;
 		}
 	}
+	mutex_unlock(modules_lock);
 	schedule_delayed_work(&namer, msecs_to_jiffies(KJIT_SYMS_PERIOD_MS));
 }
 
@@ -120,7 +127,14 @@ void kjit_symbols_stop(void)
 
 bool kjit_symbols_add(unsigned long value, const char *name)
 {
-	return table.symtab && add_symbol(value, name);
+	bool ok;
+
+	if (!table.symtab)
+		return false;
+	mutex_lock(modules_lock); /* as name_blocks() */
+	ok = add_symbol(value, name);
+	mutex_unlock(modules_lock);
+	return ok;
 }
 
 void kjit_symbols_reset(void)

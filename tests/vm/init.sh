@@ -32,6 +32,15 @@ mkdir -p /tmp && mount -t tmpfs tmpfs /tmp
 BAD='BUG:|WARNING:|Oops|general protection|soft lockup|hard LOCKUP|self-detected stall|detected stalls|rcu_.*stall|Kernel panic|blocked for more than'
 out() { echo "$*" > /dev/ttyS1; echo "$*" > /dev/console; }
 
+# A KCSAN kernel: the kernel's own known races (tests/sanitize/kcsan-known)
+# on KCSAN's report filter, so that any other report fails the boot.
+if [ -w /sys/kernel/debug/kcsan ] && [ -f /tests/kcsan-known ]; then
+	grep -v '^#' /tests/kcsan-known | while read -r f; do
+		[ -n "$f" ] && echo "!$f" > /sys/kernel/debug/kcsan
+	done
+	out "KJIT-KCSAN filter: $(grep -vc '^#' /tests/kcsan-known) kernel function(s) of tests/sanitize/kcsan-known"
+fi
+
 # unload_leftovers: unload our modules a case left loaded (kjit first: an
 # attached kjit pins the module code it runs); prints their names.
 # kjit_pool.ko (the code cache's memory, no code) may stay between cases.

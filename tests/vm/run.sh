@@ -149,6 +149,7 @@ pack_initramfs() {
 	printf 'root:x:0:\nnogroup:x:65534:\n' > "$IRD/etc/group"
 	cp "$HERE/init.sh" "$IRD/init"
 	cp "$HERE/lib.sh" "$IRD/tests/lib.sh"
+	cp "$ROOT/tests/sanitize/kcsan-known" "$IRD/tests/" # init.sh, KCSAN only
 	[ -n "$EXTRA" ] && cp "$EXTRA" "$IRD/tests/"
 	[ $ICOUNT = 1 ] && : > "$IRD/tests/icount" # lib.sh: icount_mode
 	echo "$KSLOWER" > "$IRD/tests/slower"       # init.sh: limits x this
