@@ -306,8 +306,8 @@ int main(void)
 	expect(
 	    "help_sub", "help record", 0,
 	    "usage: kjit record [-a | -p PID,... | -C CPU,...] [--count-kjit] "
-	    "[-v] [--best-effort] [--deep [--oracle]] [LIMITS] -f FUNC... "
-	    "[-o FILE] [--force] -- COMMAND");
+	    "[-v] [--best-effort] [--deep [--oracle]] [SPLIT] [LIMITS] -f "
+	    "FUNC... [-o FILE] [--force] -- COMMAND");
 	expect("help_flag", "report --help", 0, "--sort count|addr|func");
 	expect("list_module_absent", "list 'nomod:*'", 1,
 	       "kjit list: 'nomod:*': no module nomod is loaded (lsmod lists "
@@ -321,7 +321,17 @@ int main(void)
 	kjit("--help");
 	check("help_no_internal", !strstr(out, "  decode "), out);
 	expect("help_internal", "help decode", 0, "usage: kjit decode");
-	expect("help_no_depth", "help attach", 0, "[--deep] [LIMITS] FUNC...");
+	expect("help_no_depth", "help attach", 0,
+	       "[--deep] [SPLIT] [LIMITS] FUNC...");
+	expect("split_max_alone", "attach --split-max 4 vfs_read", 2,
+	       "--split-max and --split-blocks go with --split");
+	expect("split_no_count", "attach --split --no-count vfs_read", 2,
+	       "--split counts by process: not with --no-count");
+	expect("split_max_range", "attach --split --split-max 5000 vfs_read", 2,
+	       "bad number for");
+	expect("sort_pid_not_split", "report -i " FX("a") " --sort pid", 1,
+	       "kjit report: --sort pid needs a session split by process: "
+	       "attach or record with --split\n");
 	expect("help_unknown", "help nosuch", 2, "unknown subcommand 'nosuch'");
 	expect("unknown_sub", "nosuch", 2,
 	       "kjit: unknown subcommand 'nosuch' (kjit --help)\n");

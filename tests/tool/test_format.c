@@ -12,6 +12,8 @@
 #include "tools/report/format.h"
 #include "tools/report/names.h"
 #include "tools/report/native.h"
+#include "tools/report/by_part.h"
+#include "tools/session/split.h"
 #include "check.h"
 
 static struct sess_func funcs[2] = {
@@ -543,6 +545,92 @@ static void names(void)
 	      "fallback keys");
 }
 
+/* A split session (tools/session/split.h) through kjit.data and
+ * report --sort pid|comm|cpu: two processes of one command, a shared
+ * bank, two CPUs; rows heaviest first, a command's processes summed. */
+static void split_parts(void)
+{
+	static struct sess_count c1[] = {{0xffffffff81001005ull, 4},
+					 {0xffffffff81001040ull, 5}},
+				 c2[] = {{0xffffffff81001005ull, 2},
+					 {0xffffffff81001305ull, 3}},
+				 c3[] = {{0xffffffff81001005ull, 1}},
+				 k0[] = {{0xffffffff81001005ull, 5},
+					 {0xffffffff81001040ull, 5}},
+				 k1[] = {{0xffffffff81001005ull, 2},
+					 {0xffffffff81001305ull, 3}};
+	static struct sess_part parts[] = {
+	    {PART_BANK, 1, 0, "[kernel]", c3, 1},
+	    {PART_BANK, 2, 100, "work load", c1, 2},
+	    {PART_BANK, 3, 101, "work load", c2, 2},
+	    {PART_CPU, 0, 0, "", k0, 2},
+	    {PART_CPU, 1, 0, "", k1, 2},
+	};
+	struct sess_split sp = {32, 4, 7, 3, 1, parts, 5};
+	struct session s, b;
+	struct capture c;
+	char why[128], *text;
+	FILE *f;
+	int rc;
+
+	make(&s);
+	s.split = &sp;
+	datafile_write(&s, capture_begin(&c));
+	text = strdup(capture_end(&c));
+	free(c.buf);
+	f = fmemopen(text, strlen(text), "r");
+	rc = datafile_read(&b, f, why, sizeof(why));
+	fclose(f);
+	check("split_roundtrip",
+	      !rc && b.split && b.split->n_parts == 5 &&
+		  b.split->left_over == 7 && b.split->unsplit == 1 &&
+		  b.split->parts[1].tgid == 100 &&
+		  !strcmp(b.split->parts[1].comm, "work_load") &&
+		  b.split->parts[4].kind == PART_CPU &&
+		  b.split->parts[4].n == 2 &&
+		  b.split->parts[4].c[1].count == 3,
+	      rc ? why : text);
+	free(text);
+	if (rc)
+		return;
+	by_part_print(&b, BY_PID, FMT_CSV, capture_begin(&c));
+	check("split_by_pid",
+	      !strcmp(capture_end(&c),
+		      "pid comm,function,calls,executions\n"
+		      "100 work_load,vfs_read,4,9\n"
+		      "101 work_load,ksys,read,3,3\n"
+		      "101 work_load,vfs_read,2,2\n"
+		      "[kernel],vfs_read,1,1\n"),
+	      c.buf);
+	free(c.buf);
+	by_part_print(&b, BY_COMM, FMT_CSV, capture_begin(&c));
+	check("split_by_comm",
+	      !strcmp(capture_end(&c), "comm,function,calls,executions\n"
+				       "work_load,vfs_read,6,11\n"
+				       "work_load,ksys,read,3,3\n"
+				       "[kernel],vfs_read,1,1\n"),
+	      c.buf);
+	free(c.buf);
+	by_part_print(&b, BY_CPU, FMT_CSV, capture_begin(&c));
+	check("split_by_cpu",
+	      !strcmp(capture_end(&c), "cpu,function,calls,executions\n"
+				       "cpu 0,vfs_read,5,10\n"
+				       "cpu 1,ksys,read,3,3\n"
+				       "cpu 1,vfs_read,2,2\n"),
+	      c.buf);
+	free(c.buf);
+	by_part_print(&b, BY_PID, FMT_TEXT, capture_begin(&c));
+	check("split_text_header",
+	      strstr(capture_end(&c),
+		     "# kjit report: by process (3 blocks split by process, 1 "
+		     "counted whole; banks 4 of 32 used)\n# processes that "
+		     "found no bank of their own counted in [other] (7 "
+		     "switch-ins") != NULL,
+	      c.buf);
+	free(c.buf);
+	session_free(&b);
+}
+
 int main(void)
 {
 	struct session s;
@@ -555,6 +643,7 @@ int main(void)
 	native();
 	holders();
 	left_cache();
+	split_parts();
 	bad_file("data_foreign", "hello\n", "not a kjit data file");
 	bad_file("data_future", "kjit-data 9\nend\n", "version 9");
 	bad_file("data_bad_block", "kjit-data 1\nblock 0x1 0 1 1 1 1\nend\n",

@@ -44,7 +44,7 @@ $(TT_DIR)/test_progress: tests/tool/test_progress.c tools/report/progress.c tool
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^) -lutil -pthread
 
 # format.c pulls in session.c (coverage: cfg, kenv, kcore) and the jit core.
-TT_REPORT_SRC := tools/report/format.c tools/report/say.c tools/report/names.c tools/report/limits.c \
+TT_REPORT_SRC := tools/report/format.c tools/report/by_part.c tools/report/say.c tools/report/names.c tools/report/limits.c \
 	tools/report/buildid.c tools/report/native.c tools/report/disasm.c \
 	tools/report/progress.c tools/session/datafile.c tools/session/session.c \
 	tools/session/codeenv.c tools/session/cfg.c tools/session/oracle.c tools/session/split.c \
