@@ -25,7 +25,7 @@ static DEFINE_PER_CPU(u64, kjit_bank_slot[KJIT_SPLIT_CHUNKS]);
 static struct tracepoint *tp_switch, *tp_exec;
 #define PROBES 8 /* table entries a lookup tries */
 
-static void find_switch(struct tracepoint *tp, void *priv)
+static void split_find_switch(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_switch"))
 		tp_switch = tp;
@@ -35,7 +35,7 @@ static void find_switch(struct tracepoint *tp, void *priv)
 
 void kjit_split_init(void)
 {
-	for_each_kernel_tracepoint(find_switch, NULL);
+	for_each_kernel_tracepoint(split_find_switch, NULL);
 	if (!tp_switch || !tp_exec)
 		pr_info("kjit: no sched_switch or sched_process_exec "
 			"tracepoint: no split sessions\n");
@@ -105,7 +105,7 @@ static void point_at(struct kjit_split *sp, struct task_struct *t)
 			       (u64)(unsigned long)sp->bank[b].chunk[c]);
 }
 
-static void on_switch(void *data, bool preempt, struct task_struct *prev,
+static void split_on_switch(void *data, bool preempt, struct task_struct *prev,
 		      struct task_struct *next, unsigned int prev_state)
 {
 	point_at(data, next);
@@ -113,7 +113,7 @@ static void on_switch(void *data, bool preempt, struct task_struct *prev,
 
 /* An exec() renames the process: its bank's command follows (the bank
  * is not claimed here, only found). */
-static void on_exec(void *data, struct task_struct *p, pid_t old_pid,
+static void split_on_exec(void *data, struct task_struct *p, pid_t old_pid,
 		    struct linux_binprm *bprm)
 {
 	struct kjit_split *sp = data;
@@ -134,7 +134,7 @@ static void on_exec(void *data, struct task_struct *p, pid_t old_pid,
 	}
 }
 
-static void point_here(void *data)
+static void split_point_here(void *data)
 {
 	point_at(data, current);
 }
@@ -198,19 +198,19 @@ int kjit_split_start(struct kjit_split *sp)
 
 	if (!sp->n_banks)
 		return 0;
-	err = tracepoint_probe_register(tp_exec, on_exec, sp);
+	err = tracepoint_probe_register(tp_exec, split_on_exec, sp);
 	if (err)
 		return err;
-	err = tracepoint_probe_register(tp_switch, on_switch, sp);
+	err = tracepoint_probe_register(tp_switch, split_on_switch, sp);
 	if (err) {
-		tracepoint_probe_unregister(tp_exec, on_exec, sp);
+		tracepoint_probe_unregister(tp_exec, split_on_exec, sp);
 		tracepoint_synchronize_unregister();
 		return err;
 	}
 	sp->probing = true;
 	/* the tasks running now switched in before the probe: their banks
 	 * from here (a switch meanwhile only sets them again) */
-	on_each_cpu(point_here, sp, 1);
+	on_each_cpu(split_point_here, sp, 1);
 	return 0;
 }
 
@@ -218,8 +218,8 @@ void kjit_split_stop(struct kjit_split *sp)
 {
 	if (!sp->probing)
 		return;
-	tracepoint_probe_unregister(tp_switch, on_switch, sp);
-	tracepoint_probe_unregister(tp_exec, on_exec, sp);
+	tracepoint_probe_unregister(tp_switch, split_on_switch, sp);
+	tracepoint_probe_unregister(tp_exec, split_on_exec, sp);
 	tracepoint_synchronize_unregister();
 	sp->probing = false;
 }

@@ -136,6 +136,10 @@ static const struct {
 		       "(pcpu.c)"},
     {"near_probe_cpu", "on_each_cpu()'s callback at attach: the near "
 		       "counter area's probe (pcpu_near.c)"},
+    {"split_find_switch", "for_each_kernel_tracepoint() at load (split.c)"},
+    {"split_on_switch", "the sched_switch tracepoint (split.c)"},
+    {"split_on_exec", "the sched_process_exec tracepoint (split.c)"},
+    {"split_point_here", "on_each_cpu()'s callback at attach (split.c)"},
 };
 
 /* Module variables holding a gate to a kernel function (kmod/ksyms.c,
