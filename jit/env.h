@@ -176,6 +176,13 @@ struct kjit_env {
 	 * miss path leaves its target (+0) and its site (+8) for the
 	 * dispatcher to learn a prediction from; 0 = none. */
 	u64 jsite_gs;
+	/* Per-function timing (jit/timing.h; kmod/timing.h): the helpers a
+	 * timed function's entry and each of its returns call (both keep
+	 * every register and flag; 0 = no timing), and the timed id of the
+	 * function whose timed entry block starts at @addr (@entry), or
+	 * containing the block at @addr (a return): -1 if none. Optional. */
+	u64 time_enter, time_exit;
+	int (*time_fid)(void *opaque, u64 addr, bool entry);
 };
 
 #endif /* KJIT_JIT_ENV_H */

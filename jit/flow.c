@@ -3,6 +3,7 @@
  * Invariants: see flow.h. One emit_* helper per terminator class, chosen
  * by a table indexed by enum kjit_insn_kind.
  */
+#include "jit/timing.h"
 #include "jit/flow.h"
 #include "jit/emit.h"
 #include "jit/exit.h"
@@ -566,6 +567,11 @@ static enum kjit_reason emit_native_ret(struct kjit_translator *tr,
 					const struct kjit_insn *in,
 					struct kjit_block *blk)
 {
+	/* a timed function's return (jit/timing.h), right before it */
+	enum kjit_reason r = kjit_timing_return(tr, e, blk->orig);
+
+	if (r)
+		return r;
 	if (in->rel_off)
 		return emit_op_rel32(e, KX86_OP_JMP32, in->target);
 	return kjit_emit_copy(e, in);

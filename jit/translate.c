@@ -7,6 +7,7 @@
  * Invariants: see translate.h. Each stage lives in its own file; this one
  * only sequences them and fills the block metadata and statistics.
  */
+#include "jit/timing.h"
 #include "jit/translate.h"
 #include "jit/emit.h"
 #include "jit/flow.h"
@@ -231,6 +232,11 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 		if (r)
 			return r;
 	}
+	/* a timed function's entry (jit/timing.h): after its guard, which
+	 * sends the call native, untimed, once the kernel took the site */
+	r = kjit_timing_entry(tr, e, blk->orig);
+	if (r)
+		return r;
 	if (tr->cfg.instr) {
 		r = kjit_instrument_entry_at(tr, d, &pi);
 		if (!r)

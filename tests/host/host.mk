@@ -246,3 +246,12 @@ $(HT_DIR)/test_shapes: $(HT_DIR)/test_shapes.o $(HT_DIR)/shape_call.o $(HT_DIR)/
 		$(HT_DIR)/host_cache.o $(HT_DIR)/oracle.o $(HT_DIR)/corpus.o $(HT_DIR)/corpus_flags.o \
 		$(HT_COMMON) $(HT_DIR)/libkjit.a | $(HT_DIR)/vmlinux
 	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o %.a,$^) $(HT_LIBS)
+
+# Timed functions' calls (jit/timing.h) on the corpus, against the oracle.
+$(HT_DIR)/time_stub.o: $(HT_SRC)/time_stub.S
+	@mkdir -p $(dir $@)
+	$(CC) -c -o $@ $<
+HOST_TESTS += $(HT_DIR)/test_timing
+$(HT_DIR)/test_timing: $(HT_DIR)/test_timing.o $(HT_DIR)/time_stub.o $(HT_DIR)/host_cache.o \
+		$(HT_DIR)/oracle.o $(HT_DIR)/corpus.o $(HT_DIR)/corpus_flags.o $(HT_COMMON) $(HT_DIR)/libkjit.a
+	$(CC) $(HT_CFLAGS) -o $@ $(filter %.o %.a,$^) $(HT_LIBS) -lelf

@@ -94,7 +94,10 @@ guard_site_off|jit/flow.c|s/r = emit_cmp_site(e, site, KX86_NOP5_FIRST);/r = emi
 guard_sc_target|jit/translate.c|s/\t\tf = in->target;/\t\tf = in->target + 1;/|a static call guard compares its key with the wrong function: the trampoline always runs natively
 bank_disp_dropped|jit/instrument.c|s/kjit_emit_u32(e, mem->disp);/kjit_emit_u32(e, 0);/|a bank counter increments the first counter of its bank chunk, not its own
 bank_inc_no_gs|jit/instrument.c|s/kjit_emit_u8(e, KX86_PFX_GS); \/\* incq %gs:disp32(%reg) \*\//(void)0;/|a bank counter increments its bank offset as an address, without %gs
-bank_slot_not_read|jit/instrument.c|0,/kjit_emit_u8(e, KX86_OP_MOV_RM);/s//kjit_emit_u8(e, 0x8d);/|a bank counter takes the slot offset for the bank offset (lea, not mov): every task counts beside the slot'
+bank_slot_not_read|jit/instrument.c|0,/kjit_emit_u8(e, KX86_OP_MOV_RM);/s//kjit_emit_u8(e, 0x8d);/|a bank counter takes the slot offset for the bank offset (lea, not mov): every task counts beside the slot
+timing_no_return|jit/timing.c|s/return fid < 0 ? KJIT_OK : emit_time_call(e, tr->env->time_exit, fid);/return fid < 0 ? KJIT_OK : KJIT_OK;/|the returns of a timed function make no call: its calls never close
+timing_stack_off|jit/timing.c|s/kjit_emit_u8(e, 8);/kjit_emit_u8(e, 0);/|the timing call leaves its pushed id on the stack
+timing_entry_as_exit|jit/timing.c|s/emit_time_call(e, tr->env->time_enter, fid);/emit_time_call(e, tr->env->time_exit, fid);/|the entry of a timed function calls the return helper'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kjit-mutation.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
@@ -110,7 +113,7 @@ cp -r "$root/codecache" "$tmp/pristine/codecache"
 bld=$tmp/build
 progs="$bld/host/test_unit $bld/host/test_entry $bld/host/test_codecache"
 progs="$progs $bld/host/test_ibt $bld/host/test_dispatch_deps $bld/host/test_diff"
-progs="$progs $bld/host/test_counters $bld/host/test_smp"
+progs="$progs $bld/host/test_counters $bld/host/test_smp $bld/host/test_timing"
 # the differential on the stock vmlinux's blocks (test_shapes), where the
 # tree has extracted one: the copy reads it in place
 if [ -f "$root/build/host/vmlinux" ]; then

@@ -1247,6 +1247,42 @@ static int check_entry_guard(struct vfy *v, u64 *a)
 			   v->env->guard_counter, fn, false);
 }
 
+/* A timed function's entry or return call (jit/timing.h) at *@a, with
+ * the id the environment gives, when it gives one: push $fid; call
+ * @helper; lea 8(%rsp),%rsp. Advances *@a past it. */
+static int check_time_call(struct vfy *v, u64 *a, bool entry)
+{
+	u64 helper = entry ? v->env->time_enter : v->env->time_exit, t;
+	int fid = v->env->time_fid && helper
+		      ? v->env->time_fid(v->env->opaque, v->d->start, entry)
+		      : -1;
+	struct dinsn x;
+
+	if (fid < 0)
+		return 0;
+	if (dec_out(v, *a, &x) || x.i.mnemonic != ZYDIS_MNEMONIC_PUSH ||
+	    x.op[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE ||
+	    x.op[0].imm.value.s != fid)
+		return FAILF("timed %s at %#llx: no push $%d",
+			     entry ? "entry" : "return",
+			     (unsigned long long)*a, fid);
+	*a += x.i.length;
+	if (dec_out(v, *a, &x) || x.i.mnemonic != ZYDIS_MNEMONIC_CALL ||
+	    abs_of(&x, 0, &t) || t != helper)
+		return FAILF("timed %s: no call of its helper",
+			     entry ? "entry" : "return");
+	*a += x.i.length;
+	if (dec_out(v, *a, &x) || x.i.mnemonic != ZYDIS_MNEMONIC_LEA ||
+	    !is_reg64(&x.op[0], ZYDIS_REGISTER_RSP) ||
+	    x.op[1].mem.base != ZYDIS_REGISTER_RSP ||
+	    x.op[1].mem.index != ZYDIS_REGISTER_NONE ||
+	    x.op[1].mem.disp.value != 8)
+		return FAILF("timed %s: the stack not put back",
+			     entry ? "entry" : "return");
+	*a += x.i.length;
+	return 0;
+}
+
 static int check_entry(struct vfy *v, u64 end, unsigned first)
 {
 	u64 a = v->run, key;
@@ -1261,6 +1297,8 @@ static int check_entry(struct vfy *v, u64 end, unsigned first)
 	if (v->env->entry_guard &&
 	    v->env->entry_guard(v->env->opaque, v->d->start) &&
 	    check_entry_guard(v, &a))
+		return -1;
+	if (check_time_call(v, &a, true))
 		return -1;
 	if (v->b->ctr_at > first)
 		return a == end ? 0
@@ -1991,7 +2029,8 @@ static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 			if (s == KJIT_SYM_RETURN_THUNK && v->native_calls) {
 				u64 xt;
 
-				return dec_out(v, a, &x) ||
+				return check_time_call(v, &a, false) ||
+				       dec_out(v, a, &x) ||
 					       x.i.mnemonic !=
 						   ZYDIS_MNEMONIC_JMP ||
 					       abs_of(&x, 0, &xt) || xt != t
@@ -2031,7 +2070,8 @@ static int check_term(struct vfy *v, const struct kjit_insn *in, u64 a)
 		       dec_out(v, next, &x) || check_dispatch_jmp(v, &x, true);
 	case ZYDIS_CATEGORY_RET:
 		if (v->native_calls)
-			return dec_out(v, a, &x) || same_insn(v, &o, &x);
+			return check_time_call(v, &a, false) ||
+			       dec_out(v, a, &x) || same_insn(v, &o, &x);
 		return check_ret(v, &o, a);
 	default:
 		return FAILF("terminator %#llx has unexpected category",
