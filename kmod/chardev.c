@@ -74,6 +74,8 @@ static long kjit_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return kjit_own_join(file);
 	case KJIT_IOC_SPLIT:
 		return kjit_ioctl_split(uarg);
+	case KJIT_IOC_TIME:
+		return kjit_ioctl_time(uarg);
 	default:
 		return -ENOTTY;
 	}

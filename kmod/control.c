@@ -216,6 +216,31 @@ static int prepare_split(struct kjit_session *s, const struct kjit_attach *req)
 	return err;
 }
 
+/* Task records and the functions timed (timing.h), for KJIT_ATTACH_TIME:
+ * the attached ones, and in deep mode as many callees as the deep table
+ * may hold, up to kjit.time_max in all. */
+static unsigned int time_max = 4096;
+module_param(time_max, uint, 0444);
+MODULE_PARM_DESC(time_max, "functions a timed session times at most (4096)");
+static unsigned int time_tasks = 1024;
+module_param(time_tasks, uint, 0444);
+MODULE_PARM_DESC(time_tasks, "tasks a timed session times at most (1024)");
+
+static int prepare_timing(struct kjit_session *s,
+			  const struct kjit_attach *req)
+{
+	u32 n = s->n_funcs + (s->deep ? s->lim.deep_max : 0);
+	int err;
+
+	if (!(req->flags & KJIT_ATTACH_TIME))
+		return 0;
+	err = kjit_timing_prepare(&s->timing, clamp(time_tasks, 1u, 65536u),
+				  min(n, clamp(time_max, 1u, 1u << 20)));
+	if (!err)
+		s->mem_bytes += s->timing.bytes;
+	return err;
+}
+
 static long __attach(struct kjit_attach *req, struct kjit_target *t,
 		     const struct kjit_limits *lim)
 {
@@ -245,6 +270,8 @@ static long __attach(struct kjit_attach *req, struct kjit_target *t,
 	if (!s)
 		return -ENOMEM;
 	err = prepare_split(s, req);
+	if (!err)
+		err = prepare_timing(s, req);
 	if (err) {
 		kjit_session_free(s);
 		return err;
@@ -300,7 +327,8 @@ long kjit_ioctl_attach(void __user *uarg)
 		return -EFAULT;
 	if (req.size != sizeof(req) || !req.n || req.n > KJIT_MAX_TARGETS ||
 	    (req.flags & ~(KJIT_ATTACH_BEST_EFFORT | KJIT_ATTACH_DEEP |
-			   KJIT_ATTACH_NO_COUNT | KJIT_ATTACH_SPLIT)) ||
+			   KJIT_ATTACH_NO_COUNT | KJIT_ATTACH_SPLIT |
+			   KJIT_ATTACH_TIME)) ||
 	    (req.split_banks && !(req.flags & KJIT_ATTACH_SPLIT)))
 		return -EINVAL;
 	if ((req.flags & KJIT_ATTACH_SPLIT) &&

@@ -204,6 +204,25 @@ static u64 env_static_call_key(void *opaque, u64 addr)
 	return kjit_static_call_key((unsigned long)addr);
 }
 
+/* A timed session (timing.h): the id of the function whose timed entry
+ * block starts at @addr (an attached function's after its __fentry__
+ * site, a followed callee's at its start), or containing @addr (a
+ * return); -1 if none, or past the functions timed. */
+static int env_time_fid(void *opaque, u64 addr, bool entry)
+{
+	struct kjit_session *s = ((struct kjit_cpu *)opaque)->session;
+	unsigned long a = (unsigned long)addr;
+	int i = kjit_session_func_of(s, a);
+
+	if (i < 0 || (u32)i >= s->timing.max_fid)
+		return -1;
+	if (!entry)
+		return i;
+	if ((u32)i < s->n_funcs)
+		return a == s->funcs[i].body ? i : -1;
+	return kjit_deep_is_start(&s->deep_tab, a) ? i : -1;
+}
+
 extern char kjit_dispatch_entry[], kjit_dispatch_entry_nf[];
 
 void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
@@ -229,4 +248,9 @@ void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
 	     * dispatch_entry.S's %gs:kjit_ibl_tab); jit/ checks it fits */
 	    .jsite_gs = (u64)(unsigned long)&kjit_jsite,
 	};
+	if (c->session->timed) { /* its pool comes later: time_fid waits */
+		env->time_enter = (u64)(unsigned long)kjit_time_enter_stub;
+		env->time_exit = (u64)(unsigned long)kjit_time_exit_stub;
+		env->time_fid = env_time_fid;
+	}
 }

@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #define KJIT_DEVICE	 "/dev/kjit"
-#define KJIT_ABI_VERSION 14
+#define KJIT_ABI_VERSION 15
 
 /* Dying tasks that may run the rest of do_exit() from the cache at once
  * (kmod/exittail.h; kjit_session_stats.exit_tail_left counts the others);
@@ -87,6 +87,9 @@ struct kjit_target {
  * kmod/split.h): split_banks says how many banks and chunks, and
  * KJIT_IOC_SPLIT reads them */
 #define KJIT_ATTACH_SPLIT 0x8
+/* time every call of the functions (and, deep, their callees) from entry
+ * to return (ABI 15; kmod/timing.h): KJIT_IOC_TIME reads it */
+#define KJIT_ATTACH_TIME 0x10
 
 /*
  * KJIT_IOC_ATTACH: divert n functions into the code cache and count their
@@ -389,5 +392,39 @@ struct kjit_split_read {
 	__u32 unsplit;	 /* out: blocks counted whole, past the chunks */
 };
 #define KJIT_IOC_SPLIT _IOWR(KJIT_IOC_MAGIC, 0x0a, struct kjit_split_read)
+
+/*
+ * KJIT_IOC_TIME (ABI 15): a timed session's (KJIT_ATTACH_TIME) per-function
+ * time, summed over CPUs, since the last reset: for the functions with
+ * ids first.. (the session's function indices, as KJIT_IOC_FUNCS lists
+ * them) that were called, their calls and TSC cycles (inclusive: entry
+ * to return; exclusive: less the timed callees'; virtual: less the time
+ * the task was switched out) and a log2 histogram of the inclusive
+ * cycles (bucket b: 2^(b-1) <= cycles < 2^b; the last holds the rest).
+ * Errors: -ENOENT no session, -EOPNOTSUPP not timed, -EINVAL bad size,
+ * -EFAULT.
+ */
+#define KJIT_TIME_BUCKETS 48
+struct kjit_time_func {
+	__u32 fid;
+	__u32 pad;
+	__u64 calls, incl, excl, virt;
+	__u64 hist[KJIT_TIME_BUCKETS];
+};
+struct kjit_time_read {
+	__u32 size;
+	__u32 first;	/* in: the first function id to look at */
+	__u32 max;	/* in: room in buf */
+	__u32 written;	/* out: entries (called functions only) */
+	__u64 buf;	/* in: user pointer, max struct kjit_time_func */
+	__u32 next;	/* out: the id to go on from (max_fid: done) */
+	__u32 max_fid;	/* out: functions timed (ids below it) */
+	__u64 tsc_khz;	/* out: the kernel's TSC rate, cycles per ms */
+	__u64 untimed;	/* out: calls not timed (no record, too deep, id) */
+	__u64 lost;	/* out: calls whose return ran natively */
+	__u32 recs;	/* out: task records in the pool ... */
+	__u32 recs_used; /* ... and claimed */
+};
+#define KJIT_IOC_TIME _IOWR(KJIT_IOC_MAGIC, 0x0b, struct kjit_time_read)
 
 #endif /* KJIT_IOCTL_H */

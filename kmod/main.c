@@ -23,6 +23,7 @@
 #include "refuse.h"
 #include "scope.h"
 #include "split.h"
+#include "timing.h"
 
 static int __init kjit_init(void)
 {
@@ -51,6 +52,7 @@ static int __init kjit_init(void)
 	kjit_pcpu_probe();
 	kjit_scope_init();
 	kjit_split_init();
+	kjit_timing_init();
 	err = kjit_livepatch_init();
 	if (err)
 		goto out_sites;

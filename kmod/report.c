@@ -11,6 +11,7 @@
  * (the old form, where it was used). Process context, kjit_mutex held.
  */
 #include <linux/pid.h>
+#include <asm/tsc.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -369,6 +370,7 @@ long kjit_ioctl_reset(void)
 		if (s->pcpu)
 			kjit_pcpu_reset(&s->pctr);
 		kjit_split_reset(&s->split);
+		kjit_timing_reset(&s->timing);
 		kjit_native_reset(&s->native);
 	}
 	mutex_unlock(&kjit_mutex);
@@ -469,6 +471,64 @@ long kjit_ioctl_split(void __user *uarg)
 		if (b)
 			bank_comm(b, r.comm);
 		r.left_over = atomic64_read(&s->split.left_over);
+	}
+	mutex_unlock(&kjit_mutex);
+	if (!err && ((r.written && copy_to_user(u64_to_user_ptr(r.buf), out,
+						 r.written * sizeof(*out))) ||
+		     copy_to_user(uarg, &r, sizeof(r))))
+		err = -EFAULT;
+	kvfree(out);
+	return err;
+}
+
+/* KJIT_IOC_TIME: the called functions from r->first on, as many as fit. */
+long kjit_ioctl_time(void __user *uarg)
+{
+	struct kjit_time_func *out = NULL;
+	struct kjit_time_read r;
+	struct kjit_session *s;
+	struct kjit_tstat st;
+	long err = 0;
+	u32 max, fid;
+
+	if (copy_from_user(&r, uarg, sizeof(r)))
+		return -EFAULT;
+	if (r.size != sizeof(r))
+		return -EINVAL;
+	max = min_t(u32, r.max, 4096);
+	if (max) {
+		out = kvcalloc(max, sizeof(*out), GFP_KERNEL);
+		if (!out)
+			return -ENOMEM;
+	}
+	mutex_lock(&kjit_mutex);
+	s = __kjit_current();
+	if (!s)
+		err = -ENOENT;
+	else if (!s->timing.n_recs)
+		err = -EOPNOTSUPP;
+	if (!err) {
+		r.written = 0;
+		for (fid = r.first; fid < s->timing.max_fid && r.written < max;
+		     fid++) {
+			kjit_timing_read(&s->timing, fid, &st);
+			if (!st.calls)
+				continue;
+			out[r.written].fid = fid;
+			out[r.written].calls = st.calls;
+			out[r.written].incl = st.incl;
+			out[r.written].excl = st.excl;
+			out[r.written].virt = st.virt;
+			memcpy(out[r.written].hist, st.hist, sizeof(st.hist));
+			r.written++;
+		}
+		r.next = fid;
+		r.max_fid = s->timing.max_fid;
+		r.tsc_khz = tsc_khz;
+		r.untimed = atomic64_read(&s->timing.untimed);
+		r.lost = atomic64_read(&s->timing.lost);
+		r.recs = s->timing.n_recs;
+		r.recs_used = atomic_read(&s->timing.recs_used);
 	}
 	mutex_unlock(&kjit_mutex);
 	if (!err && ((r.written && copy_to_user(u64_to_user_ptr(r.buf), out,

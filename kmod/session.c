@@ -352,6 +352,7 @@ void kjit_session_free(struct kjit_session *s)
 	kjit_native_free(&s->native);
 	kjit_pcpu_free(&s->pctr);
 	kjit_split_free(&s->split);
+	kjit_timing_free(&s->timing);
 	kjit_scope_free(&s->scope);
 	kvfree(s->funcs);
 	kvfree(s);
@@ -394,6 +395,7 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 	}
 	s->deep = flags & KJIT_ATTACH_DEEP;
 	s->count = !(flags & KJIT_ATTACH_NO_COUNT);
+	s->timed = flags & KJIT_ATTACH_TIME;
 	s->lim = *lim;
 	s->mem_bytes = sizeof(*s) + num_possible_cpus() * cpu_mem_bytes(lim) +
 		       kjit_scope_mem_bytes(&s->scope);
@@ -466,6 +468,11 @@ int __kjit_session_attach(struct kjit_session *s, bool best_effort)
 	/* every CPU's bank slots set before any translated code runs */
 	if (!err) {
 		err = kjit_split_start(&s->split);
+		if (!err) {
+			err = kjit_timing_start(&s->timing);
+			if (err)
+				kjit_split_stop(&s->split);
+		}
 		if (err)
 			kjit_scope_stop(&s->scope);
 	}
@@ -563,6 +570,7 @@ int __kjit_session_detach(struct kjit_session *s)
 	/* no translated code runs: the banks' slots need no more setting
 	 * (the banks stay, for the reports, until the session is freed) */
 	kjit_split_stop(&s->split);
+	kjit_timing_stop(&s->timing);
 	kjit_divert_release(s);
 	for (i = 0; i < s->n_funcs; i++) {
 		kjit_module_unpin(s->funcs[i].mod);

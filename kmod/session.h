@@ -39,6 +39,7 @@
 #include "pcpu.h"
 #include "scope.h"
 #include "split.h"
+#include "timing.h"
 
 /* Why the dispatcher ran code natively instead of translating it. */
 enum kjit_fallback {
@@ -114,6 +115,7 @@ struct kjit_session {
 	bool attached;
 	bool deep;  /* follow calls (deep.h) */
 	bool count; /* instrument: not KJIT_ATTACH_NO_COUNT */
+	bool timed; /* KJIT_ATTACH_TIME: time per function (timing.h) */
 	bool pcpu;  /* block counters in per-CPU memory (pcpu.h);
 		       else `lock incq` in each CPU's data
 		       region (kjit.lock_counters, or no
@@ -141,6 +143,7 @@ struct kjit_session {
 	u32 scope_req;		    /* KJIT_SCOPE_* asked for (kjit_attach) */
 	struct kjit_scope scope;    /* who is counted (scope.h) */
 	struct kjit_split split;    /* counts by process, if split (split.h) */
+	struct kjit_timing timing;  /* time per function, if timed (timing.h) */
 	atomic64_t patched;	    /* int3 Kprobes armed in translated code */
 	unsigned long patched_addr; /* the first one's address */
 	struct kjit_cpu **cpu;	    /* [nr_cpu_ids] */

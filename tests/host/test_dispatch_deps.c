@@ -140,6 +140,12 @@ static const struct {
     {"split_on_switch", "the sched_switch tracepoint (split.c)"},
     {"split_on_exec", "the sched_process_exec tracepoint (split.c)"},
     {"split_point_here", "on_each_cpu()'s callback at attach (split.c)"},
+    {"time_find_switch", "for_each_kernel_tracepoint() at load (timing.c)"},
+    {"time_on_switch", "the sched_switch tracepoint (timing.c)"},
+    {"time_forget_cur", "on_each_cpu()'s callback at attach and detach "
+			"(timing.c)"},
+    {"time_zero_here", "on_each_cpu()'s callback in the RESET ioctl "
+		       "(timing.c)"},
 };
 
 /* Module variables holding a gate to a kernel function (kmod/ksyms.c,
