@@ -306,7 +306,7 @@ int main(void)
 	expect(
 	    "help_sub", "help record", 0,
 	    "usage: kjit record [-a | -p PID,... | -C CPU,...] [--count-kjit] "
-	    "[-v] [--best-effort] [--deep [--oracle]] [SPLIT] [LIMITS] -f "
+	    "[-v] [--best-effort] [--deep [--oracle]] [--time] [SPLIT] [LIMITS] -f "
 	    "FUNC... [-o FILE] [--force] -- COMMAND");
 	expect("help_flag", "report --help", 0, "--sort count|addr|func");
 	expect("list_module_absent", "list 'nomod:*'", 1,
@@ -322,11 +322,15 @@ int main(void)
 	check("help_no_internal", !strstr(out, "  decode "), out);
 	expect("help_internal", "help decode", 0, "usage: kjit decode");
 	expect("help_no_depth", "help attach", 0,
-	       "[--deep] [SPLIT] [LIMITS] FUNC...");
+	       "[--deep] [--time] [SPLIT] [LIMITS] FUNC...");
 	expect("split_max_alone", "attach --split-max 4 vfs_read", 2,
 	       "--split-max and --split-blocks go with --split");
 	expect("split_no_count", "attach --split --no-count vfs_read", 2,
 	       "--split counts by process: not with --no-count");
+	expect("time_no_count", "attach --time --no-count vfs_read",
+	       2, "--time times the counted code: not with --no-count");
+	expect("report_time_untimed", "report -i " FX("a") " --time", 1,
+	       "--time needs a timed session: attach or record with --time");
 	expect("split_max_range", "attach --split --split-max 5000 vfs_read", 2,
 	       "bad number for");
 	expect("sort_pid_not_split", "report -i " FX("a") " --sort pid", 1,

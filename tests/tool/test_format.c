@@ -14,6 +14,8 @@
 #include "tools/report/native.h"
 #include "tools/report/by_part.h"
 #include "tools/session/split.h"
+#include "tools/session/timing.h"
+#include "tools/report/time_report.h"
 #include "check.h"
 
 static struct sess_func funcs[2] = {
@@ -631,6 +633,68 @@ static void split_parts(void)
 	session_free(&b);
 }
 
+/* A timed session (tools/session/timing.h) through kjit.data and report
+ * --time: two functions at 1 GHz (a cycle a ns), the heavier exclusive
+ * first; p50 and p99 are the bounds of the buckets the share's call (the
+ * ceiling) falls in: of 10 calls, the 5th and the 10th. */
+static void time_parts(void)
+{
+	static struct sess_tfunc tf[2] = {
+	    {0, 10, 5000, 3000, 4000, {0}}, {1, 2, 2000, 2000, 1000, {0}}};
+	struct sess_time t = {1000000, 3, 1, 1024, 2, 2, tf, 2}, *u;
+	struct session s, b;
+	struct capture c;
+	char why[128], *text;
+	FILE *f;
+	int rc;
+
+	tf[0].hist[10] = 5, tf[0].hist[11] = 4, tf[0].hist[13] = 1;
+	tf[1].hist[11] = 2;
+	make(&s);
+	s.timing = &t;
+	datafile_write(&s, capture_begin(&c));
+	text = strdup(capture_end(&c));
+	free(c.buf);
+	check("time_lines",
+	      strstr(text, "\ntiming 1000000 3 1 1024 2 2\n"
+			   "tfunc 0 10 5000 3000 4000\n") &&
+		  strstr(text, "\nthist 0 13 1\n"),
+	      text);
+	f = fmemopen(text, strlen(text), "r");
+	rc = datafile_read(&b, f, why, sizeof(why));
+	fclose(f);
+	u = rc ? NULL : b.timing;
+	check("time_roundtrip",
+	      u && u->tsc_khz == 1000000 && u->untimed == 3 && u->lost == 1 &&
+		  u->n == 2 && u->f[0].calls == 10 && u->f[0].virt == 4000 &&
+		  u->f[0].hist[11] == 4 && u->f[1].func == 1 &&
+		  u->f[1].hist[11] == 2,
+	      rc ? why : text);
+	free(text);
+	if (!u)
+		return;
+	check("time_quantiles",
+	      timing_quantile(&u->f[0], 0.5) == 1024 &&
+		  timing_quantile(&u->f[0], 0.99) == 8192 &&
+		  timing_quantile(&u->f[0], 0.9) == 2048,
+	      "p50 1024, p90 2048, p99 8192 of 5/4/1 calls in buckets 10/11/13");
+	time_report_print(&b, FMT_CSV, capture_begin(&c));
+	check("time_csv",
+	      !strcmp(capture_end(&c),
+		      "function,calls,incl_cycles,excl_cycles,virt_cycles,"
+		      "incl_ns,excl_ns,virt_ns,p50_ns,p99_ns\n"
+		      "vfs_read,10,5000,3000,4000,5000,3000,4000,1024,8192\n"
+		      "ksys,read,2,2000,2000,1000,2000,2000,1000,2048,2048\n"),
+	      c.buf);
+	free(c.buf);
+	session_free(&b);
+	make(&s);
+	rc = time_report_print(&s, FMT_CSV, capture_begin(&c));
+	capture_end(&c);
+	check("time_untimed", rc == 1 && !*c.buf, c.buf);
+	free(c.buf);
+}
+
 int main(void)
 {
 	struct session s;
@@ -644,6 +708,7 @@ int main(void)
 	holders();
 	left_cache();
 	split_parts();
+	time_parts();
 	bad_file("data_foreign", "hello\n", "not a kjit data file");
 	bad_file("data_future", "kjit-data 9\nend\n", "version 9");
 	bad_file("data_bad_block", "kjit-data 1\nblock 0x1 0 1 1 1 1\nend\n",

@@ -202,7 +202,7 @@ int cmd_record(int argc, char **argv)
 	if (args_parse(argc, argv,
 		       ARG_BEST_EFFORT | ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT |
 			   ARG_COMMAND | ARG_LIMITS | ARG_ORACLE | ARG_SCOPE |
-			   ARG_SPLIT,
+			   ARG_SPLIT | ARG_TIME,
 		       "record", &a, stderr))
 		return 2;
 	path = a.output ? a.output : "kjit.data";

@@ -23,6 +23,7 @@
 #include "tools/session/datafile.h"
 #include "tools/session/merge.h"
 #include "tools/report/by_part.h"
+#include "tools/report/time_report.h"
 #include "tools/report/debuginfo.h"
 #include "tools/kernel/device.h"
 #include "tools/report/format.h"
@@ -43,7 +44,7 @@ int cmd_attach(int argc, char **argv)
 	int fd, rc;
 
 	if (args_parse(argc, argv,
-		       ARG_BEST_EFFORT | ARG_NO_COUNT | ARG_DEEP | ARG_LIMITS | ARG_SPLIT |
+		       ARG_BEST_EFFORT | ARG_NO_COUNT | ARG_DEEP | ARG_LIMITS | ARG_SPLIT | ARG_TIME |
 			   ARG_SCOPE,
 		       "attach", &a, stderr))
 		return 2;
@@ -161,6 +162,7 @@ struct report_args {
 	char inputs[512]; /* "A + B + ...": the header's source */
 	int live, lcov;
 	int by; /* --sort pid|comm|cpu: by_part.h's + 1; 0: the blocks */
+	int time; /* --time: time per function (time_report.h) */
 	const char *dbg[DEBUGINFO_MAX];
 	int n_dbg;
 };
@@ -205,6 +207,8 @@ static int parse_report(int argc, char **argv, struct report_args *r)
 			r->live = 1;
 		else if (!strcmp(a, "--uncovered"))
 			r->o.uncovered = 1;
+		else if (!strcmp(a, "--time"))
+			r->time = 1;
 		else if (!strcmp(a, "--lcov"))
 			r->lcov = 1;
 		else if (!strcmp(a, "--debuginfo") && v &&
@@ -407,6 +411,12 @@ int cmd_report(int argc, char **argv)
 		say("%s\n", di.why);
 		session_free(&s);
 		return 1;
+	}
+	if (r.time) {
+		rc = time_report_print(&s, r.o.fmt, stdout);
+		debuginfo_close(&di);
+		session_free(&s);
+		return rc;
 	}
 	if (r.by) {
 		rc = by_part_print(&s, (enum by_part)(r.by - 1), r.o.fmt,

@@ -48,7 +48,8 @@ static const struct subcommand subcommands[] = {
      "outgoing edges.\n"},
     {"attach", cmd_attach,
      "attach [-a | -p PID,... | -C CPU,...] [--count-kjit] [-v] "
-     "[--best-effort] [--no-count] [--deep] [SPLIT] [LIMITS] FUNC...",
+     "[--best-effort] [--no-count] [--deep] [--time] [SPLIT] [LIMITS] "
+     "FUNC...",
      "divert FUNCs into the code cache and count their blocks",
      "FUNC is name, module:name, name+0xOFF (OFF must be 0),\n"
      "0xADDRESS, or a pattern as list takes it ('vfs_*', 'ext4:*'):\n"
@@ -77,6 +78,10 @@ static const struct subcommand subcommands[] = {
      "--split-max N (default 30) share \"[other]\"; the first\n"
      "--split-blocks N distinct blocks (default 4096, at most 16384)\n"
      "are split, later ones counted whole (reports say how many).\n"
+     "--time also times every call of the functions (and, with --deep,\n"
+     "of each callee followed): calls, inclusive, exclusive (less the\n"
+     "timed callees) and virtual time (less the time switched out),\n"
+     "and a log2 histogram, in TSC cycles (report --time).\n"
      "LIMITS: --deep-max N (callees a deep session follows), --cache-kb\n"
      "N (code cache per CPU), --max-blocks N (blocks per CPU); 0 or\n"
      "absent: the module's defaults. What a full table left native is\n"
@@ -86,7 +91,8 @@ static const struct subcommand subcommands[] = {
     {"record", cmd_record,
      "record [-a | -p PID,... | -C CPU,...] [--count-kjit] [-v] "
      "[--best-effort] "
-     "[--deep [--oracle]] [SPLIT] [LIMITS] -f FUNC... [-o FILE] [--force] "
+     "[--deep [--oracle]] [--time] [SPLIT] [LIMITS] -f FUNC... [-o FILE] "
+     "[--force] "
      "-- "
      "COMMAND [ARGS...]",
      "attach, run COMMAND, detach, save the results (kjit.data)",
@@ -107,7 +113,8 @@ static const struct subcommand subcommands[] = {
      "kjit's own processes are left out unless --count-kjit.\n"
      "Reports name the scope. --best-effort and -v as for attach\n"
      "(record -f '*' on 6.1: its first 8192, the rest said); SPLIT as\n"
-     "for attach (the file keeps every process's counts).\n"
+     "for attach (the file keeps every process's counts); --time as\n"
+     "for attach (the file keeps the times).\n"
      "--oracle (with --deep) first runs COMMAND once under ftrace's\n"
      "function_graph tracer with set_graph_function = the FUNCs, and\n"
      "stores the functions it saw under them; report then prints how\n"
@@ -117,7 +124,7 @@ static const struct subcommand subcommands[] = {
     {"report", cmd_report,
      "report [-i FILE... | --live] [--sort count|addr|func|pid|comm|cpu] "
      "[--top N] "
-     "[--uncovered] [--json|--csv|--lcov] [--debuginfo PATH]...",
+     "[--uncovered] [--time] [--json|--csv|--lcov] [--debuginfo PATH]...",
      "per-function and per-block counts, coverage, hottest blocks, lines",
      "Reads -i FILE (several -i: their counts summed block by block,\n"
      "recordings of one kernel only, other boots too); else an attached\n"
@@ -131,6 +138,10 @@ static const struct subcommand subcommands[] = {
      "--split): each function's calls and block executions by process,\n"
      "by command name (processes summed) or by CPU, heaviest first;\n"
      "text, --json or --csv.\n"
+     "--time (a session attached or recorded with --time): each timed\n"
+     "function's calls, inclusive, exclusive and virtual time, mean,\n"
+     "p50 and p99 (histogram bounds), by exclusive time; text, --json\n"
+     "or --csv (cycles and ns).\n"
      "--top N keeps N blocks and disassembles them (only while the\n"
      "recording kernel runs). --json and --csv are for programs\n"
      "(schemas in docs/usage.md; they exclude each other). A file\n"

@@ -146,6 +146,8 @@ static int option(struct parser *p, struct args *a)
 		a->no_count = 1;
 	else if (!strcmp(o, "--split") && (al & ARG_SPLIT))
 		a->split = 1;
+	else if (!strcmp(o, "--time") && (al & ARG_TIME))
+		a->time = 1;
 	else if (!strcmp(o, "--split-max") && (al & ARG_SPLIT))
 		return number_in(p, o, 1, KJIT_SPLIT_BANKS_MAX - 2,
 				 &a->split_max);
@@ -184,6 +186,10 @@ static int check(struct parser *p, struct args *a)
 		return bad(p, "--deep-max only makes sense with --deep", NULL);
 	if ((a->split_max || a->split_blocks) && !a->split)
 		return bad(p, "--split-max and --split-blocks go with --split",
+			   NULL);
+	if (a->time && a->no_count)
+		return bad(p, "--time times the counted code: not with "
+			      "--no-count",
 			   NULL);
 	if (a->split && a->no_count)
 		return bad(p, "--split counts by process: not with --no-count",

@@ -43,6 +43,7 @@
 /* --split [--split-max N] [--split-blocks N]: counts by process
  * (default: KJIT_SPLIT_BANKS - 2 processes, 4096 blocks) */
 #define ARG_SPLIT (1u << 11)
+#define ARG_TIME  (1u << 12) /* --time: time per function */
 
 struct args {
 	const char **funcs; /* FUNC words (patterns unexpanded), into argv */
@@ -55,6 +56,7 @@ struct args {
 	int split_max;	  /* --split-max N: processes with banks of their
 			   * own (0: the module's default) */
 	int split_blocks; /* --split-blocks N: blocks split (0: 4096) */
+	int time;	  /* --time: KJIT_ATTACH_TIME */
 	int all;		 /* -a: system-wide */
 	int count_kjit;		 /* --count-kjit: KJIT_SCOPE_KJIT */
 	unsigned int scope;	 /* KJIT_SCOPE_*: -p (TASKS), -C (CPUS), or

@@ -72,6 +72,8 @@ static unsigned int attach_flags(const struct args *a)
 		f |= KJIT_ATTACH_NO_COUNT;
 	if (a->split)
 		f |= KJIT_ATTACH_SPLIT;
+	if (a->time)
+		f |= KJIT_ATTACH_TIME;
 	return f;
 }
 
@@ -114,6 +116,12 @@ static void explain_failure(int err, const struct args *a, const char *who)
 			"kjit %s: nothing attached: not enough memory for "
 			"the session's tables (--cache-kb, --max-blocks and "
 			"--deep-max set their size)\n",
+			who);
+	else if (err == EOPNOTSUPP && a->time)
+		fprintf(stderr,
+			"kjit %s: nothing attached: kjit.ko cannot time this "
+			"session (no sched_switch tracepoint, or the kernel "
+			"found its TSC unstable; dmesg says which)\n",
 			who);
 	else if (err == EOPNOTSUPP && a->split)
 		fprintf(stderr,

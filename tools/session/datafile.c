@@ -9,6 +9,7 @@
 #include "tools/report/names.h"
 #include "oracle.h"
 #include "split.h"
+#include "timing.h"
 
 struct stat_key {
 	const char *key;
@@ -184,6 +185,7 @@ int datafile_write(const struct session *s, FILE *f)
 	if (s->oracle)
 		oracle_write(s->oracle, f);
 	split_write(s->split, f);
+	timing_write(s->timing, f);
 	fprintf(f, "end\n");
 	return ferror(f) ? -1 : 0;
 }
@@ -405,6 +407,12 @@ static int read_line(struct session *s, char *line, unsigned int *cap)
 	if (!strcmp(line, "end"))
 		return 1;
 	switch (split_parse_line(line, &s->split)) {
+	case 0:
+		return 0;
+	case -1:
+		return -1;
+	}
+	switch (timing_parse_line(line, &s->timing)) {
 	case 0:
 		return 0;
 	case -1:

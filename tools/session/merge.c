@@ -506,6 +506,13 @@ int session_merge(struct session *into, struct session *add, char *why,
 			 into->oracle ? "the first file was" : "it was");
 		goto out;
 	}
+	if (into->timing || add->timing) {
+		snprintf(why, why_size,
+			 "%s recorded with --time: its times are read one "
+			 "file at a time",
+			 into->timing ? "the first file was" : "it was");
+		goto out;
+	}
 	if (into->split || add->split) {
 		snprintf(why, why_size,
 			 "%s recorded with --split: its processes are read "

@@ -17,6 +17,7 @@
 #include "tools/report/names.h"
 #include "oracle.h"
 #include "split.h"
+#include "timing.h"
 #include "tools/report/progress.h"
 #include "session.h"
 #include "tools/report/buildid.h"
@@ -191,6 +192,8 @@ int session_read_device(struct session *s, int fd)
 		err = read_stats(s, fd);
 	if (!err)
 		err = split_read_device(fd, &s->split);
+	if (!err)
+		err = timing_read_device(fd, s->n_funcs, &s->timing);
 	if (err) {
 		session_free(s);
 		return err;
@@ -220,6 +223,8 @@ void session_free(struct session *s)
 	s->oracle = NULL;
 	split_free(s->split);
 	s->split = NULL;
+	timing_free(s->timing);
+	s->timing = NULL;
 	s->funcs = NULL;
 	s->blocks = NULL;
 	s->n_funcs = s->n_blocks = 0;

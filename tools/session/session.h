@@ -81,6 +81,7 @@ struct sess_stats {
 
 struct oracle;
 struct sess_split;
+struct sess_time;
 
 struct session {
 	char kernel[128], boot_id[64], time[32], command[1024];
@@ -106,6 +107,8 @@ struct session {
 	struct oracle *oracle; /* record --oracle's set (oracle.h), or NULL */
 	struct sess_split *split; /* counts by process and CPU, if the
 				   * session was split (split.h), or NULL */
+	struct sess_time *timing; /* time per function, if the session was
+				 * timed (timing.h), or NULL */
 	/* with the stored code (codeenv.h): symbols its branches reach and
 	 * the static-key sites in it, {code, target}; both sorted */
 	struct sess_sym *syms;

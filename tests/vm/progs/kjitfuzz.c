@@ -75,6 +75,8 @@ enum kind {
 	K_RESET,
 	K_OWN,
 	K_SELF,
+	K_SPLIT,
+	K_TIME,
 	K_FOREIGN,
 	N_KINDS
 };
@@ -107,6 +109,14 @@ static const struct {
     [K_RESET] = {"reset", KJIT_IOC_RESET, 6, {ENOENT}},
     [K_OWN] = {"own", KJIT_IOC_OWN, 2, {ENOENT}},
     [K_SELF] = {"self", KJIT_IOC_SELF, 2, {ENOSPC}},
+    [K_SPLIT] = {"split",
+		 KJIT_IOC_SPLIT,
+		 6,
+		 {ENOENT, EOPNOTSUPP, EINVAL, EFAULT, ENOMEM}},
+    [K_TIME] = {"time",
+		KJIT_IOC_TIME,
+		6,
+		{ENOENT, EOPNOTSUPP, EINVAL, EFAULT, ENOMEM}},
     [K_FOREIGN] = {"foreign", 0, 14, {ENOTTY}},
 };
 
@@ -816,11 +826,14 @@ static uint32_t pick_flags(void)
 			       KJIT_ATTACH_NO_COUNT,
 			       KJIT_ATTACH_DEEP | KJIT_ATTACH_NO_COUNT,
 			       KJIT_ATTACH_SPLIT,
-			       KJIT_ATTACH_DEEP | KJIT_ATTACH_SPLIT};
+			       KJIT_ATTACH_DEEP | KJIT_ATTACH_SPLIT,
+			       KJIT_ATTACH_TIME,
+			       KJIT_ATTACH_DEEP | KJIT_ATTACH_TIME |
+				   KJIT_ATTACH_SPLIT};
 
 	if (chance(88))
-		return ok[rnd(8)];
-	return (uint32_t)rnd64() | 16u << rnd(28); /* an unknown bit at least */
+		return ok[rnd(10)];
+	return (uint32_t)rnd64() | 32u << rnd(27); /* an unknown bit at least */
 }
 
 /* A limit of KJIT_IOC_ATTACH (ABI 5): mostly 0 (the default), else a
@@ -1107,6 +1120,63 @@ static void fuzz_stats(void)
 		    st.ncpus, st.attached, st.deep, st.n_funcs, st.deep_funcs);
 }
 
+/* KJIT_IOC_SPLIT: any bank or CPU, any room; what comes back must hold
+ * together (written within max and total, banks used within banks). */
+static void fuzz_split(void)
+{
+	struct call c = {.kind = K_SPLIT, .cmd = KJIT_IOC_SPLIT};
+	uint32_t cap = OUT_ROOM / sizeof(struct kjit_split_count);
+	struct kjit_split_read r;
+	struct obj req, out;
+
+	memset(&r, 0xa5, sizeof(r));
+	r.size = pick_size(sizeof(r));
+	r.bank = chance(60)   ? (uint32_t)rnd(40)
+		 : chance(50) ? KJIT_SPLIT_CPU | (uint32_t)rnd(4)
+			      : (uint32_t)rnd64();
+	r.max = pick_max(cap);
+	place(&out, OUT_OFF, NULL,
+	      (r.max < cap ? r.max : cap) * sizeof(struct kjit_split_count));
+	r.buf = out.addr;
+	place(&req, 0, &r, sizeof(r));
+	describe(&c, "size=%u bank=%#x max=%u req=%s buf=%s", r.size, r.bank,
+		 r.max, ptr_names[req.kind], ptr_names[out.kind]);
+	if (issue(&c, req.addr) || !req.view)
+		return;
+	memcpy(&r, req.view, sizeof(r));
+	if (r.written > r.max || r.written > r.total || r.used > r.n_banks ||
+	    !memchr(r.comm, 0, sizeof(r.comm)))
+		bad(&c, "written %u max %u total %u used %u banks %u", r.written,
+		    r.max, r.total, r.used, r.n_banks);
+}
+
+/* KJIT_IOC_TIME: any first id, any room. */
+static void fuzz_time(void)
+{
+	struct call c = {.kind = K_TIME, .cmd = KJIT_IOC_TIME};
+	uint32_t cap = OUT_ROOM / sizeof(struct kjit_time_func);
+	struct kjit_time_read r;
+	struct obj req, out;
+
+	memset(&r, 0xa5, sizeof(r));
+	r.size = pick_size(sizeof(r));
+	r.first = chance(70) ? (uint32_t)rnd(64) : (uint32_t)rnd64();
+	r.max = pick_max(cap);
+	place(&out, OUT_OFF, NULL,
+	      (r.max < cap ? r.max : cap) * sizeof(struct kjit_time_func));
+	r.buf = out.addr;
+	place(&req, 0, &r, sizeof(r));
+	describe(&c, "size=%u first=%u max=%u req=%s buf=%s", r.size, r.first,
+		 r.max, ptr_names[req.kind], ptr_names[out.kind]);
+	if (issue(&c, req.addr) || !req.view)
+		return;
+	memcpy(&r, req.view, sizeof(r));
+	if (r.written > r.max || (r.next > r.max_fid && r.next != r.first) ||
+	    r.recs_used > r.recs)
+		bad(&c, "written %u max %u next %u max_fid %u recs %u/%u",
+		    r.written, r.max, r.next, r.max_fid, r.recs_used, r.recs);
+}
+
 static int is_kjit_cmd(unsigned int cmd)
 {
 	int k;
@@ -1171,6 +1241,7 @@ static void (*const fuzz_fns[N_KINDS])(void) = {
     [K_BLOCKS] = fuzz_blocks,	[K_FUNCS] = fuzz_funcs,
     [K_STATS] = fuzz_stats,	[K_RESET] = fuzz_reset,
     [K_OWN] = fuzz_own,		[K_SELF] = fuzz_self,
+    [K_SPLIT] = fuzz_split,	[K_TIME] = fuzz_time,
     [K_FOREIGN] = fuzz_foreign,
 };
 
