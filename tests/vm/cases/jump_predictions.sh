@@ -55,6 +55,13 @@ for cand in "lseek __x64_sys_lseek __se_sys_lseek" \
 	seen="$seen $o $h,"
 	[ "$h" -ge $N ] && { op=$o entry=$e; break; }
 done
+# the KCSAN kernel's listed paths take no indirect jmp at all (0 hits for
+# both, a property of that build, seen in its whole-suite run): nothing to
+# predict there, the case cannot apply; on any other kernel no such call
+# is a failure
+if [ -z "$op" ] && grep -q ' __tsan_read8$' /proc/kallsyms; then
+	skip "KCSAN kernel: no system call of the list takes an indirect jmp (lookup-table hits for $N calls with predict_jumps=0:${seen%,})"
+fi
 [ -n "$op" ] || fail "no system call of the list takes an indirect jmp on this kernel (lookup-table hits for $N calls with predict_jumps=0:${seen%,})"
 h0=$h p0=$p
 [ "$c" -lt $((N / 4)) ] || fail "predict_jumps=0: $c C dispatcher entries for $N warm ${op}s"
