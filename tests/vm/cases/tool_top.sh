@@ -59,7 +59,7 @@ while kill -0 $top 2> /dev/null; do
 	[ $i -le 100 ] || { kill $top; fail "top went on after the detach"; }
 	sleep 0.1
 done
-wait $top || fail "top exited $? after the detach"
+wait $top || fail "top exited $? after the detach: $(cat /tmp/t.err)"
 grep -q 'kjit top: the session was detached' /tmp/t.err || fail "no word of the detach: $(cat /tmp/t.err)"
 kjit top -n 1 > /dev/null 2> /tmp/t.err && fail "top of a detached session must fail"
 grep -q 'kjit top: the session is detached' /tmp/t.err || fail "wrong refusal: $(cat /tmp/t.err)"
