@@ -76,6 +76,8 @@ static long kjit_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return kjit_ioctl_split(uarg);
 	case KJIT_IOC_TIME:
 		return kjit_ioctl_time(uarg);
+	case KJIT_IOC_TPATHS:
+		return kjit_ioctl_tpaths(uarg);
 	default:
 		return -ENOTTY;
 	}

@@ -10,6 +10,7 @@
  *    attach state change only under kjit_mutex.
  *  - Process context; handlers sleep.
  */
+#include <linux/log2.h>
 #include <linux/delay.h>
 #include <linux/kallsyms.h>
 #include <linux/slab.h>
@@ -225,6 +226,10 @@ MODULE_PARM_DESC(time_max, "functions a timed session times at most (4096)");
 static unsigned int time_tasks = 1024;
 module_param(time_tasks, uint, 0444);
 MODULE_PARM_DESC(time_tasks, "tasks a timed session times at most (1024)");
+static unsigned int time_paths = 16384;
+module_param(time_paths, uint, 0444);
+MODULE_PARM_DESC(time_paths, "call paths a timed session keeps apart at most "
+			     "(16384, a power of two)");
 
 static int prepare_timing(struct kjit_session *s,
 			  const struct kjit_attach *req)
@@ -234,8 +239,10 @@ static int prepare_timing(struct kjit_session *s,
 
 	if (!(req->flags & KJIT_ATTACH_TIME))
 		return 0;
-	err = kjit_timing_prepare(&s->timing, clamp(time_tasks, 1u, 65536u),
-				  min(n, clamp(time_max, 1u, 1u << 20)));
+	err = kjit_timing_prepare(
+	    &s->timing, clamp(time_tasks, 1u, 65536u),
+	    min(n, clamp(time_max, 1u, 1u << 20)),
+	    roundup_pow_of_two(clamp(time_paths, 16u, 1u << 22)));
 	if (!err)
 		s->mem_bytes += s->timing.bytes;
 	return err;

@@ -15,6 +15,7 @@ long kjit_ioctl_stats(void __user *uarg);
 long kjit_ioctl_reset(void);
 long kjit_ioctl_split(void __user *uarg);
 long kjit_ioctl_time(void __user *uarg);
+long kjit_ioctl_tpaths(void __user *uarg);
 long kjit_ioctl_own(struct file *file);
 /* /dev/kjit's @file is closed for the last time: if it owns the attached
  * session (KJIT_IOC_OWN), detach it. Process context. */

@@ -427,4 +427,33 @@ struct kjit_time_read {
 };
 #define KJIT_IOC_TIME _IOWR(KJIT_IOC_MAGIC, 0x0b, struct kjit_time_read)
 
+/*
+ * KJIT_IOC_TPATHS (ABI 15): a timed session's call paths, the calling
+ * context tree its calls made: node ids from first on, as many as fit,
+ * each with its caller's node (KJIT_TPATH_NONE: a root call), its
+ * function id, and its calls and TSC cycles summed over CPUs since the
+ * last reset (every node claimed, so that each node's chain of callers is
+ * there, whether it returned yet or not). A call whose path
+ * found no room is timed per function only (full). Errors as
+ * KJIT_IOC_TIME's.
+ */
+#define KJIT_TPATH_NONE 0xffffffffu
+struct kjit_tpath_info {
+	__u32 node, parent, fid, pad;
+	__u64 calls, incl, excl;
+};
+struct kjit_tpath_read {
+	__u32 size;
+	__u32 first;   /* in: the first node to look at */
+	__u32 max;     /* in: room in buf */
+	__u32 written; /* out: entries */
+	__u64 buf;     /* in: user pointer, max struct kjit_tpath_info */
+	__u32 next;    /* out: the node to go on from (n_paths: done) */
+	__u32 n_paths; /* out: room for nodes ... */
+	__u32 used;    /* ... and nodes claimed */
+	__u32 pad;
+	__u64 full;    /* out: calls whose path found no node */
+};
+#define KJIT_IOC_TPATHS _IOWR(KJIT_IOC_MAGIC, 0x0c, struct kjit_tpath_read)
+
 #endif /* KJIT_IOCTL_H */

@@ -538,3 +538,61 @@ long kjit_ioctl_time(void __user *uarg)
 	kvfree(out);
 	return err;
 }
+
+/* KJIT_IOC_TPATHS: the claimed call paths from r->first on. */
+long kjit_ioctl_tpaths(void __user *uarg)
+{
+	struct kjit_tpath_info *out = NULL;
+	struct kjit_tpath_read r;
+	struct kjit_session *s;
+	struct kjit_tpstat st;
+	long err = 0;
+	u32 max, n;
+	u64 key;
+
+	if (copy_from_user(&r, uarg, sizeof(r)))
+		return -EFAULT;
+	if (r.size != sizeof(r))
+		return -EINVAL;
+	max = min_t(u32, r.max, 16384);
+	if (max) {
+		out = kvcalloc(max, sizeof(*out), GFP_KERNEL);
+		if (!out)
+			return -ENOMEM;
+	}
+	mutex_lock(&kjit_mutex);
+	s = __kjit_current();
+	if (!s)
+		err = -ENOENT;
+	else if (!s->timing.n_recs)
+		err = -EOPNOTSUPP;
+	if (!err) {
+		r.written = 0;
+		for (n = r.first; n < s->timing.n_paths && r.written < max;
+		     n++) {
+			key = kjit_timing_path(&s->timing, n, &st);
+			if (!key) /* free; one still open is kept: a chain */
+				continue;
+			out[r.written] = (struct kjit_tpath_info){
+			    .node = n,
+			    .parent = (u32)(key >> 32) - 1,
+			    .fid = (u32)key - 1,
+			    .calls = st.calls,
+			    .incl = st.incl,
+			    .excl = st.excl,
+			};
+			r.written++;
+		}
+		r.next = n;
+		r.n_paths = s->timing.n_paths;
+		r.used = atomic_read(&s->timing.paths_used);
+		r.full = atomic64_read(&s->timing.paths_full);
+	}
+	mutex_unlock(&kjit_mutex);
+	if (!err && ((r.written && copy_to_user(u64_to_user_ptr(r.buf), out,
+						 r.written * sizeof(*out))) ||
+		     copy_to_user(uarg, &r, sizeof(r))))
+		err = -EFAULT;
+	kvfree(out);
+	return err;
+}

@@ -105,10 +105,41 @@ static void rec_release(struct kjit_timing *tm, struct kjit_trec *r)
 	atomic_dec(&tm->recs_used);
 }
 
+/* The node of the call path (@parent's node, @fid), claimed if new;
+ * KJIT_TPATH_NONE when its probes find no room (counted). */
+static u32 path_of(struct kjit_timing *tm, u32 parent, u32 fid)
+{
+	/* a root call's parent part: KJIT_TPATH_NONE + 1, 0 */
+	u64 key = ((u64)(u32)(parent + 1) << 32) | (fid + 1), k;
+	u32 mask = tm->n_paths - 1, i = hash_64(key, 32) & mask, n;
+
+	for (n = 0; n < PROBES && n < tm->n_paths; n++, i = (i + 1) & mask) {
+		k = READ_ONCE(tm->pkey[i]);
+		if (k == key)
+			return i;
+		if (!k && cmpxchg(&tm->pkey[i], 0, key) == 0) {
+			atomic_inc(&tm->paths_used);
+			return i;
+		}
+		if (READ_ONCE(tm->pkey[i]) == key) /* another CPU's, just now */
+			return i;
+	}
+	atomic64_inc(&tm->paths_full);
+	return KJIT_TPATH_NONE;
+}
+
 /* This CPU's stats (preemption off). */
 static struct kjit_tstat *here(const struct kjit_timing *tm)
 {
 	return tm->stat[raw_smp_processor_id()];
+}
+
+/* This CPU's stats and paths' zeroed (a reset). */
+static void zero_cpu(struct kjit_timing *t)
+{
+	memset(here(t), 0, t->max_fid * sizeof(struct kjit_tstat));
+	memset(t->pstat[raw_smp_processor_id()], 0,
+	       t->n_paths * sizeof(struct kjit_tpstat));
 }
 
 /* Close the open call on top of @r at @at: its time into this CPU's
@@ -124,6 +155,14 @@ static void close_top(struct kjit_timing *tm, struct kjit_trec *r, u64 at)
 	st->excl += dt > f->child ? dt - f->child : 0;
 	st->virt += dt > off ? dt - off : 0;
 	st->hist[min_t(u32, dt ? ilog2(dt) + 1 : 0, KJIT_TIME_BUCKETS - 1)]++;
+	if (f->node != KJIT_TPATH_NONE) {
+		struct kjit_tpstat *ps =
+		    tm->pstat[raw_smp_processor_id()] + f->node;
+
+		ps->calls++;
+		ps->incl += dt;
+		ps->excl += dt > f->child ? dt - f->child : 0;
+	}
 	if (r->depth)
 		r->f[r->depth - 1].child += dt;
 }
@@ -198,7 +237,7 @@ static struct kjit_timing *begin(void)
 static void end(struct kjit_timing *tm)
 {
 	if (tm && this_cpu_read(kjit_tzero)) {
-		memset(here(tm), 0, tm->max_fid * sizeof(struct kjit_tstat));
+		zero_cpu(tm);
 		this_cpu_write(kjit_tzero, 0);
 	}
 	this_cpu_dec(kjit_tbusy);
@@ -209,6 +248,7 @@ void notrace kjit_time_enter(u32 fid, u64 rsp)
 {
 	struct kjit_timing *tm;
 	struct kjit_trec *r;
+	u32 node;
 
 	if (in_nmi())
 		return;
@@ -228,7 +268,12 @@ void notrace kjit_time_enter(u32 fid, u64 rsp)
 		r->depth--;
 		atomic64_inc(&tm->lost);
 	}
-	r->f[r->depth] = (struct kjit_tframe){fid, rsp, now(), r->off, 0};
+	node = r->depth ? r->f[r->depth - 1].node : KJIT_TPATH_NONE;
+	if (!r->depth || node != KJIT_TPATH_NONE)
+		node = path_of(tm, node, fid);
+	else
+		atomic64_inc(&tm->paths_full); /* under a call with no path */
+	r->f[r->depth] = (struct kjit_tframe){fid, node, rsp, now(), r->off, 0};
 	r->depth++;
 out:
 	end(tm);
@@ -297,16 +342,22 @@ static void free_stats(struct kjit_timing *t)
 	if (t->stat)
 		for_each_possible_cpu(cpu)
 			vfree(t->stat[cpu]);
+	if (t->pstat)
+		for_each_possible_cpu(cpu)
+			vfree(t->pstat[cpu]);
 	kfree(t->stat);
+	kfree(t->pstat);
+	vfree(t->pkey);
 	vfree(t->rec);
 }
 
-int kjit_timing_prepare(struct kjit_timing *t, u32 recs, u32 max_fid)
+int kjit_timing_prepare(struct kjit_timing *t, u32 recs, u32 max_fid,
+			u32 paths)
 {
 	int cpu;
 
 	memset(t, 0, sizeof(*t));
-	if (!recs || !max_fid)
+	if (!recs || !max_fid || !is_power_of_2(paths))
 		return -EINVAL;
 	/* the kernel's own judgement of its TSC: a clock whose rate and
 	 * CPUs agree (it would have switched clocksource otherwise) */
@@ -324,18 +375,25 @@ int kjit_timing_prepare(struct kjit_timing *t, u32 recs, u32 max_fid)
 	/* each CPU's stats on its node: vmalloc, as they are larger than
 	 * what the per-CPU allocator gives (PCPU_MIN_UNIT_SIZE) */
 	t->stat = kcalloc(nr_cpu_ids, sizeof(*t->stat), GFP_KERNEL);
-	t->bytes = (recs + 2 * nr_cpu_ids) * sizeof(*t->rec);
+	t->pstat = kcalloc(nr_cpu_ids, sizeof(*t->pstat), GFP_KERNEL);
+	t->pkey = vzalloc(array_size(paths, sizeof(*t->pkey)));
+	t->bytes = (recs + 2 * nr_cpu_ids) * sizeof(*t->rec) +
+		   paths * sizeof(*t->pkey);
 	for_each_possible_cpu(cpu) {
-		if (!t->stat)
+		if (!t->stat || !t->pstat)
 			break;
 		t->stat[cpu] = vzalloc_node(array_size(max_fid, sizeof(**t->stat)),
 					    cpu_to_node(cpu));
-		if (!t->stat[cpu])
+		t->pstat[cpu] = vzalloc_node(
+		    array_size(paths, sizeof(**t->pstat)), cpu_to_node(cpu));
+		if (!t->stat[cpu] || !t->pstat[cpu])
 			goto nomem;
-		t->bytes += max_fid * sizeof(**t->stat);
+		t->bytes += max_fid * sizeof(**t->stat) +
+			    paths * sizeof(**t->pstat);
 	}
-	if (!t->rec || !t->stat)
+	if (!t->rec || !t->stat || !t->pstat || !t->pkey)
 		goto nomem;
+	t->n_paths = paths;
 	t->n_recs = recs;
 	t->max_fid = max_fid;
 	return 0;
@@ -400,6 +458,24 @@ void kjit_timing_read(const struct kjit_timing *t, u32 fid,
 	}
 }
 
+u64 kjit_timing_path(const struct kjit_timing *t, u32 node,
+		     struct kjit_tpstat *out)
+{
+	int cpu;
+
+	memset(out, 0, sizeof(*out));
+	if (node >= t->n_paths)
+		return 0;
+	for_each_possible_cpu(cpu) {
+		const struct kjit_tpstat *s = t->pstat[cpu] + node;
+
+		out->calls += READ_ONCE(s->calls);
+		out->incl += READ_ONCE(s->incl);
+		out->excl += READ_ONCE(s->excl);
+	}
+	return READ_ONCE(t->pkey[node]);
+}
+
 static void time_zero_here(void *data)
 {
 	struct kjit_timing *t = data;
@@ -407,7 +483,7 @@ static void time_zero_here(void *data)
 	if (this_cpu_read(kjit_tbusy)) /* the helper it interrupted does it */
 		this_cpu_write(kjit_tzero, 1);
 	else
-		memset(here(t), 0, t->max_fid * sizeof(struct kjit_tstat));
+		zero_cpu(t);
 }
 
 void kjit_timing_reset(struct kjit_timing *t)
@@ -419,4 +495,5 @@ void kjit_timing_reset(struct kjit_timing *t)
 	on_each_cpu(time_zero_here, t, 1);
 	atomic64_set(&t->untimed, 0);
 	atomic64_set(&t->lost, 0);
+	atomic64_set(&t->paths_full, 0);
 }

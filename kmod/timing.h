@@ -20,6 +20,10 @@
  *                  time (virtual time)
  *     stat[cpu][fid] per CPU: calls, cycles inclusive, exclusive, virtual,
  *                  histogram; summed over CPUs when read
+ *     paths        the calling context tree: a node per (caller's node,
+ *                  fid) seen, claimed with one cmpxchg in an open-addressed
+ *                  table; each open call holds its node, and its time goes
+ *                  to its node's per-CPU stats too (report --folded)
  *
  * A return closes every open call whose stack pointer is at or below its
  * own: its own, and those of functions that tail-called into it (jmp: one
@@ -59,6 +63,7 @@
 
 struct kjit_tframe {
 	u32 fid;
+	u32 node; /* its call path (KJIT_TPATH_NONE: none) */
 	u64 rsp, t0, off0, child;
 };
 
@@ -76,6 +81,11 @@ struct kjit_tstat {
 	u64 hist[KJIT_TIME_BUCKETS];
 };
 
+/* A call path's time (its node: the path of its caller, then a fid). */
+struct kjit_tpstat {
+	u64 calls, incl, excl;
+};
+
 struct kjit_timing {
 	u32 n_recs;	/* 0: the session is not timed */
 	u32 max_fid;	/* functions timed: fids below it */
@@ -85,16 +95,25 @@ struct kjit_timing {
 	atomic_t recs_used; /* records claimed */
 	atomic64_t untimed; /* calls not timed: no record, too deep, fid */
 	atomic64_t lost;    /* calls left open (their return native) */
+	/* call paths: node n's key is (its caller's node + 1) << 32 | (fid
+	 * + 1), 0 while free, claimed with one cmpxchg; its time per CPU */
+	u32 n_paths;
+	u64 *pkey;
+	struct kjit_tpstat **pstat; /* [cpu][n_paths] */
+	atomic_t paths_used;
+	atomic64_t paths_full; /* calls whose path found no node */
 	bool probing;
 	size_t bytes;
 };
 
 /* Module init: find the sched_switch tracepoint. */
 void kjit_timing_init(void);
-/* A pool of @recs task records and stats for @max_fid functions: 0,
+/* A pool of @recs task records, stats for @max_fid functions and room
+ * for @paths call paths: 0,
  * -EOPNOTSUPP (no tracepoint, no TSC or one the kernel
  * marked unstable; said in the log), -ENOMEM. Process context. */
-int kjit_timing_prepare(struct kjit_timing *t, u32 recs, u32 max_fid);
+int kjit_timing_prepare(struct kjit_timing *t, u32 recs, u32 max_fid,
+			u32 paths);
 /* Publish @t to the helpers and register the probe (before diversion). */
 int kjit_timing_start(struct kjit_timing *t);
 /* Unpublish, unregister, wait (idempotent). */
@@ -103,6 +122,9 @@ void kjit_timing_free(struct kjit_timing *t);
 /* Function @fid's stats summed over CPUs into @out. */
 void kjit_timing_read(const struct kjit_timing *t, u32 fid,
 		      struct kjit_tstat *out);
+/* Call path @node's key (0: free) and its time summed over CPUs. */
+u64 kjit_timing_path(const struct kjit_timing *t, u32 node,
+		     struct kjit_tpstat *out);
 /* Zero every CPU's stats (KJIT_IOC_RESET). */
 void kjit_timing_reset(struct kjit_timing *t);
 

@@ -331,6 +331,10 @@ int main(void)
 	       2, "--time times the counted code: not with --no-count");
 	expect("report_time_untimed", "report -i " FX("a") " --time", 1,
 	       "--time needs a timed session: attach or record with --time");
+	expect("report_folded_untimed", "report -i " FX("a") " --folded", 1,
+	       "--folded needs a timed session: attach or record with --time");
+	expect("report_folded_json", "report -i " FX("a") " --folded --json", 2,
+	       "kjit report: --folded is a format of its own");
 	expect("split_max_range", "attach --split --split-max 5000 vfs_read", 2,
 	       "bad number for");
 	expect("sort_pid_not_split", "report -i " FX("a") " --sort pid", 1,

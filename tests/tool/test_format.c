@@ -16,6 +16,7 @@
 #include "tools/session/split.h"
 #include "tools/session/timing.h"
 #include "tools/report/time_report.h"
+#include "tools/report/folded.h"
 #include "check.h"
 
 static struct sess_func funcs[2] = {
@@ -641,7 +642,11 @@ static void time_parts(void)
 {
 	static struct sess_tfunc tf[2] = {
 	    {0, 10, 5000, 3000, 4000, {0}}, {1, 2, 2000, 2000, 1000, {0}}};
-	struct sess_time t = {1000000, 3, 1, 1024, 2, 2, tf, 2}, *u;
+	static struct sess_tpath tp[2] = {
+	    {3, KJIT_TPATH_NONE, 0, 10, 5000, 3000}, {7, 3, 1, 2, 2000, 2000}};
+	struct sess_time t = {1000000, 3, 1, 1024, 2, 2, tf, 2, tp, 2, 16384,
+			      2, 0},
+			 *u;
 	struct session s, b;
 	struct capture c;
 	char why[128], *text;
@@ -658,7 +663,9 @@ static void time_parts(void)
 	check("time_lines",
 	      strstr(text, "\ntiming 1000000 3 1 1024 2 2\n"
 			   "tfunc 0 10 5000 3000 4000\n") &&
-		  strstr(text, "\nthist 0 13 1\n"),
+		  strstr(text, "\nthist 0 13 1\n") &&
+		  strstr(text, "\ntpaths 16384 2 0\ntpath 3 - 0 10 5000 "
+			       "3000\ntpath 7 3 1 2 2000 2000\n"),
 	      text);
 	f = fmemopen(text, strlen(text), "r");
 	rc = datafile_read(&b, f, why, sizeof(why));
@@ -668,7 +675,9 @@ static void time_parts(void)
 	      u && u->tsc_khz == 1000000 && u->untimed == 3 && u->lost == 1 &&
 		  u->n == 2 && u->f[0].calls == 10 && u->f[0].virt == 4000 &&
 		  u->f[0].hist[11] == 4 && u->f[1].func == 1 &&
-		  u->f[1].hist[11] == 2,
+		  u->f[1].hist[11] == 2 && u->n_p == 2 &&
+		  u->p[0].parent == KJIT_TPATH_NONE && u->p[1].parent == 3 &&
+		  u->p[1].excl == 2000 && u->paths == 16384,
 	      rc ? why : text);
 	free(text);
 	if (!u)
@@ -685,6 +694,11 @@ static void time_parts(void)
 		      "incl_ns,excl_ns,virt_ns,p50_ns,p99_ns\n"
 		      "vfs_read,10,5000,3000,4000,5000,3000,4000,1024,8192\n"
 		      "ksys,read,2,2000,2000,1000,2000,2000,1000,2048,2048\n"),
+	      c.buf);
+	free(c.buf);
+	folded_print(&b, capture_begin(&c));
+	check("time_folded",
+	      !strcmp(capture_end(&c), "vfs_read 3000\nvfs_read;ksys,read 2000\n"),
 	      c.buf);
 	free(c.buf);
 	session_free(&b);

@@ -23,6 +23,7 @@
 #include "tools/session/datafile.h"
 #include "tools/session/merge.h"
 #include "tools/report/by_part.h"
+#include "tools/report/folded.h"
 #include "tools/report/time_report.h"
 #include "tools/report/debuginfo.h"
 #include "tools/kernel/device.h"
@@ -32,6 +33,7 @@
 #include "tools/report/names.h"
 #include "tools/report/native.h"
 #include "tools/session/session.h"
+#include "tools/session/timing.h"
 #include "tools/report/srcreport.h"
 #include "tools/kernel/sysfiles.h"
 #include "tools/report/plural.h"
@@ -163,6 +165,7 @@ struct report_args {
 	int live, lcov;
 	int by; /* --sort pid|comm|cpu: by_part.h's + 1; 0: the blocks */
 	int time; /* --time: time per function (time_report.h) */
+	int folded; /* --folded: call paths' folded stacks (folded.h) */
 	const char *dbg[DEBUGINFO_MAX];
 	int n_dbg;
 };
@@ -209,6 +212,8 @@ static int parse_report(int argc, char **argv, struct report_args *r)
 			r->o.uncovered = 1;
 		else if (!strcmp(a, "--time"))
 			r->time = 1;
+		else if (!strcmp(a, "--folded"))
+			r->folded = 1;
 		else if (!strcmp(a, "--lcov"))
 			r->lcov = 1;
 		else if (!strcmp(a, "--debuginfo") && v &&
@@ -250,6 +255,11 @@ static int parse_report(int argc, char **argv, struct report_args *r)
 	if (r->live && r->input) {
 		fprintf(stderr,
 			"kjit report: -i and --live exclude each other\n");
+		return -1;
+	}
+	if (r->folded && (r->o.fmt != FMT_TEXT || r->lcov || r->time)) {
+		fprintf(stderr, "kjit report: --folded is a format of its own: "
+				"not with --json, --csv, --lcov or --time\n");
 		return -1;
 	}
 	return 0;
@@ -412,6 +422,12 @@ int cmd_report(int argc, char **argv)
 		session_free(&s);
 		return 1;
 	}
+	if (r.folded) {
+		rc = folded_print(&s, stdout);
+		debuginfo_close(&di);
+		session_free(&s);
+		return rc;
+	}
 	if (r.time) {
 		rc = time_report_print(&s, r.o.fmt, stdout);
 		debuginfo_close(&di);
@@ -563,6 +579,23 @@ static void print_stats(const struct kjit_session_stats *st)
 			       (uint64_t)st->refused[i], reason_text(i));
 }
 
+/* A timed session's room and what went untimed (stat's line). */
+static void print_timing_stats(int fd)
+{
+	struct sess_time *t = NULL;
+
+	if (timing_read_device(fd, ~0u, &t) || !t)
+		return;
+	printf("timed: %u function%s called (of %u timed at most); task "
+	       "records in use %u of %u; %" PRIu64 " call%s untimed, %" PRIu64
+	       " left open; call paths %u of %u (%" PRIu64 " call%s "
+	       "found none)\n",
+	       t->n, plural_s(t->n), t->max_fid, t->recs_used, t->recs,
+	       t->untimed, plural_s(t->untimed), t->lost, t->paths_used,
+	       t->paths, t->paths_full, plural_s(t->paths_full));
+	timing_free(t);
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct kjit_session_stats st = {.size = sizeof(st)};
@@ -596,6 +629,7 @@ int cmd_stat(int argc, char **argv)
 		return 0;
 	}
 	print_stats(&st);
+	print_timing_stats(fd);
 	limits_print_reserved(&sst, "", stdout);
 	limits_print(&sst, "", stdout);
 	close(fd);

@@ -124,7 +124,8 @@ static const struct subcommand subcommands[] = {
     {"report", cmd_report,
      "report [-i FILE... | --live] [--sort count|addr|func|pid|comm|cpu] "
      "[--top N] "
-     "[--uncovered] [--time] [--json|--csv|--lcov] [--debuginfo PATH]...",
+     "[--uncovered] [--time | --folded] [--json|--csv|--lcov] "
+     "[--debuginfo PATH]...",
      "per-function and per-block counts, coverage, hottest blocks, lines",
      "Reads -i FILE (several -i: their counts summed block by block,\n"
      "recordings of one kernel only, other boots too); else an attached\n"
@@ -142,6 +143,9 @@ static const struct subcommand subcommands[] = {
      "function's calls, inclusive, exclusive and virtual time, mean,\n"
      "p50 and p99 (histogram bounds), by exclusive time; text, --json\n"
      "or --csv (cycles and ns).\n"
+     "--folded (a timed session): its call paths as folded stacks,\n"
+     "\"root;...;func NS\" a line, weighted by exclusive time (the input\n"
+     "of flamegraph.pl and speedscope).\n"
      "--top N keeps N blocks and disassembles them (only while the\n"
      "recording kernel runs). --json and --csv are for programs\n"
      "(schemas in docs/usage.md; they exclude each other). A file\n"

@@ -20,6 +20,53 @@ static int add(struct sess_time *t, const struct sess_tfunc *f)
 	return 0;
 }
 
+static int add_path(struct sess_time *t, const struct sess_tpath *p)
+{
+	struct sess_tpath *n = realloc(t->p, (t->n_p + 1) * sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	t->p = n;
+	t->p[t->n_p++] = *p;
+	return 0;
+}
+
+/* The session's call paths (KJIT_IOC_TPATHS) into @t; 0 or -errno. */
+static int read_paths(int fd, unsigned int n_funcs, struct sess_time *t)
+{
+	enum { ROOM = 2048 };
+	struct kjit_tpath_info *buf = calloc(ROOM, sizeof(*buf));
+	struct kjit_tpath_read r = {.size = sizeof(r), .max = ROOM};
+	unsigned int i;
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	r.buf = (uintptr_t)buf;
+	for (;;) {
+		if (ioctl(fd, KJIT_IOC_TPATHS, &r)) {
+			err = -errno;
+			break;
+		}
+		for (i = 0; i < r.written && !err; i++) {
+			struct sess_tpath p = {buf[i].node,  buf[i].parent,
+					       buf[i].fid,   buf[i].calls,
+					       buf[i].incl,  buf[i].excl};
+
+			if (p.func < n_funcs)
+				err = add_path(t, &p);
+		}
+		t->paths = r.n_paths;
+		t->paths_used = r.used;
+		t->paths_full = r.full;
+		if (err || r.next >= r.n_paths || !r.written)
+			break;
+		r.first = r.next;
+	}
+	free(buf);
+	return err;
+}
+
 int timing_read_device(int fd, unsigned int n_funcs, struct sess_time **out)
 {
 	enum { ROOM = 512 };
@@ -66,6 +113,8 @@ int timing_read_device(int fd, unsigned int n_funcs, struct sess_time **out)
 		r.first = r.next;
 	}
 	free(buf);
+	if (!err)
+		err = read_paths(fd, n_funcs, t);
 	if (err) {
 		timing_free(t);
 		return err > 0 ? 0 : err;
@@ -79,6 +128,7 @@ void timing_free(struct sess_time *t)
 	if (!t)
 		return;
 	free(t->f);
+	free(t->p);
 	free(t);
 }
 
@@ -103,6 +153,44 @@ void timing_write(const struct sess_time *t, FILE *f)
 				fprintf(f, "thist %u %u %" PRIu64 "\n", x->func,
 					b, x->hist[b]);
 	}
+	fprintf(f, "tpaths %u %u %" PRIu64 "\n", t->paths, t->paths_used,
+		t->paths_full);
+	for (i = 0; i < t->n_p; i++) {
+		const struct sess_tpath *p = &t->p[i];
+		char parent[16] = "-";
+
+		if (p->parent != KJIT_TPATH_NONE)
+			snprintf(parent, sizeof(parent), "%u", p->parent);
+		fprintf(f,
+			"tpath %u %s %u %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+			p->node, parent, p->func, p->calls, p->incl, p->excl);
+	}
+}
+
+/* A "tpaths" or "tpath" line into @t: 0, 1 if not one, -1 if bad. */
+static int parse_path_line(const char *line, struct sess_time *t)
+{
+	struct sess_tpath p;
+	char parent[16];
+
+	if (!strncmp(line, "tpaths ", 7))
+		return !t || sscanf(line, "tpaths %u %u %" SCNu64, &t->paths,
+				    &t->paths_used, &t->paths_full) != 3
+			   ? -1
+			   : 0;
+	if (strncmp(line, "tpath ", 6))
+		return 1;
+	if (!t || sscanf(line, "tpath %u %15s %u %" SCNu64 " %" SCNu64
+			       " %" SCNu64,
+			 &p.node, parent, &p.func, &p.calls, &p.incl,
+			 &p.excl) != 6 ||
+	    (t->n_p && t->p[t->n_p - 1].node >= p.node))
+		return -1;
+	if (!strcmp(parent, "-"))
+		p.parent = KJIT_TPATH_NONE;
+	else if (sscanf(parent, "%u", &p.parent) != 1)
+		return -1;
+	return add_path(t, &p) ? -1 : 0;
 }
 
 int timing_parse_line(const char *line, struct sess_time **tp)
@@ -144,7 +232,24 @@ int timing_parse_line(const char *line, struct sess_time **tp)
 		t->f[t->n - 1].hist[b] = c;
 		return 0;
 	}
-	return 1;
+	return parse_path_line(line, t);
+}
+
+const struct sess_tpath *timing_path(const struct sess_time *t,
+				     unsigned int node)
+{
+	unsigned int lo = 0, hi = t->n_p, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (t->p[mid].node == node)
+			return &t->p[mid];
+		if (t->p[mid].node < node)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
 }
 
 double timing_ns(const struct sess_time *t, uint64_t cycles)

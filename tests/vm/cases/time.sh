@@ -10,6 +10,10 @@
 #    promise), and all of them together no more than the workload measured
 #    with CLOCK_MONOTONIC around its loop; virtual time is at most
 #    inclusive, and a sleeping call's is less than half its elapsed time;
+#  - the call paths (report --folded): every one under the root, their
+#    exclusive times summing to the root's inclusive (to the ns a line),
+#    and in kjit.data each function's paths summing to its calls and
+#    exclusive cycles, exactly;
 #  - record --time keeps it in kjit.data (report -i --time says the same);
 #    an untimed session says how to get one.
 # A kernel that marked its TSC unstable (6.1 under TCG: "TSCs
@@ -86,6 +90,21 @@ tree_exact /tmp/r.csv __x64_sys_read "read"
 awk -F, 'NR > 1 && ($5 > $3 || $4 > $3) { print; bad = 1 } END { exit bad }' /tmp/r.csv ||
 	fail "a function's virtual or exclusive time above its inclusive"
 hist_ok /tmp/r.json || fail "histogram buckets do not sum to the calls"
+# the call paths as folded stacks: every one under the one root, and
+# their exclusive times adding up to the root's inclusive time (each line
+# rounded to the ns)
+kjit report --live --folded > /tmp/f.txt || fail "report --folded"
+head -n 5 /tmp/f.txt
+grep -q '^__x64_sys_read;ksys_read;vfs_read ' /tmp/f.txt || fail "no path __x64_sys_read;ksys_read;vfs_read"
+grep -v '^__x64_sys_read[; ]' /tmp/f.txt && fail "a path not under __x64_sys_read"
+awk -v incl="$(col /tmp/r.csv __x64_sys_read 6)" '{ s += $NF; n++ } END {
+	d = s - incl; if (d < 0) d = -d
+	printf "folded: %d paths, %.0f ns in all; incl(__x64_sys_read) %.0f ns\n", n, s, incl
+	exit !(n > 0 && d <= n) }' /tmp/f.txt || fail "the folded stacks' times do not add up to the root's"
+kjit stat > /tmp/st.txt || fail "stat"
+grep '^timed: ' /tmp/st.txt
+grep -q "^timed: $(($(wc -l < /tmp/r.csv) - 1)) functions called .* 0 left open; call paths [1-9]" /tmp/st.txt ||
+	fail "stat's timed line does not match the report"
 kjit detach > /dev/null || fail "detach"
 
 # 2. clock_nanosleep(100 us): the clock against the hrtimer and CLOCK_MONOTONIC
@@ -109,12 +128,24 @@ kjit report --live --time --json > /tmp/n.json
 hist_ok /tmp/n.json || fail "nanosleep's histogram"
 kjit detach > /dev/null || fail "detach nanosleep"
 
-# 3. record --time: the data file keeps it
-kjit record --time -f ksys_read -o /tmp/t.data -- workload read 300 2> /tmp/e.out || { cat /tmp/e.out; fail "record --time"; }
+# 3. record --time: the data file keeps it, and its call paths: per
+# function, the calls and exclusive cycles of its paths sum to its own,
+# exactly (when no call found its path full)
+kjit record --time --deep -f ksys_read -o /tmp/t.data -- workload read 300 2> /tmp/e.out || { cat /tmp/e.out; fail "record --time"; }
 kjit report -i /tmp/t.data --time --csv > /tmp/d.csv || fail "report -i --time"
 cat /tmp/d.csv
 [ "$(col /tmp/d.csv ksys_read 2)" = 300 ] || fail "recorded calls of ksys_read: $(col /tmp/d.csv ksys_read 2), not 300"
 grep -q '^timing ' /tmp/t.data || fail "no timing line in kjit.data"
+awk '$1 == "tfunc" { c[$2] = $3; e[$2] = $5 }
+	$1 == "tpaths" { full = $4 }
+	$1 == "tpath" { pc[$4] += $5; pe[$4] += $7; n++ }
+	END {
+		if (full != 0 || n == 0) { print "paths full " full ", " n " paths"; exit 1 }
+		for (f in c) if (pc[f] != c[f] || pe[f] != e[f]) {
+			print "function " f ": calls " c[f] " excl " e[f] ", its paths " pc[f] " and " pe[f]; bad = 1 }
+		for (f in pc) if (!(f in c)) { print "paths of function " f " with no tfunc"; bad = 1 }
+		printf "paths: %d, summing to each function'"'"'s calls and exclusive time\n", n
+		exit bad }' /tmp/t.data || fail "the paths do not sum to their functions"
 
 # 4. an untimed session says how to get one
 kjit record -f ksys_read -o /tmp/u.data -- workload read 3 2> /dev/null || fail "record"
