@@ -77,6 +77,7 @@ enum kind {
 	K_SELF,
 	K_SPLIT,
 	K_TIME,
+	K_TPATHS,
 	K_FOREIGN,
 	N_KINDS
 };
@@ -117,6 +118,10 @@ static const struct {
 		KJIT_IOC_TIME,
 		6,
 		{ENOENT, EOPNOTSUPP, EINVAL, EFAULT, ENOMEM}},
+    [K_TPATHS] = {"tpaths",
+		  KJIT_IOC_TPATHS,
+		  4,
+		  {ENOENT, EOPNOTSUPP, EINVAL, EFAULT, ENOMEM}},
     [K_FOREIGN] = {"foreign", 0, 14, {ENOTTY}},
 };
 
@@ -1188,6 +1193,46 @@ static void fuzz_time(void)
 		    r.written, r.max, r.next, r.max_fid, r.recs_used, r.recs);
 }
 
+/* The call paths: in bounds, each node below the room, its parent
+ * below it too, or none. */
+static void fuzz_tpaths(void)
+{
+	struct call c = {.kind = K_TPATHS, .cmd = KJIT_IOC_TPATHS};
+	uint32_t cap = OUT_ROOM / sizeof(struct kjit_tpath_info), i, n;
+	struct kjit_tpath_read r;
+	struct obj req, out;
+
+	memset(&r, 0xa5, sizeof(r));
+	r.size = pick_size(sizeof(r));
+	r.first = chance(70) ? (uint32_t)rnd(64) : (uint32_t)rnd64();
+	r.max = pick_max(cap);
+	place(&out, OUT_OFF, NULL,
+	      (r.max < cap ? r.max : cap) * sizeof(struct kjit_tpath_info));
+	r.buf = out.addr;
+	place(&req, 0, &r, sizeof(r));
+	describe(&c, "size=%u first=%u max=%u req=%s buf=%s", r.size, r.first,
+		 r.max, ptr_names[req.kind], ptr_names[out.kind]);
+	if (issue(&c, req.addr) || !req.view)
+		return;
+	memcpy(&r, req.view, sizeof(r));
+	if (r.written > r.max || r.used > r.n_paths ||
+	    (r.next > r.n_paths && r.next != r.first))
+		bad(&c, "written %u max %u next %u used %u of %u", r.written,
+		    r.max, r.next, r.used, r.n_paths);
+	n = out.view && r.written <= cap ? r.written : 0;
+	for (i = 0; i < n; i++) {
+		const struct kjit_tpath_info *p =
+		    (const struct kjit_tpath_info *)out.view + i;
+
+		/* (not excl <= incl: another CPU may add between the two
+		 * reads of a node's sums) */
+		if (p->node >= r.n_paths ||
+		    (p->parent != KJIT_TPATH_NONE && p->parent >= r.n_paths))
+			bad(&c, "node %u parent %u of %u", p->node, p->parent,
+			    r.n_paths);
+	}
+}
+
 static int is_kjit_cmd(unsigned int cmd)
 {
 	int k;
@@ -1252,7 +1297,7 @@ static void (*const fuzz_fns[N_KINDS])(void) = {
     [K_BLOCKS] = fuzz_blocks,	[K_FUNCS] = fuzz_funcs,
     [K_STATS] = fuzz_stats,	[K_RESET] = fuzz_reset,
     [K_OWN] = fuzz_own,		[K_SELF] = fuzz_self,
-    [K_SPLIT] = fuzz_split,	[K_TIME] = fuzz_time,
+    [K_SPLIT] = fuzz_split,	[K_TIME] = fuzz_time, [K_TPATHS] = fuzz_tpaths,
     [K_FOREIGN] = fuzz_foreign,
 };
 
@@ -1420,6 +1465,61 @@ static double sum_kind(int k, long *h)
 	return secs;
 }
 
+/* The workers draw a timed session only now and then (a few of their
+ * hundreds of requests attach at all): where neither KJIT_IOC_TIME nor
+ * KJIT_IOC_TPATHS found one, one more worker attaches one (deep, timed)
+ * and draws both requests with the same checks, in a worker of its own,
+ * so that their success is tried on every run. */
+static void timed_worker(int idx)
+{
+	struct kjit_target t = {.name = "__x64_sys_getpid"};
+	struct kjit_attach a = {.size = sizeof(a),
+				.flags = KJIT_ATTACH_TIME | KJIT_ATTACH_DEEP,
+				.n = 1,
+				.targets = (uintptr_t)&t,
+				.scope = KJIT_SCOPE_ALL};
+	int i;
+
+	me = idx; /* a worker's set-up: its rng, file and views */
+	rng = (seed + 7) * 0x9e3779b97f4a7c15ULL ^ (uint64_t)(idx + 1) << 32;
+	own_fd = open(KJIT_DEVICE, O_RDWR);
+	if (own_fd < 0)
+		die(KJIT_DEVICE);
+	map_views();
+	if (ioctl(shared_fd, KJIT_IOC_ATTACH, &a)) {
+		printf("FAIL the last timed attach: %s\n", errname(errno));
+		sh->failures[idx]++;
+		exit(0);
+	}
+	for (i = 0; i < 100; i++)
+		syscall(SYS_getpid);
+	for (i = 0; i < 40; i++) {
+		fuzz_time();
+		fuzz_tpaths();
+	}
+	if (ioctl(shared_fd, KJIT_IOC_DETACH, 0) && errno != ENOENT) {
+		printf("FAIL detach after the timed reads: %s\n",
+		       errname(errno));
+		sh->failures[idx]++;
+	}
+	exit(0);
+}
+
+static void timed_calls(void)
+{
+	long kt[MAX_ERRNO], kp[MAX_ERRNO];
+
+	sum_kind(K_TIME, kt);
+	sum_kind(K_TPATHS, kp);
+	if (unpriv || timing_off || (kt[0] && kp[0]))
+		return;
+	printf("kjitfuzz: no read found a timed session (time ok %ld, tpaths "
+	       "ok %ld): one more worker attaches one and reads it\n",
+	       kt[0], kp[0]);
+	fflush(stdout);
+	reap(start(timed_worker, 0), "the timed worker");
+}
+
 /* Prints the KIND and ERRNO lines; returns how many kinds were never
  * issued or (privileged) never succeeded. */
 static int summary(long *total)
@@ -1435,7 +1535,8 @@ static int summary(long *total)
 			all[e] += kind[e];
 		snprintf(label, sizeof(label), "KIND %s", kinds[k].name);
 		if (!print_hist(label, kind, secs) ||
-		    (!unpriv && k != K_FOREIGN && !(k == K_TIME && timing_off) &&
+		    (!unpriv && k != K_FOREIGN &&
+		     !((k == K_TIME || k == K_TPATHS) && timing_off) &&
 		     !kind[0])) {
 			printf("FAIL %s never issued or never succeeded\n",
 			       kinds[k].name);
@@ -1495,6 +1596,7 @@ static void probe_timing(void)
 		printf("kjitfuzz: a timed attach fails here (%s)%s\n",
 		       strerror(errno),
 		       timing_off ? ": the module times no session" : "");
+		fflush(stdout); /* before the workers' fork */
 		return;
 	}
 	if (ioctl(shared_fd, KJIT_IOC_DETACH, 0))
@@ -1531,6 +1633,7 @@ int main(int argc, char **argv)
 	sh->stop = 1;
 	reap(busy_pid, "the busy process");
 	failures += final_detach();
+	timed_calls();
 	failures += summary(&total);
 	for (i = 0; i <= MAX_PROCS; i++)
 		failures += sh->failures[i];
