@@ -147,6 +147,9 @@ struct kjit_attach {
 #define KJIT_SCOPE_CPUS	    2
 #define KJIT_SCOPE_CHILDREN 0x100
 #define KJIT_SCOPE_KJIT	    0x200 /* count kjit's own processes too */
+/* with KJIT_SCOPE_TASKS | KJIT_SCOPE_CHILDREN only: the ids are a cgroup's
+ * processes at attach (the tool's -G); a label kept for the reports */
+#define KJIT_SCOPE_CGROUP   0x400
 #define KJIT_SCOPE_MAX	    4096
 
 #define KJIT_DEEP_MAX	  (1u << 20)

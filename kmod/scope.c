@@ -94,11 +94,16 @@ static int prepare_own(struct kjit_scope *sc, u32 kind)
 
 int kjit_scope_prepare(struct kjit_scope *sc, u32 kind, const u32 *ids, u32 n)
 {
-	u32 i, what = kind & ~(KJIT_SCOPE_CHILDREN | KJIT_SCOPE_KJIT);
+	u32 i, what = kind & ~(KJIT_SCOPE_CHILDREN | KJIT_SCOPE_KJIT |
+			       KJIT_SCOPE_CGROUP);
 	unsigned long *bits;
 	int err;
 
 	memset(sc, 0, sizeof(*sc));
+	if ((kind & KJIT_SCOPE_CGROUP) &&
+	    (kind & ~KJIT_SCOPE_CGROUP) !=
+		(KJIT_SCOPE_TASKS | KJIT_SCOPE_CHILDREN))
+		return -EINVAL;
 	if (what == KJIT_SCOPE_ALL)
 		return (kind & KJIT_SCOPE_CHILDREN) || n
 			   ? -EINVAL

@@ -139,9 +139,32 @@ int main(void)
 	check("record_default_scope", !rc && !a.scope && !a.all, err);
 	free(err);
 	expect_error("pid_and_all", "attach -a -p 1 vfs_read", ATTACH,
-		     "-a counts everything: not with -p or -C");
+		     "-a counts everything: not with -p, -C or -G");
 	expect_error("pid_and_cpu", "attach -p 1 -C 0 vfs_read", ATTACH,
-		     "one of -p and -C, once: -C");
+		     "one of -p, -C and -G, once: -C");
+	/* -G: a cgroup's processes from cgroup.procs under the cgroup2
+	 * mount that /proc/self/mounts names (a captured root) */
+	setenv("KJIT_SYSROOT", FIXTURES "/cgroot", 1);
+	rc = run("attach -G /work vfs_read", ATTACH, &a, &err);
+	check("cgroup_procs",
+	      !rc && a.scope == (KJIT_SCOPE_TASKS | KJIT_SCOPE_CHILDREN |
+				 KJIT_SCOPE_CGROUP) &&
+		  a.scope_n == 2 && a.scope_ids[0] == 312 &&
+		  a.scope_ids[1] == 313 && a.cgroup &&
+		  !strcmp(a.cgroup, "/work"),
+	      err);
+	free(err);
+	rc = run("record -G /sys/fs/cgroup/work -f vfs_read -- true", RECORD,
+		 &a, &err);
+	check("cgroup_mount_prefix", !rc && a.scope_n == 2, err);
+	free(err);
+	expect_error("cgroup_empty", "attach -G empty vfs_read", ATTACH,
+		     "nothing to attach to: -G 'empty': no process in it");
+	expect_error("cgroup_missing", "attach -G nosuch vfs_read", ATTACH,
+		     "bad value for -G: no cgroup 'nosuch'");
+	expect_error("cgroup_and_pid", "attach -G work -p 1 vfs_read", ATTACH,
+		     "one of -p, -C and -G, once: -p");
+	unsetenv("KJIT_SYSROOT");
 	expect_error("pid_zero", "attach -p 0 vfs_read", ATTACH,
 		     "bad value for -p: '0'");
 	expect_error("pid_list_bad", "attach -p 1,,2 vfs_read", ATTACH,

@@ -305,8 +305,8 @@ int main(void)
 	expect("help", "--help", 0, "  compare   counts and overhead");
 	expect(
 	    "help_sub", "help record", 0,
-	    "usage: kjit record [-a | -p PID,... | -C CPU,...] [--count-kjit] "
-	    "[-v] [--best-effort] [--deep [--oracle]] [--time] [SPLIT] [LIMITS] -f "
+	    "usage: kjit record [-a | -p PID,... | -C CPU,... | -G CGROUP] "
+	    "[--count-kjit] [-v] [--best-effort] [--deep [--oracle]] [--time] [SPLIT] [LIMITS] -f "
 	    "FUNC... [-o FILE] [--force] -- COMMAND");
 	expect("help_flag", "report --help", 0, "--sort count|addr|func");
 	expect("list_module_absent", "list 'nomod:*'", 1,

@@ -147,6 +147,13 @@ static void describe_scope(const struct args *a, int command, char *buf,
 			 a->count_kjit ? "" : KJIT_LEFT_OUT);
 		return;
 	}
+	if (a->cgroup) {
+		snprintf(buf, size,
+			 "cgroup %s (its %d processes at attach and those "
+			 "they fork)",
+			 a->cgroup, a->scope_n);
+		return;
+	}
 	used = (size_t)snprintf(buf, size, "%s ",
 				a->scope == KJIT_SCOPE_TASKS ? "pid" : "cpu");
 	for (i = 0; i < a->scope_n && used + 32 < size; i++)

@@ -47,7 +47,7 @@ static const struct subcommand subcommands[] = {
      "have no known targets). Prints each block disassembled, with its\n"
      "outgoing edges.\n"},
     {"attach", cmd_attach,
-     "attach [-a | -p PID,... | -C CPU,...] [--count-kjit] [-v] "
+     "attach [-a | -p PID,... | -C CPU,... | -G CGROUP] [--count-kjit] [-v] "
      "[--best-effort] [--no-count] [--deep] [--time] [SPLIT] [LIMITS] "
      "FUNC...",
      "divert FUNCs into the code cache and count their blocks",
@@ -64,7 +64,9 @@ static const struct subcommand subcommands[] = {
      "takes. All or nothing unless --best-effort.\n"
      "Counts every task on every CPU (-a), or -p PID,... those\n"
      "processes (every thread, task context), or -C CPU,... what runs\n"
-     "on those CPUs (interrupts too); other calls run natively.\n"
+     "on those CPUs (interrupts too), or -G CGROUP the processes of\n"
+     "that cgroup v2 (a path below its mount) at attach and those they\n"
+     "fork; other calls run natively.\n"
      "kjit's own processes (this tool, a kjit report while attached)\n"
      "are left out of -a and -C (as perf leaves out its own work);\n"
      "--count-kjit counts them too.\n"
@@ -89,7 +91,8 @@ static const struct subcommand subcommands[] = {
     {"detach", cmd_detach, "detach", "stop diversion (results stay readable)",
      "Stops every diversion; report and stat still read the results.\n"},
     {"record", cmd_record,
-     "record [-a | -p PID,... | -C CPU,...] [--count-kjit] [-v] "
+     "record [-a | -p PID,... | -C CPU,... | -G CGROUP] [--count-kjit] "
+     "[-v] "
      "[--best-effort] "
      "[--deep [--oracle]] [--time] [SPLIT] [LIMITS] -f FUNC... [-o FILE] "
      "[--force] "
@@ -109,7 +112,8 @@ static const struct subcommand subcommands[] = {
      "cache (kjit report says what and why per function).\n"
      "Counts COMMAND and the processes it forks, in task context; -a\n"
      "every task on every CPU, -p PID,... those processes (every\n"
-     "thread), -C CPU,... everything on those CPUs (interrupts too);\n"
+     "thread), -C CPU,... everything on those CPUs (interrupts too),\n"
+     "-G CGROUP a cgroup's processes at attach and what they fork;\n"
      "kjit's own processes are left out unless --count-kjit.\n"
      "Reports name the scope. --best-effort and -v as for attach\n"
      "(record -f '*' on 6.1: its first 8192, the rest said); SPLIT as\n"

@@ -1,8 +1,10 @@
 /* args.c - parse the FUNC lists, options and `-- COMMAND` (see args.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kmod/kjit_ioctl.h"
 #include "args.h"
+#include "tools/kernel/sysfiles.h"
 
 struct parser {
 	int argc, i;
@@ -75,7 +77,7 @@ static int id_list(struct parser *p, struct args *a, const char *opt,
 	long v;
 
 	if (a->scope)
-		return bad(p, "one of -p and -C, once:", opt);
+		return bad(p, "one of -p, -C and -G, once:", opt);
 	if (p->i + 1 >= p->argc)
 		return bad(p, "missing value after", opt);
 	s = p->argv[++p->i];
@@ -100,6 +102,71 @@ static int id_list(struct parser *p, struct args *a, const char *opt,
 		s = end + 1;
 	}
 	a->scope = kind;
+	return 0;
+}
+
+/* The cgroup v2 hierarchy's mount point into @mnt; 0, or -1. */
+static int cgroup2_mount(char *mnt, size_t size)
+{
+	FILE *f = fopen(sysfile(2, "/proc/self/mounts"), "r");
+	char dev[256], dir[512], type[64];
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found &&
+	       fscanf(f, "%255s %511s %63s %*[^\n]", dev, dir, type) == 3)
+		if (!strcmp(type, "cgroup2"))
+			found = snprintf(mnt, size, "%s", dir) < (int)size;
+	fclose(f);
+	return found ? 0 : -1;
+}
+
+/* -G PATH: the processes of cgroup v2 PATH (below its mount; a leading
+ * '/' or the mount's own prefix is allowed) at attach, and the processes
+ * they fork: scope TASKS | CHILDREN | CGROUP with their ids. */
+static int cgroup_list(struct parser *p, struct args *a, const char *opt)
+{
+	char mnt[512], file[1200], what[1400];
+	const char *path;
+	unsigned int v;
+	size_t m;
+	FILE *f;
+
+	if (a->scope)
+		return bad(p, "one of -p, -C and -G, once:", opt);
+	if (p->i + 1 >= p->argc)
+		return bad(p, "missing value after", opt);
+	path = p->argv[++p->i];
+	if (cgroup2_mount(mnt, sizeof(mnt)))
+		return bad(p, "no cgroup v2 hierarchy is mounted for", opt);
+	m = strlen(mnt);
+	if (!strncmp(path, mnt, m) && (path[m] == '/' || !path[m]))
+		path += m;
+	while (*path == '/')
+		path++;
+	snprintf(file, sizeof(file), "%s/%s%scgroup.procs", mnt, path,
+		 *path ? "/" : "");
+	snprintf(what, sizeof(what), "%s: no cgroup '%s' (%s)", opt,
+		 p->argv[p->i], file);
+	f = fopen(sysfile(3, file), "r");
+	if (!f)
+		return bad(p, "bad value for", what);
+	a->scope_ids = calloc(KJIT_SCOPE_MAX, sizeof(*a->scope_ids));
+	if (!a->scope_ids) {
+		fclose(f);
+		return bad(p, "out of memory", NULL);
+	}
+	while (a->scope_n < KJIT_SCOPE_MAX && fscanf(f, "%u", &v) == 1)
+		if (v)
+			a->scope_ids[a->scope_n++] = v;
+	fclose(f);
+	snprintf(what, sizeof(what), "%s '%s': no process in it to count",
+		 opt, p->argv[p->i]);
+	if (!a->scope_n)
+		return bad(p, "nothing to attach to:", what);
+	a->cgroup = p->argv[p->i];
+	a->scope = KJIT_SCOPE_TASKS | KJIT_SCOPE_CHILDREN | KJIT_SCOPE_CGROUP;
 	return 0;
 }
 
@@ -140,6 +207,9 @@ static int option(struct parser *p, struct args *a)
 		return id_list(p, a, o, KJIT_SCOPE_TASKS);
 	else if ((!strcmp(o, "-C") || !strcmp(o, "--cpu")) && (al & ARG_SCOPE))
 		return id_list(p, a, o, KJIT_SCOPE_CPUS);
+	else if ((!strcmp(o, "-G") || !strcmp(o, "--cgroup")) &&
+		 (al & ARG_SCOPE))
+		return cgroup_list(p, a, o);
 	else if (!strcmp(o, "-v") || !strcmp(o, "--verbose"))
 		a->verbose = 1;
 	else if (!strcmp(o, "--no-count") && (al & ARG_NO_COUNT))
@@ -197,7 +267,8 @@ static int check(struct parser *p, struct args *a)
 	if (a->oracle && !a->deep)
 		return bad(p, "--oracle checks deep mode: add --deep", NULL);
 	if (a->all && a->scope)
-		return bad(p, "-a counts everything: not with -p or -C", NULL);
+		return bad(p, "-a counts everything: not with -p, -C or -G",
+			   NULL);
 	if (a->count_kjit &&
 	    (a->scope == KJIT_SCOPE_TASKS ||
 	     ((p->allowed & ARG_COMMAND) && !a->all && !a->scope)))

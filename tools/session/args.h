@@ -38,7 +38,7 @@
 #define ARG_ICOUNT	(1u << 6)  /* --icount: the clock counts instructions */
 #define ARG_LIMITS	(1u << 7)  /* --deep-max, --cache-kb, --max-blocks */
 #define ARG_ORACLE	(1u << 8)  /* --oracle: function_graph run first */
-#define ARG_SCOPE	(1u << 9)  /* -a, -p PIDS, -C CPUS */
+#define ARG_SCOPE	(1u << 9)  /* -a, -p PIDS, -C CPUS, -G CGROUP */
 #define ARG_NO_COUNT	(1u << 10) /* --no-count */
 /* --split [--split-max N] [--split-blocks N]: counts by process
  * (default: KJIT_SPLIT_BANKS - 2 processes, 4096 blocks) */
@@ -63,6 +63,7 @@ struct args {
 				  * ALL (-a or neither) */
 	unsigned int *scope_ids; /* -p pids or -C CPUs, scope_n of them */
 	int scope_n;
+	const char *cgroup; /* -G PATH: scope_ids are its processes */
 	int force;   /* record --force: a failed command may overwrite */
 	int verbose; /* -v: name every function a pattern skipped */
 	const char *output;

@@ -174,6 +174,9 @@ const char *scope_words(unsigned int scope)
 		return "the processes given with -p";
 	case KJIT_SCOPE_TASKS | KJIT_SCOPE_CHILDREN:
 		return "a command and the processes it forks";
+	case KJIT_SCOPE_TASKS | KJIT_SCOPE_CHILDREN | KJIT_SCOPE_CGROUP:
+		return "the processes of a cgroup at attach (-G) and those they "
+		       "fork";
 	default:
 		return "unknown";
 	}
