@@ -150,6 +150,13 @@ enum kx86_reg {
 #define KX86_GRP5_PUSH 6
 #define KX86_CC_O      0x0 /* condition code "overflow" (seto) */
 #define KX86_CC_E      0x4 /* condition code "equal" (je) */
+#define KX86_CC_B      0x2 /* "below" (unsigned <: jb) */
+#define KX86_CC_AE     0x3 /* "above or equal" (unsigned >=: jae) */
+#define KX86_CC_NE     0x5 /* "not equal" (jne) */
+#define KX86_CC_BE     0x6 /* "below or equal" (unsigned <=: jbe) */
+#define KX86_CC_A      0x7 /* "above" (unsigned >: ja) */
+#define KX86_OP_CMP_R_RM  0x3b /* cmp r/m, r: flags of r - r/m */
+#define KX86_OP_TEST_RM_R 0x85 /* test r, r/m */
 /* ModRM.rm values that do not name a plain base register at mod 0:
  * 4 (rsp/r12) means "a SIB byte follows", 5 (rbp/r13) "disp32, no base"
  * (RIP-relative in 64-bit mode); such bases take a SIB byte, or mod 1
@@ -166,6 +173,16 @@ enum kx86_reg {
 #define KX86_PUSH_I32_LEN    5
 #define KX86_PUSH_RIPREL_LEN 6 /* ff 35 disp32 */
 #define KX86_JMP_RIPREL_LEN  6 /* ff 25 disp32 */
+
+/* The System V calling convention's integer argument registers, in
+ * order (the kernel's too). */
+static inline u8 kx86_arg_reg(unsigned n)
+{
+	static const u8 regs[6] = {KX86_RDI, KX86_RSI, KX86_RDX,
+				   KX86_RCX, KX86_R8,  KX86_R9};
+
+	return n < 6 ? regs[n] : (u8)KX86_NREGS;
+}
 
 /* Kernel text lives in the top 2 GiB: a sign-extended imm32 reaches it. */
 static inline bool kx86_fits_simm32(u64 v)

@@ -15,6 +15,8 @@
 
 #include "jit/types.h"
 
+struct kjit_pred; /* jit/predicate.h */
+
 /* What a direct call/jump target means to the translator. */
 enum kjit_sym {
 	KJIT_SYM_NONE = 0,	 /* ordinary code */
@@ -183,6 +185,11 @@ struct kjit_env {
 	 * containing the block at @addr (a return): -1 if none. Optional. */
 	u64 time_enter, time_exit;
 	int (*time_fid)(void *opaque, u64 addr, bool entry);
+	/* An attached function's argument predicate (jit/predicate.h): true
+	 * if the block at @addr is the entry block of a function that runs
+	 * from the cache only when @p holds (else natively, from @addr).
+	 * Optional. */
+	bool (*entry_pred)(void *opaque, u64 addr, struct kjit_pred *p);
 };
 
 #endif /* KJIT_JIT_ENV_H */

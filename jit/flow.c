@@ -673,8 +673,8 @@ static enum kjit_reason emit_site(struct kjit_translator *tr,
 /* The shared end of a guard whose test left a `je ok` (rel8 at @je): the
  * failing side restores the flags and jumps to @native; ok: restores them
  * too. */
-static enum kjit_reason emit_guard_exit(struct kjit_emit *e, u32 je,
-					bool live, u64 native)
+enum kjit_reason kjit_flow_emit_guard_exit(struct kjit_emit *e, u32 je,
+					   bool live, u64 native)
 {
 	enum kjit_reason r;
 	u32 ok;
@@ -729,7 +729,7 @@ enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 	je = emit_je8(e);
 	if (!r && ctr.addr)
 		r = kjit_emit_inc_mem(e, &ctr, KX86_NREGS, false);
-	return r ? r : emit_guard_exit(e, je, live, fn);
+	return r ? r : kjit_flow_emit_guard_exit(e, je, live, fn);
 }
 
 /*
@@ -775,7 +775,7 @@ enum kjit_reason kjit_flow_emit_static_call_guard(struct kjit_translator *tr,
 	kjit_emit_u8(e, KX86_OP_JCC8 + 4); /* je rel8 */
 	je = e->pos;
 	kjit_emit_u8(e, 0);
-	return emit_guard_exit(e, je, live, tramp);
+	return kjit_flow_emit_guard_exit(e, je, live, tramp);
 }
 
 typedef enum kjit_reason (*term_fn)(struct kjit_translator *tr,

@@ -43,6 +43,13 @@ enum kjit_reason kjit_flow_emit_entry_guard(struct kjit_translator *tr,
 					    struct kjit_emit *e, u64 fn,
 					    u64 site, u16 live);
 
+/* The end every guard shares, after its test left a jcc rel8 (at @je)
+ * taken when the translation may run: the other side restores the flags
+ * (@live: pushed before the test) and jumps to @native; at the jcc's
+ * target the flags are restored too. */
+enum kjit_reason kjit_flow_emit_guard_exit(struct kjit_emit *e, u32 je,
+					   bool live, u64 native);
+
 /* The guard of a followed static call trampoline at @tramp whose code is
  * `jmp @f`, against its key's func pointer at @key (flow.c). */
 enum kjit_reason kjit_flow_emit_static_call_guard(struct kjit_translator *tr,

@@ -1,5 +1,6 @@
 /* translate.c - the translator pipeline for one block:
  * decode -> liveness -> [endbr64] -> entry guard (deep callees, flow.c) ->
+ * argument predicate (attached functions, predicate.c) -> timed entry ->
  * entry instrumentation (at the entry, or before a later instruction where
  * it is cheaper: instrument.c) -> body copy -> terminator -> stubs ->
  * literals.
@@ -7,6 +8,7 @@
  * Invariants: see translate.h. Each stage lives in its own file; this one
  * only sequences them and fills the block metadata and statistics.
  */
+#include "jit/predicate.h"
 #include "jit/timing.h"
 #include "jit/translate.h"
 #include "jit/emit.h"
@@ -190,7 +192,8 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 	struct kjit_block_desc *d = &tr->desc;
 	struct kjit_point_info pi = {KJIT_POINT_ENTRY, blk->orig, 0, 0, 0, 0};
 	enum kjit_reason r;
-	bool guard;
+	struct kjit_pred pred;
+	bool guard, has_pred;
 	u64 sc_key;
 
 	r = kjit_decode_block(tr, blk->orig, d);
@@ -205,7 +208,9 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 	sc_key = tr->env->static_call_key
 		     ? tr->env->static_call_key(tr->env->opaque, blk->orig)
 		     : 0;
-	if (tr->cfg.instr || guard || sc_key) {
+	has_pred = tr->env->entry_pred &&
+		   tr->env->entry_pred(tr->env->opaque, blk->orig, &pred);
+	if (tr->cfg.instr || guard || sc_key || has_pred) {
 		/* a static call trampoline is only ever called (or tail
 		 * called): the arithmetic flags are dead at its entry */
 		pi.live = sc_key ? 0 : kjit_live_in_block(tr, d);
@@ -229,6 +234,13 @@ static enum kjit_reason translate(struct kjit_translator *tr,
 			   kx86_fentry_offset(d->insn[0].bytes, d->insn[0].len);
 
 		r = kjit_flow_emit_entry_guard(tr, e, blk->orig, site, pi.live);
+		if (r)
+			return r;
+	}
+	/* an attached function's argument predicate (jit/predicate.h):
+	 * a false one runs the call natively, untimed and uncounted */
+	if (has_pred) {
+		r = kjit_pred_emit(e, &pred, blk->orig, pi.live != 0);
 		if (r)
 			return r;
 	}

@@ -37,6 +37,31 @@ static void set_why(struct kjit_target *t, int err, const char *why)
 	strscpy(t->why, why, sizeof(t->why));
 }
 
+/* @t's argument predicate (KJIT_IF_*) into @p: 0, or -EINVAL for a bad
+ * one (ops are jit/predicate.h's, by number). */
+static int target_pred(const struct kjit_target *t, struct kjit_pred *p)
+{
+	unsigned int i;
+
+	BUILD_BUG_ON(KJIT_IF_EQ != KJIT_PRED_EQ);
+	BUILD_BUG_ON(KJIT_IF_NE != KJIT_PRED_NE);
+	BUILD_BUG_ON(KJIT_IF_LT != KJIT_PRED_LT);
+	BUILD_BUG_ON(KJIT_IF_LE != KJIT_PRED_LE);
+	BUILD_BUG_ON(KJIT_IF_GT != KJIT_PRED_GT);
+	BUILD_BUG_ON(KJIT_IF_GE != KJIT_PRED_GE);
+	BUILD_BUG_ON(KJIT_IF_ANY != KJIT_PRED_ANY);
+	BUILD_BUG_ON(KJIT_IF_OPS != KJIT_PRED_OPS);
+	for (i = 0; i < sizeof(t->if_pad); i++)
+		if (t->if_pad[i])
+			return -EINVAL;
+	*p = (struct kjit_pred){t->if_op, t->if_arg, t->if_bits, t->if_value};
+	if (t->if_op == KJIT_IF_NONE)
+		return t->if_arg || t->if_bits || t->if_value ? -EINVAL : 0;
+	return kjit_pred_valid(p) ? 0 : -EINVAL;
+}
+
+#define KJIT_BAD_PRED_WHY "bad argument predicate (if_op, if_arg, if_bits)"
+
 /* Fills @f for target @t; on refusal sets t->err/why and returns it. */
 static int resolve_target(struct kjit_target *t, struct kjit_func *f)
 {
@@ -44,6 +69,10 @@ static int resolve_target(struct kjit_target *t, struct kjit_func *f)
 	const char *why;
 
 	t->name[KJIT_NAME_MAX - 1] = 0;
+	if (target_pred(t, &f->pred)) {
+		set_why(t, -EINVAL, KJIT_BAD_PRED_WHY);
+		return -EINVAL;
+	}
 	if (!strncmp(t->name, KJIT_PADDING_PREFIX,
 		     sizeof(KJIT_PADDING_PREFIX) - 1)) {
 		set_why(t, -EOPNOTSUPP, KJIT_PADDING_WHY);

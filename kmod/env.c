@@ -223,6 +223,21 @@ static int env_time_fid(void *opaque, u64 addr, bool entry)
 	return kjit_deep_is_start(&s->deep_tab, a) ? i : -1;
 }
 
+/* An attached function's argument predicate (jit/predicate.h), at its
+ * entry block: the one after its __fentry__ site, which the entry
+ * trampoline enters. */
+static bool env_entry_pred(void *opaque, u64 addr, struct kjit_pred *p)
+{
+	const struct kjit_session *s = ((struct kjit_cpu *)opaque)->session;
+	int i = kjit_session_attached_of(s, (unsigned long)addr);
+
+	if (i < 0 || s->funcs[i].body != (unsigned long)addr ||
+	    !s->funcs[i].pred.op)
+		return false;
+	*p = s->funcs[i].pred;
+	return true;
+}
+
 extern char kjit_dispatch_entry[], kjit_dispatch_entry_nf[];
 
 void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
@@ -248,6 +263,8 @@ void kjit_env_fill(struct kjit_env *env, struct kjit_cpu *c)
 	     * dispatch_entry.S's %gs:kjit_ibl_tab); jit/ checks it fits */
 	    .jsite_gs = (u64)(unsigned long)&kjit_jsite,
 	};
+	if (c->session->n_preds)
+		env->entry_pred = env_entry_pred;
 	if (c->session->timed) { /* its pool comes later: time_fid waits */
 		env->time_enter = (u64)(unsigned long)kjit_time_enter_stub;
 		env->time_exit = (u64)(unsigned long)kjit_time_exit_stub;

@@ -19,7 +19,7 @@
 #include <linux/types.h>
 
 #define KJIT_DEVICE	 "/dev/kjit"
-#define KJIT_ABI_VERSION 15
+#define KJIT_ABI_VERSION 16
 
 /* Dying tasks that may run the rest of do_exit() from the cache at once
  * (kmod/exittail.h; kjit_session_stats.exit_tail_left counts the others);
@@ -72,10 +72,32 @@ struct kjit_target {
 	__s32 err;		  /* out: 0 or -errno for this target */
 	__u32 pad;
 	char why[64]; /* out: refusal reason, NUL-terminated */
+	/* in (ABI 16): an argument predicate, KernInst's "only when": the
+	 * function runs from the cache, counted and timed, only on calls
+	 * where argument if_arg (0..5: %rdi, %rsi, %rdx, %rcx, %r8, %r9)
+	 * holds `arg OP if_value`, compared unsigned in if_bits (64, or 32:
+	 * the low halves); every other call runs natively, uncounted
+	 * (jit/predicate.h). if_op KJIT_IF_NONE (0): every call; any other
+	 * field then 0. A bad predicate refuses the target (-EINVAL). */
+	__u8 if_op;
+	__u8 if_arg;
+	__u8 if_bits;
+	__u8 if_pad[5];
+	__u64 if_value;
 };
 
+#define KJIT_IF_NONE 0
+#define KJIT_IF_EQ   1 /* == */
+#define KJIT_IF_NE   2 /* != */
+#define KJIT_IF_LT   3 /* < */
+#define KJIT_IF_LE   4 /* <= */
+#define KJIT_IF_GT   5 /* > */
+#define KJIT_IF_GE   6 /* >= */
+#define KJIT_IF_ANY  7 /* &: any bit of if_value set */
+#define KJIT_IF_OPS  8
+
 /* Functions per attach (ABI 7; 64 before): a bound on the request's
- * memory (a target is 208 bytes, a function ~200 in the module), above
+ * memory (a target is 224 bytes, a function ~200 in the module), above
  * the ~50,000 text symbols of a distribution kernel with its modules. */
 #define KJIT_MAX_TARGETS	(1u << 18)
 #define KJIT_ATTACH_BEST_EFFORT 0x1 /* attach what can be, skip refusals */

@@ -392,6 +392,7 @@ struct kjit_session *kjit_session_new(const struct kjit_func *funcs,
 		s->funcs[i].mod = NULL;
 		s->funcs[i].err = 0;
 		s->funcs[i].diverted = false;
+		s->n_preds += s->funcs[i].pred.op != KJIT_PRED_NONE;
 	}
 	s->deep = flags & KJIT_ATTACH_DEEP;
 	s->count = !(flags & KJIT_ATTACH_NO_COUNT);

@@ -30,6 +30,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include "codecache/cache.h"
+#include "jit/predicate.h"
 #include "cachemem.h"
 #include "compat.h"
 #include "deep.h"
@@ -71,6 +72,7 @@ struct kjit_func {
 	u32 slot;		  /* its slot in the entry table */
 	int err;		  /* why it was left out (best effort), or 0 */
 	bool diverted;
+	struct kjit_pred pred;	  /* its argument predicate (op 0: none) */
 	char name[KJIT_NAME_MAX];
 };
 
@@ -127,6 +129,7 @@ struct kjit_session {
 	struct kjit_deep deep_tab; /* functions n_funcs.. of blocks */
 	struct kjit_native native; /* native runs per function (native.h) */
 	struct kjit_func *funcs;   /* n_funcs, kvmalloc'd */
+	u32 n_preds;		   /* of them with an argument predicate */
 	struct kjit_region keys;   /* the entry trampoline's key table */
 	struct kjit_region exiting; /* its counters[]: per key slot, the
 				     * function's KJIT_FB_EXITING counter */

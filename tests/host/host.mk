@@ -42,6 +42,12 @@ HOST_TESTS += $(HT_DIR)/test_unit
 $(HT_DIR)/test_unit: $(HT_DIR)/test_unit.o $(HT_COMMON) $(HT_DIR)/libkjit.a
 	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
 
+# Argument predicates (jit/predicate.h): every register, operator, width
+# and edge value, run against the condition evaluated in C.
+HOST_TESTS += $(HT_DIR)/test_pred
+$(HT_DIR)/test_pred: $(HT_DIR)/test_pred.o $(HT_COMMON) $(HT_DIR)/libkjit.a
+	$(CC) $(HT_CFLAGS) -o $@ $^ $(HT_LIBS)
+
 # Per-CPU counter sequences: register liveness, placement, goldens, each
 # sequence executed with a real GS base, per-thread copies, migrations.
 HOST_TESTS += $(HT_DIR)/test_counters

@@ -97,7 +97,10 @@ bank_inc_no_gs|jit/instrument.c|s/kjit_emit_u8(e, KX86_PFX_GS); \/\* incq %gs:di
 bank_slot_not_read|jit/instrument.c|0,/kjit_emit_u8(e, KX86_OP_MOV_RM);/s//kjit_emit_u8(e, 0x8d);/|a bank counter takes the slot offset for the bank offset (lea, not mov): every task counts beside the slot
 timing_no_return|jit/timing.c|s/return fid < 0 ? KJIT_OK : emit_time_call(e, tr->env->time_exit, fid);/return fid < 0 ? KJIT_OK : KJIT_OK;/|the returns of a timed function make no call: its calls never close
 timing_stack_off|jit/timing.c|s/kjit_emit_u8(e, 8);/kjit_emit_u8(e, 0);/|the timing call leaves its pushed id on the stack
-timing_entry_as_exit|jit/timing.c|s/emit_time_call(e, tr->env->time_enter, fid);/emit_time_call(e, tr->env->time_exit, fid);/|the entry of a timed function calls the return helper'
+timing_entry_as_exit|jit/timing.c|s/emit_time_call(e, tr->env->time_enter, fid);/emit_time_call(e, tr->env->time_exit, fid);/|the entry of a timed function calls the return helper
+pred_ge_above|jit/predicate.c|s/\[KJIT_PRED_GE\] = KX86_CC_AE/[KJIT_PRED_GE] = KX86_CC_A/|an argument predicate >= tests > (ja for jae): a call with the value itself runs natively
+pred_no_rex_w|jit/predicate.c|s/rex .= KX86_REX_W;/(void)0;/|a 64-bit argument predicate compares only the low halves
+pred_flags_unsaved|jit/translate.c|s/r = kjit_pred_emit(e, \&pred, blk->orig, pi.live != 0);/r = kjit_pred_emit(e, \&pred, blk->orig, false);/|an argument predicate clobbers the flags where they are live at the entry block'
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kjit-mutation.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
@@ -114,6 +117,7 @@ bld=$tmp/build
 progs="$bld/host/test_unit $bld/host/test_entry $bld/host/test_codecache"
 progs="$progs $bld/host/test_ibt $bld/host/test_dispatch_deps $bld/host/test_diff"
 progs="$progs $bld/host/test_counters $bld/host/test_smp $bld/host/test_timing"
+progs="$progs $bld/host/test_pred"
 # the differential on the stock vmlinux's blocks (test_shapes), where the
 # tree has extracted one: the copy reads it in place
 if [ -f "$root/build/host/vmlinux" ]; then

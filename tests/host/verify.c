@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "tests/host/verify.h"
+#include "jit/predicate.h"
 
 struct dinsn {
 	ZydisDecodedInstruction i;
@@ -1120,6 +1121,43 @@ static bool is_cmp_rip(const struct dinsn *x, unsigned size, u64 want_addr)
 	       !abs_of(x, 0, &a) && a == want_addr;
 }
 
+/* The end of every guard, from *@a (past its jcc to @ok): [popfq] jmp
+ * @native; ok: [popfq], popfq where @pushed. *@a moves past it. */
+static int guard_tail(struct vfy *v, u64 *a, const char *what, bool pushed,
+		      u64 ok, u64 native)
+{
+	struct dinsn x;
+	u64 t;
+
+	if (pushed) {
+		if (dec_out(v, *a, &x) || x.i.mnemonic != ZYDIS_MNEMONIC_POPFQ)
+			return FAILF("%s: native side without popfq", what);
+		*a += x.i.length;
+	}
+	if (dec_out(v, *a, &x))
+		return -1;
+	if (x.i.mnemonic != ZYDIS_MNEMONIC_JMP)
+		return FAILF("%s: no jmp to the native code", what);
+	if (jmp_target(v, &x, &t))
+		return -1;
+	if (t != native)
+		return FAILF("%s: the native side goes to %#llx, not %#llx",
+			     what, (unsigned long long)t,
+			     (unsigned long long)native);
+	*a += x.i.length;
+	if (*a != ok)
+		return FAILF("%s: its jcc goes to %#llx, not past the native "
+			     "side",
+			     what, (unsigned long long)ok);
+	if (pushed) {
+		if (dec_out(v, *a, &x) || x.i.mnemonic != ZYDIS_MNEMONIC_POPFQ)
+			return FAILF("%s: no popfq where the guard passes",
+				     what);
+		*a += x.i.length;
+	}
+	return 0;
+}
+
 /*
  * A guard from @a on: [pushfq] CMP je ok; [lock incq ctr(%rip)] [popfq]
  * jmp NATIVE; ok: [popfq]. @cmp_size, @cmp_at and @imm: the compare's
@@ -1175,32 +1213,7 @@ static int check_guard(struct vfy *v, u64 *a, const char *what,
 				     "in env->guard_counter", what);
 		*a += x.i.length;
 	}
-	if (pushed) {
-		if (dec_out(v, *a, &x) || x.i.mnemonic != ZYDIS_MNEMONIC_POPFQ)
-			return FAILF("%s: native side without popfq", what);
-		*a += x.i.length;
-	}
-	if (dec_out(v, *a, &x))
-		return -1;
-	if (x.i.mnemonic != ZYDIS_MNEMONIC_JMP)
-		return FAILF("%s: no jmp to the native code", what);
-	if (jmp_target(v, &x, &t))
-		return -1;
-	if (t != native)
-		return FAILF("%s: the native side goes to %#llx, not %#llx",
-			     what, (unsigned long long)t,
-			     (unsigned long long)native);
-	*a += x.i.length;
-	if (*a != ok)
-		return FAILF("%s: je goes to %#llx, not past the native side",
-			     what, (unsigned long long)ok);
-	if (pushed) {
-		if (dec_out(v, *a, &x) || x.i.mnemonic != ZYDIS_MNEMONIC_POPFQ)
-			return FAILF("%s: no popfq where the guard passes",
-				     what);
-		*a += x.i.length;
-	}
-	return 0;
+	return guard_tail(v, a, what, pushed, ok, native);
 }
 
 /* A followed static call trampoline (env->static_call_key): its key's
@@ -1247,6 +1260,73 @@ static int check_entry_guard(struct vfy *v, u64 *a)
 			   v->env->guard_counter, fn, false);
 }
 
+/* An attached function's argument predicate (env->entry_pred;
+ * jit/predicate.h): [pushfq] cmp lit(%rip),REG (test REG,lit(%rip) for
+ * "any bit") in the predicate's width, REG its argument's by the calling
+ * convention, lit holding its value; the jcc that is taken exactly when
+ * the condition holds (unsigned); then the native side to the block's own
+ * original. *@a moves past it. */
+static int check_pred(struct vfy *v, u64 *a, const struct kjit_pred *p)
+{
+	static const ZydisRegister r64[6] = {
+	    ZYDIS_REGISTER_RDI, ZYDIS_REGISTER_RSI, ZYDIS_REGISTER_RDX,
+	    ZYDIS_REGISTER_RCX, ZYDIS_REGISTER_R8,  ZYDIS_REGISTER_R9};
+	static const ZydisRegister r32[6] = {
+	    ZYDIS_REGISTER_EDI, ZYDIS_REGISTER_ESI, ZYDIS_REGISTER_EDX,
+	    ZYDIS_REGISTER_ECX, ZYDIS_REGISTER_R8D, ZYDIS_REGISTER_R9D};
+	static const ZydisMnemonic jcc[KJIT_PRED_OPS] = {
+	    [KJIT_PRED_EQ] = ZYDIS_MNEMONIC_JZ,
+	    [KJIT_PRED_NE] = ZYDIS_MNEMONIC_JNZ,
+	    [KJIT_PRED_LT] = ZYDIS_MNEMONIC_JB,
+	    [KJIT_PRED_LE] = ZYDIS_MNEMONIC_JBE,
+	    [KJIT_PRED_GT] = ZYDIS_MNEMONIC_JNBE,
+	    [KJIT_PRED_GE] = ZYDIS_MNEMONIC_JNB,
+	    [KJIT_PRED_ANY] = ZYDIS_MNEMONIC_JNZ};
+	bool any = p->op == KJIT_PRED_ANY, pushed;
+	const ZydisDecodedOperand *reg, *mem;
+	u64 lit, val = 0, ok;
+	struct dinsn x;
+
+	if (p->op <= KJIT_PRED_NONE || p->op >= KJIT_PRED_OPS ||
+	    p->arg >= 6 || (p->bits != 32 && p->bits != 64))
+		return FAILF("the environment gives a malformed predicate");
+	if (dec_out(v, *a, &x))
+		return -1;
+	pushed = x.i.mnemonic == ZYDIS_MNEMONIC_PUSHFQ;
+	if (!pushed && vfy_live_in(v))
+		return FAILF("predicate: the flags are live at the block's "
+			     "start and not saved around the compare");
+	if (pushed && (*a += x.i.length, dec_out(v, *a, &x)))
+		return -1;
+	/* cmp r, r/m: the register first; test r/m, r: the memory first */
+	reg = &x.op[any ? 1 : 0];
+	mem = &x.op[any ? 0 : 1];
+	if (x.i.mnemonic != (any ? ZYDIS_MNEMONIC_TEST : ZYDIS_MNEMONIC_CMP) ||
+	    reg->type != ZYDIS_OPERAND_TYPE_REGISTER ||
+	    reg->reg.value != (p->bits == 64 ? r64 : r32)[p->arg] ||
+	    mem->type != ZYDIS_OPERAND_TYPE_MEMORY ||
+	    mem->mem.base != ZYDIS_REGISTER_RIP || mem->size != p->bits ||
+	    abs_of(&x, any ? 0 : 1, &lit))
+		return FAILF("predicate: not %s of arg%u's register (%u bits) "
+			     "with a RIP-relative literal",
+			     any ? "test" : "cmp", p->arg, p->bits);
+	if (lit < v->run || lit + p->bits / 8 > v->run + v->b->len)
+		return FAILF("predicate: its value is not in the block");
+	memcpy(&val, v->buf + (lit - v->run), p->bits / 8);
+	if (val != (p->bits == 32 ? (u32)p->value : p->value))
+		return FAILF("predicate: the literal holds %#llx, not %#llx",
+			     (unsigned long long)val,
+			     (unsigned long long)p->value);
+	*a += x.i.length;
+	if (dec_out(v, *a, &x))
+		return -1;
+	if (x.i.mnemonic != jcc[p->op] || x.i.length != 2 || abs_of(&x, 0, &ok))
+		return FAILF("predicate: not %s rel8 after the compare",
+			     ZydisMnemonicGetString(jcc[p->op]));
+	*a += x.i.length;
+	return guard_tail(v, a, "predicate", pushed, ok, v->d->start);
+}
+
 /* A timed function's entry or return call (jit/timing.h) at *@a, with
  * the id the environment gives, when it gives one: push $fid; call
  * @helper; lea 8(%rsp),%rsp. Advances *@a past it. */
@@ -1285,6 +1365,7 @@ static int check_time_call(struct vfy *v, u64 *a, bool entry)
 
 static int check_entry(struct vfy *v, u64 end, unsigned first)
 {
+	struct kjit_pred pred;
 	u64 a = v->run, key;
 
 	if (check_endbr(v, &a))
@@ -1297,6 +1378,10 @@ static int check_entry(struct vfy *v, u64 end, unsigned first)
 	if (v->env->entry_guard &&
 	    v->env->entry_guard(v->env->opaque, v->d->start) &&
 	    check_entry_guard(v, &a))
+		return -1;
+	if (v->env->entry_pred &&
+	    v->env->entry_pred(v->env->opaque, v->d->start, &pred) &&
+	    check_pred(v, &a, &pred))
 		return -1;
 	if (check_time_call(v, &a, true))
 		return -1;

@@ -92,6 +92,89 @@ static void expect_error(const char *name, const char *cmdline,
 	free(err);
 }
 
+/* --if (tools/session/predicate.h): what each expression parses to, and
+ * printed back; every malformed one refused in one line. */
+static void expect_pred(const char *name, const char *cmdline,
+			const char *func, unsigned op, unsigned arg,
+			unsigned bits, unsigned long long value,
+			const char *printed)
+{
+	struct args a;
+	char *err, text[256] = "";
+	int rc = run(cmdline, RECORD | ARG_IF, &a, &err);
+	const struct tool_pred *p = a.preds;
+
+	if (!rc && a.n_preds == 1)
+		pred_format(p, text, sizeof(text));
+	check(name,
+	      !rc && a.n_preds == 1 && !strcmp(p->func, func) &&
+		  p->p.op == op && p->p.arg == arg && p->p.bits == bits &&
+		  p->p.value == value && !strcmp(text, printed),
+	      *err ? err : text);
+	free(err);
+	args_free(&a);
+}
+
+static void predicates(void)
+{
+	struct args a;
+	char *err;
+	int rc;
+
+	expect_pred("if_ge", "record --if vfs_read:arg2>=65536 -f vfs_read "
+			     "-- true",
+		    "vfs_read", KJIT_PRED_GE, 2, 64, 65536,
+		    "vfs_read:arg2 >= 65536");
+	expect_pred("if_eq_32_negative",
+		    "record --if f:arg1.32==-1 -f f -- true", "f", KJIT_PRED_EQ,
+		    1, 32, 0xffffffffull, "f:arg1.32 == 4294967295");
+	expect_pred("if_negative_64", "record --if f:arg0>-2 -f f -- true",
+		    "f", KJIT_PRED_GT, 0, 64, 0xfffffffffffffffeull,
+		    "f:arg0 > 18446744073709551614");
+	expect_pred("if_any_bit", "record --if do_sys_openat2:arg5&0x40 -f "
+				  "do_sys_openat2 -- true",
+		    "do_sys_openat2", KJIT_PRED_ANY, 5, 64, 0x40,
+		    "do_sys_openat2:arg5 & 0x40");
+	expect_pred("if_lt_hex", "record --if f:arg3<0x10 -f f -- true", "f",
+		    KJIT_PRED_LT, 3, 64, 16, "f:arg3 < 16");
+	expect_pred("if_le_ne", "record --if f:arg4.64<=7 -f f -- true", "f",
+		    KJIT_PRED_LE, 4, 64, 7, "f:arg4 <= 7");
+	expect_pred("if_ne_max", "record --if f:arg0!=0xffffffffffffffff -f "
+				 "f -- true",
+		    "f", KJIT_PRED_NE, 0, 64, ~0ull,
+		    "f:arg0 != 18446744073709551615");
+	rc = run("attach --if a:arg0==1 --if b:arg1==2 a b", ATTACH | ARG_IF,
+		 &a, &err);
+	check("if_two_funcs",
+	      !rc && a.n_preds == 2 && !strcmp(a.preds[1].func, "b") &&
+		  a.preds[1].p.value == 2,
+	      err);
+	free(err);
+	args_free(&a);
+	expect_error("if_arg6", "attach --if f:arg6==1 f", ATTACH | ARG_IF,
+		     "only arg0..arg5 are passed in registers");
+	expect_error("if_bad_op", "attach --if f:arg0=<1 f", ATTACH | ARG_IF,
+		     "expected one of == != < <= > >= & after argN");
+	expect_error("if_no_value", "attach --if f:arg0== f", ATTACH | ARG_IF,
+		     "no VALUE after the operator");
+	expect_error("if_not_number", "attach --if f:arg0==12ab f",
+		     ATTACH | ARG_IF, "VALUE is not a number");
+	expect_error("if_too_big", "attach --if f:arg0==18446744073709551616 f",
+		     ATTACH | ARG_IF, "VALUE is not a number up to 2^64 - 1");
+	expect_error("if_32_too_big", "attach --if f:arg0.32<0x100000000 f",
+		     ATTACH | ARG_IF, "VALUE does not fit the 32 bits");
+	expect_error("if_no_func", "attach --if :arg0==1 f", ATTACH | ARG_IF,
+		     "expected FUNC:argN OP VALUE");
+	expect_error("if_no_arg", "attach --if f:rdi==1 f", ATTACH | ARG_IF,
+		     "expected argN (N 0..5) after FUNC:");
+	expect_error("if_twice", "attach --if f:arg0==1 --if f:arg1==1 f",
+		     ATTACH | ARG_IF, "one --if per function: f");
+	expect_error("if_missing", "attach f --if", ATTACH | ARG_IF,
+		     "missing 'FUNC:argN OP VALUE' after --if");
+	expect_error("if_not_compare", "compare --if f:arg0==1 -f f -- ls",
+		     COMPARE, "unknown option --if");
+}
+
 int main(void)
 {
 	struct args a;
@@ -165,6 +248,7 @@ int main(void)
 	expect_error("cgroup_and_pid", "attach -G work -p 1 vfs_read", ATTACH,
 		     "one of -p, -C and -G, once: -p");
 	unsetenv("KJIT_SYSROOT");
+	predicates();
 	expect_error("pid_zero", "attach -p 0 vfs_read", ATTACH,
 		     "bad value for -p: '0'");
 	expect_error("pid_list_bad", "attach -p 1,,2 vfs_read", ATTACH,

@@ -13,7 +13,8 @@ $(BUILD)/host/test_kallsyms: tests/tool/test_kallsyms.c tools/kernel/kallsyms.c 
 	$(CC) $(HOST_CFLAGS) -o $@ tests/tool/test_kallsyms.c tools/kernel/kallsyms.c tools/report/say.c
 
 HOST_TESTS += $(TT_DIR)/test_args
-$(TT_DIR)/test_args: tests/tool/test_args.c tools/session/args.c tools/kernel/sysfiles.c $(TT_DEPS)
+$(TT_DIR)/test_args: tests/tool/test_args.c tools/session/args.c tools/session/predicate.c \
+		tools/kernel/sysfiles.c $(TT_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -o $@ $(filter %.c,$^)
 

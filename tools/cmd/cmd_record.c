@@ -128,10 +128,31 @@ static int record_oracle(const struct args *a, const struct funcset *fs,
 	return rc;
 }
 
+static void describe_who(const struct args *a, int command, char *buf,
+			 size_t size);
+
 /* The scope in words, for the data file and the report; @command: the
- * default scope, the command's process tree (its pid in scope_ids[0]). */
+ * default scope, the command's process tree (its pid in scope_ids[0]);
+ * then any --if, "; only when FUNC:argN OP VALUE". */
 static void describe_scope(const struct args *a, int command, char *buf,
 			   size_t size)
+{
+	size_t used;
+	int i;
+
+	describe_who(a, command, buf, size);
+	for (i = 0; i < a->n_preds; i++) {
+		char p[200];
+
+		used = strlen(buf);
+		pred_format(&a->preds[i], p, sizeof(p));
+		snprintf(buf + used, size - used, "%s%s",
+			 i ? ", " : "; only when ", p);
+	}
+}
+
+static void describe_who(const struct args *a, int command, char *buf,
+			 size_t size)
 {
 	size_t used;
 	int i;
@@ -209,7 +230,7 @@ int cmd_record(int argc, char **argv)
 	if (args_parse(argc, argv,
 		       ARG_BEST_EFFORT | ARG_DEEP | ARG_FUNC_OPT | ARG_OUTPUT |
 			   ARG_COMMAND | ARG_LIMITS | ARG_ORACLE | ARG_SCOPE |
-			   ARG_SPLIT | ARG_TIME,
+			   ARG_SPLIT | ARG_TIME | ARG_IF,
 		       "record", &a, stderr))
 		return 2;
 	path = a.output ? a.output : "kjit.data";

@@ -46,7 +46,7 @@ int cmd_attach(int argc, char **argv)
 	int fd, rc;
 
 	if (args_parse(argc, argv,
-		       ARG_BEST_EFFORT | ARG_NO_COUNT | ARG_DEEP | ARG_LIMITS | ARG_SPLIT | ARG_TIME |
+		       ARG_BEST_EFFORT | ARG_NO_COUNT | ARG_DEEP | ARG_LIMITS | ARG_SPLIT | ARG_TIME | ARG_IF |
 			   ARG_SCOPE,
 		       "attach", &a, stderr))
 		return 2;

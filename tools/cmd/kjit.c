@@ -48,7 +48,8 @@ static const struct subcommand subcommands[] = {
      "outgoing edges.\n"},
     {"attach", cmd_attach,
      "attach [-a | -p PID,... | -C CPU,... | -G CGROUP] [--count-kjit] [-v] "
-     "[--best-effort] [--no-count] [--deep] [--time] [SPLIT] [LIMITS] "
+     "[--best-effort] [--no-count] [--deep] [--time] [--if EXPR]... "
+     "[SPLIT] [LIMITS] "
      "FUNC...",
      "divert FUNCs into the code cache and count their blocks",
      "FUNC is name, module:name, name+0xOFF (OFF must be 0),\n"
@@ -84,6 +85,12 @@ static const struct subcommand subcommands[] = {
      "of each callee followed): calls, inclusive, exclusive (less the\n"
      "timed callees) and virtual time (less the time switched out),\n"
      "and a log2 histogram, in TSC cycles (report --time).\n"
+     "--if 'FUNC:argN[.32] OP VALUE' (one per FUNC attached) runs FUNC\n"
+     "from the cache, counted and timed, only on calls whose argument\n"
+     "N (0..5: rdi rsi rdx rcx r8 r9) holds the condition; OP is one of\n"
+     "== != < <= > >= (unsigned) or & (any bit set), .32 compares the\n"
+     "low halves; other calls run natively, uncounted. A false one\n"
+     "costs a compare and a jump a call.\n"
      "LIMITS: --deep-max N (callees a deep session follows), --cache-kb\n"
      "N (code cache per CPU), --max-blocks N (blocks per CPU); 0 or\n"
      "absent: the module's defaults. What a full table left native is\n"
@@ -94,7 +101,8 @@ static const struct subcommand subcommands[] = {
      "record [-a | -p PID,... | -C CPU,... | -G CGROUP] [--count-kjit] "
      "[-v] "
      "[--best-effort] "
-     "[--deep [--oracle]] [--time] [SPLIT] [LIMITS] -f FUNC... [-o FILE] "
+     "[--deep [--oracle]] [--time] [--if EXPR]... [SPLIT] [LIMITS] "
+     "-f FUNC... [-o FILE] "
      "[--force] "
      "-- "
      "COMMAND [ARGS...]",
@@ -117,8 +125,9 @@ static const struct subcommand subcommands[] = {
      "kjit's own processes are left out unless --count-kjit.\n"
      "Reports name the scope. --best-effort and -v as for attach\n"
      "(record -f '*' on 6.1: its first 8192, the rest said); SPLIT as\n"
-     "for attach (the file keeps every process's counts); --time as\n"
-     "for attach (the file keeps the times).\n"
+     "for attach (the file keeps every process's counts); --time and\n"
+     "--if as for attach (the file keeps the times; reports name the\n"
+     "predicate with the scope).\n"
      "--oracle (with --deep) first runs COMMAND once under ftrace's\n"
      "function_graph tracer with set_graph_function = the FUNCs, and\n"
      "stores the functions it saw under them; report then prints how\n"

@@ -170,6 +170,32 @@ static int cgroup_list(struct parser *p, struct args *a, const char *opt)
 	return 0;
 }
 
+/* --if EXPR: one more predicate, its FUNC named once. */
+static int pred_option(struct parser *p, struct args *a, const char *opt)
+{
+	struct tool_pred *t;
+	char why[96], what[256];
+	int i;
+
+	if (p->i + 1 >= p->argc)
+		return bad(p, "missing 'FUNC:argN OP VALUE' after", opt);
+	if (!a->preds)
+		a->preds = calloc((size_t)p->argc, sizeof(*a->preds));
+	if (!a->preds)
+		return bad(p, "out of memory", NULL);
+	t = &a->preds[a->n_preds];
+	if (pred_parse(p->argv[++p->i], t, why, sizeof(why))) {
+		snprintf(what, sizeof(what), "%s '%s': %s", opt,
+			 p->argv[p->i], why);
+		return bad(p, "bad predicate", what);
+	}
+	for (i = 0; i < a->n_preds; i++)
+		if (!strcmp(a->preds[i].func, t->func))
+			return bad(p, "one --if per function:", t->func);
+	a->n_preds++;
+	return 0;
+}
+
 static int funcs_after_f(struct parser *p, struct args *a)
 {
 	int n = 0;
@@ -218,6 +244,8 @@ static int option(struct parser *p, struct args *a)
 		a->split = 1;
 	else if (!strcmp(o, "--time") && (al & ARG_TIME))
 		a->time = 1;
+	else if (!strcmp(o, "--if") && (al & ARG_IF))
+		return pred_option(p, a, o);
 	else if (!strcmp(o, "--split-max") && (al & ARG_SPLIT))
 		return number_in(p, o, 1, KJIT_SPLIT_BANKS_MAX - 2,
 				 &a->split_max);
@@ -312,6 +340,9 @@ int args_parse(int argc, char **argv, unsigned int allowed, const char *name,
 
 void args_free(struct args *a)
 {
+	free(a->preds);
+	a->preds = NULL;
+	a->n_preds = 0;
 	free(a->scope_ids);
 	a->scope_ids = NULL;
 	free(a->funcs);

@@ -7,6 +7,8 @@
  *           [-o FILE] [--force] -- COMMAND
  *   compare [--deep] [--icount] [LIMITS] -f FUNC... [-n RUNS] -- COMMAND [ARGS]
  *   each also takes -v (name every function a pattern skipped)
+ *   attach and record also take --time and --if 'FUNC:argN OP VALUE'
+ *   (repeatable, one per attached FUNC: predicate.h)
  *   LIMITS: [--deep-max N] [--cache-kb N] [--max-blocks N] (0: the
  *           module's default; ranges as kjit_attach in kmod/kjit_ioctl.h)
  *   SCOPE:  -a (every task on every CPU: attach's default), -p PID[,PID]
@@ -28,6 +30,7 @@
 #define KJIT_TOOL_ARGS_H
 
 #include <stdio.h>
+#include "predicate.h"
 
 #define ARG_BEST_EFFORT (1u << 0)
 #define ARG_DEEP	(1u << 1)  /* --deep */
@@ -44,6 +47,7 @@
  * (default: KJIT_SPLIT_BANKS - 2 processes, 4096 blocks) */
 #define ARG_SPLIT (1u << 11)
 #define ARG_TIME  (1u << 12) /* --time: time per function */
+#define ARG_IF	  (1u << 13) /* --if 'FUNC:argN OP VALUE' (predicate.h) */
 
 struct args {
 	const char **funcs; /* FUNC words (patterns unexpanded), into argv */
@@ -64,6 +68,8 @@ struct args {
 	unsigned int *scope_ids; /* -p pids or -C CPUs, scope_n of them */
 	int scope_n;
 	const char *cgroup; /* -G PATH: scope_ids are its processes */
+	struct tool_pred *preds; /* --if, n_preds of them (one per FUNC) */
+	int n_preds;
 	int force;   /* record --force: a failed command may overwrite */
 	int verbose; /* -v: name every function a pattern skipped */
 	const char *output;

@@ -184,6 +184,39 @@ static int attach_ioctl(int fd, struct kjit_attach *req, int n)
 	return progress_call(what, attach_call, &c);
 }
 
+/* --if: each predicate into the targets of its FUNC; 0, or 1 after
+ * saying which names no attached function. */
+static int apply_preds(const struct args *a, struct funcset *fs,
+		       const char *who)
+{
+	int i, k, hit;
+
+	for (k = 0; k < a->n_preds; k++) {
+		const struct tool_pred *p = &a->preds[k];
+
+		for (i = 0, hit = 0; i < fs->n; i++) {
+			struct kjit_target *t = &fs->t[i];
+
+			if (strcmp(t->name, p->func))
+				continue;
+			t->if_op = p->p.op;
+			t->if_arg = p->p.arg;
+			t->if_bits = p->p.bits;
+			t->if_value = p->p.value;
+			hit++;
+		}
+		if (!hit) {
+			fprintf(stderr,
+				"kjit %s: --if %s: %s is not one of the "
+				"functions attached (name it with the "
+				"others)\n",
+				who, p->func, p->func);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int do_attach(int fd, const struct args *a, struct funcset *fs,
 		     const char *who)
 {
@@ -193,6 +226,8 @@ static int do_attach(int fd, const struct args *a, struct funcset *fs,
 	int first_over = 0;
 	int i, rc, err, told = 0;
 
+	if (apply_preds(a, fs, who))
+		return 1;
 	req.n = (unsigned int)fs->n;
 	req.targets = (uintptr_t)t;
 	req.flags = attach_flags(a);
@@ -232,6 +267,14 @@ static int do_attach(int fd, const struct args *a, struct funcset *fs,
 		if (!strcmp(who, "attach")) {
 			printf("attached %u function%s\n", req.attached,
 			       plural_s(req.attached));
+			for (i = 0; i < a->n_preds; i++) {
+				char p[200];
+
+				pred_format(&a->preds[i], p, sizeof(p));
+				printf("only when %s (other calls of %s run "
+				       "natively, uncounted)\n",
+				       p, a->preds[i].func);
+			}
 			print_reserved(fd, "");
 		}
 	} else if (!told) { /* else each refusal said why */

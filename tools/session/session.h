@@ -97,7 +97,7 @@ struct session {
 	 * and CPU ones that left kjit's own processes out), or scope_words()
 	 * of a live session's;
 	 * files without a scope line were recorded system-wide. */
-	char scope[64];
+	char scope[512];
 	struct sess_func *funcs;
 	unsigned int n_funcs;
 	struct sess_block *blocks;

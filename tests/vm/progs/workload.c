@@ -6,6 +6,7 @@
  *   workload forkpid N       N getpid() calls in each of 3 processes (this,
  *                            its child, the child's child)
  *   workload read N          N one-byte reads of /dev/zero
+ *   workload bigread N       N 64 KiB reads of /dev/zero
  *   workload fstat N         N fstat() calls
  *   workload openclose N     N open("/dev/null") + close()
  *   workload pipe N          N one-byte write+read through a pipe

@@ -89,6 +89,21 @@ static inline int op_read(long n)
 	return close(fd);
 }
 
+/* N reads of 64 KiB from /dev/zero: reads an argument predicate on the
+ * count (vfs_read's third) can tell from op_read's one-byte ones. */
+static inline int op_bigread(long n)
+{
+	static char buf[65536];
+	int fd = open("/dev/zero", O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	while (n--)
+		if (read(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			return -1;
+	return close(fd);
+}
+
 static inline int op_fstat(long n)
 {
 	struct stat st;
@@ -438,6 +453,7 @@ static const struct {
     {"migrate", op_migrate},   {"stat", op_stat},
     {"faults", op_faults},     {"threadpid", op_threadpid},
     {"forkpid", op_forkpid},   {"lseek", op_lseek},
+    {"bigread", op_bigread},
 };
 
 static inline int run_op(const char *name, long n)
