@@ -77,7 +77,7 @@ HOST_TESTS += $(TT_DIR)/test_fgraph
 $(TT_DIR)/test_fgraph: tests/tool/test_fgraph.c tools/kernel/fgraph.c tools/kernel/filter_chunks.c \
 		tools/session/stopsig.c \
 		tools/kernel/eligible.c tools/kernel/symnames.c tools/session/attach.c tools/session/target.c tools/report/say.c \
-		tools/session/funcset.c tools/session/funcglob.c tools/session/args.c \
+		tools/session/funcset.c tools/session/funcglob.c tools/session/args.c tools/session/predicate.c \
 		$(TT_REPORT_SRC) $(TT_DEPS) $(wildcard jit/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(TT_CFLAGS) -DFGRAPH_CHUNK_FUNCS=2 -o $@ $(filter %.c,$^) -lZydis -lZycore -lelf

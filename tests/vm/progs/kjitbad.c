@@ -179,6 +179,45 @@ static void refusals(void)
 	}
 }
 
+/* An attach of __x64_sys_getpid with the argument predicate fields given
+ * (kjit_target.if_*, ABI 16); @pad: a byte of if_pad set. */
+static int attach_pred(uint8_t op, uint8_t arg, uint8_t bits, uint64_t value,
+		       int pad)
+{
+	struct kjit_target t = {.name = "__x64_sys_getpid"};
+
+	t.if_op = op;
+	t.if_arg = arg;
+	t.if_bits = bits;
+	t.if_value = value;
+	t.if_pad[4] = (uint8_t)pad;
+	return attach(sizeof(struct kjit_attach), 0, 1, &t);
+}
+
+/* Malformed argument predicates: each refused, the target's why set. */
+static void bad_predicates(void)
+{
+	expect("predicate: unknown op", attach_pred(KJIT_IF_OPS, 0, 64, 1, 0),
+	       EINVAL);
+	expect("predicate: op 255", attach_pred(255, 0, 64, 1, 0), EINVAL);
+	expect("predicate: arg 6", attach_pred(KJIT_IF_EQ, 6, 64, 1, 0),
+	       EINVAL);
+	expect("predicate: 16 bits", attach_pred(KJIT_IF_EQ, 0, 16, 1, 0),
+	       EINVAL);
+	expect("predicate: 0 bits", attach_pred(KJIT_IF_GE, 2, 0, 1, 0),
+	       EINVAL);
+	expect("predicate: padding set", attach_pred(KJIT_IF_EQ, 0, 64, 1, 1),
+	       EINVAL);
+	expect("predicate: none, but a value",
+	       attach_pred(KJIT_IF_NONE, 0, 0, 5, 0), EINVAL);
+	expect("predicate: none, but an argument",
+	       attach_pred(KJIT_IF_NONE, 3, 0, 0, 0), EINVAL);
+	/* a good one attaches (and detaches) */
+	expect("predicate: arg5 & 1, 32 bits",
+	       attach_pred(KJIT_IF_ANY, 5, 32, 1, 0), 0);
+	expect("predicate: detach", ioctl(fd, KJIT_IOC_DETACH, 0), 0);
+}
+
 static void malformed(void)
 {
 	struct kjit_target t[4]; /* n is checked before targets are read */
@@ -372,6 +411,7 @@ int main(void)
 	out_of_order();
 	ownership();
 	unprivileged();
+	bad_predicates(); /* last: its good attach leaves a session */
 	printf("%s: %d failure(s)\n", failures ? "FAILED" : "passed", failures);
 	return failures ? 1 : 0;
 }

@@ -822,8 +822,32 @@ static void pick_target(struct kjit_target *t)
 		t->addr = bad_addr((enum ptr)(P_LOW + rnd(N_PTRS - P_LOW)));
 	if (t->addr && chance(20))
 		pick_name(t->name, 1); /* ignored: addr wins */
+	if (chance(8)) { /* an argument predicate (ABI 16), often malformed */
+		t->if_op = (uint8_t)(chance(80) ? 1 + rnd(KJIT_IF_OPS - 1)
+						: rnd(256));
+		t->if_arg = (uint8_t)(chance(80) ? rnd(6) : rnd(256));
+		t->if_bits = (uint8_t)(chance(80) ? (chance(50) ? 32 : 64)
+						  : rnd(256));
+		t->if_value = chance(50) ? rnd(70000) : rnd64();
+		if (chance(5))
+			t->if_pad[rnd(5)] = (uint8_t)(1 + rnd(255));
+	}
 	memset(t->why, 0x5a, sizeof(t->why));
 	t->err = (int32_t)rnd64();
+}
+
+/* Is @t's argument predicate well formed (kjit_ioctl.h's rules)? */
+static int pred_ok(const struct kjit_target *t)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(t->if_pad); i++)
+		if (t->if_pad[i])
+			return 0;
+	if (t->if_op == KJIT_IF_NONE)
+		return !t->if_arg && !t->if_bits && !t->if_value;
+	return t->if_op < KJIT_IF_OPS && t->if_arg < 6 &&
+	       (t->if_bits == 32 || t->if_bits == 64);
 }
 
 static uint32_t pick_flags(void)
@@ -905,6 +929,8 @@ static void describe_attach(struct call *c, const struct kjit_attach *a,
 		 ptr_names[tgt->kind], names, a->n > 4 ? " ..." : "");
 }
 
+static unsigned malformed_ok; /* targets accepted with a bad predicate */
+
 /* Per-target results of an attach: how many were accepted, and whether
  * one of them carries @err (a negative errno). */
 static uint32_t accepted(const struct kjit_target *t, uint32_t n, int err,
@@ -916,6 +942,7 @@ static uint32_t accepted(const struct kjit_target *t, uint32_t n, int err,
 	for (i = 0; i < n; i++) {
 		ok += t[i].err == 0;
 		*has_err |= t[i].err == err;
+		malformed_ok += !pred_ok(&t[i]) && t[i].err == 0;
 	}
 	return ok;
 }
@@ -929,6 +956,11 @@ static void check_attach(const struct call *c, const struct kjit_attach *a,
 
 	if (!c->err && limits_bad(a)) {
 		bad(c, "attached with a limit out of range");
+		return;
+	}
+	if (malformed_ok) {
+		bad(c, "a target with a malformed predicate was accepted");
+		malformed_ok = 0;
 		return;
 	}
 	if ((a->flags & KJIT_ATTACH_TIME) && timing_off) {
@@ -1465,16 +1497,19 @@ static double sum_kind(int k, long *h)
 	return secs;
 }
 
-/* The workers draw a timed session only now and then (a few of their
- * hundreds of requests attach at all): where neither KJIT_IOC_TIME nor
- * KJIT_IOC_TPATHS found one, one more worker attaches one (deep, timed)
- * and draws both requests with the same checks, in a worker of its own,
- * so that their success is tried on every run. */
-static void timed_worker(int idx)
+/* The workers draw a timed or split session only now and then (a few of
+ * their hundreds of requests attach at all, and some of those carry a
+ * malformed predicate): where KJIT_IOC_TIME and KJIT_IOC_TPATHS, or
+ * KJIT_IOC_SPLIT, found none, one more worker attaches one (deep, timed;
+ * or split) and draws those requests with the same checks, in a worker
+ * of its own, so that their success is tried on every run. */
+static uint32_t last_flags; /* what the last worker attaches */
+
+static void last_worker(int idx)
 {
 	struct kjit_target t = {.name = "__x64_sys_getpid"};
 	struct kjit_attach a = {.size = sizeof(a),
-				.flags = KJIT_ATTACH_TIME | KJIT_ATTACH_DEEP,
+				.flags = last_flags,
 				.n = 1,
 				.targets = (uintptr_t)&t,
 				.scope = KJIT_SCOPE_ALL};
@@ -1487,37 +1522,54 @@ static void timed_worker(int idx)
 		die(KJIT_DEVICE);
 	map_views();
 	if (ioctl(shared_fd, KJIT_IOC_ATTACH, &a)) {
-		printf("FAIL the last timed attach: %s\n", errname(errno));
+		printf("FAIL the last attach (flags %#x): %s\n", last_flags,
+		       errname(errno));
 		sh->failures[idx]++;
 		exit(0);
 	}
 	for (i = 0; i < 100; i++)
 		syscall(SYS_getpid);
 	for (i = 0; i < 40; i++) {
-		fuzz_time();
-		fuzz_tpaths();
+		if (last_flags & KJIT_ATTACH_TIME) {
+			fuzz_time();
+			fuzz_tpaths();
+		} else {
+			fuzz_split();
+		}
 	}
 	if (ioctl(shared_fd, KJIT_IOC_DETACH, 0) && errno != ENOENT) {
-		printf("FAIL detach after the timed reads: %s\n",
+		printf("FAIL detach after the last reads: %s\n",
 		       errname(errno));
 		sh->failures[idx]++;
 	}
 	exit(0);
 }
 
-static void timed_calls(void)
+static void last_calls(void)
 {
-	long kt[MAX_ERRNO], kp[MAX_ERRNO];
+	long kt[MAX_ERRNO], kp[MAX_ERRNO], ks[MAX_ERRNO];
 
+	if (unpriv)
+		return;
 	sum_kind(K_TIME, kt);
 	sum_kind(K_TPATHS, kp);
-	if (unpriv || timing_off || (kt[0] && kp[0]))
-		return;
-	printf("kjitfuzz: no read found a timed session (time ok %ld, tpaths "
-	       "ok %ld): one more worker attaches one and reads it\n",
-	       kt[0], kp[0]);
-	fflush(stdout);
-	reap(start(timed_worker, 0), "the timed worker");
+	sum_kind(K_SPLIT, ks);
+	if (!timing_off && (!kt[0] || !kp[0])) {
+		printf("kjitfuzz: no read found a timed session (time ok %ld, "
+		       "tpaths ok %ld): one more worker attaches one and "
+		       "reads it\n",
+		       kt[0], kp[0]);
+		fflush(stdout);
+		last_flags = KJIT_ATTACH_TIME | KJIT_ATTACH_DEEP;
+		reap(start(last_worker, 0), "the timed worker");
+	}
+	if (!ks[0]) {
+		printf("kjitfuzz: no read found a split session: one more "
+		       "worker attaches one and reads it\n");
+		fflush(stdout);
+		last_flags = KJIT_ATTACH_SPLIT;
+		reap(start(last_worker, 0), "the split worker");
+	}
 }
 
 /* Prints the KIND and ERRNO lines; returns how many kinds were never
@@ -1633,7 +1685,7 @@ int main(int argc, char **argv)
 	sh->stop = 1;
 	reap(busy_pid, "the busy process");
 	failures += final_detach();
-	timed_calls();
+	last_calls();
 	failures += summary(&total);
 	for (i = 0; i <= MAX_PROCS; i++)
 		failures += sh->failures[i];
