@@ -429,170 +429,156 @@ static void bank_comm(const struct kjit_bank *b, char *out)
 		memcpy(out, b->comm, min_t(size_t, 16, TASK_COMM_LEN) - 1);
 }
 
-long kjit_ioctl_split(void __user *uarg)
+/* A reading ioctl's output buffer: room for min(@max, @cap) entries of
+ * @elem bytes, zeroed; NULL for none (also on -ENOMEM: *@err set). */
+static void *out_alloc(u32 max, u32 cap, size_t elem, u32 *room, long *err)
 {
-	struct kjit_split_count *out = NULL;
-	struct kjit_split_read r;
-	struct kjit_session *s;
-	long err = 0;
-	u32 max;
+	void *out = NULL;
 
-	if (copy_from_user(&r, uarg, sizeof(r)))
-		return -EFAULT;
-	if (r.size != sizeof(r))
-		return -EINVAL;
-	max = min_t(u32, r.max, 1u << 20);
-	if (max) {
-		out = kvcalloc(max, sizeof(*out), GFP_KERNEL);
+	*room = min(max, cap);
+	*err = 0;
+	if (*room) {
+		out = kvcalloc(*room, elem, GFP_KERNEL);
 		if (!out)
-			return -ENOMEM;
+			*err = -ENOMEM;
 	}
-	mutex_lock(&kjit_mutex);
-	s = __kjit_current();
-	if (!s)
-		err = -ENOENT;
-	else if (!s->split.n_banks)
-		err = -EOPNOTSUPP;
-	else if (r.bank & KJIT_SPLIT_CPU
-		     ? (r.bank & ~KJIT_SPLIT_CPU) >= nr_cpu_ids ||
-			   !cpu_possible(r.bank & ~KJIT_SPLIT_CPU)
-		     : r.bank >= s->split.n_banks)
-		err = -EINVAL;
-	if (!err) {
-		const struct kjit_bank *b =
-		    r.bank & KJIT_SPLIT_CPU ? NULL : &s->split.bank[r.bank];
+	return out;
+}
 
-		split_fill(s, &r, out, max);
-		r.n_banks = s->split.n_banks;
-		r.used = min_t(u32, atomic_read(&s->split.used),
-			       s->split.n_banks);
-		r.tgid = b ? READ_ONCE(b->tgid) : 0;
-		memset(r.comm, 0, sizeof(r.comm));
-		if (b)
-			bank_comm(b, r.comm);
-		r.left_over = atomic64_read(&s->split.left_over);
-	}
-	mutex_unlock(&kjit_mutex);
-	if (!err && ((r.written && copy_to_user(u64_to_user_ptr(r.buf), out,
-						 r.written * sizeof(*out))) ||
-		     copy_to_user(uarg, &r, sizeof(r))))
+/* The first @written entries of @out to user pointer @ubuf; frees @out.
+ * @err: the fill's result, returned unless the copy fails. */
+static long out_copy(void *out, u64 ubuf, u32 written, size_t elem, long err)
+{
+	if (!err && written &&
+	    copy_to_user(u64_to_user_ptr(ubuf), out, written * elem))
 		err = -EFAULT;
 	kvfree(out);
 	return err;
+}
+
+/* KJIT_IOC_SPLIT (split.h): one bank's counts, or one CPU's. */
+static long split_fn(struct kjit_session *s, void *req)
+{
+	struct kjit_split_read *r = req;
+	struct kjit_split_count *out;
+	const struct kjit_bank *b;
+	u32 max;
+	long err;
+
+	if (!s->split.n_banks)
+		return -EOPNOTSUPP;
+	if (r->bank & KJIT_SPLIT_CPU
+		? (r->bank & ~KJIT_SPLIT_CPU) >= nr_cpu_ids ||
+		      !cpu_possible(r->bank & ~KJIT_SPLIT_CPU)
+		: r->bank >= s->split.n_banks)
+		return -EINVAL;
+	out = out_alloc(r->max, 1u << 20, sizeof(*out), &max, &err);
+	if (err)
+		return err;
+	b = r->bank & KJIT_SPLIT_CPU ? NULL : &s->split.bank[r->bank];
+	split_fill(s, r, out, max);
+	r->n_banks = s->split.n_banks;
+	r->used = min_t(u32, atomic_read(&s->split.used), s->split.n_banks);
+	r->tgid = b ? READ_ONCE(b->tgid) : 0;
+	memset(r->comm, 0, sizeof(r->comm));
+	if (b)
+		bank_comm(b, r->comm);
+	r->left_over = atomic64_read(&s->split.left_over);
+	return out_copy(out, r->buf, r->written, sizeof(*out), 0);
+}
+
+long kjit_ioctl_split(void __user *uarg)
+{
+	struct kjit_split_read r;
+
+	return read_session(uarg, &r, sizeof(r), split_fn);
 }
 
 /* KJIT_IOC_TIME: the called functions from r->first on, as many as fit. */
+static long time_fn(struct kjit_session *s, void *req)
+{
+	struct kjit_time_read *r = req;
+	struct kjit_time_func *out;
+	struct kjit_tstat st;
+	u32 max, fid;
+	long err;
+
+	if (!s->timing.n_recs)
+		return -EOPNOTSUPP;
+	out = out_alloc(r->max, 4096, sizeof(*out), &max, &err);
+	if (err)
+		return err;
+	r->written = 0;
+	for (fid = r->first; fid < s->timing.max_fid && r->written < max;
+	     fid++) {
+		kjit_timing_read(&s->timing, fid, &st);
+		if (!st.calls)
+			continue;
+		out[r->written].fid = fid;
+		out[r->written].calls = st.calls;
+		out[r->written].incl = st.incl;
+		out[r->written].excl = st.excl;
+		out[r->written].virt = st.virt;
+		memcpy(out[r->written].hist, st.hist, sizeof(st.hist));
+		r->written++;
+	}
+	r->next = fid;
+	r->max_fid = s->timing.max_fid;
+	r->tsc_khz = tsc_khz;
+	r->untimed = atomic64_read(&s->timing.untimed);
+	r->lost = atomic64_read(&s->timing.lost);
+	r->recs = s->timing.n_recs;
+	r->recs_used = atomic_read(&s->timing.recs_used);
+	return out_copy(out, r->buf, r->written, sizeof(*out), 0);
+}
+
 long kjit_ioctl_time(void __user *uarg)
 {
-	struct kjit_time_func *out = NULL;
 	struct kjit_time_read r;
-	struct kjit_session *s;
-	struct kjit_tstat st;
-	long err = 0;
-	u32 max, fid;
 
-	if (copy_from_user(&r, uarg, sizeof(r)))
-		return -EFAULT;
-	if (r.size != sizeof(r))
-		return -EINVAL;
-	max = min_t(u32, r.max, 4096);
-	if (max) {
-		out = kvcalloc(max, sizeof(*out), GFP_KERNEL);
-		if (!out)
-			return -ENOMEM;
-	}
-	mutex_lock(&kjit_mutex);
-	s = __kjit_current();
-	if (!s)
-		err = -ENOENT;
-	else if (!s->timing.n_recs)
-		err = -EOPNOTSUPP;
-	if (!err) {
-		r.written = 0;
-		for (fid = r.first; fid < s->timing.max_fid && r.written < max;
-		     fid++) {
-			kjit_timing_read(&s->timing, fid, &st);
-			if (!st.calls)
-				continue;
-			out[r.written].fid = fid;
-			out[r.written].calls = st.calls;
-			out[r.written].incl = st.incl;
-			out[r.written].excl = st.excl;
-			out[r.written].virt = st.virt;
-			memcpy(out[r.written].hist, st.hist, sizeof(st.hist));
-			r.written++;
-		}
-		r.next = fid;
-		r.max_fid = s->timing.max_fid;
-		r.tsc_khz = tsc_khz;
-		r.untimed = atomic64_read(&s->timing.untimed);
-		r.lost = atomic64_read(&s->timing.lost);
-		r.recs = s->timing.n_recs;
-		r.recs_used = atomic_read(&s->timing.recs_used);
-	}
-	mutex_unlock(&kjit_mutex);
-	if (!err && ((r.written && copy_to_user(u64_to_user_ptr(r.buf), out,
-						 r.written * sizeof(*out))) ||
-		     copy_to_user(uarg, &r, sizeof(r))))
-		err = -EFAULT;
-	kvfree(out);
-	return err;
+	return read_session(uarg, &r, sizeof(r), time_fn);
 }
 
 /* KJIT_IOC_TPATHS: the claimed call paths from r->first on. */
-long kjit_ioctl_tpaths(void __user *uarg)
+static long tpaths_fn(struct kjit_session *s, void *req)
 {
-	struct kjit_tpath_info *out = NULL;
-	struct kjit_tpath_read r;
-	struct kjit_session *s;
+	struct kjit_tpath_read *r = req;
+	struct kjit_tpath_info *out;
 	struct kjit_tpstat st;
-	long err = 0;
 	u32 max, n;
+	long err;
 	u64 key;
 
-	if (copy_from_user(&r, uarg, sizeof(r)))
-		return -EFAULT;
-	if (r.size != sizeof(r))
-		return -EINVAL;
-	max = min_t(u32, r.max, 16384);
-	if (max) {
-		out = kvcalloc(max, sizeof(*out), GFP_KERNEL);
-		if (!out)
-			return -ENOMEM;
+	if (!s->timing.n_recs)
+		return -EOPNOTSUPP;
+	out = out_alloc(r->max, 16384, sizeof(*out), &max, &err);
+	if (err)
+		return err;
+	r->written = 0;
+	for (n = r->first; n < s->timing.n_paths && r->written < max; n++) {
+		key = kjit_timing_path(&s->timing, n, &st);
+		if (!key) /* free; one still open is kept: a chain */
+			continue;
+		out[r->written] = (struct kjit_tpath_info){
+		    .node = n,
+		    .parent = (u32)(key >> 32) - 1,
+		    .fid = (u32)key - 1,
+		    .calls = st.calls,
+		    .incl = st.incl,
+		    .excl = st.excl,
+		};
+		r->written++;
 	}
-	mutex_lock(&kjit_mutex);
-	s = __kjit_current();
-	if (!s)
-		err = -ENOENT;
-	else if (!s->timing.n_recs)
-		err = -EOPNOTSUPP;
-	if (!err) {
-		r.written = 0;
-		for (n = r.first; n < s->timing.n_paths && r.written < max;
-		     n++) {
-			key = kjit_timing_path(&s->timing, n, &st);
-			if (!key) /* free; one still open is kept: a chain */
-				continue;
-			out[r.written] = (struct kjit_tpath_info){
-			    .node = n,
-			    .parent = (u32)(key >> 32) - 1,
-			    .fid = (u32)key - 1,
-			    .calls = st.calls,
-			    .incl = st.incl,
-			    .excl = st.excl,
-			};
-			r.written++;
-		}
-		r.next = n;
-		r.n_paths = s->timing.n_paths;
-		r.used = atomic_read(&s->timing.paths_used);
-		r.full = atomic64_read(&s->timing.paths_full);
-	}
-	mutex_unlock(&kjit_mutex);
-	if (!err && ((r.written && copy_to_user(u64_to_user_ptr(r.buf), out,
-						 r.written * sizeof(*out))) ||
-		     copy_to_user(uarg, &r, sizeof(r))))
-		err = -EFAULT;
-	kvfree(out);
-	return err;
+	r->next = n;
+	r->n_paths = s->timing.n_paths;
+	r->used = atomic_read(&s->timing.paths_used);
+	r->full = atomic64_read(&s->timing.paths_full);
+	return out_copy(out, r->buf, r->written, sizeof(*out), 0);
+}
+
+long kjit_ioctl_tpaths(void __user *uarg)
+{
+	struct kjit_tpath_read r;
+
+	return read_session(uarg, &r, sizeof(r), tpaths_fn);
 }
