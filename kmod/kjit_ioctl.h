@@ -247,6 +247,14 @@ struct kjit_func_info {
 	 * for attached functions only; a deep callee's are in the session
 	 * total alone). */
 	__u64 native[KJIT_FALLBACK_REASONS];
+	/* (ABI 16) an attached function's argument predicate, as attached
+	 * (kjit_target.if_*; if_op KJIT_IF_NONE: every call runs from the
+	 * cache) */
+	__u8 if_op;
+	__u8 if_arg;
+	__u8 if_bits;
+	__u8 if_pad[5];
+	__u64 if_value;
 };
 
 /*

@@ -201,6 +201,10 @@ static void func_info(const struct kjit_session *s, u32 i,
 		fi->tramp = s->funcs[i].tramp;
 		fi->entry = s->funcs[i].body;
 		fi->diverted = s->funcs[i].diverted;
+		fi->if_op = s->funcs[i].pred.op;
+		fi->if_arg = s->funcs[i].pred.arg;
+		fi->if_bits = s->funcs[i].pred.bits;
+		fi->if_value = s->funcs[i].pred.value;
 		return;
 	}
 	d = kjit_deep_fn(&s->deep_tab, i - s->n_funcs);

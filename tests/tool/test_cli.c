@@ -306,7 +306,8 @@ int main(void)
 	expect(
 	    "help_sub", "help record", 0,
 	    "usage: kjit record [-a | -p PID,... | -C CPU,... | -G CGROUP] "
-	    "[--count-kjit] [-v] [--best-effort] [--deep [--oracle]] [--time] [SPLIT] [LIMITS] -f "
+	    "[--count-kjit] [-v] [--best-effort] [--deep [--oracle]] [--time] "
+	    "[--if EXPR]... [SPLIT] [LIMITS] -f "
 	    "FUNC... [-o FILE] [--force] -- COMMAND");
 	expect("help_flag", "report --help", 0, "--sort count|addr|func");
 	expect("list_module_absent", "list 'nomod:*'", 1,
@@ -322,7 +323,7 @@ int main(void)
 	check("help_no_internal", !strstr(out, "  decode "), out);
 	expect("help_internal", "help decode", 0, "usage: kjit decode");
 	expect("help_no_depth", "help attach", 0,
-	       "[--deep] [--time] [SPLIT] [LIMITS] FUNC...");
+	       "[--deep] [--time] [--if EXPR]... [SPLIT] [LIMITS] FUNC...");
 	expect("split_max_alone", "attach --split-max 4 vfs_read", 2,
 	       "--split-max and --split-blocks go with --split");
 	expect("split_no_count", "attach --split --no-count vfs_read", 2,

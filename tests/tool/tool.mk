@@ -47,7 +47,7 @@ $(TT_DIR)/test_progress: tests/tool/test_progress.c tools/report/progress.c tool
 # format.c pulls in session.c (coverage: cfg, kenv, kcore) and the jit core.
 TT_REPORT_SRC := tools/report/format.c tools/report/by_part.c tools/report/say.c tools/report/names.c tools/report/limits.c \
 	tools/report/buildid.c tools/report/native.c tools/report/disasm.c \
-	tools/report/progress.c tools/session/datafile.c tools/session/session.c \
+	tools/report/progress.c tools/session/datafile.c tools/session/session.c tools/session/predicate.c \
 	tools/session/codeenv.c tools/session/cfg.c tools/session/oracle.c tools/session/split.c tools/session/timing.c tools/report/time_report.c tools/report/folded.c \
 	tools/kernel/kenv.c tools/kernel/kthunks.c tools/kernel/kcore.c tools/kernel/symtab.c \
 	tools/kernel/sysfiles.c $(wildcard jit/*.c)

@@ -19,6 +19,7 @@
 #include "split.h"
 #include "timing.h"
 #include "tools/report/progress.h"
+#include "predicate.h"
 #include "session.h"
 #include "tools/report/buildid.h"
 #include "tools/kernel/sysfiles.h"
@@ -54,6 +55,8 @@ static int read_funcs(struct session *s, int fd)
 		s->funcs[i].deep = f[i].deep;
 		s->funcs[i].static_blocks = s->funcs[i].covered = -1;
 		s->funcs[i].native_known = 1;
+		s->funcs[i].pred = (struct kjit_pred){
+		    f[i].if_op, f[i].if_arg, f[i].if_bits, f[i].if_value};
 		for (r = 0; r < SESSION_FALLBACKS; r++)
 			s->funcs[i].native[r] = f[i].native[r];
 	}
@@ -148,6 +151,26 @@ void sess_stats_from(struct sess_stats *o, const struct kjit_session_stats *k)
 		o->refused[i] = k->refused[i];
 }
 
+/* "; only when FUNC:argN OP VALUE, ..." after the scope, for every
+ * function attached with a predicate (as record writes it). */
+static void scope_add_preds(struct session *s)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < s->n_funcs; i++) {
+		struct tool_pred p = {.p = s->funcs[i].pred};
+		size_t used = strlen(s->scope);
+		char text[200];
+
+		if (!p.p.op)
+			continue;
+		snprintf(p.func, sizeof(p.func), "%s", s->funcs[i].name);
+		pred_format(&p, text, sizeof(text));
+		snprintf(s->scope + used, sizeof(s->scope) - used, "%s%s",
+			 k++ ? ", " : "; only when ", text);
+	}
+}
+
 static int read_stats(struct session *s, int fd)
 {
 	struct kjit_session_stats st = {.size = sizeof(st)};
@@ -156,6 +179,7 @@ static int read_stats(struct session *s, int fd)
 		return -errno;
 	sess_stats_from(&s->st, &st);
 	snprintf(s->scope, sizeof(s->scope), "%s", scope_words(st.scope));
+	scope_add_preds(s);
 	return 0;
 }
 

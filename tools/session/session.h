@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "kmod/kjit_ioctl.h"
+#include "jit/predicate.h"
 #include "jit/reason.h"
 
 #define SESSION_FALLBACKS 9
@@ -32,6 +33,9 @@ struct sess_func {
 	uint64_t native[SESSION_FALLBACKS];
 	int native_known;
 	char native_holder[96]; /* who held its ftrace site, or "" */
+	/* its argument predicate (kjit_func_info.if_*; op 0: none) of a
+	 * live session; a data file's is in the scope line */
+	struct kjit_pred pred;
 	/* Its code as it was (codeenv.h): bytes from start, end - start and
 	 * up to CODE_TAIL more; NULL when not stored. */
 	uint8_t *code;

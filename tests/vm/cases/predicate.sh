@@ -9,7 +9,8 @@
 # (`arg2==12345`) while all 1,000 run; with --deep the callees are
 # counted only under the calls let in (ksys_read is not called by
 # vfs_read: nothing of it). With --time (where the TSC is stable) the
-# calls timed are the same 300. Bad expressions and an --if naming a
+# calls timed are the same 300. `attach` and `report --live` name the
+# predicate. Bad expressions and an --if naming a
 # function not attached are refused before anything attaches.
 # kernels: once
 # timeout: 200
@@ -66,6 +67,15 @@ if [ "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" =
 	echo "--time: vfs_read timed $t calls"
 	[ "$t" = 300 ] || fail "--time timed $t calls of vfs_read, not 300: $(kjit report -i time.data --time | head -n 8)"
 fi
+
+# a live session's report names the predicate too (kjit_func_info.if_*)
+kjit attach --if 'vfs_read:arg2>=65536' vfs_read > /tmp/a.out || fail "attach --if"
+grep -q 'only when vfs_read:arg2 >= 65536' /tmp/a.out || fail "attach does not say the predicate: $(cat /tmp/a.out)"
+workload bigread 10 || fail "workload bigread"
+kjit report --live > /tmp/l.txt || fail "report --live"
+grep -q 'only when vfs_read:arg2 >= 65536' /tmp/l.txt ||
+	fail "report --live does not name the predicate: $(head -n 4 /tmp/l.txt)"
+kjit detach > /dev/null || fail "detach"
 
 # bad input: refused before anything attaches
 kjit record --if 'vfs_read:arg7>1' -f vfs_read -- true > /dev/null 2> /tmp/e.out && fail "arg7 accepted"
