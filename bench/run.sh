@@ -16,6 +16,9 @@
 #     instructions), reported as instructions added per executed block for
 #     kjit and Kprobes, and checked to repeat within 1% (icount.md, by
 #     bench/icount-report.sh)
+#   - timecost: the instructions a timed call adds under kjit --time,
+#     function_graph and a kprobe + kretprobe pair, one -icount boot
+#     (bench/timecost.sh, bench/timecost-report.sh: timecost.md)
 #   - lmbench-icount: the LMbench-style suite once more in a deterministic
 #     boot, native vs kjit deep vs Kprobes in instructions per operation
 #     (lmbench-icount.md, by bench/lmbench-icount-report.sh); not part of
@@ -39,7 +42,8 @@
 # other kernel go to docs/results/KERNEL/.
 # BENCH_ONLY=micro, BENCH_ONLY=icount, BENCH_ONLY=lmbench,
 # BENCH_ONLY=lmbench-icount, BENCH_ONLY=silicon (with ibl and entry),
-# BENCH_ONLY=ibl, BENCH_ONLY=entry, BENCH_ONLY=lines or BENCH_ONLY=share
+# BENCH_ONLY=ibl, BENCH_ONLY=entry, BENCH_ONLY=timecost, BENCH_ONLY=lines
+# or BENCH_ONLY=share
 # runs that part alone (its files only are rewritten).
 # LMBENCH_CONF="REPS=3 MS=50 ..." overrides bench/lmbench.sh's settings (for
 # a quick look; the committed results use the defaults).
@@ -298,6 +302,50 @@ cat "$OUT/icount.md"
 cat "$BUILD/bench-icount-a.results" "$BUILD/bench-icount-b.results"
 fi
 [ "$ONLY" = icount ] && exit $ic_status
+
+if [ -z "$ONLY" ] || [ "$ONLY" = timecost ]; then
+echo "bench: the cost of timing a call (guest, TCG -icount, one boot)"
+tc_status=0
+sh "$ROOT/tests/vm/run.sh" --build "$BUILD" --kernel "$KNAME" --icount \
+	--log "$BUILD/bench-timecost-console.log" \
+	--results "$BUILD/bench-timecost.results" "$HERE/timecost.sh" \
+	> "$BUILD/bench-timecost.txt" 2>&1 || tc_status=1
+{
+	echo "# The cost of timing a call: kjit --time, function_graph, kretprobes"
+	echo
+	echo "Measured $DATE: Debian $KVER in qemu-system-x86_64 -accel tcg"
+	echo "-icount shift=0,sleep=off -cpu max -smp 1 (QEMU $QVER), \`nokaslr\`: a"
+	echo "guest ns is one executed instruction, so every figure below counts"
+	echo "instructions, not time (on silicon a kprobe's int3 trap costs far more"
+	echo "than its one instruction; docs/results/micro.md has silicon-style"
+	echo "times)."
+	echo
+	echo "Command: \`BENCH_ONLY=timecost make bench\` (guest script"
+	echo "bench/timecost.sh, table by bench/timecost-report.sh). The workload:"
+	echo "one-byte read()s of /dev/zero (\`workload time read 2000\`, its own"
+	echo "ns per read), natively and with every function under"
+	echo "\`__x64_sys_read\` timed: kjit \`attach --time --deep\` (which also"
+	echo "counts every block; kjit-count is \`--deep\` without \`--time\`),"
+	echo "ftrace's function_graph with set_graph_function=__x64_sys_read"
+	echo "(durations on), and a kprobe plus a kretprobe event on each function"
+	echo "kjit timed that kprobes take. Calls timed per read: kjit's own"
+	echo "report, the function_graph trace's entries, the kprobe events"
+	echo "recorded (each tool times what it can: kjit also static call"
+	echo "trampolines, function_graph no notrace function). Native: the mean"
+	echo "of the timings just before and after each tool's."
+	echo
+	sh "$HERE/timecost-report.sh" "$BUILD/bench-timecost.txt"
+	echo
+	echo "## Raw lines"
+	echo
+	echo '```'
+	grep -E '^(SETTLED|TIMECOST|PROBE)' "$BUILD/bench-timecost.txt"
+	echo '```'
+} > "$OUT/timecost.md"
+cat "$OUT/timecost.md"
+cat "$BUILD/bench-timecost.results"
+fi
+[ "$ONLY" = timecost ] && exit $tc_status
 
 # pack_extra: what the lmbench boot needs beyond the rig's image, as one
 # archive (tests/vm/run.sh --extra copies one file into /tests/): the

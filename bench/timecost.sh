@@ -1,0 +1,82 @@
+# timecost - the cost of timing every call (issue 40 item 5): one-byte
+# read()s of /dev/zero natively, then with every function under
+# __x64_sys_read timed three ways, each on the same workload:
+#   kjit     kjit attach --time --deep __x64_sys_read (and kjit-count:
+#            --deep without --time, the counting alone)
+#   fgraph   ftrace's function_graph, set_graph_function=__x64_sys_read
+#            (durations on: funcgraph-duration, its default)
+#   kretprobe  a kprobe and a kretprobe event on each function kjit timed
+# Prints "TIMECOST tool ns_per_op=X calls_per_op=Y" lines: under
+# tests/vm/run.sh --icount a ns is one executed instruction, so the added
+# instructions a timed call cost are (X - native) / Y
+# (bench/timecost-report.sh writes docs/results/timecost.md).
+# timeout: 1800
+. /tests/lib.sh
+load_kjit
+icount_settle
+T=/sys/kernel/tracing
+N=${TIMECOST_N:-2000}
+op() { # the workload's own ns per read (output to a file: no reader
+	# process of a pipe runs meanwhile)
+	workload -c 0 time read "$N" > /tmp/op.out || fail "workload"
+	sed -n 's/^ns_per_op=//p' /tmp/op.out
+}
+native() { echo "TIMECOST native ns_per_op=$(op) calls_per_op=0"; }
+# two runs first: every block translated and linked, and the deep table
+# grown (a callee met while it grows runs natively once: deep.h)
+warm() { op > /dev/null && op > /dev/null; }
+
+native
+# kjit counting alone (deep), to tell timing's share from counting's
+kjit attach --deep __x64_sys_read > /dev/null || fail "kjit attach --deep"
+warm
+echo "TIMECOST kjit-count ns_per_op=$(op) calls_per_op=0"
+kjit detach > /dev/null || fail "detach"
+native
+# kjit: the calls it timed per read, from its own report
+kjit attach --time --deep __x64_sys_read > /dev/null || fail "kjit attach --time"
+warm
+kjit reset > /dev/null 2>&1 || true
+ns=$(op)
+kjit report --live --time --csv > /tmp/t.csv || fail "report --time"
+kjit detach > /dev/null || fail "detach"
+calls=$(awk -F, 'NR > 1 { s += $2 } END { print s + 0 }' /tmp/t.csv)
+echo "TIMECOST kjit ns_per_op=$ns calls_per_op=$(awk -v c="$calls" -v n="$N" 'BEGIN { printf "%.2f", c / n }')"
+awk -F, 'NR > 1 { print $1 }' /tmp/t.csv > /tmp/funcs
+echo "TIMED $(wc -l < /tmp/funcs) functions: $(tr '\n' ' ' < /tmp/funcs)"
+native
+
+# function_graph under __x64_sys_read
+echo 16384 > $T/buffer_size_kb
+echo nop > $T/current_tracer
+echo __x64_sys_read > $T/set_graph_function || fail "set_graph_function"
+echo function_graph > $T/current_tracer || fail "function_graph"
+op > /dev/null
+echo > $T/trace
+ns=$(op)
+echo 0 > $T/tracing_on
+calls=$(grep -cE '[a-zA-Z_0-9.]+\(\)' $T/trace)
+echo 1 > $T/tracing_on
+echo nop > $T/current_tracer
+echo > $T/set_graph_function
+echo "TIMECOST fgraph ns_per_op=$ns calls_per_op=$(awk -v c="$calls" -v n="$N" 'BEGIN { printf "%.2f", c / n }')"
+native
+
+# a kprobe and a kretprobe on each function kjit timed
+i=0
+while read -r f; do
+	echo "p:kjitb/e$i $f" >> $T/kprobe_events && echo "r:kjitb/r$i $f" >> $T/kprobe_events || echo "PROBE $f refused"
+	i=$((i + 1))
+done < /tmp/funcs
+echo 1 > $T/events/kjitb/enable || fail "enable the probes"
+op > /dev/null
+echo > $T/trace
+ns=$(op)
+echo 0 > $T/tracing_on
+calls=$(grep -c ' e[0-9]*: ' $T/trace)
+echo 1 > $T/tracing_on
+echo 0 > $T/events/kjitb/enable
+echo > $T/kprobe_events
+echo "TIMECOST kretprobe ns_per_op=$ns calls_per_op=$(awk -v c="$calls" -v n="$N" 'BEGIN { printf "%.2f", c / n }')"
+native
+unload_kjit
