@@ -19,33 +19,6 @@ bool kjit_pred_valid(const struct kjit_pred *p)
 	       p->arg < KJIT_PRED_ARGS && (p->bits == 64 || p->bits == 32);
 }
 
-bool kjit_pred_holds(const struct kjit_pred *p, u64 arg)
-{
-	u64 v = p->value;
-
-	if (p->bits == 32) {
-		arg = (u32)arg;
-		v = (u32)v;
-	}
-	switch (p->op) {
-	case KJIT_PRED_EQ:
-		return arg == v;
-	case KJIT_PRED_NE:
-		return arg != v;
-	case KJIT_PRED_LT:
-		return arg < v;
-	case KJIT_PRED_LE:
-		return arg <= v;
-	case KJIT_PRED_GT:
-		return arg > v;
-	case KJIT_PRED_GE:
-		return arg >= v;
-	case KJIT_PRED_ANY:
-		return (arg & v) != 0;
-	}
-	return false;
-}
-
 enum kjit_reason kjit_pred_emit(struct kjit_emit *e, const struct kjit_pred *p,
 				u64 native, bool live)
 {

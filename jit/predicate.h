@@ -52,10 +52,6 @@ struct kjit_pred {
 
 /* True if @p is well formed (op, arg and bits in range). */
 bool kjit_pred_valid(const struct kjit_pred *p);
-/* What @p says of the argument value @arg, computed in C: the meaning
- * the emitted test must have (tests, and the tool's own check). */
-bool kjit_pred_holds(const struct kjit_pred *p, u64 arg);
-
 struct kjit_emit;
 /* The test of @p at the start of the block whose original is @native;
  * @live: the arithmetic flags are live there. */
