@@ -137,18 +137,11 @@ static void describe_who(const struct args *a, int command, char *buf,
 static void describe_scope(const struct args *a, int command, char *buf,
 			   size_t size)
 {
-	size_t used;
 	int i;
 
 	describe_who(a, command, buf, size);
-	for (i = 0; i < a->n_preds; i++) {
-		char p[200];
-
-		used = strlen(buf);
-		pred_format(&a->preds[i], p, sizeof(p));
-		snprintf(buf + used, size - used, "%s%s",
-			 i ? ", " : "; only when ", p);
-	}
+	for (i = 0; i < a->n_preds; i++)
+		pred_append_scope(&a->preds[i], !i, buf, size);
 }
 
 static void describe_who(const struct args *a, int command, char *buf,

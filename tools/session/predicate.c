@@ -116,3 +116,15 @@ void pred_format(const struct tool_pred *p, char *buf, size_t n)
 		 p->func, p->p.arg, p->p.bits == 32 ? ".32" : "",
 		 op_text(p->p.op), (unsigned long long)p->p.value);
 }
+
+void pred_append_scope(const struct tool_pred *p, int first, char *buf,
+		       size_t n)
+{
+	size_t used = strlen(buf);
+	char text[200];
+
+	pred_format(p, text, sizeof(text));
+	if (used < n)
+		snprintf(buf + used, n - used, "%s%s",
+			 first ? "; only when " : ", ", text);
+}

@@ -28,5 +28,9 @@ struct tool_pred {
 int pred_parse(const char *s, struct tool_pred *out, char *why, size_t n);
 /* "FUNC:argN[.32] OP VALUE" again, VALUE in decimal (hex for &). */
 void pred_format(const struct tool_pred *p, char *buf, size_t n);
+/* Appends @p to a scope's words in @buf (@n bytes): "; only when " and
+ * it for the first (@first), ", " and it for the others. */
+void pred_append_scope(const struct tool_pred *p, int first, char *buf,
+		       size_t n);
 
 #endif

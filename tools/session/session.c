@@ -159,15 +159,11 @@ static void scope_add_preds(struct session *s)
 
 	for (i = 0; i < s->n_funcs; i++) {
 		struct tool_pred p = {.p = s->funcs[i].pred};
-		size_t used = strlen(s->scope);
-		char text[200];
 
 		if (!p.p.op)
 			continue;
 		snprintf(p.func, sizeof(p.func), "%s", s->funcs[i].name);
-		pred_format(&p, text, sizeof(text));
-		snprintf(s->scope + used, sizeof(s->scope) - used, "%s%s",
-			 k++ ? ", " : "; only when ", text);
+		pred_append_scope(&p, !k++, s->scope, sizeof(s->scope));
 	}
 }
 
