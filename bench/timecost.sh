@@ -21,27 +21,41 @@ op() { # the workload's own ns per read (output to a file: no reader
 	workload -c 0 time read "$N" > /tmp/op.out || fail "workload"
 	sed -n 's/^ns_per_op=//p' /tmp/op.out
 }
-native() { echo "TIMECOST native ns_per_op=$(op) calls_per_op=0"; }
+native() { say native "$(op)" 0; }
 # two runs first: every block translated and linked, and the deep table
 # grown (a callee met while it grows runs natively once: deep.h)
 warm() { op > /dev/null && op > /dev/null; }
+# say TOOL NS CALLS: the line bench/timecost-report.sh reads (CALLS in N
+# reads)
+say() {
+	echo "TIMECOST $1 ns_per_op=$2 calls_per_op=$(awk -v c="$3" -v n="$N" 'BEGIN { printf "%.2f", c / n }')"
+}
+# traced PATTERN: one timing with the trace cleared first; ns in $ns, the
+# trace's lines matching PATTERN (its calls) in $calls
+traced() {
+	echo > $T/trace
+	ns=$(op)
+	echo 0 > $T/tracing_on
+	calls=$(grep -cE "$1" $T/trace)
+	echo 1 > $T/tracing_on
+}
 
 native
 # kjit counting alone (deep), to tell timing's share from counting's
 kjit attach --deep __x64_sys_read > /dev/null || fail "kjit attach --deep"
 warm
-echo "TIMECOST kjit-count ns_per_op=$(op) calls_per_op=0"
+say kjit-count "$(op)" 0
 kjit detach > /dev/null || fail "detach"
 native
 # kjit: the calls it timed per read, from its own report
 kjit attach --time --deep __x64_sys_read > /dev/null || fail "kjit attach --time"
 warm
-kjit reset > /dev/null 2>&1 || true
+kjit reset > /dev/null || fail "reset" # the warm runs' calls out
 ns=$(op)
 kjit report --live --time --csv > /tmp/t.csv || fail "report --time"
 kjit detach > /dev/null || fail "detach"
 calls=$(awk -F, 'NR > 1 { s += $2 } END { print s + 0 }' /tmp/t.csv)
-echo "TIMECOST kjit ns_per_op=$ns calls_per_op=$(awk -v c="$calls" -v n="$N" 'BEGIN { printf "%.2f", c / n }')"
+say kjit "$ns" "$calls"
 awk -F, 'NR > 1 { print $1 }' /tmp/t.csv > /tmp/funcs
 echo "TIMED $(wc -l < /tmp/funcs) functions: $(tr '\n' ' ' < /tmp/funcs)"
 native
@@ -52,14 +66,10 @@ echo nop > $T/current_tracer
 echo __x64_sys_read > $T/set_graph_function || fail "set_graph_function"
 echo function_graph > $T/current_tracer || fail "function_graph"
 op > /dev/null
-echo > $T/trace
-ns=$(op)
-echo 0 > $T/tracing_on
-calls=$(grep -cE '[a-zA-Z_0-9.]+\(\)' $T/trace)
-echo 1 > $T/tracing_on
+traced '[a-zA-Z_0-9.]+\(\)'
 echo nop > $T/current_tracer
 echo > $T/set_graph_function
-echo "TIMECOST fgraph ns_per_op=$ns calls_per_op=$(awk -v c="$calls" -v n="$N" 'BEGIN { printf "%.2f", c / n }')"
+say fgraph "$ns" "$calls"
 native
 
 # a kprobe and a kretprobe on each function kjit timed
@@ -70,13 +80,9 @@ while read -r f; do
 done < /tmp/funcs
 echo 1 > $T/events/kjitb/enable || fail "enable the probes"
 op > /dev/null
-echo > $T/trace
-ns=$(op)
-echo 0 > $T/tracing_on
-calls=$(grep -c ' e[0-9]*: ' $T/trace)
-echo 1 > $T/tracing_on
+traced ' e[0-9]*: '
 echo 0 > $T/events/kjitb/enable
 echo > $T/kprobe_events
-echo "TIMECOST kretprobe ns_per_op=$ns calls_per_op=$(awk -v c="$calls" -v n="$N" 'BEGIN { printf "%.2f", c / n }')"
+say kretprobe "$ns" "$calls"
 native
 unload_kjit
