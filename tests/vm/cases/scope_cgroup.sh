@@ -6,11 +6,23 @@
 # 900. A cgroup whose one process never calls
 # getpid (a false predicate) counts nothing while 500 calls run outside.
 # The report names the scope; -G of a cgroup with no process, or none at
-# all, is refused with its reason.
+# all, is refused with its reason (and on a kernel without cgroup v2).
 # kernels: once
 # timeout: 150
 . /tests/lib.sh
 load_kjit
+# A kernel built without cgroups (CONFIG_CGROUPS off) has no cgroup v2 to
+# mount: -G must say so, and the rest is skipped there.
+if ! grep -qw cgroup2 /proc/filesystems; then
+	kjit attach -G /in __x64_sys_getpid > /dev/null 2> /tmp/e.out &&
+		fail "-G attached on a kernel without cgroup v2"
+	cat /tmp/e.out
+	grep -q 'no cgroup v2 hierarchy is mounted' /tmp/e.out ||
+		fail "-G without cgroup v2: no word of why: $(cat /tmp/e.out)"
+	kjit stat 2>&1 | grep -q 'no session' || fail "a refused -G left a session"
+	unload_kjit
+	skip "this kernel has no cgroup v2 (CONFIG_CGROUPS off): -G refused, as it must be"
+fi
 mkdir -p /sys/fs/cgroup
 grep -q ' /sys/fs/cgroup cgroup2 ' /proc/mounts ||
 	mount -t cgroup2 none /sys/fs/cgroup || fail "mount cgroup2"
