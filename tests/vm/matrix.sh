@@ -3,7 +3,8 @@
 # has cores at a time (`make vm-test`; docs/testing.md, "The matrix").
 #
 # Each kernel's cases go into boots (tests/vm/run.sh): the cases marked
-# `# tcg: multi` into one multi-threaded boot, the others into
+# `# tcg: multi` into one multi-threaded boot, those marked `# tcg:
+# icount` into one -icount boot (one vCPU), the others into
 # single-threaded shards of about SHARD_S seconds each (or --shards N).
 # The boots then run side by side in SLOTS slots, a slot a QEMU thread
 # that runs vCPUs: a single-threaded boot takes one, a multi-threaded one
@@ -74,6 +75,7 @@ REF_TIMES=$HERE/case-times       # what the reference host measured
 mkdir -p "$BUILD/vm"
 
 multi_case() { grep -q '^# tcg: *multi *$' "$1"; }
+icount_case() { grep -q '^# tcg: *icount *$' "$1"; }
 # A case marked `# kernels: once` tests kjit's own logic (the tool, the
 # module's tables and requests), in which the kernel is only the host: it
 # runs on the first kernel of the run only (--every-case: on each).
@@ -116,7 +118,7 @@ case_cost() {
 jobs=$BOOTS/jobs
 : > "$jobs"
 for k in $KERNELS; do
-	multi="" mcost=0
+	multi="" mcost=0 icount="" icost=0
 	: > "$BOOTS/$k.single"
 	spot=0
 	[ $EVERY = 0 ] && spot_kernel "$k" && spot=1
@@ -126,11 +128,14 @@ for k in $KERNELS; do
 		cost=$(case_cost "$k" "$c")
 		if multi_case "$c"; then
 			multi="$multi $c" mcost=$((mcost + cost))
+		elif icount_case "$c"; then
+			icount="$icount $c" icost=$((icost + cost))
 		else
 			echo "$cost $c" >> "$BOOTS/$k.single"
 		fi
 	done
 	[ -n "$multi" ] && echo "$mcost 2 $k multi$multi" >> "$jobs"
+	[ -n "$icount" ] && echo "$icost 1 $k icount$icount" >> "$jobs"
 	n=${SHARDS:-$(awk -v s=$SHARD_S '{ t += $1 } END { n = int(t / s + 0.5); print n < 1 ? 1 : n }' \
 		"$BOOTS/$k.single")}
 	i=0
@@ -175,10 +180,12 @@ run_job() {
 		echo "host $(($(date +%s) - t))" > "$BOOTS/host.time"
 		return $r
 	fi
-	tcg=tcg,thread=single
-	[ "$g" = multi ] && tcg=tcg,thread=multi
-	sh "$HERE/run.sh" --build "$BUILD" --kernel "$k" --accel "$tcg" \
-		--suffix ".$g" --log "$BOOTS/$k.$g-console.log" \
+	tcg="--accel tcg,thread=single --suffix .$g"
+	[ "$g" = multi ] && tcg="--accel tcg,thread=multi --suffix .$g"
+	[ "$g" = icount ] && tcg=--icount # one -icount boot (suffix .icount)
+	# (word splitting of $tcg is meant)
+	sh "$HERE/run.sh" --build "$BUILD" --kernel "$k" $tcg \
+		--log "$BOOTS/$k.$g-console.log" \
 		--results "$BOOTS/$k.$g.results" "$@" > "$BOOTS/$k.$g.out" 2>&1
 }
 

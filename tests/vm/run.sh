@@ -2,9 +2,11 @@
 # run.sh - the VM test rig: pack an initramfs, boot Debian's stock kernel under
 # QEMU (TCG; KVM only if KJIT_VM_KVM=1), run the in-guest cases, judge.
 #
-# Cases run in up to two boots, one per TCG mode, into one results file:
+# Cases run in up to three boots, one per TCG mode, into one results file:
 #  - single: `-accel tcg,thread=single` (the default: both vCPUs take turns
 #    on one host thread; timing-sensitive cases stay here);
+#  - icount: `--icount` below, for cases with a `# tcg: icount` line (they
+#    check what only a clock that counts instructions can show);
 #  - multi: `-accel tcg,thread=multi`, for cases with a `# tcg: multi` line
 #    (each vCPU on a host thread of its own: real parallelism). It needs
 #    QEMU >= 10 (make deps installs it from bookworm-backports): 7.2's
@@ -366,9 +368,12 @@ judge() {
 	fi
 }
 
-# tcg_mode CASE: "multi" if the case asks for multi-threaded TCG.
+# tcg_mode CASE: "multi" if the case asks for multi-threaded TCG, "icount"
+# for -icount (`# tcg: icount`), else "single".
 tcg_mode() {
-	if grep -q '^# tcg: *multi *$' "$1"; then echo multi; else echo single; fi
+	if grep -q '^# tcg: *multi *$' "$1"; then echo multi
+	elif grep -q '^# tcg: *icount *$' "$1"; then echo icount
+	else echo single; fi
 }
 
 # qemu_too_old ACCEL: prints why ACCEL cannot run on this QEMU, if it cannot:
@@ -458,9 +463,13 @@ fi
 : > "$RESULTS"
 TIMES=$RESULTS.times # "vm.KERNEL.CASE SECONDS LIMIT" per case (init.sh's KJIT-TIME)
 : > "$TIMES"
-single="" multi=""
+single="" multi="" icount=""
 for c in "$@"; do
-	if [ "$(tcg_mode "$c")" = multi ]; then multi="$multi $c"; else single="$single $c"; fi
+	case $(tcg_mode "$c") in
+	multi) multi="$multi $c" ;;
+	icount) icount="$icount $c" ;;
+	*) single="$single $c" ;;
+	esac
 done
 rc=0
 if [ $ICOUNT = 1 ]; then
@@ -479,6 +488,7 @@ else
 	# Word splitting of the lists is meant: case paths have no blanks.
 	[ -z "$single" ] || run_boot single "" tcg,thread=single $single || rc=1
 	[ -z "$multi" ] || run_boot multi .multi tcg,thread=multi $multi || rc=1
+	[ -z "$icount" ] || { ICOUNT=1 && run_boot icount .icount tcg,thread=single $icount; } || rc=1
 fi
 [ $DEMO = 1 ] && exit $rc
 cat "$RESULTS"
