@@ -323,7 +323,9 @@ sh "$ROOT/tests/vm/run.sh" --build "$BUILD" --kernel "$KNAME" --icount \
 	echo "Command: \`BENCH_ONLY=timecost make bench\` (guest script"
 	echo "bench/timecost.sh, table by bench/timecost-report.sh). The workload:"
 	echo "one-byte read()s of /dev/zero (\`workload time read 2000\`, its own"
-	echo "ns per read), natively and with every function under"
+	echo "ns per read; each figure the fewest of 5 such timings, as background"
+	echo "work only adds to one: the RUNS lines below give all five), natively"
+	echo "and with every function under"
 	echo "\`__x64_sys_read\` timed: kjit \`attach --time --deep\` (which also"
 	echo "counts every block; kjit-count is \`--deep\` without \`--time\`),"
 	echo "ftrace's function_graph with set_graph_function=__x64_sys_read"
@@ -339,7 +341,7 @@ sh "$ROOT/tests/vm/run.sh" --build "$BUILD" --kernel "$KNAME" --icount \
 	echo "## Raw lines"
 	echo
 	echo '```'
-	grep -E '^(SETTLED|TIMECOST|PROBE)' "$BUILD/bench-timecost.txt"
+	grep -E '^(SETTLED|TIMECOST|PROBE|RUNS)' "$BUILD/bench-timecost.txt"
 	echo '```'
 } > "$OUT/timecost.md"
 cat "$OUT/timecost.md"
