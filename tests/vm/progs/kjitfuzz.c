@@ -1354,6 +1354,21 @@ static void drop_root(void)
 		die("dropping root");
 }
 
+/* A worker's end. A session ends when the file that attached it closes
+ * (kmod: "the session's owner closed /dev/kjit"), and a worker's own file
+ * closes when it exits: so the session is detached here, under the
+ * exclusive lock, never inside another worker's alone request (under
+ * KCSAN one worker ended seconds before the other, whose next request saw
+ * the session gone). A detach that succeeds counts as one. */
+static void finish(void)
+{
+	lock(LOCK_EX);
+	if (!unpriv && !syscall(SYS_ioctl, own_fd, KJIT_IOC_DETACH, 0))
+		sh->hist[me][K_DETACH][0]++;
+	close(own_fd); /* its flock with it */
+	exit(0);
+}
+
 static void worker(int idx)
 {
 	double end = now() + secs;
@@ -1368,7 +1383,7 @@ static void worker(int idx)
 		drop_root();
 	while (now() < end)
 		fuzz_one();
-	exit(0);
+	finish();
 }
 
 static int all_zero(const char *p, size_t n)
