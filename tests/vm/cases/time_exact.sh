@@ -1,13 +1,14 @@
 # time_exact - timed calls checked against executed instructions (issue
 # 40 item 4). Under QEMU -icount (shift=0) a TSC cycle is one executed
-# instruction, so three figures that share nothing can be set side by side,
+# instruction, so kjit's figures can be set beside the workload's own clock,
 # per call of a root ROOT (kjit.time_max=1: ROOT alone timed, its callees
 # followed and counted), each the fewest cycles of K rounds of N calls
 # (background work only adds to a round; the fewest must repeat):
 #   Dn  the workload's own rdtsc around N calls, native;
 #   Dt  the same with ROOT timed;
-#   B   the instructions ROOT's call tree runs natively: the sum over its
-#       blocks of kjit's count x the instructions the tool decodes there;
+#   B   the instructions ROOT's call tree runs natively, by kjit: the sum
+#       over its blocks of the count x the block's instructions (both the
+#       module's: kjit_block_info count and n_insns);
 #   I   ROOT's inclusive cycles (kjit --time).
 # Then (Dt - I) - (Dn - B) is what kjit adds outside the timed window: the
 # entry trampoline, the guard and the timing stubs' edges. It cannot depend
