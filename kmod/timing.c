@@ -53,7 +53,10 @@ void kjit_timing_init(void)
 	for_each_kernel_tracepoint(time_find_switch, NULL);
 }
 
-static u64 now(void)
+/* The helpers' hot path is inlined: each call and return there costs a
+ * call-depth or return thunk on a mitigated kernel; the slow paths
+ * (claiming a record or a path) stay out of line. */
+static __always_inline u64 now(void)
 {
 	return rdtsc_ordered();
 }
@@ -62,8 +65,8 @@ static u64 now(void)
  * has none (NULL then if the slots it may take are all taken). Two
  * passes: a record released at exit leaves a hole another task's chain
  * may run through. */
-static struct kjit_trec *rec_of(struct kjit_timing *tm, struct task_struct *t,
-				bool claim)
+static noinline struct kjit_trec *rec_of(struct kjit_timing *tm,
+					 struct task_struct *t, bool claim)
 {
 	u32 i0 = hash_ptr(t, 32) % tm->n_recs, i, k;
 	struct kjit_trec *r;
@@ -79,6 +82,7 @@ static struct kjit_trec *rec_of(struct kjit_timing *tm, struct task_struct *t,
 			return NULL;
 		/* only the task itself claims its record */
 		r->depth = 0, r->off = 0, r->out_at = 0;
+		r->rnode = KJIT_TPATH_NONE;
 		WRITE_ONCE(r->start, t->start_time);
 		return r;
 	}
@@ -87,6 +91,7 @@ static struct kjit_trec *rec_of(struct kjit_timing *tm, struct task_struct *t,
 		r = &tm->rec[i];
 		if (!READ_ONCE(r->task) && cmpxchg(&r->task, NULL, t) == NULL) {
 			r->depth = 0, r->off = 0, r->out_at = 0;
+		r->rnode = KJIT_TPATH_NONE;
 			WRITE_ONCE(r->start, t->start_time);
 			atomic_inc(&tm->recs_used);
 			return r;
@@ -168,7 +173,7 @@ static void close_top(struct kjit_timing *tm, struct kjit_trec *r, u64 at)
 }
 
 /* This CPU's record of the running task, claimed if need be. */
-static struct kjit_trec *cur_rec(struct kjit_timing *tm)
+static __always_inline struct kjit_trec *cur_rec(struct kjit_timing *tm)
 {
 	struct kjit_trec *r = this_cpu_read(kjit_tcur);
 
@@ -182,7 +187,8 @@ static struct kjit_trec *cur_rec(struct kjit_timing *tm)
 /* The record of the context running here: this CPU's hardirq or softirq
  * record (softirqs on PREEMPT_RT run in their task, preemptible), or the
  * task's (claimed when @claim). Calls in one record are on one stack. */
-static struct kjit_trec *ctx_rec(struct kjit_timing *tm, bool claim)
+static __always_inline struct kjit_trec *ctx_rec(struct kjit_timing *tm,
+						 bool claim)
 {
 	struct kjit_trec *r;
 	u32 cpu = raw_smp_processor_id(); /* preemption is off */
@@ -244,6 +250,27 @@ static void end(struct kjit_timing *tm)
 	preempt_enable_notrace();
 }
 
+/* The path node of a call of @fid on top of @r: its caller's last callee's
+ * if that was @fid too, else from the path table (and remembered there). */
+static __always_inline u32 call_node(struct kjit_timing *tm,
+				     struct kjit_trec *r, u32 fid)
+{
+	struct kjit_tframe *up = r->depth ? &r->f[r->depth - 1] : NULL;
+	u32 *mfid = up ? &up->cfid : &r->rfid, *mnode = up ? &up->cnode : &r->rnode;
+	u32 node;
+
+	if (*mnode != KJIT_TPATH_NONE && *mfid == fid)
+		return *mnode;
+	if (up && up->node == KJIT_TPATH_NONE) {
+		atomic64_inc(&tm->paths_full); /* under a call with no path */
+		return KJIT_TPATH_NONE;
+	}
+	node = path_of(tm, up ? up->node : KJIT_TPATH_NONE, fid);
+	if (node != KJIT_TPATH_NONE)
+		*mfid = fid, *mnode = node;
+	return node;
+}
+
 void notrace kjit_time_enter(u32 fid, u64 rsp)
 {
 	struct kjit_timing *tm;
@@ -268,12 +295,10 @@ void notrace kjit_time_enter(u32 fid, u64 rsp)
 		r->depth--;
 		atomic64_inc(&tm->lost);
 	}
-	node = r->depth ? r->f[r->depth - 1].node : KJIT_TPATH_NONE;
-	if (!r->depth || node != KJIT_TPATH_NONE)
-		node = path_of(tm, node, fid);
-	else
-		atomic64_inc(&tm->paths_full); /* under a call with no path */
-	r->f[r->depth] = (struct kjit_tframe){fid, node, rsp, now(), r->off, 0};
+	node = call_node(tm, r, fid);
+	r->f[r->depth] = (struct kjit_tframe){fid,    node,		rsp,
+					      now(),  r->off,		0,
+					      U32_MAX, KJIT_TPATH_NONE};
 	r->depth++;
 out:
 	end(tm);
@@ -354,6 +379,7 @@ static void free_stats(struct kjit_timing *t)
 int kjit_timing_prepare(struct kjit_timing *t, u32 recs, u32 max_fid,
 			u32 paths)
 {
+	u32 i;
 	int cpu;
 
 	memset(t, 0, sizeof(*t));
@@ -396,6 +422,8 @@ int kjit_timing_prepare(struct kjit_timing *t, u32 recs, u32 max_fid,
 	t->n_paths = paths;
 	t->n_recs = recs;
 	t->max_fid = max_fid;
+	for (i = 0; i < recs + 2 * nr_cpu_ids; i++) /* no root memo yet */
+		t->rec[i].rnode = KJIT_TPATH_NONE;
 	return 0;
 nomem:
 	free_stats(t);

@@ -65,6 +65,10 @@ struct kjit_tframe {
 	u32 fid;
 	u32 node; /* its call path (KJIT_TPATH_NONE: none) */
 	u64 rsp, t0, off0, child;
+	/* the last callee's fid and path node (KJIT_TPATH_NONE: none yet):
+	 * a node never changes once claimed, so a callee called again from
+	 * here skips the path table */
+	u32 cfid, cnode;
 };
 
 struct kjit_trec {
@@ -73,6 +77,7 @@ struct kjit_trec {
 	u32 depth;
 	u64 off;    /* cycles switched out since the claim */
 	u64 out_at; /* when switched out (0: running) */
+	u32 rfid, rnode; /* as a frame's cfid, cnode, for its root calls */
 	struct kjit_tframe f[KJIT_TIME_DEPTH];
 };
 
