@@ -91,7 +91,7 @@ static noinline struct kjit_trec *rec_of(struct kjit_timing *tm,
 		r = &tm->rec[i];
 		if (!READ_ONCE(r->task) && cmpxchg(&r->task, NULL, t) == NULL) {
 			r->depth = 0, r->off = 0, r->out_at = 0;
-		r->rnode = KJIT_TPATH_NONE;
+			r->rnode = KJIT_TPATH_NONE;
 			WRITE_ONCE(r->start, t->start_time);
 			atomic_inc(&tm->recs_used);
 			return r;
@@ -256,7 +256,8 @@ static __always_inline u32 call_node(struct kjit_timing *tm,
 				     struct kjit_trec *r, u32 fid)
 {
 	struct kjit_tframe *up = r->depth ? &r->f[r->depth - 1] : NULL;
-	u32 *mfid = up ? &up->cfid : &r->rfid, *mnode = up ? &up->cnode : &r->rnode;
+	u32 *mfid = up ? &up->cfid : &r->rfid;
+	u32 *mnode = up ? &up->cnode : &r->rnode;
 	u32 node;
 
 	if (*mnode != KJIT_TPATH_NONE && *mfid == fid)
@@ -296,9 +297,8 @@ void notrace kjit_time_enter(u32 fid, u64 rsp)
 		atomic64_inc(&tm->lost);
 	}
 	node = call_node(tm, r, fid);
-	r->f[r->depth] = (struct kjit_tframe){fid,    node,		rsp,
-					      now(),  r->off,		0,
-					      U32_MAX, KJIT_TPATH_NONE};
+	r->f[r->depth] = (struct kjit_tframe){
+	    fid, node, rsp, now(), r->off, 0, U32_MAX, KJIT_TPATH_NONE};
 	r->depth++;
 out:
 	end(tm);
